@@ -1,0 +1,1 @@
+"""Game definitions: the rules of Bidou and its OpenSpiel game."""
