@@ -21,6 +21,25 @@ BIDOU: Hand = (2, 1, 1)
 ACES: Hand = (1, 1, 1)
 
 
+def normalize_hand(hand: Iterable[int]) -> Hand:
+    """Any three dice, in any order (tuple, list, ...) -> the hand, highest first.
+
+    Every public function taking a hand goes through this, so `(1, 1, 2)` is the bidou
+    and not a "1 high" hand with probability 0.
+    """
+    dice = tuple(hand)
+    if len(dice) != 3:
+        raise ValueError(f"a hand is three dice, got {dice!r}")
+    if dice[0] >= dice[1] >= dice[2]:
+        return dice  # type: ignore[return-value]
+    a, b, c = sorted(dice, reverse=True)
+    return (a, b, c)
+
+
+def _normalize_kept(kept: Iterable[int]) -> Kept:
+    return tuple(sorted(kept, reverse=True))
+
+
 def format_hand(hand: Iterable[int]) -> str:
     """`(6, 3, 1)` -> `"6-3-1"`; also formats kept dice such as `(6, 5)`."""
     return "-".join(str(d) for d in hand)
@@ -50,6 +69,7 @@ def all_hands(faces: int) -> tuple[Hand, ...]:
 @functools.lru_cache(maxsize=None)
 def throw_distribution(kept: Kept, faces: int) -> dict[Hand, Fraction]:
     """Exact distribution of the hand made by throwing `3 - len(kept)` dice beside `kept`."""
+    kept = _normalize_kept(kept)
     free = 3 - len(kept)
     if free < 0:
         raise ValueError("at most three dice can be kept")
@@ -68,16 +88,20 @@ def hand_distribution(faces: int) -> dict[Hand, Fraction]:
 
 
 def hand_probability(hand: Hand, faces: int) -> Fraction:
-    return hand_distribution(faces).get(tuple(hand), Fraction(0))
+    return hand_distribution(faces).get(normalize_hand(hand), Fraction(0))
 
 
-@functools.lru_cache(maxsize=None)
 def keep_options(hand: Hand) -> tuple[Kept, ...]:
     """The distinct sets of dice a player may put aside before rethrowing (zero, one or two).
 
     `()` rethrows all three; keeping all three is the same as stopping and is not listed.
     """
-    options = {()}
+    return _keep_options(normalize_hand(hand))
+
+
+@functools.lru_cache(maxsize=None)
+def _keep_options(hand: Hand) -> tuple[Kept, ...]:
+    options: set[Kept] = {()}
     for size in (1, 2):
         for combo in itertools.combinations(hand, size):
             options.add(tuple(sorted(combo, reverse=True)))
@@ -86,6 +110,7 @@ def keep_options(hand: Hand) -> tuple[Kept, ...]:
 
 def next_hand_distribution(hand: Hand, kept: Kept, faces: int) -> dict[Hand, Fraction]:
     """Distribution of the next hand when `kept` (a sub-multiset of `hand`) is put aside."""
+    kept = _normalize_kept(kept)
     if kept not in keep_options(hand):
         raise ValueError(f"cannot keep {format_hand(kept)} from {format_hand(hand)}")
     return throw_distribution(kept, faces)
@@ -140,13 +165,13 @@ def rank_key(hand: Hand, ranking: str) -> tuple[int, ...]:
     """
     if ranking not in _KEYS:
         raise ParameterError(f"ranking must be one of {', '.join(RANKINGS)}, got {ranking!r}")
-    return _KEYS[ranking](tuple(hand))
+    return _KEYS[ranking](normalize_hand(hand))
 
 
 def compare(a: Hand, b: Hand, ranking: str = "encyclopedia",
             aces_beat_bidou: bool = True) -> int:
     """+1 if hand `a` beats `b`, -1 if it loses, 0 for a tie (identical hands)."""
-    a, b = tuple(a), tuple(b)
+    a, b = normalize_hand(a), normalize_hand(b)
     if ranking == "french" and aces_beat_bidou and {a, b} == {ACES, BIDOU}:
         return 1 if a == ACES else -1
     ka, kb = rank_key(a, ranking), rank_key(b, ranking)
@@ -172,7 +197,7 @@ _NUMBER_WORDS = {1: "aces", 2: "2s", 3: "3s", 4: "4s", 5: "5s", 6: "6s"}
 
 def hand_name(hand: Hand, ranking: str = "encyclopedia") -> str:
     """English name of the combination under the ranking."""
-    a, b, c = hand = tuple(hand)
+    a, b, c = hand = normalize_hand(hand)
     if hand == BIDOU:
         return "bidou"
     if a == b == c:
@@ -194,7 +219,7 @@ def hand_name(hand: Hand, ranking: str = "encyclopedia") -> str:
 
 def source_name(hand: Hand, ranking: str = "encyclopedia") -> str:
     """The name the source text gives the combination ("" where it gives none)."""
-    a, b, c = hand = tuple(hand)
+    a, b, c = hand = normalize_hand(hand)
     if ranking == "encyclopedia":
         if hand in (BIDOU, (2, 2, 1)):
             return "Bidú"
