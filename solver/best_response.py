@@ -1,0 +1,280 @@
+"""Exact best responses and exploitability, by backward induction on behaviour strategies.
+
+This deliberately shares nothing with the LP or CFR code beyond the model's basic data:
+it walks the throwing turns forward for the reach of the fixed player, then solves the
+responder's betting per public state and his throwing turns by dynamic programming, with
+showdowns from a dense `compare` matrix built from the rules. Definitions follow OpenSpiel:
+NashConv is the sum over players of (best-response value - on-policy value), and
+exploitability is NashConv / 2.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from solver.model import CAPTAIN, OPPONENT, HandModel
+from solver.strategy import Strategy
+
+
+@dataclasses.dataclass(frozen=True)
+class BestResponse:
+    """A pure best response of `player` and its value to that player."""
+
+    player: int
+    value: float
+    throw: np.ndarray                                   # like Strategy.throw[player]
+    betting: dict[tuple[int, int, str], np.ndarray]     # only the player's own nodes
+
+
+@dataclasses.dataclass(frozen=True)
+class Exploitability:
+    """How far a strategy pair is from equilibrium, in chips per hand (to the captain)."""
+
+    value: float                 # u(x, y): the pair played against itself
+    captain_guaranteed: float    # min over opponent replies of u(x, .)
+    captain_best: float          # max over captain replies of u(., y)
+
+    @property
+    def captain_exploitability(self) -> float:
+        """What a best-responding opponent gains against the captain's strategy."""
+        return self.value - self.captain_guaranteed
+
+    @property
+    def opponent_exploitability(self) -> float:
+        """What a best-responding captain gains against the opponent's strategy."""
+        return self.captain_best - self.value
+
+    @property
+    def nash_conv(self) -> float:
+        return self.captain_exploitability + self.opponent_exploitability
+
+    @property
+    def exploitability(self) -> float:
+        return self.nash_conv / 2
+
+    def to_dict(self) -> dict[str, float]:
+        return {"on_policy_value": self.value,
+                "captain_guaranteed": self.captain_guaranteed,
+                "captain_best_response": self.captain_best,
+                "captain_exploitability": self.captain_exploitability,
+                "opponent_exploitability": self.opponent_exploitability,
+                "nash_conv": self.nash_conv,
+                "exploitability": self.exploitability}
+
+
+def end_mass(model: HandModel, throw: np.ndarray) -> np.ndarray:
+    """(T, n): probability (with chance) of ending the turn at throw t+1 holding each hand."""
+    T = model.throws
+    mass = model.prior.copy()
+    ends = np.zeros((T, model.num_hands))
+    for t in range(T - 1):
+        probs = throw[t]                                  # (A, n)
+        ends[t] = mass * probs[0]
+        flows = mass[None, :] * probs                     # (A, n)
+        mass = np.einsum("ah,ahk->k", flows[1:], model.transition[1:])
+    ends[T - 1] = mass
+    return ends
+
+
+def leaf_matrices(model: HandModel) -> dict[str, np.ndarray]:
+    """Captain's payoff U[i, j] (captain hand i, opponent hand j) per leaf history and tree."""
+    c = model.compare_matrix()
+    p = model.payoffs
+    out: dict[tuple[int, str], np.ndarray] = {}
+    n = model.num_hands
+    for first, tree in model.trees.items():
+        for leaf in tree.leaves:
+            if leaf.kind == "showdown":
+                k = leaf.level
+                u = np.where(c > 0, float(p.showdown_win[k]),
+                             np.where(c < 0, float(p.showdown_lose[k]),
+                                      float(p.showdown_tie[k])))
+            elif leaf.kind == "fold":
+                value = p.captain_folds if leaf.folder == CAPTAIN else p.opponent_folds
+                u = np.full((n, n), float(value[leaf.level]))
+            else:
+                u = np.full((n, n), float(p.both_pass))
+            out[(first, leaf.history)] = u
+    return out
+
+
+def _betting_values(model: HandModel, strategy: Strategy, public: tuple[int, int],
+                    responder: int, other_reach: np.ndarray, leaves: dict,
+                    fixed_responder: bool) -> tuple[np.ndarray, dict]:
+    """Responder's counterfactual value per hand at the root of one public state's betting.
+
+    With `fixed_responder`, the responder follows `strategy` instead of maximizing.
+    """
+    tree = model.tree(public)
+    tc, to = public
+    sign = 1.0 if responder == CAPTAIN else -1.0
+    choices: dict[tuple[int, int, str], np.ndarray] = {}
+
+    def value(history: str, reach: np.ndarray) -> np.ndarray:
+        if tree.is_leaf(history):
+            u = leaves[(tree.first, history)]
+            return sign * (u @ reach if responder == CAPTAIN else reach @ u)
+        node = tree.node(history)
+        probs = strategy.betting[(tc, to, history)]
+        if node.actor == responder:
+            child = np.array([value(history + a[0], reach) for a in node.actions])
+            if fixed_responder:
+                return (probs * child).sum(axis=0)
+            best = child.argmax(axis=0)
+            choices[(tc, to, history)] = np.eye(len(node.actions))[best].T
+            return child.max(axis=0)
+        return sum(value(history + a[0], reach * probs[i]) for i, a in enumerate(node.actions))
+
+    return value("", other_reach), choices
+
+
+def _throw_dp(model: HandModel, stop_value: np.ndarray, throw: np.ndarray | None
+              ) -> tuple[float, np.ndarray]:
+    """Value of a throwing turn given the value of stopping at each (throw, hand).
+
+    Maximizes when `throw` is None (returning the pure best throw strategy), else follows it.
+    """
+    T, (A, n) = model.throws, model.throw_legal.shape
+    choice = np.zeros((T - 1, A, n))
+    v = stop_value[T - 1]
+    for t in range(T - 2, -1, -1):
+        options = np.einsum("ahk,k->ah", model.transition, v)
+        options[0] = stop_value[t]
+        options = np.where(model.throw_legal, options, -np.inf)
+        if throw is None:
+            best = options.argmax(axis=0)
+            choice[t, best, np.arange(n)] = 1.0
+            v = options.max(axis=0)
+        else:
+            v = (np.where(model.throw_legal, options, 0.0) * throw[t]).sum(axis=0)
+    return float(model.prior @ v), choice
+
+
+def best_response(model: HandModel, strategy: Strategy, player: int,
+                  leaves: dict | None = None) -> BestResponse:
+    """The exact best response of `player` to the other player's part of `strategy`."""
+    return _respond(model, strategy, player, leaves or leaf_matrices(model), fixed=False)
+
+
+def _respond(model: HandModel, strategy: Strategy, player: int, leaves: dict,
+             fixed: bool) -> BestResponse:
+    T = model.throws
+    betting: dict = {}
+    if player == CAPTAIN:
+        stop = np.zeros((T, model.num_hands))
+        for tc in range(1, T + 1):
+            opponent_ends = end_mass(model, strategy.throw[OPPONENT][tc - 1])
+            for to in range(1, T + 1):
+                v, choices = _betting_values(model, strategy, (tc, to), CAPTAIN,
+                                             opponent_ends[to - 1], leaves, fixed)
+                stop[tc - 1] += v
+                betting.update(choices)
+        own = strategy.throw[CAPTAIN][0] if fixed else None
+        value, choice = _throw_dp(model, stop, own)
+        throw = choice[None]
+    else:
+        captain_ends = end_mass(model, strategy.throw[CAPTAIN][0])
+        value, throws = 0.0, []
+        for tc in range(1, T + 1):
+            stop = np.zeros((T, model.num_hands))
+            for to in range(1, T + 1):
+                v, choices = _betting_values(model, strategy, (tc, to), OPPONENT,
+                                             captain_ends[tc - 1], leaves, fixed)
+                stop[to - 1] = v
+                betting.update(choices)
+            own = strategy.throw[OPPONENT][tc - 1] if fixed else None
+            v_tc, choice = _throw_dp(model, stop, own)
+            value += v_tc
+            throws.append(choice)
+        throw = np.array(throws)
+    return BestResponse(player, value, throw, betting)
+
+
+def policy_value(model: HandModel, strategy: Strategy, leaves: dict | None = None) -> float:
+    """u(x, y): the captain's expected chips per hand when both follow `strategy`."""
+    leaves = leaves or leaf_matrices(model)
+    return _respond(model, strategy, CAPTAIN, leaves, fixed=True).value
+
+
+def exploitability(model: HandModel, strategy: Strategy) -> Exploitability:
+    leaves = leaf_matrices(model)
+    return Exploitability(
+        value=policy_value(model, strategy, leaves),
+        captain_guaranteed=-best_response(model, strategy, OPPONENT, leaves).value,
+        captain_best=best_response(model, strategy, CAPTAIN, leaves).value)
+
+
+def own_reach(model: HandModel, strategy: Strategy, player: int
+              ) -> tuple[np.ndarray, dict[tuple[int, int, str], np.ndarray]]:
+    """Probability (own actions and own chance only) of meeting each of `player`'s decisions.
+
+    Returns (throw reach shaped like Strategy.throw[player], betting reach per own node).
+    """
+    T = model.throws
+    contexts = strategy.throw[player]
+    throw_reach = np.zeros(contexts.shape)
+    ends_by_context = []
+    for c in range(contexts.shape[0]):
+        mass = model.prior.copy()
+        for t in range(T - 1):
+            throw_reach[c, t] = mass[None, :] * model.throw_legal
+            flows = mass[None, :] * contexts[c, t]
+            mass = np.einsum("ah,ahk->k", flows[1:], model.transition[1:])
+        ends_by_context.append(end_mass(model, contexts[c]))
+    betting: dict = {}
+    for tc, to in model.public_states:
+        tree = model.tree((tc, to))
+        ends = ends_by_context[0 if player == CAPTAIN else tc - 1]
+        start = ends[(tc if player == CAPTAIN else to) - 1]
+
+        def walk(history: str, reach: np.ndarray) -> None:
+            if tree.is_leaf(history):
+                return
+            node = tree.node(history)
+            if node.actor == player:
+                betting[(tc, to, history)] = np.broadcast_to(reach, (len(node.actions),
+                                                                     reach.size)).copy()
+                probs = strategy.betting[(tc, to, history)]
+                for i, a in enumerate(node.actions):
+                    walk(history + a[0], reach * probs[i])
+            else:
+                for a in node.actions:
+                    walk(history + a[0], reach)
+
+        walk("", start)
+    return throw_reach, betting
+
+
+def complete_unreached(model: HandModel, strategy: Strategy, tremble: float = 1e-6,
+                       tol: float = 1e-12) -> Strategy:
+    """Replace play at decisions a player's own strategy never reaches by a best response.
+
+    Such decisions do not change the realization plan, so the result is exactly as good
+    against every opponent; a chart simply shows sensible play there. The opponent is made
+    to tremble (mix in `tremble` of uniform play) so that ties at decisions nobody reaches
+    are broken by what would happen if he slipped, not by action order.
+    """
+    out = strategy.copy()
+    shaky = _trembled(model, strategy, tremble)
+    leaves = leaf_matrices(model)
+    for player in (CAPTAIN, OPPONENT):
+        br = best_response(model, shaky, player, leaves)
+        throw_reach, betting_reach = own_reach(model, strategy, player)
+        unreached = throw_reach.sum(axis=-2, keepdims=True) <= tol
+        out.throw[player][...] = np.where(unreached, br.throw, strategy.throw[player])
+        for key, reach in betting_reach.items():
+            dead = reach[:1] <= tol
+            out.betting[key] = np.where(dead, br.betting[key], strategy.betting[key])
+    return out
+
+
+def _trembled(model: HandModel, strategy: Strategy, eps: float) -> Strategy:
+    out = strategy.copy()
+    legal = model.throw_legal / model.throw_legal.sum(axis=0)
+    for role in (CAPTAIN, OPPONENT):
+        out.throw[role][...] = (1 - eps) * strategy.throw[role] + eps * legal
+    for key, probs in strategy.betting.items():
+        out.betting[key] = (1 - eps) * probs + eps / probs.shape[0]
+    return out

@@ -1,0 +1,260 @@
+"""The sequence-form LP of the compact model, solved with scipy's HiGHS.
+
+The captain's realization plan x is an occupancy flow: throwing decisions conserve the
+probability mass (with chance folded in) flowing between (throw, hand) states, and every
+betting decision conserves the mass of its parent sequence. The LP maximizes the value
+that the opponent's best reply concedes (its dual, one variable per opponent decision),
+and HiGHS's duals of those best-reply rows are the opponent's realization plan.
+
+Showdowns compare ranked hands, so the payoff of an opponent hand is a difference of
+cumulative sums of the captain's mass over weaker and stronger hands: one auxiliary
+cumulative-sum variable per hand instead of a dense hand-by-hand block. The french
+exception (aces over bidou) is a sparse correction.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+
+import numpy as np
+import scipy.optimize
+import scipy.sparse as sp
+
+from solver.errors import SolverError
+from solver.model import CAPTAIN, OPPONENT, HandModel
+from solver.strategy import Strategy
+
+
+@dataclasses.dataclass
+class _Space:
+    """One player's sequences: variable indices and the constraints E x = e."""
+
+    size: int
+    throw: np.ndarray                       # (C, T, A, n) variable index or -1
+    betting: dict[tuple[int, int, str], np.ndarray]   # own nodes: (k, n) indices
+    rows: list[np.ndarray]                  # COO pieces of E: row, col, value
+    cols: list[np.ndarray]
+    vals: list[np.ndarray]
+    rhs: list[float]
+
+    def matrix(self) -> sp.csr_matrix:
+        return sp.csr_matrix((np.concatenate(self.vals), (np.concatenate(self.rows),
+                              np.concatenate(self.cols))), shape=(len(self.rhs), self.size))
+
+
+def _sequence_space(model: HandModel, player: int) -> _Space:
+    T, (A, n) = model.throws, model.throw_legal.shape
+    contexts = 1 if player == CAPTAIN else T
+    space = _Space(0, np.full((contexts, T, A, n), -1), {}, [], [], [], [])
+
+    def allocate(mask: np.ndarray) -> np.ndarray:
+        index = np.full(mask.shape, -1)
+        index[mask] = np.arange(space.size, space.size + mask.sum())
+        space.size += int(mask.sum())
+        return index
+
+    def add_rows(children: np.ndarray, parents: list[tuple[np.ndarray, np.ndarray]],
+                 rhs: np.ndarray) -> None:
+        """Rows h: sum of children[:, h] - sum of (coef * parent) = rhs[h]."""
+        first = len(space.rhs)
+        rows = np.arange(children.shape[1])
+        for k in range(children.shape[0]):
+            ok = children[k] >= 0
+            space.rows.append(first + rows[ok])
+            space.cols.append(children[k][ok])
+            space.vals.append(np.ones(ok.sum()))
+        for cols, coef in parents:          # coef: (len(cols), n) mass sent to each row
+            r, c = np.nonzero(coef)
+            space.rows.append(first + c)
+            space.cols.append(cols[r])
+            space.vals.append(-coef[r, c])
+        space.rhs.extend(rhs.tolist())
+
+    last_mask = np.zeros((A, n), bool)
+    last_mask[0] = True
+    for c in range(contexts):
+        for t in range(T):
+            mask = model.throw_legal if t < T - 1 else last_mask
+            space.throw[c, t] = allocate(mask)
+            if t == 0:
+                add_rows(space.throw[c, t], [], model.prior)
+                continue
+            # The next hand depends on the dice kept, not on the hand they came from:
+            # total[a] = mass taking action a at throw t, then the new hands are
+            # total[a] * outcome[a]. This keeps the flow rows sparse.
+            prev = space.throw[c, t - 1]
+            actions = np.nonzero((prev[1:] >= 0).any(axis=1))[0] + 1
+            total = allocate(np.ones((len(actions), 1), bool))
+            for i, a in enumerate(actions):
+                legal = prev[a][prev[a] >= 0]
+                add_rows(total[i:i + 1], [(legal, np.ones((len(legal), 1)))], np.zeros(1))
+            add_rows(space.throw[c, t], [(total[:, 0], model.outcome[actions])], np.zeros(n))
+
+    for tc, to in model.public_states:
+        tree = model.tree((tc, to))
+        c, t = (0, tc) if player == CAPTAIN else (tc - 1, to)
+        stop = space.throw[c, t - 1, 0]
+        for node in tree.nodes:
+            if node.actor != player:
+                continue
+            index = allocate(np.ones((len(node.actions), n), bool))
+            space.betting[(tc, to, node.history)] = index
+            parent = _parent_sequence(space, tree, tc, to, node.history, player, stop)
+            add_rows(index, [(parent, np.eye(n))], np.zeros(n))
+    return space
+
+
+def _parent_sequence(space: _Space, tree, tc: int, to: int, history: str, player: int,
+                     stop: np.ndarray) -> np.ndarray:
+    """Indices (per hand) of `player`'s last sequence before `history` in the betting."""
+    for cut in range(len(history) - 1, -1, -1):
+        node = tree.node(history[:cut])
+        if node.actor == player:
+            letter = history[cut]
+            action = [a[0] for a in node.actions].index(letter)
+            return space.betting[(tc, to, node.history)][action]
+    return stop
+
+
+# Steepest-edge pricing needs fewer, dearer iterations; on the default game it halves the
+# time of HiGHS's default (benchmarks/bench_lp.py).
+_OPTIONS = {"highs-ds": {"simplex_dual_edge_weight_strategy": "steepest"}}
+
+
+@dataclasses.dataclass(frozen=True)
+class LPSolution:
+    value: float
+    status: int
+    message: str
+    seconds: float
+    iterations: int
+    strategy: Strategy
+    reach: tuple[np.ndarray, np.ndarray]      # realization plans x and y
+    size: tuple[int, int, int]                # variables, constraints, nonzeros
+
+
+def solve_lp(model: HandModel, method: str = "highs-ds") -> LPSolution:
+    """Solve the hand exactly; raise SolverError unless HiGHS reports an optimum."""
+    start = time.perf_counter()
+    cap, opp = _sequence_space(model, CAPTAIN), _sequence_space(model, OPPONENT)
+    E, F = cap.matrix(), opp.matrix()
+    nx, nq = cap.size, F.shape[0]
+    n = model.num_hands
+    order = np.argsort(model.strength)          # hands from weakest to strongest
+    payoffs = model.payoffs
+
+    aux: dict[tuple, np.ndarray] = {}
+    eq_r, eq_c, eq_v = [], [], []
+    n_aux = 0
+    n_eq = 0
+    ub_r, ub_c, ub_v = [], [], []               # -(A^T x) part, rows = opponent sequences
+
+    def cumulative(seq: np.ndarray) -> np.ndarray:
+        """Variables W[1..n], W[s] = captain mass over hands of strength < s (W[0] = 0)."""
+        nonlocal n_aux, n_eq
+        key = tuple(seq[:2])
+        if key not in aux:
+            w = nx + nq + n_aux + np.arange(n)
+            n_aux += n
+            rows = n_eq + np.arange(n)
+            n_eq += n
+            # W[s+1] - W[s] - x[hand of strength s] = 0
+            eq_r.extend([rows, rows[1:], rows])
+            eq_c.extend([w, w[:-1], seq[order]])
+            eq_v.extend([np.ones(n), -np.ones(n - 1), -np.ones(n)])
+            aux[key] = w
+        return aux[key]
+
+    for tc, to in model.public_states:
+        tree = model.tree((tc, to))
+        cstop = cap.throw[0, tc - 1, 0]
+        ostop = opp.throw[tc - 1, to - 1, 0]
+        for leaf in tree.leaves:
+            xs = _parent_sequence(cap, tree, tc, to, leaf.history, CAPTAIN, cstop)
+            ys = _parent_sequence(opp, tree, tc, to, leaf.history, OPPONENT, ostop)
+            w = cumulative(xs)
+            total = w[n - 1]
+            s = model.strength                          # per opponent hand
+            if leaf.kind == "showdown":
+                k = leaf.level
+                win, lose, tie = (float(payoffs.showdown_win[k]),
+                                  float(payoffs.showdown_lose[k]),
+                                  float(payoffs.showdown_tie[k]))
+                # captain mass below the opponent's hand loses, above wins:
+                # u(h_o) = (lose - tie) W[s] + (tie - win) W[s+1] + win W[n]
+                below = s > 0
+                ub_r.extend([ys[below], ys, ys])
+                ub_c.extend([w[s[below] - 1], w[s], np.full(n, total)])
+                ub_v.extend([-np.full(below.sum(), lose - tie), -np.full(n, tie - win),
+                             -np.full(n, win)])
+                for winner, loser in model.exceptions:
+                    # base order says the other way round: correct both entries
+                    ub_r.extend([ys[[loser]], ys[[winner]]])
+                    ub_c.extend([xs[[winner]], xs[[loser]]])
+                    ub_v.extend([[-(win - lose)], [-(lose - win)]])
+            else:
+                if leaf.kind == "fold":
+                    u = (payoffs.captain_folds if leaf.folder == CAPTAIN
+                         else payoffs.opponent_folds)[leaf.level]
+                else:
+                    u = payoffs.both_pass
+                if u != 0:
+                    ub_r.append(ys)
+                    ub_c.append(np.full(n, total))
+                    ub_v.append(-np.full(n, float(u)))
+
+    nv = nx + nq + n_aux
+    FT = F.T.tocoo()
+    A_ub = sp.csr_matrix(
+        (np.concatenate([FT.data] + [np.asarray(v, float) for v in ub_v]),
+         (np.concatenate([FT.row] + [np.asarray(r) for r in ub_r]),
+          np.concatenate([FT.col + nx] + [np.asarray(c) for c in ub_c]))),
+        shape=(opp.size, nv))
+    Eo = E.tocoo()
+    A_eq = sp.csr_matrix(
+        (np.concatenate([Eo.data] + [np.asarray(v, float) for v in eq_v]),
+         (np.concatenate([Eo.row] + [E.shape[0] + np.asarray(r) for r in eq_r]),
+          np.concatenate([Eo.col] + [np.asarray(c) for c in eq_c]))),
+        shape=(E.shape[0] + n_eq, nv))
+    b_eq = np.concatenate([cap.rhs, np.zeros(n_eq)])
+    c = np.zeros(nv)
+    c[nx:nx + nq] = -np.asarray(opp.rhs)
+    bounds = np.zeros((nv, 2))
+    bounds[:, 1] = np.inf
+    bounds[nx:nx + nq, 0] = -np.inf
+    res = scipy.optimize.linprog(c, A_ub=A_ub, b_ub=np.zeros(opp.size), A_eq=A_eq,
+                                 b_eq=b_eq, bounds=bounds, method=method,
+                                 options=_OPTIONS.get(method, {}))
+    if res.status != 0:
+        raise SolverError(f"HiGHS did not reach an optimum: {res.message}")
+    x = res.x[:nx]
+    y = -res.ineqlin.marginals
+    strategy = Strategy((_behaviour_throw(model, cap, x), _behaviour_throw(model, opp, y)),
+                        {**_behaviour_betting(cap, x), **_behaviour_betting(opp, y)})
+    seconds = time.perf_counter() - start
+    return LPSolution(
+        value=float(-res.fun), status=int(res.status), message=str(res.message),
+        seconds=seconds, iterations=int(getattr(res, "nit", 0) or 0), strategy=strategy,
+        reach=(x, y), size=(nv, A_ub.shape[0] + A_eq.shape[0], A_ub.nnz + A_eq.nnz))
+
+
+def _normalize(mass: np.ndarray, legal: np.ndarray) -> np.ndarray:
+    """Behaviour from realization weights (actions on axis -2); uniform where unreached."""
+    mass = np.where(legal, np.maximum(mass, 0.0), 0.0)
+    total = mass.sum(axis=-2, keepdims=True)
+    uniform = legal / np.maximum(legal.sum(axis=-2, keepdims=True), 1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(total > 1e-300, mass / np.where(total > 0, total, 1), uniform)
+
+
+def _behaviour_throw(model: HandModel, space: _Space, plan: np.ndarray) -> np.ndarray:
+    decisions = space.throw[:, :-1]                        # (C, T-1, A, n)
+    legal = decisions >= 0
+    mass = np.where(legal, plan[np.maximum(decisions, 0)], 0.0)
+    return _normalize(mass, legal)
+
+
+def _behaviour_betting(space: _Space, plan: np.ndarray) -> dict:
+    return {key: _normalize(plan[index], np.ones(index.shape, bool))
+            for key, index in space.betting.items()}

@@ -1,0 +1,222 @@
+"""Behaviour strategies over the compact model, and the strategy file (versioned JSON).
+
+A strategy gives, for every decision point a player can meet, the probability of each
+action per private hand. Every solver produces one; best responses, tables, charts, play
+and the OpenSpiel policy all read it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import tempfile
+from typing import Any, Mapping
+
+import numpy as np
+
+from games.bidou import rules
+from games.bidou.params import BidouParams, ParameterError
+from solver.model import CAPTAIN, OPPONENT, HandModel, build_model, throw_action_name
+
+SCHEMA = "bidou-strategy"
+SCHEMA_VERSION = 1
+TOLERANCE = 1e-6
+
+
+class StrategyFileError(ValueError):
+    """A strategy file is unreadable, corrupt, hand-edited into nonsense, or for other rules."""
+
+
+@dataclasses.dataclass
+class Strategy:
+    """Both players' behaviour strategies.
+
+    throw[CAPTAIN]: (1, T-1, A, n), P(action | throw t+1, hand); the leading axis is the
+    public context (none for the captain). throw[OPPONENT]: (T, T-1, A, n), the leading
+    axis being the captain's throw count minus one. betting[(tc, to, history)]: (k, n),
+    P(action | hand) for the node's actor, actions as in the model's betting tree.
+    """
+
+    throw: tuple[np.ndarray, np.ndarray]
+    betting: dict[tuple[int, int, str], np.ndarray]
+
+    def copy(self) -> "Strategy":
+        return Strategy((self.throw[0].copy(), self.throw[1].copy()),
+                        {k: v.copy() for k, v in self.betting.items()})
+
+
+def uniform_strategy(model: HandModel) -> Strategy:
+    """Every legal action equally likely: the default where nothing else is known."""
+    legal = model.throw_legal.astype(float)
+    T = model.throws
+    base = np.broadcast_to(legal / legal.sum(axis=0), (T - 1,) + legal.shape)
+    throw = (np.array(base)[None].copy(), np.repeat(np.array(base)[None], T, axis=0))
+    betting = {}
+    for tc, to in model.public_states:
+        for node in model.tree((tc, to)).nodes:
+            k = len(node.actions)
+            betting[(tc, to, node.history)] = np.full((k, model.num_hands), 1.0 / k)
+    return Strategy(throw, betting)
+
+
+def check_strategy(model: HandModel, strategy: Strategy, tol: float = TOLERANCE) -> None:
+    """Raise StrategyFileError unless shapes match the model and probabilities are proper."""
+    T, (A, n) = model.throws, model.throw_legal.shape
+    expected = ((1, T - 1, A, n), (T, T - 1, A, n))
+    for role in (CAPTAIN, OPPONENT):
+        array = strategy.throw[role]
+        if array.shape != expected[role]:
+            raise StrategyFileError(
+                f"throw strategy of the {('captain', 'opponent')[role]} has shape "
+                f"{array.shape}, expected {expected[role]} for these rules")
+        _check_probabilities(array, model.throw_legal, tol, f"throw strategy {role}")
+    keys = {(tc, to, node.history) for tc, to in model.public_states
+            for node in model.tree((tc, to)).nodes}
+    if set(strategy.betting) != keys:
+        raise StrategyFileError("betting decision points do not match these rules")
+    for (tc, to, history), array in strategy.betting.items():
+        node = model.tree((tc, to)).node(history)
+        if array.shape != (len(node.actions), n):
+            raise StrategyFileError(f"betting node {tc},{to},{history!r} has a wrong shape")
+        _check_probabilities(array, np.ones(array.shape, bool), tol,
+                             f"betting node {tc},{to},{history!r}")
+
+
+def _check_probabilities(array: np.ndarray, legal: np.ndarray, tol: float, what: str) -> None:
+    if not np.all(np.isfinite(array)):
+        raise StrategyFileError(f"{what}: probabilities must be finite numbers")
+    if np.any(array < -tol) or np.any(array > 1 + tol):
+        raise StrategyFileError(f"{what}: probabilities must lie in [0, 1]")
+    if np.any(np.abs(np.where(legal, 0.0, array)) > tol):
+        raise StrategyFileError(f"{what}: an illegal action has positive probability")
+    sums = array.sum(axis=-2)
+    if np.any(np.abs(sums - 1) > tol):
+        raise StrategyFileError(f"{what}: probabilities do not sum to 1")
+
+
+# --- strategy file --------------------------------------------------------------------------
+
+def strategy_to_json(model: HandModel, strategy: Strategy,
+                     result: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """A self-describing document: the rules, the result, then every decision by name."""
+    hands = [rules.format_hand(h) for h in model.hands]
+    names = [throw_action_name(a) for a in model.throw_actions]
+    return {
+        "schema": SCHEMA,
+        "schema_version": SCHEMA_VERSION,
+        "rules": model.params.to_dict(),
+        "result": dict(result or {}),
+        "hands": hands,
+        "throw_actions": names,
+        "throw": {
+            "captain": _round(strategy.throw[CAPTAIN][0]),
+            "opponent": _round(strategy.throw[OPPONENT]),
+        },
+        "betting": [
+            {"captain_throws": tc, "opponent_throws": to, "history": history,
+             "actor": ("captain", "opponent")[model.tree((tc, to)).node(history).actor],
+             "actions": list(model.tree((tc, to)).node(history).actions),
+             "probabilities": _round(array)}
+            for (tc, to, history), array in sorted(strategy.betting.items())
+        ],
+    }
+
+
+def _round(array: np.ndarray) -> list:
+    return np.round(array, 15).tolist()
+
+
+def strategy_from_json(document: Any) -> tuple[HandModel, Strategy, dict[str, Any]]:
+    """Parse and validate a strategy document; any defect raises StrategyFileError."""
+    if not isinstance(document, dict) or document.get("schema") != SCHEMA:
+        raise StrategyFileError(f"not a {SCHEMA} file")
+    if document.get("schema_version") != SCHEMA_VERSION:
+        raise StrategyFileError(
+            f"schema_version {document.get('schema_version')!r} is not supported "
+            f"(this program reads version {SCHEMA_VERSION})")
+    try:
+        params = BidouParams.from_mapping(document["rules"])
+    except ParameterError as error:
+        raise StrategyFileError(f"bad rules in strategy file: {error}") from None
+    except (KeyError, TypeError):
+        raise StrategyFileError("strategy file has no valid 'rules' object") from None
+    model = build_model(params)
+    try:
+        if document["hands"] != [rules.format_hand(h) for h in model.hands]:
+            raise StrategyFileError("the hands listed do not match the rules")
+        if document["throw_actions"] != [throw_action_name(a) for a in model.throw_actions]:
+            raise StrategyFileError("the throw actions listed do not match the rules")
+        captain = np.asarray(document["throw"]["captain"], dtype=float)[None]
+        opponent = np.asarray(document["throw"]["opponent"], dtype=float)
+        T, (A, n) = model.throws, model.throw_legal.shape
+        captain = captain.reshape((1, T - 1, A, n)) if captain.size == 0 else captain
+        opponent = opponent.reshape((T, T - 1, A, n)) if opponent.size == 0 else opponent
+        betting = {}
+        for entry in document["betting"]:
+            key = (int(entry["captain_throws"]), int(entry["opponent_throws"]),
+                   str(entry["history"]))
+            if key in betting:
+                raise StrategyFileError(f"betting node {key} appears twice")
+            node = model.tree(key[:2]).node(key[2])
+            if list(entry["actions"]) != list(node.actions):
+                raise StrategyFileError(f"betting node {key} lists other actions")
+            betting[key] = np.asarray(entry["probabilities"], dtype=float)
+        result = dict(document.get("result") or {})
+    except StrategyFileError:
+        raise
+    except (KeyError, TypeError, ValueError, IndexError):
+        raise StrategyFileError("strategy file is incomplete or malformed") from None
+    strategy = Strategy((captain, opponent), betting)
+    check_strategy(model, strategy)
+    return model, strategy, result
+
+
+def write_json_atomic(path: str | os.PathLike, document: Any) -> None:
+    """Write JSON to a temporary file beside `path`, then rename: never half-written."""
+    write_text_atomic(path, json.dumps(document, indent=1, sort_keys=False, allow_nan=False)
+                      + "\n")
+
+
+def write_text_atomic(path: str | os.PathLike, text: str) -> None:
+    write_bytes_atomic(path, text.encode("utf-8"))
+
+
+def write_bytes_atomic(path: str | os.PathLike, data: bytes) -> None:
+    path = os.fspath(path)
+    directory = os.path.dirname(os.path.abspath(path))
+    os.makedirs(directory, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=directory)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def load_strategy_file(path: str | os.PathLike) -> tuple[HandModel, Strategy, dict[str, Any]]:
+    """Read a strategy file; StrategyFileError (one line) for anything wrong."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            document = json.load(handle, parse_constant=_reject_constant)
+    except OSError as error:
+        raise StrategyFileError(f"cannot read {path}: {error.strerror}") from None
+    except (json.JSONDecodeError, UnicodeDecodeError, ValueError) as error:
+        raise StrategyFileError(f"{path} is not valid JSON: {error}") from None
+    return strategy_from_json(document)
+
+
+def _reject_constant(name: str) -> float:
+    raise ValueError(f"{name} is not a number")
+
+
+def is_close_strategy(a: Strategy, b: Strategy, tol: float = 1e-9) -> bool:
+    if a.betting.keys() != b.betting.keys():
+        return False
+    return (all(np.allclose(x, y, atol=tol) for x, y in zip(a.throw, b.throw))
+            and all(np.allclose(a.betting[k], b.betting[k], atol=tol) for k in a.betting))
