@@ -1,0 +1,576 @@
+"""Two-hand Bidou (RULES.md section 3) as an OpenSpiel game: `python_bidou`.
+
+Load it with `pyspiel.load_game("python_bidou(faces=4,throws=2,reroll=keep)")` after
+`import games.bidou`. Parameters (defaults from `BidouParams()`): faces, throws, max_level,
+reroll, ranking, aces_beat_bidou. They are validated by `BidouParams.from_mapping`, so a bad
+value raises `ParameterError` (a `ValueError` naming the parameter) from `load_game`; an
+unknown name is rejected by OpenSpiel itself with a `pyspiel.SpielError`.
+
+Players: 0 = captain, 1 = opponent. Two-player, zero-sum, sequential, explicit stochastic
+chance, imperfect information, terminal rewards, perfect recall.
+
+Game flow
+---------
+1. Chance: the captain's first throw. After each throw except the `throws`-th he chooses
+   "stop" or to throw again: "reroll" (all three dice), or under reroll=keep also
+   "keep X" (the dice X are put aside, `rules.keep_options`); a chance node then gives the
+   new hand (`rules.next_hand_distribution`).
+2. The opponent throws the same way.
+3. Betting. The captain bets first if his throw count <= the opponent's, else the opponent.
+   No bet standing: "pass" or "bet" (level 1); pass-pass ends the hand (0). Facing a bet at
+   level k: "fold" (folder -1, other +1), "call" (showdown, +-2k, 0 on a tie) or "raise" (to
+   k+1, only while k < max_level).
+
+Action ids
+----------
+Player actions form one global space that depends only on `faces` (F):
+
+    0                 "stop"
+    1                 "reroll"          (throw all three dice again; = keep nothing)
+    2 .. 1+F          "keep F" .. "keep 1"                  (one die kept, highest first)
+    2+F .. 1+F+F(F+1)/2  "keep F-F", "keep F-(F-1)", ..., "keep 1-1"  (two dice kept,
+                      descending lexicographic order)
+    then              "pass", "bet", "fold", "call", "raise"
+
+With F=6: stop 0, reroll 1, keep 6..keep 1 = 2..7, keep 6-6..keep 1-1 = 8..28, pass 29,
+bet 30, fold 31, call 32, raise 33; num_distinct_actions = 34. The keep actions exist (but
+are never legal) under reroll=all, so ids do not depend on the reroll mode. Use
+`game.action_id(name)` / `game.action_name(id)` rather than hard-coding numbers.
+
+Chance action ids are hand indices in `rules.all_hands(faces)` (6-6-6 is 0, 1-1-1 is the
+last); their strings are "throw 6-3-1". `max_chance_outcomes` = number of hands.
+
+Information state string (perfect recall), for player p
+--------------------------------------------------------
+    "p<p> | c:<captain turn> | o:<opponent turn> | b:<betting>"
+
+A *turn* is a comma-separated list of tokens, alternating throw results and throw
+decisions, in order: result of throw 1, decision after throw 1, result of throw 2, ...
+(no decision follows the `throws`-th throw, and an unfinished turn ends with the token
+of the latest event). Seen by its owner, a result is the hand ("5-5-2") and a decision
+is the action string ("stop", "reroll", "keep 6-5"). Seen by the other player, a result
+is "?" and a decision is "stop" or "again" (the dice and the kept dice are hidden; only
+the number of throws is public). A turn not started yet is empty. <betting> is the
+comma-separated betting actions ("pass", "bet", "fold", "call", "raise"), empty if none.
+
+Examples (throws=3): the captain throws 6-3-1 and stops; the opponent throws 5-5-2,
+rerolls, gets 2-1-1 and stops; the captain bets first (1 throw <= 2), the opponent raises:
+
+    player 0: "p0 | c:6-3-1,stop | o:?,again,?,stop | b:bet,raise"
+    player 1: "p1 | c:?,stop | o:5-5-2,reroll,2-1-1,stop | b:bet,raise"
+
+Keep mode, opponent's view of his own turn: "o:6-4-1,keep 6,6-6-3,keep 6-6,6-6-1".
+Tokens never contain "|" and, apart from the "keep X" strings, no spaces.
+
+Observation string (no recall), for player p
+--------------------------------------------
+    "p<p> hand:<own current hand or -> throws:<captain count>,<opponent count>
+     b:<betting> level:<standing bet level, 0 if none>"      (on one line)
+
+Tensors: see `BidouObserver` (named pieces, available through
+`open_spiel.python.observation.make_observation(game, ...).dict`).
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Optional
+
+import numpy as np
+import pyspiel
+
+from games.bidou import rules
+from games.bidou.params import BidouParams
+
+CAPTAIN = 0
+OPPONENT = 1
+_NUM_PLAYERS = 2
+
+STOP = 0
+REROLL = 1
+_KEEP_BASE = 2
+BETTING_NAMES = ("pass", "bet", "fold", "call", "raise")
+
+_DEFAULTS = BidouParams()
+
+_GAME_TYPE = pyspiel.GameType(
+    short_name="python_bidou",
+    long_name="Python Two-hand Bidou",
+    dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
+    chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
+    information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
+    utility=pyspiel.GameType.Utility.ZERO_SUM,
+    reward_model=pyspiel.GameType.RewardModel.TERMINAL,
+    max_num_players=_NUM_PLAYERS,
+    min_num_players=_NUM_PLAYERS,
+    provides_information_state_string=True,
+    provides_information_state_tensor=True,
+    provides_observation_string=True,
+    provides_observation_tensor=True,
+    provides_factored_observation_string=False,
+    parameter_specification={
+        "faces": int(_DEFAULTS.faces),
+        "throws": int(_DEFAULTS.throws),
+        "max_level": int(_DEFAULTS.max_level),
+        "reroll": str(_DEFAULTS.reroll),
+        "ranking": str(_DEFAULTS.ranking),
+        "aces_beat_bidou": bool(_DEFAULTS.aces_beat_bidou),
+    })
+
+
+def all_keeps(faces: int) -> tuple[rules.Kept, ...]:
+    """Every non-empty keep (one or two dice) possible with `faces`, in action-id order."""
+    singles = tuple((a,) for a in range(faces, 0, -1))
+    pairs = tuple((a, b) for a in range(faces, 0, -1) for b in range(a, 0, -1))
+    return singles + pairs
+
+
+class _Tables:
+    """Lookup tables of one parameter set, shared by the game and all its states."""
+
+    def __init__(self, params: BidouParams):
+        self.params = params
+        self.faces = params.faces
+        self.hands = rules.all_hands(params.faces)
+        self.hand_index = {h: i for i, h in enumerate(self.hands)}
+        self.keeps = all_keeps(params.faces)
+        self.keep_action = {k: _KEEP_BASE + i for i, k in enumerate(self.keeps)}
+        self.keep_action[()] = REROLL
+        self.action_names = (["stop", "reroll"]
+                             + [f"keep {rules.format_hand(k)}" for k in self.keeps]
+                             + list(BETTING_NAMES))
+        self.action_ids = {name: i for i, name in enumerate(self.action_names)}
+        base = _KEEP_BASE + len(self.keeps)
+        self.PASS, self.BET, self.FOLD, self.CALL, self.RAISE = range(base, base + 5)
+        self.betting_actions = (self.PASS, self.BET, self.FOLD, self.CALL, self.RAISE)
+        self.num_distinct_actions = base + 5
+        # Longest betting sequence: pass, bet, (max_level - 1) raises, call/fold.
+        self.max_bets = params.max_level + 2
+
+    def kept_of(self, action: int) -> rules.Kept:
+        if action == REROLL:
+            return ()
+        return self.keeps[action - _KEEP_BASE]
+
+    @functools.lru_cache(maxsize=None)
+    def exact_outcomes(self, hand: rules.Hand, kept: rules.Kept) -> tuple:
+        """((chance action, Fraction), ...) of the throw that follows keeping `kept`."""
+        if hand is None:
+            dist = rules.throw_distribution((), self.faces)
+        else:
+            dist = rules.next_hand_distribution(hand, kept, self.faces)
+        return tuple(sorted((self.hand_index[h], p) for h, p in dist.items()))
+
+    @functools.lru_cache(maxsize=None)
+    def outcomes(self, hand: rules.Hand, kept: rules.Kept) -> tuple:
+        return tuple((a, float(p)) for a, p in self.exact_outcomes(hand, kept))
+
+    def __deepcopy__(self, memo):  # immutable: states share it
+        return self
+
+
+@functools.lru_cache(maxsize=None)
+def _params(items: tuple) -> BidouParams:
+    return BidouParams.from_mapping(dict(items))
+
+
+@functools.lru_cache(maxsize=None)
+def _tables(params: BidouParams) -> _Tables:
+    return _Tables(params)
+
+
+class BidouGame(pyspiel.Game):
+    """Two-hand Bidou. `game.params` holds the `BidouParams`."""
+
+    def __init__(self, params=None):
+        bidou_params = BidouParams.from_mapping(dict(params or {}))
+        tables = _tables(bidou_params)
+        throws, level = bidou_params.throws, bidou_params.max_level
+        info = pyspiel.GameInfo(
+            num_distinct_actions=tables.num_distinct_actions,
+            max_chance_outcomes=len(tables.hands),
+            num_players=_NUM_PLAYERS,
+            min_utility=-2.0 * level,
+            max_utility=2.0 * level,
+            utility_sum=0.0,
+            # Player decisions only: at most throws-1 per throwing turn, then the betting.
+            # (Chance nodes, 2*throws at most, are bounded by this number as well.)
+            max_game_length=2 * (throws - 1) + tables.max_bets)
+        super().__init__(_GAME_TYPE, info, bidou_params.to_dict())
+
+    # Computed from the OpenSpiel parameters rather than stored, so that a game restored by
+    # pickle (which does not run __init__) has them too.
+    @property
+    def params(self) -> BidouParams:
+        """The rules of this game."""
+        return _params(tuple(sorted(self.get_parameters().items())))
+
+    @property
+    def tables(self) -> "_Tables":
+        return _tables(self.params)
+
+    def new_initial_state(self):
+        return BidouState(self)
+
+    def make_py_observer(self, iig_obs_type=None, params=None):
+        return BidouObserver(
+            iig_obs_type or pyspiel.IIGObservationType(perfect_recall=False),
+            params, self.tables)
+
+    def action_id(self, name: str) -> int:
+        """Player action id of "stop", "reroll", "keep 6-5", "pass", ... ."""
+        return self.tables.action_ids[name]
+
+    def action_name(self, action: int) -> str:
+        return self.tables.action_names[action]
+
+    def hand_action(self, hand) -> int:
+        """Chance action id of a hand, given as a tuple or as "6-3-1"."""
+        if isinstance(hand, str):
+            hand = rules.parse_hand(hand, self.params.faces)
+        return self.tables.hand_index[tuple(hand)]
+
+
+_THROW_CHANCE, _THROW_DECISION, _BETTING, _TERMINAL = range(4)
+
+
+class _Core:
+    """The mutable part of a state. OpenSpiel clones Python states with `copy.deepcopy`;
+    this class copies itself with a few list copies, which makes cloning several times
+    faster than a generic deep copy."""
+
+    __slots__ = ("phase", "thrower", "hands", "counts", "kept", "turns", "bets", "level",
+                 "to_bet", "returns")
+
+    def __init__(self):
+        self.phase = _THROW_CHANCE
+        self.thrower = CAPTAIN
+        self.hands: list[Optional[rules.Hand]] = [None, None]   # current hand of each player
+        self.counts = [0, 0]                                     # throws made by each player
+        self.kept: rules.Kept = ()                               # dice kept for the next throw
+        # Per player: tokens of his throwing turn, alternating hand (tuple) and decision (int).
+        self.turns: list[list] = [[], []]
+        self.bets: list[int] = []                                # betting action ids
+        self.level = 0                                           # standing bet level
+        self.to_bet = CAPTAIN
+        self.returns = [0.0, 0.0]
+
+    def __deepcopy__(self, memo):
+        other = _Core.__new__(_Core)
+        other.phase, other.thrower, other.kept = self.phase, self.thrower, self.kept
+        other.level, other.to_bet = self.level, self.to_bet
+        other.hands, other.counts = list(self.hands), list(self.counts)
+        other.turns = [list(self.turns[0]), list(self.turns[1])]
+        other.bets, other.returns = list(self.bets), list(self.returns)
+        return other
+
+
+class BidouState(pyspiel.State):
+    """A state of two-hand Bidou. `hands`, `throw_counts`, `betting` read it directly."""
+
+    def __init__(self, game):
+        super().__init__(game)
+        self._t = game.tables
+        self._throws = game.tables.params.throws
+        self._max_level = game.tables.params.max_level
+        self._c = _Core()
+
+    # --- read-only views for the solver and tests ----------------------------------------
+
+    @property
+    def hands(self) -> tuple:
+        """Each player's current hand (a tuple like (6, 3, 1)), None before his first throw."""
+        return tuple(self._c.hands)
+
+    @property
+    def throw_counts(self) -> tuple:
+        """Number of throws each player has made so far (public)."""
+        return tuple(self._c.counts)
+
+    @property
+    def betting(self) -> tuple:
+        """Betting actions so far, as strings."""
+        return tuple(self._t.action_names[a] for a in self._c.bets)
+
+    @property
+    def level(self) -> int:
+        """Level of the standing bet (0 if none)."""
+        return self._c.level
+
+    @property
+    def turns(self) -> tuple:
+        """Both throwing turns as token lists (hands as tuples, decisions as strings)."""
+        return tuple(
+            tuple(tok if isinstance(tok, tuple) else self._t.action_names[tok] for tok in turn)
+            for turn in self._c.turns)
+
+    def exact_chance_outcomes(self) -> list:
+        """Chance outcomes with exact `Fraction` probabilities."""
+        assert self._c.phase == _THROW_CHANCE
+        return list(self._t.exact_outcomes(self._c.hands[self._c.thrower], self._c.kept))
+
+    # --- OpenSpiel API --------------------------------------------------------------------
+
+    def current_player(self):
+        c = self._c
+        if c.phase == _TERMINAL:
+            return pyspiel.PlayerId.TERMINAL
+        if c.phase == _THROW_CHANCE:
+            return pyspiel.PlayerId.CHANCE
+        if c.phase == _THROW_DECISION:
+            return c.thrower
+        return c.to_bet
+
+    def _legal_actions(self, player):
+        assert player >= 0
+        t, c = self._t, self._c
+        if c.phase == _THROW_DECISION:
+            if player != c.thrower:
+                return []
+            if t.params.reroll == "all":
+                return [STOP, REROLL]
+            options = rules.keep_options(c.hands[player])
+            return sorted([STOP] + [t.keep_action[k] for k in options])
+        if c.phase == _BETTING:
+            if player != c.to_bet:
+                return []
+            if c.level == 0:
+                return [t.PASS, t.BET]
+            if c.level < self._max_level:
+                return [t.FOLD, t.CALL, t.RAISE]
+            return [t.FOLD, t.CALL]
+        return []
+
+    def chance_outcomes(self):
+        c = self._c
+        assert c.phase == _THROW_CHANCE
+        return list(self._t.outcomes(c.hands[c.thrower], c.kept))
+
+    def _apply_action(self, action):
+        t, c = self._t, self._c
+        if c.phase == _THROW_CHANCE:
+            p = c.thrower
+            if action not in {a for a, _ in t.outcomes(c.hands[p], c.kept)}:
+                raise ValueError(f"impossible throw {action} after keeping {c.kept}")
+            hand = t.hands[action]
+            c.hands[p] = hand
+            c.counts[p] += 1
+            c.turns[p].append(hand)
+            if c.counts[p] >= self._throws:
+                self._end_turn()
+            else:
+                c.phase = _THROW_DECISION
+            return
+        player = self.current_player()
+        if action not in self._legal_actions(player):
+            raise ValueError(
+                f"illegal action {action} ({self._name(action)}) for player {player} "
+                f"in state {self}")
+        if c.phase == _THROW_DECISION:
+            c.turns[player].append(action)
+            if action == STOP:
+                self._end_turn()
+            else:
+                c.kept = t.kept_of(action)
+                c.phase = _THROW_CHANCE
+            return
+        # Betting.
+        c.bets.append(action)
+        other = 1 - player
+        if action == t.PASS:
+            if len(c.bets) == 2:            # pass, pass
+                self._finish(0.0, 0.0)
+            else:
+                c.to_bet = other
+        elif action == t.BET:
+            c.level = 1
+            c.to_bet = other
+        elif action == t.RAISE:
+            c.level += 1
+            c.to_bet = other
+        elif action == t.FOLD:              # the folder takes one penalty chip
+            self._finish(*((-1.0, 1.0) if player == CAPTAIN else (1.0, -1.0)))
+        elif action == t.CALL:              # showdown: the lower hand takes the 2k chips
+            sign = rules.compare(c.hands[CAPTAIN], c.hands[OPPONENT],
+                                 t.params.ranking, t.params.aces_beat_bidou)
+            stake = 2.0 * c.level
+            self._finish(sign * stake, -sign * stake)
+
+    def _end_turn(self):
+        c = self._c
+        c.kept = ()
+        if c.thrower == CAPTAIN:
+            c.thrower = OPPONENT
+            c.phase = _THROW_CHANCE
+        else:
+            c.phase = _BETTING
+            # The captain bets first if he made no more throws than the opponent.
+            c.to_bet = CAPTAIN if c.counts[CAPTAIN] <= c.counts[OPPONENT] else OPPONENT
+
+    def _finish(self, captain: float, opponent: float):
+        self._c.returns = [captain + 0.0, opponent + 0.0]   # + 0.0: no negative zeros
+        self._c.phase = _TERMINAL
+
+    def _name(self, action):
+        t = self._t
+        return t.action_names[action] if 0 <= action < len(t.action_names) else "?"
+
+    def _action_to_string(self, player, action):
+        if player == pyspiel.PlayerId.CHANCE:
+            return "throw " + rules.format_hand(self._t.hands[action])
+        return self._t.action_names[action]
+
+    def is_terminal(self):
+        return self._c.phase == _TERMINAL
+
+    def returns(self):
+        return list(self._c.returns)
+
+    def __str__(self):
+        """Full (omniscient) description, e.g. "c:6-3-1,stop o:5-5-2,reroll,2-1-1 b:"."""
+        return " ".join([
+            "c:" + _turn_string(self._c.turns[CAPTAIN], self._t, True),
+            "o:" + _turn_string(self._c.turns[OPPONENT], self._t, True),
+            "b:" + ",".join(self._t.action_names[a] for a in self._c.bets)])
+
+
+def _turn_string(turn, tables, visible: bool) -> str:
+    tokens = []
+    for tok in turn:
+        if isinstance(tok, tuple):
+            tokens.append(rules.format_hand(tok) if visible else "?")
+        elif visible:
+            tokens.append(tables.action_names[tok])
+        else:
+            tokens.append("stop" if tok == STOP else "again")
+    return ",".join(tokens)
+
+
+class BidouObserver:
+    """Observer conforming to the PyObserver interface (see open_spiel observation.py).
+
+    Tensor pieces (H = number of hands, T = throws, K = number of keep actions,
+    B = max_level + 2 betting slots; betting columns pass, bet, fold, call, raise):
+      unless private_info is NONE: "player" (2,) (and the string starts with "p<player>")
+      perfect recall, private info of the observer (SINGLE_PLAYER):
+                              "own_hands" (T, H): hand after own throw t
+                              "own_decisions" (T, 2+K): own decision after throw t
+                                (columns stop, reroll, keep actions in id order)
+        with ALL_PLAYERS instead: "hands" (2, T, H) and "decisions" (2, T, 2+K)
+      perfect recall, public: "throw_decisions" (2, T, 2): [stop, again] of each player
+                              "betting" (B, 5)
+      no recall, private:     "hand" (H,) own current hand  (ALL_PLAYERS: "hands" (2, H))
+      no recall, public:      "throw_counts" (2, T+1) one-hot; "betting" (B, 5);
+                              "level" (max_level+1,) one-hot
+    """
+
+    def __init__(self, iig_obs_type, params, tables: _Tables):
+        if params:
+            raise ValueError(f"Observation parameters not supported; passed {params}")
+        self._type = iig_obs_type
+        self._t = tables
+        T = tables.params.throws
+        H = len(tables.hands)
+        D = _KEEP_BASE + len(tables.keeps)
+        private = iig_obs_type.private_info
+        self._private_single = private == pyspiel.PrivateInfoType.SINGLE_PLAYER
+        self._private_all = private == pyspiel.PrivateInfoType.ALL_PLAYERS
+        self._public = iig_obs_type.public_info
+        self._recall = iig_obs_type.perfect_recall
+        # A public observation (private_info NONE) is the same for both players.
+        self._with_player = self._private_single or self._private_all
+        pieces = [("player", (2,))] if self._with_player else []
+        if self._recall:
+            if self._private_single:
+                pieces += [("own_hands", (T, H)), ("own_decisions", (T, D))]
+            elif self._private_all:
+                pieces += [("hands", (2, T, H)), ("decisions", (2, T, D))]
+            if self._public:
+                pieces += [("throw_decisions", (2, T, 2)), ("betting", (tables.max_bets, 5))]
+        else:
+            if self._private_single:
+                pieces.append(("hand", (H,)))
+            elif self._private_all:
+                pieces.append(("hands", (2, H)))
+            if self._public:
+                pieces += [("throw_counts", (2, T + 1)), ("betting", (tables.max_bets, 5)),
+                           ("level", (tables.params.max_level + 1,))]
+        total = sum(int(np.prod(shape)) for _, shape in pieces)
+        self.tensor = np.zeros(total, np.float32)
+        self.dict = {}
+        index = 0
+        for name, shape in pieces:
+            size = int(np.prod(shape))
+            self.dict[name] = self.tensor[index:index + size].reshape(shape)
+            index += size
+
+    def _sees_private(self, observer: int, owner: int) -> bool:
+        return self._private_all or (self._private_single and observer == owner)
+
+    def set_from(self, state: BidouState, player: int):
+        self.tensor.fill(0)
+        t = self._t
+        d = self.dict
+        if self._with_player:
+            d["player"][player] = 1
+        if self._recall:
+            for owner in (CAPTAIN, OPPONENT):
+                if self._private_single and owner == player:
+                    hands, decisions = d["own_hands"], d["own_decisions"]
+                elif self._private_all:
+                    hands, decisions = d["hands"][owner], d["decisions"][owner]
+                else:
+                    hands = decisions = None
+                throw = -1
+                for tok in state._c.turns[owner]:
+                    if isinstance(tok, tuple):
+                        throw += 1
+                        if hands is not None:
+                            hands[throw, t.hand_index[tok]] = 1
+                    else:
+                        if decisions is not None:
+                            decisions[throw, tok] = 1
+                        if self._public:
+                            d["throw_decisions"][owner, throw, 0 if tok == STOP else 1] = 1
+        else:
+            if self._private_single and state._c.hands[player] is not None:
+                d["hand"][t.hand_index[state._c.hands[player]]] = 1
+            elif self._private_all:
+                for owner in (CAPTAIN, OPPONENT):
+                    if state._c.hands[owner] is not None:
+                        d["hands"][owner, t.hand_index[state._c.hands[owner]]] = 1
+            if self._public:
+                for owner in (CAPTAIN, OPPONENT):
+                    d["throw_counts"][owner, state._c.counts[owner]] = 1
+                d["level"][state._c.level] = 1
+        if self._public:
+            for i, action in enumerate(state._c.bets):
+                d["betting"][i, t.betting_actions.index(action)] = 1
+
+    def string_from(self, state: BidouState, player: int) -> str:
+        t = self._t
+        bets = ",".join(t.action_names[a] for a in state._c.bets)
+        if self._recall:
+            pieces = [f"p{player}"] if self._with_player else []
+            for owner, label in ((CAPTAIN, "c"), (OPPONENT, "o")):
+                if self._sees_private(player, owner):
+                    pieces.append(f"{label}:" + _turn_string(state._c.turns[owner], t, True))
+                elif self._public:
+                    pieces.append(f"{label}:" + _turn_string(state._c.turns[owner], t, False))
+            if self._public:
+                pieces.append(f"b:{bets}")
+            return " | ".join(pieces)
+        pieces = [f"p{player}"] if self._with_player else []
+        for owner in (CAPTAIN, OPPONENT):
+            if self._sees_private(player, owner):
+                hand = state._c.hands[owner]
+                label = "hand" if self._private_single else f"hand{owner}"
+                pieces.append(f"{label}:" + (rules.format_hand(hand) if hand else "-"))
+        if self._public:
+            pieces.append(f"throws:{state._c.counts[CAPTAIN]},{state._c.counts[OPPONENT]}")
+            pieces.append(f"b:{bets}")
+            pieces.append(f"level:{state._c.level}")
+        return " ".join(pieces)
+
+
+pyspiel.register_game(_GAME_TYPE, BidouGame)
