@@ -1,0 +1,214 @@
+"""The `bidou` command: thin shells over library functions that the tests call directly.
+
+Every failure a user can cause (bad parameters, unreadable files) is one line on stderr and
+exit status 2; a solver that cannot vouch for its answer exits 1 without printing a value.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import json
+import os
+import sys
+from typing import Any, Callable
+
+import click
+
+from games.bidou.params import RANKINGS, REROLL_MODES, BidouParams, ParameterError
+from solver.errors import SolverError
+from solver.strategy import StrategyFileError
+
+
+def _fail(message: str, code: int) -> None:
+    click.echo(f"bidou: error: {message}", err=True)
+    sys.exit(code)
+
+
+def _guarded(func: Callable) -> Callable:
+    """Turn the library's expected errors into one-line messages and exit codes."""
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return func(*args, **kwargs)
+        except (ParameterError, StrategyFileError) as error:
+            _fail(str(error), 2)
+        except SolverError as error:
+            _fail(str(error), 1)
+    return wrapper
+
+
+@contextlib.contextmanager
+def _quiet_stderr():
+    """Silence native code writing to file descriptor 2 for the duration."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    try:
+        with open(os.devnull, "w") as devnull:
+            os.dup2(devnull.fileno(), 2)
+            yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+
+
+def game_options(func: Callable) -> Callable:
+    """The rules options shared by every command; they become one `params` argument."""
+    defaults = BidouParams()
+    options = [
+        click.option("--faces", type=int, default=defaults.faces, show_default=True,
+                     help="Sides of each die (2..6)."),
+        click.option("--throws", type=int, default=defaults.throws, show_default=True,
+                     help="Most throws in a turn (1..3)."),
+        click.option("--max-level", type=int, default=defaults.max_level,
+                     show_default=True, help="Highest bet level a raise may reach."),
+        click.option("--reroll", type=click.Choice(REROLL_MODES), default=defaults.reroll,
+                     show_default=True, help="Rethrow all dice, or keep some aside."),
+        click.option("--ranking", type=click.Choice(RANKINGS), default=defaults.ranking,
+                     show_default=True, help="Ranking of hands."),
+        click.option("--aces-beat-bidou/--no-aces-beat-bidou",
+                     default=defaults.aces_beat_bidou, show_default=True,
+                     help="French ranking: 1-1-1 beats 2-1-1."),
+    ]
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, faces: int, throws: int, max_level: int, reroll: str,
+                ranking: str, aces_beat_bidou: bool, **kwargs: Any) -> Any:
+        params = BidouParams(faces=faces, throws=throws, max_level=max_level, reroll=reroll,
+                             ranking=ranking, aces_beat_bidou=aces_beat_bidou)
+        return func(*args, params=params, **kwargs)
+
+    for option in reversed(options):
+        wrapper = option(wrapper)
+    return wrapper
+
+
+@click.group()
+@click.version_option(package_name="bidou-solver")
+def main() -> None:
+    """Exact equilibria of two-hand Bidou, the bluffing dice game."""
+
+
+@main.command()
+@_guarded
+@game_options
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def stats(params: BidouParams, as_json: bool) -> None:
+    """The ranking table: every hand, strongest first, its probability and what it beats."""
+    from solver.stats import stats_json, stats_text
+
+    if as_json:
+        click.echo(json.dumps(stats_json(params), indent=1))
+    else:
+        click.echo(stats_text(params))
+
+
+def _print_solution(summary: dict[str, Any]) -> None:
+    rules = BidouParams.from_mapping(summary["rules"])
+    lines = [
+        f"rules:          {rules.describe()}",
+        f"method:         {summary['method']} ({summary['status']})",
+        f"value:          {summary['value']:+.12f} chips per hand to the captain",
+        f"exploitability: {summary['exploitability']:.3e} "
+        f"(captain {summary['captain_exploitability']:.3e}, "
+        f"opponent {summary['opponent_exploitability']:.3e}; "
+        f"NashConv {summary['nash_conv']:.3e})",
+    ]
+    if summary.get("iterations") is not None:
+        lines.append(f"iterations:     {summary['iterations']}")
+    lines.append(f"seconds:        {summary['seconds']:.3f}")
+    click.echo("\n".join(lines))
+
+
+class _Progress:
+    """Iteration and exploitability on one line of a terminal; silent elsewhere."""
+
+    def __init__(self, enabled: bool):
+        self.enabled = enabled and sys.stderr.isatty()
+
+    def __call__(self, iteration: int, seconds: float, exploitability: float) -> None:
+        if self.enabled:
+            sys.stderr.write(f"\riteration {iteration:>8d}  {seconds:7.2f} s  "
+                             f"exploitability {exploitability:.3e}   ")
+            sys.stderr.flush()
+
+    def close(self) -> None:
+        if self.enabled:
+            sys.stderr.write("\n")
+
+
+@main.command()
+@_guarded
+@game_options
+@click.option("--method", type=click.Choice(["lp", "cfr", "cfr+", "dcfr", "pcfr+"]),
+              default="lp", show_default=True, help="Exact LP, or a CFR variant.")
+@click.option("--iterations", type=click.IntRange(min=1), default=None,
+              help="CFR: most iterations.")
+@click.option("--target-exploitability", type=click.FloatRange(min=0, min_open=True),
+              default=None, help="CFR: stop once the exact exploitability is this low.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+@click.option("--out", type=click.Path(dir_okay=False, writable=True), default=None,
+              help="Write the strategy file (versioned JSON) here.")
+def solve(params: BidouParams, method: str, iterations: int | None,
+          target_exploitability: float | None, as_json: bool, out: str | None) -> None:
+    """Solve one hand: value to the captain, exploitability, and the strategies."""
+    from solver.solve import solve as run
+    from solver.strategy import write_json_atomic
+
+    if method == "lp" and (iterations is not None or target_exploitability is not None):
+        raise ParameterError("--iterations and --target-exploitability apply to CFR methods")
+    progress = _Progress(enabled=not as_json)
+    try:
+        solution = run(params, method, iterations=iterations,
+                       target_exploitability=target_exploitability, progress=progress)
+    finally:
+        progress.close()
+    summary = solution.summary()
+    if out and solution.converged:
+        write_json_atomic(out, solution.to_json())
+    if as_json:
+        click.echo(json.dumps(summary, indent=1))
+    else:
+        _print_solution(summary)
+        if out and solution.converged:
+            click.echo(f"strategy:       {out}")
+    if not solution.converged:
+        _fail(f"{method} stopped before reaching the target ({solution.status}): "
+              f"the value above is approximate" + (", no strategy file written" if out else ""),
+              1)
+
+
+@main.command()
+@click.argument("game_string")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+@_guarded
+def lp(game_string: str, as_json: bool) -> None:
+    """Sequence-form LP of any small two-player zero-sum OpenSpiel game (e.g. kuhn_poker)."""
+    import pyspiel
+
+    import games.bidou  # noqa: F401  (registers python_bidou)
+    from solver.openspiel_lp import solve_openspiel_game
+
+    try:
+        with _quiet_stderr():         # OpenSpiel prints every known game name on failure
+            game = pyspiel.load_game(game_string)
+    except (pyspiel.SpielError, ValueError, RuntimeError) as error:
+        first_line = (str(error).splitlines() or [""])[0].split(". Available")[0]
+        raise ParameterError(f"cannot load game {game_string!r}: {first_line}") from None
+    try:
+        solution = solve_openspiel_game(game)
+    except ValueError as error:
+        raise ParameterError(str(error)) from None
+    summary = {"game": game_string, "value": solution.value, "status": solution.status,
+               "message": solution.message, "seconds": solution.seconds,
+               "num_sequences": list(solution.num_sequences)}
+    if as_json:
+        click.echo(json.dumps(summary, indent=1))
+    else:
+        click.echo(f"{game_string}: value {solution.value:+.12f} to player 0 "
+                   f"({solution.message}, {solution.seconds:.3f} s)")
+
+
+if __name__ == "__main__":
+    main()

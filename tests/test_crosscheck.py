@@ -1,0 +1,57 @@
+"""The compact model against the faithful OpenSpiel game, solved by OpenSpiel and others.
+
+The compact model forgets discarded dice (docs/model.md). These small variants are solved
+both ways: the compact LP value must equal the faithful game's value from OpenSpiel's own
+sequence-form LP and from our generic LP on the OpenSpiel tree, and the compact strategy,
+played in the faithful game, must have OpenSpiel exploitability ~0.
+"""
+
+import pytest
+from open_spiel.python.algorithms import exploitability as os_exploitability
+from open_spiel.python.algorithms import sequence_form_lp
+
+from games.bidou.params import BidouParams
+from solver.best_response import exploitability
+from solver.openspiel_bridge import load_game, to_openspiel_policy
+from solver.openspiel_lp import solve_openspiel_game
+from solver.solve import solve
+from solver.strategy import uniform_strategy
+
+VARIANTS = [
+    dict(faces=2, throws=1, max_level=1),
+    dict(faces=2, throws=2, max_level=2),
+    dict(faces=2, throws=2, max_level=1, reroll="keep"),
+    dict(faces=2, throws=2, max_level=2, reroll="keep", ranking="french"),
+    dict(faces=2, throws=2, max_level=1, ranking="french", aces_beat_bidou=False),
+    dict(faces=3, throws=1, max_level=3, ranking="french"),
+    dict(faces=4, throws=1, max_level=2),
+    dict(faces=4, throws=1, max_level=1, ranking="french"),
+]
+
+
+@pytest.mark.parametrize("kwargs", VARIANTS, ids=lambda k: BidouParams(**k).to_game_string())
+def test_compact_equals_faithful(kwargs):
+    params = BidouParams(**kwargs)
+    game = load_game(params)
+    compact = solve(params)
+    v0, v1, _, _ = sequence_form_lp.solve_zero_sum_game(game)
+    assert compact.value == pytest.approx(v0, abs=1e-6)
+    assert v0 + v1 == pytest.approx(0, abs=1e-6)
+    assert compact.value == pytest.approx(solve_openspiel_game(game).value, abs=1e-9)
+    policy = to_openspiel_policy(game, compact.strategy, compact.model)
+    assert os_exploitability.exploitability(game, policy) < 1e-6
+
+
+@pytest.mark.parametrize("kwargs", [dict(faces=2, throws=2, max_level=2),
+                                    dict(faces=2, throws=2, max_level=1, reroll="keep",
+                                         ranking="french")])
+def test_best_response_matches_openspiel_on_a_bad_strategy(kwargs):
+    """Our best response and OpenSpiel's agree on a strategy far from equilibrium."""
+    params = BidouParams(**kwargs)
+    game = load_game(params)
+    compact = solve(params)
+    strategy = uniform_strategy(compact.model)
+    ours = exploitability(compact.model, strategy)
+    policy = to_openspiel_policy(game, strategy, compact.model)
+    assert ours.nash_conv == pytest.approx(os_exploitability.nash_conv(game, policy), abs=1e-9)
+    assert ours.nash_conv > 0.1

@@ -1,0 +1,167 @@
+"""The compact model, the LP and the exact best response, on real numbers."""
+
+import json
+import os
+
+import numpy as np
+import pytest
+import scipy.optimize
+
+from games.bidou.params import BidouParams
+from solver import best_response, lp
+from solver.best_response import exploitability
+from solver.errors import SolverError
+from solver.model import CAPTAIN, OPPONENT, Payoffs, build_betting_tree, build_model
+from solver.solve import solve
+from solver.strategy import (StrategyFileError, check_strategy, load_strategy_file,
+                             strategy_from_json, uniform_strategy, write_json_atomic)
+
+DEFAULT_VALUE = -0.036895667099526
+KEEP_VALUE = -0.061388065840709
+FRENCH_VALUE = -0.036904226867802
+
+
+@pytest.fixture(scope="module")
+def default():
+    return solve(BidouParams())
+
+
+def test_default_value_and_exploitability(default):
+    assert default.value == pytest.approx(DEFAULT_VALUE, abs=1e-9)
+    assert default.status == "optimal" and default.converged
+    e = default.exploitability
+    assert e.value == pytest.approx(default.value, abs=1e-9)
+    assert 0 <= e.nash_conv <= 1e-9
+    assert abs(e.captain_exploitability) <= 1e-9 and abs(e.opponent_exploitability) <= 1e-9
+
+
+def test_keep_and_french_values():
+    keep = solve(BidouParams(reroll="keep"))
+    assert keep.value == pytest.approx(KEEP_VALUE, abs=1e-9)
+    assert keep.exploitability.nash_conv <= 1e-9
+    french = solve(BidouParams(ranking="french"))
+    assert french.value == pytest.approx(FRENCH_VALUE, abs=1e-9)
+    assert french.exploitability.nash_conv <= 1e-9
+
+
+def test_strategies_are_proper_distributions(default):
+    check_strategy(default.model, default.strategy, tol=1e-9)
+    for array in default.strategy.throw:
+        sums = array.sum(axis=-2)
+        assert np.allclose(sums, 1.0)
+
+
+def test_betting_tree_shape():
+    tree = build_betting_tree(CAPTAIN, max_level=2)
+    assert [n.history for n in tree.nodes] == ["", "p", "pb", "pbr", "b", "br"]
+    assert {leaf.history: leaf.kind for leaf in tree.leaves} == {
+        "pp": "pass", "pbf": "fold", "pbc": "showdown", "pbrf": "fold", "pbrc": "showdown",
+        "bf": "fold", "bc": "showdown", "brf": "fold", "brc": "showdown"}
+    assert tree.node("br").actions == ("fold", "call")       # level 2 = max: no raise
+    assert tree.node("pbr").actor == OPPONENT
+
+
+def test_one_throw_one_level_game_by_hand():
+    """faces=2, throws=1, max_level=1 is small enough to know: the OpenSpiel LP gives -0.075."""
+    solution = solve(BidouParams(faces=2, throws=1, max_level=1))
+    assert solution.value == pytest.approx(-0.075, abs=1e-12)
+
+
+def test_zero_payoffs_give_zero_value():
+    params = BidouParams(faces=3, throws=2, max_level=2)
+    base = Payoffs.chips(2)
+    nothing = Payoffs(base.showdown_tie, base.showdown_tie, base.showdown_tie,
+                      base.showdown_tie, base.showdown_tie, base.both_pass)
+    assert lp.solve_lp(build_model(params, nothing)).value == pytest.approx(0, abs=1e-12)
+
+
+def test_payoff_scaling_scales_value():
+    params = BidouParams(faces=3, throws=2, max_level=2)
+    base = Payoffs.chips(2)
+    double = Payoffs(*(tuple(2 * v for v in f) for f in (
+        base.showdown_win, base.showdown_lose, base.showdown_tie, base.captain_folds,
+        base.opponent_folds)), both_pass=base.both_pass)
+    v1 = lp.solve_lp(build_model(params)).value
+    v2 = lp.solve_lp(build_model(params, double)).value
+    assert v2 == pytest.approx(2 * v1, abs=1e-12)
+
+
+def test_best_response_beats_uniform_and_is_consistent():
+    model = build_model(BidouParams(faces=3, throws=2, max_level=2))
+    uniform = uniform_strategy(model)
+    e = exploitability(model, uniform)
+    assert e.captain_guaranteed <= e.value <= e.captain_best
+    assert e.nash_conv > 0.1
+    # the best response itself, played, earns its value
+    br = best_response.best_response(model, uniform, CAPTAIN)
+    played = uniform.copy()
+    played.throw[CAPTAIN][...] = br.throw
+    for key, probs in br.betting.items():
+        played.betting[key] = probs
+    assert best_response.policy_value(model, played) == pytest.approx(br.value, abs=1e-12)
+
+
+def test_completion_keeps_equilibrium(default):
+    raw = lp.solve_lp(default.model).strategy
+    completed = best_response.complete_unreached(default.model, raw)
+    e_raw = exploitability(default.model, raw)
+    e_done = exploitability(default.model, completed)
+    assert e_done.value == pytest.approx(e_raw.value, abs=1e-12)
+    assert e_done.nash_conv <= 1e-9
+    # the captain never throws a third time with an excellent hand in hand: the betting
+    # chart there is a best response, pure, not uniform filler
+    throw_reach, betting_reach = best_response.own_reach(default.model, completed, CAPTAIN)
+    dead = [(k, h) for k, r in betting_reach.items() for h in np.nonzero(r[0] <= 1e-12)[0]]
+    assert dead, "some captain decisions are off his path"
+    for key, h in dead:
+        column = completed.betting[key][:, h]
+        assert np.isclose(column.max(), 1.0)
+
+
+def test_solver_failure_raises(monkeypatch):
+    real = scipy.optimize.linprog
+
+    def failing(*args, **kwargs):
+        result = real(*args, **kwargs)
+        result.status, result.message = 1, "Iteration limit reached."
+        return result
+
+    monkeypatch.setattr(scipy.optimize, "linprog", failing)
+    with pytest.raises(SolverError, match="Iteration limit"):
+        solve(BidouParams(faces=2, throws=1, max_level=1))
+
+
+def test_strategy_file_round_trip(tmp_path, default):
+    path = tmp_path / "strategy.json"
+    write_json_atomic(path, default.to_json())
+    assert os.listdir(tmp_path) == ["strategy.json"]
+    model, strategy, result = load_strategy_file(path)
+    assert model.params == default.params
+    assert result["value"] == pytest.approx(DEFAULT_VALUE, abs=1e-9)
+    assert exploitability(model, strategy).nash_conv <= 1e-9
+
+
+@pytest.mark.parametrize("edit, message", [
+    (lambda d: d.update(schema_version=99), "schema_version"),
+    (lambda d: d.update(schema="other"), "not a bidou-strategy"),
+    (lambda d: d["rules"].update(faces=9), "faces"),
+    (lambda d: d["rules"].update(faces=5), "hands listed"),
+    (lambda d: d["throw"]["captain"][0][0].__setitem__(0, 0.5), "sum to 1"),
+    (lambda d: d["betting"][0]["probabilities"][0].__setitem__(0, -3.0), r"\[0, 1\]"),
+    (lambda d: d["betting"].pop(), "do not match"),
+    (lambda d: d.pop("throw"), "incomplete or malformed"),
+])
+def test_bad_strategy_files_are_refused(default, edit, message):
+    document = json.loads(json.dumps(default.to_json()))
+    edit(document)
+    with pytest.raises(StrategyFileError, match=message):
+        strategy_from_json(document)
+
+
+def test_unreadable_strategy_file(tmp_path):
+    path = tmp_path / "broken.json"
+    path.write_text('{"schema": "bidou-strategy", "schema_version": 1, "rul')
+    with pytest.raises(StrategyFileError, match="not valid JSON"):
+        load_strategy_file(path)
+    with pytest.raises(StrategyFileError, match="cannot read"):
+        load_strategy_file(tmp_path / "missing.json")
