@@ -93,8 +93,7 @@ def _sequence_space(model: HandModel, player: int) -> _Space:
 
     for tc, to in model.public_states:
         tree = model.tree((tc, to))
-        c, t = (0, tc) if player == CAPTAIN else (tc - 1, to)
-        stop = space.throw[c, t - 1, 0]
+        stop = _stop(space, player, tc, to)
         for node in tree.nodes:
             if node.actor != player:
                 continue
@@ -103,6 +102,13 @@ def _sequence_space(model: HandModel, player: int) -> _Space:
             parent = _parent_sequence(space, tree, tc, to, node.history, player, stop)
             add_rows(index, [(parent, np.eye(n))], np.zeros(n))
     return space
+
+
+def _stop(space: _Space, player: int, tc: int, to: int) -> np.ndarray:
+    """Indices (per hand) of `player` stopping his turn with his throw count in (tc, to)."""
+    if player == CAPTAIN:
+        return space.throw[0, tc - 1, 0]
+    return space.throw[tc - 1, to - 1, 0]
 
 
 def _parent_sequence(space: _Space, tree, tc: int, to: int, history: str, player: int,
@@ -134,21 +140,46 @@ class LPSolution:
     size: tuple[int, int, int]                # variables, constraints, nonzeros
 
 
-def solve_lp(model: HandModel, method: str = "highs-ds") -> LPSolution:
-    """Solve the hand exactly; raise SolverError unless HiGHS reports an optimum."""
+def solve_lp(model: HandModel, method: str = "highs-ds",
+             maximizer: int = CAPTAIN) -> LPSolution:
+    """Solve the hand exactly; raise SolverError unless HiGHS reports an optimum.
+
+    `maximizer` is the player whose plan is the LP's primal (the other's comes from the
+    duals); both give the same value, at different speeds (benchmarks/bench_lp.py).
+    """
     start = time.perf_counter()
-    cap, opp = _sequence_space(model, CAPTAIN), _sequence_space(model, OPPONENT)
+    minimizer = 1 - maximizer
+    spaces = {CAPTAIN: _sequence_space(model, CAPTAIN),
+              OPPONENT: _sequence_space(model, OPPONENT)}
+    cap, opp = spaces[maximizer], spaces[minimizer]     # primal player, dual player
     E, F = cap.matrix(), opp.matrix()
+    sign = 1.0 if maximizer == CAPTAIN else -1.0         # payoffs to the primal player
     nx, nq = cap.size, F.shape[0]
     n = model.num_hands
     order = np.argsort(model.strength)          # hands from weakest to strongest
     payoffs = model.payoffs
 
     aux: dict[tuple, np.ndarray] = {}
+    totals: dict[tuple, int] = {}
     eq_r, eq_c, eq_v = [], [], []
     n_aux = 0
     n_eq = 0
     ub_r, ub_c, ub_v = [], [], []               # -(A^T x) part, rows = opponent sequences
+
+    def total_of(seq: np.ndarray) -> int:
+        """One variable holding the captain's total mass on a sequence (all hands)."""
+        nonlocal n_aux, n_eq
+        key = tuple(seq[:2])
+        if key in aux:
+            return int(aux[key][-1])
+        if key not in totals:
+            totals[key] = nx + nq + n_aux
+            n_aux += 1
+            eq_r.extend([[n_eq], np.full(n, n_eq)])
+            eq_c.extend([[totals[key]], seq])
+            eq_v.extend([[1.0], -np.ones(n)])
+            n_eq += 1
+        return totals[key]
 
     def cumulative(seq: np.ndarray) -> np.ndarray:
         """Variables W[1..n], W[s] = captain mass over hands of strength < s (W[0] = 0)."""
@@ -168,20 +199,23 @@ def solve_lp(model: HandModel, method: str = "highs-ds") -> LPSolution:
 
     for tc, to in model.public_states:
         tree = model.tree((tc, to))
-        cstop = cap.throw[0, tc - 1, 0]
-        ostop = opp.throw[tc - 1, to - 1, 0]
+        cstop = _stop(cap, maximizer, tc, to)
+        ostop = _stop(opp, minimizer, tc, to)
         for leaf in tree.leaves:
-            xs = _parent_sequence(cap, tree, tc, to, leaf.history, CAPTAIN, cstop)
-            ys = _parent_sequence(opp, tree, tc, to, leaf.history, OPPONENT, ostop)
-            w = cumulative(xs)
-            total = w[n - 1]
+            xs = _parent_sequence(cap, tree, tc, to, leaf.history, maximizer, cstop)
+            ys = _parent_sequence(opp, tree, tc, to, leaf.history, minimizer, ostop)
             s = model.strength                          # per opponent hand
             if leaf.kind == "showdown":
+                w = cumulative(xs)
+                total = w[n - 1]
                 k = leaf.level
                 win, lose, tie = (float(payoffs.showdown_win[k]),
                                   float(payoffs.showdown_lose[k]),
                                   float(payoffs.showdown_tie[k]))
-                # captain mass below the opponent's hand loses, above wins:
+                if maximizer == OPPONENT:           # his stronger hand is the captain's loss
+                    win, lose = lose, win
+                win, lose, tie = sign * win, sign * lose, sign * tie
+                # primal mass below the dual player's hand loses, above wins:
                 # u(h_o) = (lose - tie) W[s] + (tie - win) W[s+1] + win W[n]
                 below = s > 0
                 ub_r.extend([ys[below], ys, ys])
@@ -200,9 +234,10 @@ def solve_lp(model: HandModel, method: str = "highs-ds") -> LPSolution:
                 else:
                     u = payoffs.both_pass
                 if u != 0:
+                    total = total_of(xs)
                     ub_r.append(ys)
                     ub_c.append(np.full(n, total))
-                    ub_v.append(-np.full(n, float(u)))
+                    ub_v.append(-np.full(n, sign * float(u)))
 
     nv = nx + nq + n_aux
     FT = F.T.tocoo()
@@ -228,13 +263,16 @@ def solve_lp(model: HandModel, method: str = "highs-ds") -> LPSolution:
                                  options=_OPTIONS.get(method, {}))
     if res.status != 0:
         raise SolverError(f"HiGHS did not reach an optimum: {res.message}")
-    x = res.x[:nx]
-    y = -res.ineqlin.marginals
-    strategy = Strategy((_behaviour_throw(model, cap, x), _behaviour_throw(model, opp, y)),
-                        {**_behaviour_betting(cap, x), **_behaviour_betting(opp, y)})
+    plans = {maximizer: res.x[:nx], minimizer: -res.ineqlin.marginals}
+    strategy = Strategy(
+        (_behaviour_throw(model, spaces[CAPTAIN], plans[CAPTAIN]),
+         _behaviour_throw(model, spaces[OPPONENT], plans[OPPONENT])),
+        {**_behaviour_betting(spaces[CAPTAIN], plans[CAPTAIN]),
+         **_behaviour_betting(spaces[OPPONENT], plans[OPPONENT])})
     seconds = time.perf_counter() - start
+    x, y = plans[CAPTAIN], plans[OPPONENT]
     return LPSolution(
-        value=float(-res.fun), status=int(res.status), message=str(res.message),
+        value=sign * float(-res.fun), status=int(res.status), message=str(res.message),
         seconds=seconds, iterations=int(getattr(res, "nit", 0) or 0), strategy=strategy,
         reach=(x, y), size=(nv, A_ub.shape[0] + A_eq.shape[0], A_ub.nnz + A_eq.nnz))
 

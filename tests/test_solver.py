@@ -165,3 +165,15 @@ def test_unreadable_strategy_file(tmp_path):
         load_strategy_file(path)
     with pytest.raises(StrategyFileError, match="cannot read"):
         load_strategy_file(tmp_path / "missing.json")
+
+
+@pytest.mark.parametrize("reroll", ["all", "keep"])
+def test_either_player_as_primal_gives_the_same_game(reroll):
+    """The LP solved for the captain and for the opponent (duals the other way round)."""
+    model = build_model(BidouParams(faces=3, throws=2, max_level=2, reroll=reroll,
+                                    ranking="french"))
+    a = lp.solve_lp(model, maximizer=CAPTAIN)
+    b = lp.solve_lp(model, maximizer=OPPONENT)
+    assert a.value == pytest.approx(b.value, abs=1e-12)
+    for solution in (a, b):
+        assert exploitability(model, solution.strategy).nash_conv <= 1e-9
