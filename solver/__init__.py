@@ -1,0 +1,1 @@
+"""Solvers for Bidou and other small two-player zero-sum games."""
