@@ -1,0 +1,116 @@
+"""Exact game values of small OpenSpiel games through pygambit.
+
+The OpenSpiel game tree is written out as Gambit ``.efg`` text with *exact
+rational* chance probabilities and payoffs (OpenSpiel's own
+``open_spiel.python.algorithms.gambit.export_gambit`` prints probabilities
+as 16-digit decimals, so e.g. Kuhn's 1/3 would not be exact), read with
+``pygambit.read_efg`` and solved with ``pygambit.nash.lp_solve`` (Gambit's
+sequence-form LP on the extensive game).
+
+pygambit is an optional (test) dependency: it is imported lazily.
+"""
+
+from __future__ import annotations
+
+import io
+from fractions import Fraction
+
+import pyspiel
+
+__all__ = ["export_efg", "gambit_game", "gambit_value"]
+
+# Floats coming from OpenSpiel (1/3 as 0.333...) are snapped to the nearest
+# fraction with a denominator up to this bound.
+_MAX_DENOMINATOR = 10**6
+
+
+def _exact(x: float) -> Fraction:
+    f = Fraction(x).limit_denominator(_MAX_DENOMINATOR)
+    if abs(float(f) - x) > 1e-12 * max(1.0, abs(x)):
+        raise ValueError(f"{x!r} has no small exact fraction")
+    return f
+
+
+def _quote(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def export_efg(game: pyspiel.Game) -> str:
+    """Gambit ``.efg`` text of a sequential OpenSpiel game, exact rationals.
+
+    Actions are labelled by their OpenSpiel action ids, information sets by
+    their ``information_state_string`` (so labels agree within an infoset).
+    """
+    gt = game.get_type()
+    if gt.dynamics != pyspiel.GameType.Dynamics.SEQUENTIAL:
+        raise ValueError("export_efg needs a sequential game")
+    n = game.num_players()
+    players = " ".join(_quote(f"Player {i}") for i in range(n))
+    lines = [f"EFG 2 R {_quote(str(game))} {{ {players} }}", '""', ""]
+    infoset_ids: list[dict[str, int]] = [{} for _ in range(n)]
+    counters = {"chance": 0, "outcome": 0}
+
+    def walk(state) -> None:
+        if state.is_terminal():
+            counters["outcome"] += 1
+            pay = " ".join(str(_exact(r)) for r in state.returns())
+            lines.append(f't "" {counters["outcome"]} "" {{ {pay} }}')
+            return
+        if state.is_chance_node():
+            outcomes = state.chance_outcomes()
+            probs = [_exact(p) for _, p in outcomes]
+            if sum(probs) != 1:
+                raise ValueError(f"chance probabilities {probs} do not sum to 1")
+            counters["chance"] += 1
+            body = " ".join(f'"{a}" {p}' for (a, _), p in zip(outcomes, probs))
+            lines.append(f'c "" {counters["chance"]} "" {{ {body} }} 0')
+            for a, _ in outcomes:
+                walk(state.child(a))
+            return
+        player = state.current_player()
+        key = state.information_state_string(player)
+        legal = state.legal_actions(player)
+        ids = infoset_ids[player]
+        if key in ids:
+            lines.append(f'p "" {player + 1} {ids[key]} 0')
+        else:
+            ids[key] = len(ids) + 1
+            acts = " ".join(f'"{a}"' for a in legal)
+            lines.append(
+                f'p "" {player + 1} {ids[key]} {_quote(key)} {{ {acts} }} 0'
+            )
+        for a in legal:
+            walk(state.child(a))
+
+    walk(game.new_initial_state())
+    return "\n".join(lines) + "\n"
+
+
+def gambit_game(game: pyspiel.Game | str):
+    """The OpenSpiel game as a ``pygambit.Game``."""
+    import pygambit
+
+    if isinstance(game, str):
+        game = pyspiel.load_game(game)
+    return pygambit.read_efg(io.StringIO(export_efg(game)))
+
+
+def gambit_value(game: pyspiel.Game | str, rational: bool = True) -> Fraction:
+    """Game value to player 0 by ``pygambit.nash.lp_solve``.
+
+    With ``rational=True`` Gambit computes in exact rational arithmetic and the
+    result is exact (given the exact export).  With ``rational=False`` the
+    float result is returned as ``Fraction(float)``.
+    """
+    import pygambit
+
+    if isinstance(game, str):
+        game = pyspiel.load_game(game)
+    if game.num_players() != 2:
+        raise ValueError("gambit_value needs a two-player game")
+    g = gambit_game(game)
+    result = pygambit.nash.lp_solve(g, rational=rational)
+    if not result.equilibria:
+        raise RuntimeError("pygambit.nash.lp_solve returned no equilibrium")
+    payoff = result.equilibria[0].payoff(list(g.players)[0])
+    return Fraction(payoff) if rational else Fraction(float(payoff))
