@@ -1,0 +1,837 @@
+"""Printable strategy charts, read at the table (matplotlib, Agg; PDF, PNG, SVG).
+
+A chart's axes are what the player sees: the throw he has just made and his own hand (rows,
+strongest first, in the ranking's table order); for the betting, the public state (both throw
+counts) picks the page and the decision point (who acts, facing what) picks the column. The
+colour of a cell is the action; a mixed strategy is drawn as side-by-side bars whose widths
+are the frequencies, with the percentages written in. Colours are Okabe–Ito (safe for
+colour-blind readers) with distinct lightness, and the aggressive actions are hatched, so the
+charts survive grayscale printing. Faded cells are decisions the player never reaches with
+that hand under his own strategy.
+
+Charts:
+
+* `reroll_figure` — one page: the captain's throwing decisions, then the opponent's for each
+  number of throws the captain made;
+* `betting_figure` — one page per public state (captain's throws, opponent's throws);
+* `remember_figure` — one landscape page: the simplified strategy (solver/export/simplify.py)
+  and its exploitability.
+
+Figures are drawn on the Agg canvas directly (`Figure` + `FigureCanvasAgg`), never through
+pyplot, so importing this module changes no global backend and keeps no figure alive.
+Output is deterministic: no dates, fixed SVG ids, fixed software fields; files are rendered to
+memory and written atomically.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import io
+import os
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+import matplotlib
+from matplotlib import patheffects
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+from matplotlib.collections import PolyCollection
+from matplotlib.colors import to_rgba
+
+import numpy as np
+
+from games.bidou import rules
+from solver import best_response
+from solver.export.tables import (PURE_TOL, REACH_TOL, hand_label,
+                                  ranked_indices)
+from solver.model import CAPTAIN, OPPONENT, ROLE_NAMES, STOP, HandModel
+from solver.strategy import Strategy, write_bytes_atomic
+
+A4_PORTRAIT = (8.27, 11.69)
+A4_LANDSCAPE = (11.69, 8.27)
+FORMATS = ("pdf", "png", "svg")
+DEFAULT_DPI = 150
+
+RC = {
+    "svg.hashsalt": "bidou-solver",
+    "svg.fonttype": "path",
+    "pdf.fonttype": 3,
+    "hatch.linewidth": 0.6,
+    "font.family": "DejaVu Sans",
+    "path.simplify": False,
+}
+
+
+@dataclasses.dataclass(frozen=True)
+class Style:
+    color: str
+    hatch: str
+    label: str
+
+
+# Okabe–Ito colours. Lightness order survives grayscale; hatches tell apart the rest.
+THROW_STYLES = {
+    "stop": Style("#0072B2", "", "stop"),
+    "keep2": Style("#56B4E9", "", "keep two dice, throw one"),
+    "keep1": Style("#F0E442", "", "keep one die, throw two"),
+    "reroll": Style("#E69F00", "////", "throw again (all three dice)"),
+}
+BET_STYLES = {
+    "pass": Style("#F0E442", "", "pass"),
+    "fold": Style("#56B4E9", "\\\\\\\\", "fold"),
+    "call": Style("#009E73", "", "call"),
+    "bet": Style("#D55E00", "////", "bet / raise (one chip more)"),
+    "raise": Style("#D55E00", "////", "bet / raise (one chip more)"),
+}
+OFF_PATH_ALPHA = 0.28
+BLANK = "#E4E4E4"
+BLOCK_GAP = 0.05
+INK = "#222222"
+_OUTLINE = [patheffects.withStroke(linewidth=1.6, foreground="white")]
+
+
+# --- cell data ------------------------------------------------------------------------------
+
+@dataclasses.dataclass(frozen=True)
+class Segment:
+    fraction: float
+    style: str
+    label: str = ""            # e.g. "6-6" for a kept pair ("" for none)
+
+
+@dataclasses.dataclass(frozen=True)
+class Cell:
+    segments: tuple[Segment, ...]
+    reached: bool
+
+    @property
+    def mixed(self) -> bool:
+        return len(self.segments) > 1
+
+
+def _throw_style(action) -> str:
+    if action == STOP:
+        return "stop"
+    if action == ():
+        return "reroll"
+    return f"keep{len(action)}"
+
+
+def throw_cells(model: HandModel, strategy: Strategy, player: int, context: int, throw: int,
+                reach: np.ndarray | None = None) -> list[Cell]:
+    """Cells of one throw decision, strongest hand first (`throw` 1-based, `context` index)."""
+    if reach is None:
+        reach = best_response.own_reach(model, strategy, player)[0]
+    probs = strategy.throw[player][context, throw - 1]
+    order = sorted(range(len(model.throw_actions)),
+                   key=lambda a: (-3 if model.throw_actions[a] == STOP
+                                  else -len(model.throw_actions[a])))
+    cells = []
+    for h in ranked_indices(model):
+        segments = tuple(
+            Segment(float(probs[a, h]), _throw_style(model.throw_actions[a]),
+                    "" if model.throw_actions[a] in (STOP, ())
+                    else rules.format_hand(model.throw_actions[a]))
+            for a in order if probs[a, h] > PURE_TOL)
+        cells.append(Cell(_normalized(segments), bool(reach[context, throw - 1, 0, h] > REACH_TOL)))
+    return cells
+
+
+def betting_cells(model: HandModel, strategy: Strategy, public: tuple[int, int], history: str,
+                  reach: Mapping | None = None) -> list[Cell]:
+    """Cells of one betting decision point, strongest hand first."""
+    tc, to = public
+    node = model.tree(public).node(history)
+    if reach is None:
+        reach = best_response.own_reach(model, strategy, node.actor)[1]
+    probs = strategy.betting[(tc, to, history)]
+    node_reach = reach[(tc, to, history)][0]
+    cells = []
+    for h in ranked_indices(model):
+        segments = tuple(Segment(float(probs[i, h]), action)
+                         for i, action in enumerate(node.actions) if probs[i, h] > PURE_TOL)
+        cells.append(Cell(_normalized(segments), bool(node_reach[h] > REACH_TOL)))
+    return cells
+
+
+def _normalized(segments: tuple[Segment, ...]) -> tuple[Segment, ...]:
+    total = sum(s.fraction for s in segments)
+    return tuple(dataclasses.replace(s, fraction=s.fraction / total) for s in segments)
+
+
+def player_decisions(model: HandModel, public: tuple[int, int], player: int) -> list[str]:
+    """The histories where `player` acts in one public state, by standing bet level.
+
+    In one-chip-limit betting a player's decision points in a public state are told apart by
+    the standing level alone (0: nothing bet, 1: a bet, k: a raise to k).
+    """
+    nodes = [n for n in model.tree(public).nodes if n.actor == player]
+    return [n.history for n in sorted(nodes, key=lambda n: n.level)]
+
+
+def decision_title(model: HandModel, public: tuple[int, int], history: str) -> str:
+    """Column header: what the player to act faces ("opens", "faces a raise to 2")."""
+    node = model.tree(public).node(history)
+    if not history:
+        head = "opens"
+    elif node.level == 0:
+        head = "after\na pass"
+    elif node.level == 1:
+        head = "faces\na bet"
+    else:
+        head = f"faces a\nraise to {node.level}"
+    if node.level and node.level == _top_level(model):
+        head += "\n(no raise)"
+    return head
+
+
+def _top_level(model: HandModel) -> int:
+    return max(n.level for tree in model.trees.values() for n in tree.nodes)
+
+
+def short_history(history: str, first: int) -> str:
+    """"C bet, O raise" — who did what before this decision."""
+    if not history:
+        return "first\nto act"
+    letters = {"p": "pass", "b": "bet", "r": "raise"}
+    out = []
+    for i, ch in enumerate(history):
+        actor = "CO"[first if i % 2 == 0 else 1 - first]
+        out.append(f"{actor} {letters[ch]}")
+    return ", ".join(out)
+
+
+# --- drawing helpers ------------------------------------------------------------------------
+
+def _char_width(fontsize: float) -> float:
+    """A generous average glyph width in inches (DejaVu Sans)."""
+    return 0.62 * fontsize / 72
+
+
+def _fits(text: str, width: float, fontsize: float) -> bool:
+    return len(text) * _char_width(fontsize) + 0.03 <= width
+
+
+def _percent(fraction: float) -> str:
+    value = int(round(100 * fraction))
+    return f"{min(max(value, 1), 99)}%"
+
+
+class Canvas:
+    """A figure with one axes in inches, y growing downwards.
+
+    Rectangles are gathered by look and drawn as one collection each by `finish`, which
+    keeps the hundreds of cells of a chart fast to render in every format.
+    """
+
+    def __init__(self, size: tuple[float, float]):
+        self.width, self.height = size
+        self.figure = Figure(figsize=size)
+        FigureCanvasAgg(self.figure)
+        ax = self.figure.add_axes((0, 0, 1, 1))
+        ax.set_xlim(0, self.width)
+        ax.set_ylim(self.height, 0)
+        ax.axis("off")
+        self.ax = ax
+        self._groups: dict[tuple, list] = {}
+
+    def text(self, x: float, y: float, text: str, size: float = 7, **kw: Any) -> None:
+        kw.setdefault("va", "center")
+        kw.setdefault("ha", "left")
+        kw.setdefault("color", INK)
+        kw.setdefault("zorder", 4)
+        self.ax.text(x, y, text, fontsize=size, **kw)
+
+    def rect(self, x: float, y: float, w: float, h: float, style: Style | None = None,
+             alpha: float = 1.0, facecolor: str | None = None, edgecolor: str = "none",
+             linewidth: float = 0.0) -> None:
+        face = facecolor or (style.color if style else "white")
+        hatch = style.hatch if style is not None and style.hatch else None
+        hatch_color = (0, 0, 0, round(0.55 * alpha + 0.1, 3)) if hatch else None
+        key = (face, hatch, hatch_color, alpha, edgecolor, linewidth)
+        self._groups.setdefault(key, []).append(
+            [(x, y), (x + w, y), (x + w, y + h), (x, y + h)])
+
+    def line(self, xs: Sequence[float], ys: Sequence[float], **kw: Any) -> None:
+        kw.setdefault("color", INK)
+        kw.setdefault("linewidth", 0.6)
+        kw.setdefault("zorder", 3)
+        self.ax.plot(xs, ys, solid_capstyle="butt", **kw)
+
+    def finish(self) -> Figure:
+        for (face, hatch, hatch_color, alpha, edge, lw), verts in self._groups.items():
+            kw: dict[str, Any] = {}
+            if hatch:
+                kw.update(hatch=hatch, hatchcolors=[hatch_color])
+            self.ax.add_collection(PolyCollection(
+                verts, facecolors=[to_rgba(face, alpha)], edgecolors=[edge], linewidths=lw,
+                antialiaseds=True, zorder=2, **kw))
+        self._groups.clear()
+        return self.figure
+
+
+def draw_cell(canvas: Canvas, x: float, y: float, w: float, h: float, cell: Cell,
+              styles: Mapping[str, Style], fontsize: float, labels: bool = True,
+              off_path: str = "fade") -> None:
+    """Proportional bars for the actions; percentages (and kept dice) where they fit.
+
+    A cell never reached is drawn faded (`off_path="fade"`) or as a plain grey box ("blank").
+    """
+    alpha = 1.0 if cell.reached else OFF_PATH_ALPHA
+    pad = min(0.012, h * 0.08)
+    xpad = min(0.012, w * 0.06)
+    if not cell.reached and off_path == "blank":
+        canvas.rect(x + xpad, y + pad, w - 2 * xpad, h - 2 * pad, facecolor=BLANK)
+        return
+    left = x + xpad
+    spans = []
+    for seg in cell.segments:
+        width = (w - 2 * xpad) * seg.fraction
+        canvas.rect(left, y + pad, width, h - 2 * pad, styles[seg.style], alpha=alpha)
+        spans.append((left, width, seg))
+        left += width
+    if not labels:
+        return
+    color = INK if cell.reached else "#777777"
+    for left, width, seg in spans:
+        if cell.mixed:
+            options = [f"{seg.label} {_percent(seg.fraction)}".strip(), _percent(seg.fraction)]
+        else:
+            options = [seg.label] if seg.label else []
+        for text in options:
+            if _fits(text, width, fontsize):
+                canvas.text(left + width / 2, y + h / 2, text, size=fontsize, ha="center",
+                            color=color, path_effects=_OUTLINE)
+                break
+
+
+@dataclasses.dataclass
+class Column:
+    header: str
+    cells: list[Cell]
+    width: float = 0.0
+    gap_before: float = 0.0
+    subheader: str = ""
+
+
+@dataclasses.dataclass
+class Panel:
+    title: str
+    columns: list[Column]
+
+
+def _group_key(hand: rules.Hand, ranking: str) -> tuple:
+    key = rules.rank_key(hand, ranking)
+    return key[:2] if key[0] == 1 else key[:1]
+
+
+def header_height(panels: Sequence[Panel], header_size: float,
+                  title_size: float | None = None) -> float:
+    """Height of the panel titles and column headers `draw_grid` draws."""
+    title_size = title_size or header_size + 1
+    title_lines = max(p.title.count("\n") + 1 for p in panels)
+    tallest = 0.0
+    for panel in panels:
+        for column in panel.columns:
+            h = (column.header.count("\n") + 1) * header_size / 72 * 1.2 if column.header else 0
+            if column.subheader:
+                h += (column.subheader.count("\n") + 1) * (header_size - 0.5) / 72 * 1.2 + 0.04
+            tallest = max(tallest, h)
+    return title_lines * title_size / 72 * 1.2 + 0.1 + tallest + 0.08
+
+
+def draw_grid(canvas: Canvas, model: HandModel, panels: Sequence[Panel], *, x0: float,
+              y0: float, row_h: float, col_w: float, gap: float, header_h: float,
+              styles: Mapping[str, Style], label_w: float, right_label_w: float,
+              fontsize: float, header_size: float, cell_labels: bool = True,
+              title_size: float | None = None, mid_labels: Sequence[int] = (),
+              off_path: str = "fade") -> float:
+    """Hands down, panels of columns across. Returns the y below the grid.
+
+    `mid_labels`: indices of panels before which the hand labels are repeated.
+    """
+    ranking = model.params.ranking
+    ranked = rules.ranked_hands(model.params.faces, ranking)
+    n = len(ranked)
+    grid_top = y0 + header_h
+    title_size = title_size or header_size + 1
+    title_lines = max(p.title.count("\n") + 1 for p in panels)
+    title_h = title_lines * title_size / 72 * 1.2 + 0.02
+
+    def labels_at(x: float, width: float, align: str, full: bool) -> None:
+        for r, hand in enumerate(ranked):
+            text = hand_label(hand, ranking) if full else rules.format_hand(hand)
+            yy = grid_top + (r + 0.5) * row_h
+            if align == "left":
+                canvas.text(x, yy, text, size=fontsize)
+            else:
+                canvas.text(x + width, yy, text, size=fontsize, ha="right")
+
+    labels_at(x0, label_w, "left", True)
+    x = x0 + label_w
+    spans = []
+    for p, panel in enumerate(panels):
+        if p in mid_labels:
+            x += gap
+            labels_at(x, label_w, "left", True)
+            x += label_w
+        elif p:
+            x += gap
+        start = x
+        for c, column in enumerate(panel.columns):
+            if c:
+                x += column.gap_before
+            w = column.width or col_w
+            sub_h = 0.0
+            if column.subheader:
+                canvas.text(x + w / 2, grid_top - 0.04, column.subheader, size=header_size - 0.5,
+                            ha="center", va="bottom", linespacing=1.05, color="#555555")
+                sub_h = ((column.subheader.count("\n") + 1) * (header_size - 0.5) / 72 * 1.2
+                         + 0.04)
+            canvas.text(x + w / 2, grid_top - 0.04 - sub_h, column.header, size=header_size,
+                        ha="center", va="bottom", linespacing=1.05, weight="bold")
+            for r, cell in enumerate(column.cells):
+                draw_cell(canvas, x, grid_top + r * row_h, w, row_h, cell, styles,
+                          fontsize, labels=cell_labels, off_path=off_path)
+            x += w
+        spans.append((start, x))
+        canvas.text((start + x) / 2, y0 + title_h, panel.title, size=title_size, ha="center",
+                    va="bottom", weight="bold", linespacing=1.05)
+        canvas.line([start, x], [y0 + title_h + 0.03, y0 + title_h + 0.03], linewidth=0.8)
+    labels_at(x + 0.06, right_label_w - 0.06, "left", False)
+    # separators between groups of hands (bidou | triples | 2-2-1 | straights | 6 high | ...)
+    bottom = grid_top + n * row_h
+    for r in range(1, n):
+        if _group_key(ranked[r], ranking) != _group_key(ranked[r - 1], ranking):
+            yy = grid_top + r * row_h
+            for start, end in spans:
+                canvas.line([start, end], [yy, yy], color="white", linewidth=1.4)
+                canvas.line([start, end], [yy, yy], color=INK, linewidth=0.5)
+            canvas.line([x0, x0 + label_w * 0.9], [yy, yy], color="#999999", linewidth=0.4)
+    for start, end in spans:
+        canvas.line([start, end], [bottom, bottom], linewidth=0.8)
+    return bottom
+
+
+def draw_legend(canvas: Canvas, x: float, y: float, entries: Sequence[Style],
+                fontsize: float = 7.5, off_path: str | None = "fade",
+                max_width: float | None = None) -> float:
+    """Swatches in a row (wrapping); returns the y below the legend."""
+    max_width = max_width or canvas.width - 2 * x
+    seen: list[Style] = []
+    for style in entries:
+        if style.label not in [s.label for s in seen]:
+            seen.append(style)
+    items: list[tuple[Style | None, str]] = [(s, s.label) for s in seen]
+    if off_path == "fade":
+        items.append((None, "faded: never reached with this hand under the player's own "
+                            "strategy (off the path of play)"))
+    elif off_path == "blank":
+        items.append((None, "grey: never happens with this hand under this strategy"))
+    sw, sh = 0.32, 0.15
+    cx, cy = x, y
+    for style, label in items:
+        width = sw + 0.08 + len(label) * _char_width(fontsize) * 0.92 + 0.25
+        if cx + width > x + max_width and cx > x:
+            cx, cy = x, cy + 0.24
+        if style is None and off_path == "blank":
+            canvas.rect(cx, cy - sh / 2, sw, sh, facecolor=BLANK)
+        elif style is None:
+            canvas.rect(cx, cy - sh / 2, sw / 2, sh, seen[0], alpha=OFF_PATH_ALPHA)
+            canvas.rect(cx + sw / 2, cy - sh / 2, sw / 2, sh, seen[-1], alpha=OFF_PATH_ALPHA)
+        else:
+            canvas.rect(cx, cy - sh / 2, sw, sh, style, edgecolor=INK, linewidth=0.4)
+        canvas.text(cx + sw + 0.08, cy, label, size=fontsize)
+        cx += width
+    return cy + 0.2
+
+
+def _numbers_line(model: HandModel, summary: Mapping[str, Any] | None) -> str:
+    summary = summary or {}
+    parts = []
+    if summary.get("value") is not None:
+        parts.append(f"value to the captain {signed(summary['value'])} chips per hand")
+    e = summary.get("exploitability")
+    if e is not None:
+        parts.append(format_exploitability(e))
+    return " · ".join(parts)
+
+
+def signed(x: float, digits: int = 4) -> str:
+    """"+0.0123" / "−0.0369" (a true minus sign)."""
+    return f"{x:+.{digits}f}".replace("-", "−")
+
+
+def format_exploitability(e: float) -> str:
+    if e < 1e-9:
+        return "exploitability < 1e-9 chips per hand (an exact equilibrium)"
+    return f"exploitability {e:.4f} chips per hand"
+
+
+def draw_title(canvas: Canvas, title: str, model: HandModel, summary: Mapping[str, Any] | None,
+               y: float = 0.38, extra: str = "") -> float:
+    canvas.text(canvas.width / 2, y, title, size=14, ha="center", weight="bold")
+    canvas.text(canvas.width / 2, y + 0.27, "Rules: " + model.params.describe(), size=9,
+                ha="center")
+    line = _numbers_line(model, summary)
+    if extra:
+        line = f"{line} · {extra}" if line else extra
+    canvas.text(canvas.width / 2, y + 0.47, line, size=9, ha="center")
+    return y + 0.62
+
+
+def _styled(builder):
+    """Run a figure builder under the charts' rc settings (fonts, hatch width, SVG salt)."""
+    @functools.wraps(builder)
+    def wrapper(*args, **kwargs):
+        with matplotlib.rc_context(RC):
+            return builder(*args, **kwargs)
+    return wrapper
+
+
+# --- the charts -----------------------------------------------------------------------------
+
+def _summary(model: HandModel, strategy: Strategy,
+             summary: Mapping[str, Any] | None) -> dict[str, Any]:
+    """The summary, with value and exploitability computed if missing."""
+    out = dict(summary or {})
+    if out.get("value") is None or out.get("exploitability") is None:
+        e = best_response.exploitability(model, strategy)
+        if out.get("value") is None:
+            out["value"] = e.value
+        if out.get("exploitability") is None:
+            out["exploitability"] = e.exploitability
+    return out
+
+
+def _throw_panels(model: HandModel, strategy: Strategy) -> list[Panel]:
+    T = model.throws
+    panels = []
+    reach = {p: best_response.own_reach(model, strategy, p)[0] for p in (CAPTAIN, OPPONENT)}
+    panels.append(Panel("Captain", [
+        Column(f"after\nthrow {t}", throw_cells(model, strategy, CAPTAIN, 0, t, reach[CAPTAIN]))
+        for t in range(1, T)]))
+    for tc in range(1, T + 1):
+        panels.append(Panel(f"Opponent, captain\nmade {tc} throw{'s' * (tc > 1)}", [
+            Column(f"after\nthrow {t}",
+                   throw_cells(model, strategy, OPPONENT, tc - 1, t, reach[OPPONENT]))
+            for t in range(1, T)]))
+    return panels
+
+
+def _throw_legend(model: HandModel) -> list[Style]:
+    if model.params.reroll == "all":
+        return [THROW_STYLES["stop"], THROW_STYLES["reroll"]]
+    return [THROW_STYLES[k] for k in ("stop", "keep2", "keep1", "reroll")]
+
+
+def _layout_rows(n: int, available: float, cap: float = 0.24) -> float:
+    return min(cap, available / n)
+
+
+@_styled
+def reroll_figure(model: HandModel, strategy: Strategy,
+                  summary: Mapping[str, Any] | None = None) -> Figure:
+    """One page: when to stop throwing (and, under reroll=keep, which dice to keep)."""
+    summary = _summary(model, strategy, summary)
+    canvas = Canvas(A4_PORTRAIT)
+    keep = model.params.reroll == "keep"
+    title = ("When to stop throwing, which dice to keep" if keep
+             else "When to stop throwing")
+    y = draw_title(canvas, f"Bidou — {title}", model, summary)
+    T = model.throws
+    if T == 1:
+        canvas.text(canvas.width / 2, y + 1, "One throw allowed: there is no throwing decision.",
+                    size=11, ha="center")
+        return canvas.finish()
+    n = model.num_hands
+    panels = _throw_panels(model, strategy)
+    columns = sum(len(p.columns) for p in panels)
+    margin, label_w, right_w, gap = 0.3, 1.25, 0.45, 0.14
+    col_w = min(1.5, (canvas.width - 2 * margin - label_w - right_w - gap * (len(panels) - 1))
+                / columns)
+    header_h = header_height(panels, 7.5)
+    legend_h = 1.15
+    row_h = _layout_rows(n, canvas.height - y - header_h - legend_h - 0.3)
+    fontsize = min(7.5, row_h * 72 * 0.62)
+    bottom = draw_grid(canvas, model, panels, x0=margin, y0=y, row_h=row_h, col_w=col_w,
+                       gap=gap, header_h=header_h, styles=THROW_STYLES, label_w=label_w,
+                       right_label_w=right_w, fontsize=fontsize, header_size=7.5)
+    ly = draw_legend(canvas, margin, bottom + 0.25, _throw_legend(model))
+    note = ("Rows: your hand, strongest first. Columns: the throw you have just made. "
+            "The opponent reads the panel for the number of throws the captain declared. "
+            "Mixed cells: bar widths are the frequencies.")
+    if keep:
+        note += " Dice written in a cell are the dice to keep."
+    _wrap_text(canvas, margin, ly + 0.08, note, canvas.width - 2 * margin, 7)
+    return canvas.finish()
+
+
+def _wrap_text(canvas: Canvas, x: float, y: float, text: str, width: float, size: float,
+               line_h: float | None = None) -> float:
+    per_line = max(20, int(width / (_char_width(size) * 0.9)))
+    words, lines, current = text.split(), [], ""
+    for word in words:
+        if len(current) + len(word) + 1 > per_line and current:
+            lines.append(current)
+            current = word
+        else:
+            current = f"{current} {word}".strip()
+    if current:
+        lines.append(current)
+    line_h = line_h or size / 72 * 1.45
+    for i, line in enumerate(lines):
+        canvas.text(x, y + i * line_h, line, size=size)
+    return y + len(lines) * line_h
+
+
+@_styled
+def betting_figure(model: HandModel, strategy: Strategy, public: tuple[int, int],
+                   summary: Mapping[str, Any] | None = None) -> Figure:
+    """One page for one public state: every hand's betting at every decision point."""
+    summary = _summary(model, strategy, summary)
+    tc, to = public
+    tree = model.tree(public)
+    canvas = Canvas(A4_PORTRAIT)
+    first = ROLE_NAMES[tree.first]
+    title = (f"Bidou — betting when the captain made {tc} throw{'s' * (tc > 1)} "
+             f"and the opponent {to}")
+    y = draw_title(canvas, title, model, summary)
+    canvas.text(canvas.width / 2, y + 0.02,
+                f"The {first} bets first (the captain does unless he made more throws).",
+                size=9, ha="center", style="italic")
+    y += 0.22
+    reach = {p: best_response.own_reach(model, strategy, p)[1] for p in (CAPTAIN, OPPONENT)}
+    panels = []
+    for player in (tree.first, 1 - tree.first):
+        columns = []
+        for history in player_decisions(model, public, player):
+            columns.append(Column(decision_title(model, public, history),
+                                  betting_cells(model, strategy, public, history,
+                                                reach[player]),
+                                  subheader=short_history(history, tree.first)
+                                  .replace(", ", "\n")))
+        panels.append(Panel(f"{ROLE_NAMES[player].capitalize()} decides", columns))
+    n = model.num_hands
+    columns = sum(len(p.columns) for p in panels)
+    margin, label_w, right_w, gap = 0.3, 1.25, 0.45, 0.16
+    col_w = min(1.0, (canvas.width - 2 * margin - label_w - right_w - gap) / columns)
+    header_h = header_height(panels, 6.5)
+    legend_h = 1.1
+    row_h = _layout_rows(n, canvas.height - y - header_h - legend_h - 0.3)
+    fontsize = min(7.5, row_h * 72 * 0.62)
+    bottom = draw_grid(canvas, model, panels, x0=margin, y0=y, row_h=row_h, col_w=col_w,
+                       gap=gap, header_h=header_h, styles=BET_STYLES, label_w=label_w,
+                       right_label_w=right_w, fontsize=fontsize, header_size=6.5)
+    entries = [BET_STYLES[k] for k in ("pass", "bet", "fold", "call")]
+    ly = draw_legend(canvas, margin, bottom + 0.25, entries)
+    note = ("Rows: your hand, strongest first. Columns: your decision, by what you face; "
+            "under it, the betting so far (C captain, O opponent). Each bet or raise is one "
+            "chip more; folding costs one chip, a called showdown 2 chips per level to the "
+            "lower hand. Mixed cells: bar widths are the frequencies.")
+    _wrap_text(canvas, margin, ly + 0.08, note, canvas.width - 2 * margin, 7)
+    return canvas.finish()
+
+
+# --- the "remember this" chart -----------------------------------------------------------
+
+@_styled
+def remember_figure(simplified, summary: Mapping[str, Any] | None = None) -> Figure:
+    """One landscape page: the simplified strategy of `simplify.simplify`, its rules and cost.
+
+    Left half the captain, right half the opponent; each with his throwing decisions (the
+    stop threshold drawn as a black line) and his betting, one block of columns per public
+    state, one column per standing bet level. Decisions the simplified strategy never meets
+    are plain grey: nothing to remember there.
+    """
+    model, strategy = simplified.model, simplified.strategy
+    canvas = Canvas(A4_LANDSCAPE)
+    numbers = {"value": (summary or {}).get("value", simplified.game_value),
+               "exploitability": simplified.exploitability.exploitability}
+    y = draw_title(canvas, "Bidou \u2014 remember this: a simplified strategy", model, numbers,
+                   y=0.3)
+    e = simplified.exploitability
+    cost = (f"Simplifying costs: against the simplified captain a best-responding opponent "
+            f"wins {simplified.captain_loss:.3f} chips per hand more than the value; against "
+            f"the simplified opponent a best-responding captain wins "
+            f"{simplified.opponent_loss:.3f} more.",
+            f"Exploitability {e.exploitability:.3f} chips per hand (the mean of the two); the "
+            f"exact equilibrium's: {_tiny(simplified.exact_exploitability)}. Every action is "
+            "the exact strategy's most likely one; stopping is a threshold per throw.")
+    for i, line in enumerate(cost):
+        canvas.text(canvas.width / 2, y + 0.02 + 0.15 * i, line, size=7.5, ha="center")
+    y += 0.36
+    T = model.throws
+    reach = {p: best_response.own_reach(model, strategy, p) for p in (CAPTAIN, OPPONENT)}
+    panels: list[Panel] = []
+    mid = []
+    keep = model.params.reroll == "keep"
+    for player in (CAPTAIN, OPPONENT):
+        if player == OPPONENT:
+            mid.append(len(panels))
+        if T > 1:
+            contexts = [0] if player == CAPTAIN else list(range(T))
+            cols = [Column(str(t), throw_cells(model, strategy, player, c, t, reach[player][0]))
+                    for c in contexts for t in range(1, T)]
+            panels.append(Panel(f"{ROLE_NAMES[player].capitalize()}:\nthrows", cols))
+        cols = [Column("", betting_cells(model, strategy, public, history, reach[player][1]),
+                       gap_before=BLOCK_GAP if history == player_decisions(
+                           model, public, player)[0] else 0.0)
+                for public in model.public_states
+                for history in player_decisions(model, public, player)]
+        panels.append(Panel(f"{ROLE_NAMES[player].capitalize()}: betting", cols))
+    n = model.num_hands
+    margin, label_w, right_w, gap = 0.22, 0.92, 0.36, 0.1
+    throw_cols = sum(len(p.columns) for p in panels if p.title.endswith("throws"))
+    bet_cols = sum(len(p.columns) for p in panels if p.title.endswith("betting"))
+    throw_w = 0.27 if keep else 0.19
+    fixed = (2 * margin + 2 * label_w + right_w + gap * len(panels) + throw_w * throw_cols
+             + BLOCK_GAP * 2 * (len(model.public_states) - 1))
+    bet_w = min(0.3, (canvas.width - fixed) / max(1, bet_cols))
+    for panel in panels:
+        for column in panel.columns:
+            column.width = throw_w if panel.title.endswith("throws") else bet_w
+    header_h = 0.72
+    legend_h = 0.95
+    row_h = _layout_rows(n, canvas.height - y - header_h - legend_h - 0.1)
+    fontsize = min(6.5, row_h * 72 * 0.8)
+    bottom = draw_grid(canvas, model, panels, x0=margin, y0=y, row_h=row_h, col_w=bet_w,
+                       gap=gap, header_h=header_h, styles={**THROW_STYLES, **BET_STYLES},
+                       label_w=label_w, right_label_w=right_w, fontsize=fontsize,
+                       header_size=6, title_size=7.5, cell_labels=keep, mid_labels=mid,
+                       off_path="blank")
+    _remember_headers(canvas, model, panels, simplified, x0=margin, y0=y, row_h=row_h,
+                      label_w=label_w, gap=gap, header_h=header_h, mid=mid)
+    entries = _throw_legend(model) + [BET_STYLES[k] for k in ("pass", "bet", "fold", "call")]
+    ly = draw_legend(canvas, margin, bottom + 0.2, entries, fontsize=7, off_path="blank")
+    note = ("Throws: the number is the throw just made (opponent: C1..C3 = throws the captain "
+            "declared); stop above the black line, throw again below it"
+            + (" keeping the dice written in the cell" if keep else "")
+            + ". Betting: one block per public state (C2 O1 = captain made 2 throws, opponent "
+            "1; who bets first below), one column per standing bet: 0 nothing bet (you open, "
+            "or the other passed), 1 you face a bet, 2 and up you face a raise to that level.")
+    _wrap_text(canvas, margin, ly + 0.03, note, canvas.width - 2 * margin, 7)
+    return canvas.finish()
+
+
+def _tiny(e: float | None) -> str:
+    if e is None:
+        return "not measured"
+    return "< 1e-9" if e < 1e-9 else f"{e:.2g}"
+
+
+def _remember_headers(canvas: Canvas, model: HandModel, panels: Sequence[Panel], simplified,
+                      *, x0: float, y0: float, row_h: float, label_w: float, gap: float,
+                      header_h: float, mid: Sequence[int]) -> None:
+    """Group labels over the columns (C1 O2 blocks, captain's throw counts, bet levels) and
+    the stop threshold lines, at the x positions `draw_grid` used."""
+    x = x0 + label_w
+    grid_top = y0 + header_h
+    rules_by_key = {(r.player, r.context, r.throw): r for r in simplified.thresholds}
+    T = model.throws
+    for p, panel in enumerate(panels):
+        if p:
+            x += gap + (label_w if p in mid else 0)
+        player = CAPTAIN if panel.title.startswith("Captain") else OPPONENT
+        if panel.title.endswith("throws"):
+            contexts = [0] if player == CAPTAIN else list(range(T))
+            i = 0
+            for c in contexts:
+                start = x
+                for t in range(1, T):
+                    column = panel.columns[i]
+                    rule = rules_by_key.get((player, 0 if player == CAPTAIN else c + 1, t))
+                    if rule is not None:
+                        yy = grid_top + rule.stop_count * row_h
+                        canvas.line([x, x + column.width], [yy, yy], linewidth=2.2,
+                                    color="black")
+                    x += column.width
+                    i += 1
+                label = "after\nthrow" if player == CAPTAIN else f"C{c + 1}"
+                canvas.text((start + x) / 2, grid_top - 0.17, label, size=6, ha="center",
+                            va="bottom", weight="bold", linespacing=1.0)
+            continue
+        i = 0
+        for tc, to in model.public_states:
+            if i:
+                x += panel.columns[i].gap_before
+            start = x
+            for history in player_decisions(model, (tc, to), player):
+                level = model.tree((tc, to)).node(history).level
+                w = panel.columns[i].width
+                canvas.text(x + w / 2, grid_top - 0.04, str(level), size=5.5, ha="center",
+                            va="bottom")
+                x += w
+                i += 1
+            first = "C" if model.tree((tc, to)).first == CAPTAIN else "O"
+            canvas.text((start + x) / 2, grid_top - 0.27, f"C{tc} O{to}", size=6,
+                        ha="center", va="bottom", weight="bold")
+            canvas.text((start + x) / 2, grid_top - 0.16, f"{first} first", size=5,
+                        ha="center", va="bottom", color="#555555")
+
+
+# --- output ---------------------------------------------------------------------------------
+
+def figure_bytes(figure: Figure, fmt: str, dpi: float | None = None) -> bytes:
+    """Render to bytes, deterministically (no dates, fixed SVG ids, fixed software fields)."""
+    if fmt not in FORMATS:
+        raise ValueError(f"format must be one of {', '.join(FORMATS)}, got {fmt!r}")
+    metadata = {"pdf": {"CreationDate": None, "ModDate": None, "Producer": None,
+                        "Creator": "bidou-solver"},
+                "svg": {"Date": None, "Creator": "bidou-solver"},
+                "png": {"Software": "bidou-solver"}}[fmt]
+    buffer = io.BytesIO()
+    with matplotlib.rc_context(RC):
+        figure.savefig(buffer, format=fmt, dpi=dpi or DEFAULT_DPI, metadata=metadata)
+    return buffer.getvalue()
+
+
+def save_figure(figure: Figure, stem: str | os.PathLike, formats: Sequence[str] = FORMATS,
+                dpi: float | None = None) -> list[Path]:
+    """Write `<stem>.<fmt>` for each format, atomically."""
+    paths = []
+    for fmt in formats:
+        path = Path(f"{os.fspath(stem)}.{fmt}")
+        write_bytes_atomic(path, figure_bytes(figure, fmt, dpi))
+        paths.append(path)
+    return paths
+
+
+def make_figure(builder, *args, **kwargs) -> Figure:
+    """Call a figure builder under the charts' rc settings (the builders do it themselves)."""
+    with matplotlib.rc_context(RC):
+        return builder(*args, **kwargs)
+
+
+def chart_stems(model: HandModel) -> list[str]:
+    """File stems of the charts `write_charts` writes, in order."""
+    stems = ["reroll_chart"] if model.throws > 1 else []
+    stems += [f"betting_chart_c{tc}_o{to}" for tc, to in model.public_states]
+    return stems + ["remember_chart"]
+
+
+def write_charts(model: HandModel, strategy: Strategy, out_dir: str | os.PathLike,
+                 summary: Mapping[str, Any] | None = None, formats: Sequence[str] = FORMATS,
+                 dpi: float | None = None, simplified=None) -> list[Path]:
+    """Every chart, in every format: reroll_chart, betting_chart_c<tc>_o<to>, remember_chart.
+
+    `simplified` (from `simplify.simplify`) is computed if not given.
+    """
+    from solver.export.simplify import simplify
+
+    out = Path(out_dir)
+    summary = _summary(model, strategy, summary)
+    paths: list[Path] = []
+    if model.throws > 1:
+        paths += save_figure(make_figure(reroll_figure, model, strategy, summary),
+                             out / "reroll_chart", formats, dpi)
+    for public in model.public_states:
+        tc, to = public
+        paths += save_figure(make_figure(betting_figure, model, strategy, public, summary),
+                             out / f"betting_chart_c{tc}_o{to}", formats, dpi)
+    if simplified is None:
+        simplified = simplify(model, strategy, summary.get("value"))
+    paths += save_figure(make_figure(remember_figure, simplified, summary), out / "remember_chart",
+                         formats, dpi)
+    return paths

@@ -1,0 +1,396 @@
+"""Tables of a strategy: one row per (decision, hand), as CSV and Markdown.
+
+Two tables describe a whole strategy:
+
+* **reroll** — the throwing decisions: after throw `t` (1 .. throws-1), with `hand`, the
+  probability of stopping or throwing again (under ``reroll="keep"``: of each set of dice
+  kept). The captain has one set of these decisions; the opponent one per captain's throw
+  count, since he throws knowing it.
+* **betting** — for each public state (captain's throws, opponent's throws), each decision
+  point of the betting (its history spelled out, e.g. "captain bets, opponent raises"), and
+  each hand of the player to act: the probability of each action.
+
+Hands are listed strongest first (`rules.ranked_hands`), with their names. The column
+`reached` is the probability, counting only the player's own dice and own choices, that he
+stands at this decision with this hand: 0 marks a decision his own strategy never reaches
+(the solver still fills it with sensible play; nothing depends on it).
+
+The functions building rows are pure; `write_table` writes the files atomically.
+"""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+import io
+import math
+import os
+from pathlib import Path
+from typing import Any, Iterable, Mapping, Sequence
+
+import numpy as np
+
+from games.bidou import rules
+from solver import best_response
+from solver.model import (BET, CALL, CAPTAIN, FOLD, OPPONENT, PASS, RAISE, ROLE_NAMES,
+                          HandModel, throw_action_name)
+from solver.strategy import Strategy, write_text_atomic
+
+BETTING_ACTIONS = (PASS, BET, FOLD, CALL, RAISE)
+REACH_TOL = 1e-12        # own-reach at or below this: the decision is never reached
+PURE_TOL = 5e-4          # a probability this close to 0 or 1 prints as a pure action
+
+_VERBS = {"p": "passes", "b": "bets", "r": "raises"}
+
+
+@dataclasses.dataclass(frozen=True)
+class Table:
+    """Rows of one table, with their column order; `name` is the file stem."""
+
+    name: str
+    title: str
+    columns: tuple[str, ...]
+    probability_columns: tuple[str, ...]
+    rows: tuple[dict[str, Any], ...]
+
+
+# --- naming ---------------------------------------------------------------------------------
+
+def ranked_indices(model: HandModel) -> list[int]:
+    """Model hand indices, strongest hand first (the ranking's table order)."""
+    index = {h: i for i, h in enumerate(model.hands)}
+    return [index[h] for h in rules.ranked_hands(model.params.faces, model.params.ranking)]
+
+
+def short_name(hand: rules.Hand, ranking: str) -> str:
+    """The hand's name without repeating its dice: "bidou", "three 6s", "straight", "6 high"."""
+    text = rules.format_hand(hand)
+    name = rules.hand_name(hand, ranking)
+    if name == text:
+        return ""
+    name = name.replace(f"({text})", "").replace(text, "").strip()
+    return name
+
+
+def hand_label(hand: rules.Hand, ranking: str) -> str:
+    """`"6-6-6 three 6s"`, `"6-5-4 straight"`, `"2-2-1"`: dice, then the name if it adds one."""
+    name = short_name(hand, ranking)
+    return f"{rules.format_hand(hand)} {name}".strip()
+
+
+def spell_history(history: str, first: int) -> str:
+    """Betting history in words: "pb" with the captain first -> "captain passes, opponent bets"."""
+    if not history:
+        return "opening"
+    words = []
+    for i, letter in enumerate(history):
+        actor = ROLE_NAMES[first if i % 2 == 0 else 1 - first]
+        words.append(f"{actor} {_VERBS[letter]}")
+    return ", ".join(words)
+
+
+def facing(history: str, level: int) -> str:
+    """What the player to act faces: "opens", "after a pass", "a bet", "a raise to 3"."""
+    if not history:
+        return "opens"
+    if level == 0:
+        return "after a pass"
+    if level == 1:
+        return "faces a bet"
+    return f"faces a raise to {level}"
+
+
+def format_mix(names: Sequence[str], probs: Sequence[float], percent: bool = True) -> str:
+    """"bet" for a pure action, else "pass 70% bet 30%" (largest first, zeros dropped)."""
+    pairs = [(n, float(p)) for n, p in zip(names, probs) if p is not None and p > PURE_TOL]
+    if not pairs:
+        return ""
+    if len(pairs) == 1:
+        return pairs[0][0]
+    pairs.sort(key=lambda np_: -np_[1])
+    return " ".join(f"{n} {_percent(p)}" for n, p in pairs) if percent else \
+        ", ".join(f"{n} {p:.3f}" for n, p in pairs)
+
+
+def _percent(p: float) -> str:
+    value = round(100 * p)
+    if value == 0:
+        return "<1%"
+    if value == 100:
+        return ">99%"
+    return f"{value}%"
+
+
+# --- rows -----------------------------------------------------------------------------------
+
+def reroll_columns(model: HandModel) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    actions = tuple(throw_action_name(a) for a in model.throw_actions)
+    head = ("player", "captain_throws", "throw", "rank", "hand", "name", "reached", "play")
+    return head + actions, actions
+
+
+def reroll_rows(model: HandModel, strategy: Strategy) -> list[dict[str, Any]]:
+    """One row per (player, captain's throw count for the opponent, throw, hand).
+
+    `throw` is the throw just made (the decision is whether and how to throw again);
+    `captain_throws` is empty for the captain. Action columns hold P(action), empty when
+    the action is not allowed with that hand (keeping dice one does not hold).
+    """
+    names = [throw_action_name(a) for a in model.throw_actions]
+    order = ranked_indices(model)
+    rows: list[dict[str, Any]] = []
+    T = model.throws
+    for player in (CAPTAIN, OPPONENT):
+        reach, _ = best_response.own_reach(model, strategy, player)
+        contexts = strategy.throw[player]
+        for c in range(contexts.shape[0]):
+            for t in range(T - 1):
+                probs = contexts[c, t]                    # (A, n)
+                for rank, h in enumerate(order, start=1):
+                    hand = model.hands[h]
+                    legal = model.throw_legal[:, h]
+                    row: dict[str, Any] = {
+                        "player": ROLE_NAMES[player],
+                        "captain_throws": "" if player == CAPTAIN else c + 1,
+                        "throw": t + 1,
+                        "rank": rank,
+                        "hand": rules.format_hand(hand),
+                        "name": rules.hand_name(hand, model.params.ranking),
+                        "reached": _clean(reach[c, t, 0, h]),
+                        "play": format_mix(
+                            [n for n, ok in zip(names, legal) if ok],
+                            [probs[a, h] for a in range(len(names)) if legal[a]]),
+                    }
+                    for a, name in enumerate(names):
+                        row[name] = _clean(probs[a, h]) if legal[a] else None
+                    rows.append(row)
+    return rows
+
+
+def betting_columns() -> tuple[tuple[str, ...], tuple[str, ...]]:
+    head = ("captain_throws", "opponent_throws", "first_bettor", "history", "situation",
+            "actor", "level", "rank", "hand", "name", "reached", "play")
+    return head + BETTING_ACTIONS, BETTING_ACTIONS
+
+
+def betting_decisions(model: HandModel, public: tuple[int, int]) -> list[str]:
+    """Decision histories of one public state in reading order: opening, the line where the
+    first player bets (bet, raise, ...), then the line where he passes."""
+    tree = model.tree(public)
+    histories = [node.history for node in tree.nodes]
+    return sorted(histories, key=lambda h: (h != "", h.startswith("p"), len(h)))
+
+
+def betting_rows(model: HandModel, strategy: Strategy) -> list[dict[str, Any]]:
+    """One row per (public state, decision point, hand of the player to act)."""
+    order = ranked_indices(model)
+    reach = {player: best_response.own_reach(model, strategy, player)[1]
+             for player in (CAPTAIN, OPPONENT)}
+    rows: list[dict[str, Any]] = []
+    for tc, to in model.public_states:
+        tree = model.tree((tc, to))
+        for history in betting_decisions(model, (tc, to)):
+            node = tree.node(history)
+            probs = strategy.betting[(tc, to, history)]
+            node_reach = reach[node.actor][(tc, to, history)][0]
+            for rank, h in enumerate(order, start=1):
+                hand = model.hands[h]
+                row: dict[str, Any] = {
+                    "captain_throws": tc,
+                    "opponent_throws": to,
+                    "first_bettor": ROLE_NAMES[tree.first],
+                    "history": history,
+                    "situation": spell_history(history, tree.first),
+                    "actor": ROLE_NAMES[node.actor],
+                    "level": node.level,
+                    "rank": rank,
+                    "hand": rules.format_hand(hand),
+                    "name": rules.hand_name(hand, model.params.ranking),
+                    "reached": _clean(node_reach[h]),
+                    "play": format_mix(node.actions, probs[:, h]),
+                }
+                for action in BETTING_ACTIONS:
+                    row[action] = (_clean(probs[node.actions.index(action), h])
+                                   if action in node.actions else None)
+                rows.append(row)
+    return rows
+
+
+def reroll_table(model: HandModel, strategy: Strategy) -> Table:
+    columns, probability = reroll_columns(model)
+    return Table("reroll", "Throwing decisions", columns, probability,
+                 tuple(reroll_rows(model, strategy)))
+
+
+def betting_table(model: HandModel, strategy: Strategy) -> Table:
+    columns, probability = betting_columns()
+    return Table("betting", "Betting decisions", columns, probability,
+                 tuple(betting_rows(model, strategy)))
+
+
+def _clean(x: float) -> float:
+    """Round away float noise (1e-17, 0.9999999999999998) so files are stable."""
+    value = round(float(x), 12)
+    return 0.0 if value == 0 else value
+
+
+# --- CSV ------------------------------------------------------------------------------------
+
+def format_number(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise ValueError("tables hold finite numbers only")
+        text = f"{value:.9f}".rstrip("0").rstrip(".")
+        return "0" if text in ("", "-0") else text
+    return str(value)
+
+
+def table_to_csv(table: Table) -> str:
+    """CSV text: a header row, then the rows; empty cells for actions not available."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(table.columns)
+    for row in table.rows:
+        writer.writerow([format_number(row.get(c)) for c in table.columns])
+    return buffer.getvalue()
+
+
+def read_csv(path: str | os.PathLike) -> list[dict[str, str]]:
+    """Read a table back (all values as strings, as CSV keeps them)."""
+    with open(path, newline="", encoding="utf-8") as handle:
+        return list(csv.DictReader(handle))
+
+
+# --- Markdown -------------------------------------------------------------------------------
+
+def _md_escape(text: str) -> str:
+    return str(text).replace("|", "\\|")
+
+
+def _md_table(header: Sequence[str], body: Iterable[Sequence[str]]) -> list[str]:
+    lines = ["| " + " | ".join(_md_escape(h) for h in header) + " |",
+             "|" + "|".join("---" for _ in header) + "|"]
+    lines += ["| " + " | ".join(_md_escape(c) for c in row) + " |" for row in body]
+    return lines
+
+
+def _cell(row: Mapping[str, Any]) -> str:
+    text = row["play"] or "—"
+    return text if row["reached"] > REACH_TOL else f"({text})"
+
+
+def summary_lines(model: HandModel, summary: Mapping[str, Any] | None) -> list[str]:
+    """Rules, value and exploitability as Markdown bullet lines."""
+    summary = summary or {}
+    lines = [f"- Rules: {model.params.describe()}"]
+    if "value" in summary:
+        lines.append(f"- Value of the hand to the captain: {summary['value']:+.6f} chips per hand")
+    if "exploitability" in summary:
+        lines.append(f"- Exploitability of this strategy: {summary['exploitability']:.3g} "
+                     "chips per hand")
+    if summary.get("method"):
+        lines.append(f"- Solved by: {summary['method']} ({summary.get('status', '')})")
+    return lines
+
+
+_REACH_NOTE = ("In parentheses: a decision the player never reaches with that hand under his "
+               "own strategy (off the path of play); the play shown there is only a sensible "
+               "default.")
+
+
+def reroll_markdown(model: HandModel, strategy: Strategy,
+                    summary: Mapping[str, Any] | None = None,
+                    table: Table | None = None) -> str:
+    """The throwing decisions laid out like the chart: hands down, throws across."""
+    table = table or reroll_table(model, strategy)
+    T = model.throws
+    lines = ["# Throwing decisions (when to stop, what to keep)", ""]
+    lines += summary_lines(model, summary)
+    lines += ["", "Each cell: what to do after that throw with that hand "
+              "(\"stop\", \"reroll\" all three dice, or \"keep\" the dice named and throw the "
+              "others); a mixed strategy lists each action's frequency. " + _REACH_NOTE, ""]
+    if T == 1:
+        return "\n".join(lines + ["With one throw allowed there is no throwing decision.", ""])
+    cells = {(r["player"], r["captain_throws"], r["throw"], r["rank"]): r for r in table.rows}
+    ranked = rules.ranked_hands(model.params.faces, model.params.ranking)
+    panels = [("captain", "", "Captain")] + [
+        ("opponent", tc, f"Opponent, after the captain made {tc} throw{'s' * (tc > 1)}")
+        for tc in range(1, T + 1)]
+    for player, context, title in panels:
+        lines += [f"## {title}", ""]
+        header = ["Rank", "Hand", "Name"] + [f"After throw {t}" for t in range(1, T)]
+        body = []
+        for rank, hand in enumerate(ranked, start=1):
+            body.append([str(rank), rules.format_hand(hand),
+                         rules.hand_name(hand, model.params.ranking)]
+                        + [_cell(cells[(player, context, t, rank)]) for t in range(1, T)])
+        lines += _md_table(header, body) + [""]
+    return "\n".join(lines)
+
+
+def decision_header(model: HandModel, public: tuple[int, int], history: str) -> str:
+    """Short column title: "captain opens", "opponent faces a raise to 2 (pbr)"."""
+    node = model.tree(public).node(history)
+    text = f"{ROLE_NAMES[node.actor]} {facing(history, node.level)}"
+    return f"{text} ({history})" if history else text
+
+
+def betting_markdown(model: HandModel, strategy: Strategy,
+                     summary: Mapping[str, Any] | None = None,
+                     table: Table | None = None) -> str:
+    """The betting laid out like the charts: a table per public state, hands down,
+    decision points across."""
+    table = table or betting_table(model, strategy)
+    lines = ["# Betting decisions", ""]
+    lines += summary_lines(model, summary)
+    lines += ["", "One table per public state (throws made by each player, known to both). "
+              "Columns are the decision points, named by who acts and what happened before; "
+              "each cell is the action (or the mix of actions) of the player to act with "
+              "that hand. In brackets, the betting so far, first bettor first: p pass, b bet, "
+              "r raise. " + _REACH_NOTE, ""]
+    cells = {(r["captain_throws"], r["opponent_throws"], r["history"], r["rank"]): r
+             for r in table.rows}
+    ranked = rules.ranked_hands(model.params.faces, model.params.ranking)
+    for tc, to in model.public_states:
+        first = ROLE_NAMES[model.tree((tc, to)).first]
+        lines += [f"## Captain {tc} throw{'s' * (tc > 1)}, opponent {to} "
+                  f"throw{'s' * (to > 1)} — the {first} bets first", ""]
+        histories = betting_decisions(model, (tc, to))
+        header = ["Rank", "Hand"] + [decision_header(model, (tc, to), h) for h in histories]
+        body = []
+        for rank, hand in enumerate(ranked, start=1):
+            body.append([str(rank), hand_label(hand, model.params.ranking)]
+                        + [_cell(cells[(tc, to, h, rank)]) for h in histories])
+        lines += _md_table(header, body) + [""]
+    return "\n".join(lines)
+
+
+# --- writing --------------------------------------------------------------------------------
+
+def write_table(table: Table, out_dir: str | os.PathLike, markdown: str | None = None
+                ) -> list[Path]:
+    """Write `<name>.csv` (and `<name>.md` if markdown text is given), atomically."""
+    out = Path(out_dir)
+    paths = [out / f"{table.name}.csv"]
+    write_text_atomic(paths[0], table_to_csv(table))
+    if markdown is not None:
+        paths.append(out / f"{table.name}.md")
+        write_text_atomic(paths[1], markdown)
+    return paths
+
+
+def write_tables(model: HandModel, strategy: Strategy, out_dir: str | os.PathLike,
+                 summary: Mapping[str, Any] | None = None) -> list[Path]:
+    """reroll.csv, reroll.md, betting.csv, betting.md in `out_dir`."""
+    reroll = reroll_table(model, strategy)
+    betting = betting_table(model, strategy)
+    return (write_table(reroll, out_dir, reroll_markdown(model, strategy, summary, reroll))
+            + write_table(betting, out_dir, betting_markdown(model, strategy, summary, betting)))
+
+
+def probabilities(row: Mapping[str, Any], table: Table) -> np.ndarray:
+    """The row's action probabilities (available actions only)."""
+    return np.array([row[c] for c in table.probability_columns if row.get(c) is not None],
+                    dtype=float)

@@ -1,0 +1,259 @@
+"""Tests of the tables, charts and simplified strategy (solver/export/)."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from games.bidou import rules
+from games.bidou.params import BidouParams
+from solver import best_response
+from solver.export import charts, export_all, export_charts, simplify, tables, unpack
+from solver.model import CAPTAIN, OPPONENT
+from solver.solve import solve
+from solver.strategy import load_strategy_file
+
+SMALL = BidouParams(faces=3, throws=2, max_level=2)
+SMALL_KEEP = BidouParams(faces=3, throws=2, max_level=2, reroll="keep")
+DPI = 60
+
+
+@pytest.fixture(scope="module")
+def small():
+    return solve(SMALL)
+
+
+@pytest.fixture(scope="module")
+def small_keep():
+    return solve(SMALL_KEEP)
+
+
+@pytest.fixture(scope="module")
+def exported(small, tmp_path_factory):
+    out = tmp_path_factory.mktemp("export")
+    return out, export_all(small, out, dpi=DPI)
+
+
+def _action_sum(row, table):
+    return sum(float(row[c]) for c in table.probability_columns
+               if row.get(c) not in (None, ""))
+
+
+# --- tables ---------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("which", ["small", "small_keep"])
+def test_reroll_rows_one_per_decision_and_hand(which, request):
+    sol = request.getfixturevalue(which)
+    model = sol.model
+    table = tables.reroll_table(model, sol.strategy)
+    T, n = model.throws, model.num_hands
+    assert len(table.rows) == (1 + T) * (T - 1) * n
+    keys = {(r["player"], r["captain_throws"], r["throw"], r["hand"]) for r in table.rows}
+    assert len(keys) == len(table.rows)
+    for row in table.rows:
+        assert _action_sum(row, table) == pytest.approx(1.0, abs=1e-9)
+        assert 0.0 <= row["reached"] <= 1.0
+    ranked = [rules.format_hand(h) for h in rules.ranked_hands(model.params.faces,
+                                                                model.params.ranking)]
+    first = [r["hand"] for r in table.rows if r["player"] == "captain" and r["throw"] == 1]
+    assert first == ranked
+    assert [r["rank"] for r in table.rows[:n]] == list(range(1, n + 1))
+    assert table.rows[0]["name"] == "bidou"
+
+
+def test_keep_table_names_kept_dice(small_keep):
+    table = tables.reroll_table(small_keep.model, small_keep.strategy)
+    assert "keep 3-3" in table.columns and "reroll" in table.columns
+    row = next(r for r in table.rows if r["hand"] == "3-1-1")
+    assert row["keep 3-3"] is None          # cannot keep dice one does not hold
+    assert any(r["play"].startswith("keep") for r in table.rows)
+
+
+def test_betting_rows_one_per_decision_and_hand(small):
+    model = small.model
+    table = tables.betting_table(model, small.strategy)
+    nodes = sum(len(model.tree(p).nodes) for p in model.public_states)
+    assert len(table.rows) == nodes * model.num_hands
+    keys = {(r["captain_throws"], r["opponent_throws"], r["history"], r["hand"])
+            for r in table.rows}
+    assert len(keys) == len(table.rows)
+    for row in table.rows:
+        assert _action_sum(row, table) == pytest.approx(1.0, abs=1e-9)
+        node = model.tree((row["captain_throws"], row["opponent_throws"])).node(row["history"])
+        assert row["actor"] == ("captain", "opponent")[node.actor]
+        assert row["level"] == node.level
+        for action in tables.BETTING_ACTIONS:
+            assert (row[action] is None) == (action not in node.actions)
+    row = next(r for r in table.rows if (r["captain_throws"], r["opponent_throws"],
+                                         r["history"]) == (1, 1, "br"))
+    assert row["situation"] == "captain bets, opponent raises"
+    assert row["first_bettor"] == "captain"
+    row = next(r for r in table.rows if (r["captain_throws"], r["opponent_throws"],
+                                         r["history"]) == (2, 1, "pb"))
+    assert row["situation"] == "opponent passes, captain bets"
+
+
+def test_spelled_history():
+    assert tables.spell_history("", CAPTAIN) == "opening"
+    assert tables.spell_history("pbr", OPPONENT) == \
+        "opponent passes, captain bets, opponent raises"
+
+
+def test_reached_column_is_own_reach(small):
+    model, strategy = small.model, small.strategy
+    table = tables.betting_table(model, strategy)
+    _, reach = best_response.own_reach(model, strategy, CAPTAIN)
+    index = {rules.format_hand(h): i for i, h in enumerate(model.hands)}
+    for row in table.rows:
+        if row["actor"] != "captain":
+            continue
+        key = (row["captain_throws"], row["opponent_throws"], row["history"])
+        assert row["reached"] == pytest.approx(reach[key][0][index[row["hand"]]], abs=1e-11)
+    # some decisions are off the path (e.g. weak hands never stop after one throw)
+    assert any(r["reached"] == 0 for r in table.rows)
+    assert any(r["reached"] > 0 for r in table.rows)
+
+
+def test_csv_parses_back(exported, small):
+    out, _ = exported
+    for name in ("reroll", "betting"):
+        table = (tables.reroll_table if name == "reroll" else tables.betting_table)(
+            small.model, small.strategy)
+        rows = tables.read_csv(out / f"{name}.csv")
+        assert len(rows) == len(table.rows)
+        assert tuple(rows[0].keys()) == table.columns
+        for parsed, row in zip(rows, table.rows):
+            assert parsed["hand"] == row["hand"]
+            assert _action_sum(parsed, table) == pytest.approx(1.0, abs=1e-8)
+            assert float(parsed["reached"]) == pytest.approx(row["reached"], abs=1e-9)
+
+
+def test_markdown_has_headers(exported):
+    out, _ = exported
+    reroll = (out / "reroll.md").read_text()
+    betting = (out / "betting.md").read_text()
+    assert reroll.startswith("# Throwing decisions")
+    assert "| Rank | Hand | Name | After throw 1 |" in reroll
+    assert betting.startswith("# Betting decisions")
+    assert "| Rank | Hand | captain opens |" in betting
+    assert "2-1-1 bidou" in betting
+    assert "(" in betting               # off-path decisions are marked
+
+
+# --- files ----------------------------------------------------------------------------------
+
+def test_export_all_files(exported, small):
+    out, paths = exported
+    names = sorted(p.name for p in paths)
+    expected = ["summary.md", "summary.json", "strategy.json", "simplified_strategy.json",
+                "reroll.csv", "reroll.md", "betting.csv", "betting.md"]
+    stems = charts.chart_stems(small.model)
+    assert stems[0] == "reroll_chart" and stems[-1] == "remember_chart"
+    expected += [f"{stem}.{fmt}" for stem in stems for fmt in ("pdf", "png", "svg")]
+    assert names == sorted(expected)
+    assert sorted(p.name for p in out.iterdir()) == names     # nothing else, no temp files
+    for path in paths:
+        assert path.stat().st_size > 0
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["value"] == pytest.approx(small.value)
+    assert sorted(summary["files"]) == names
+    assert summary["simplified"]["exploitability"] >= summary["exploitability"]
+    text = (out / "summary.md").read_text()
+    assert "Value of the hand to the captain" in text and "Exploitability" in text
+    model, strategy, _ = load_strategy_file(out / "strategy.json")
+    assert model.params == SMALL
+    _, simple, result = load_strategy_file(out / "simplified_strategy.json")
+    assert simplify.is_pure(simple)
+    assert result["exploitability"] == pytest.approx(summary["simplified"]["exploitability"])
+
+
+def test_chart_files_are_real(exported):
+    out, _ = exported
+    assert (out / "reroll_chart.pdf").read_bytes().startswith(b"%PDF")
+    assert (out / "reroll_chart.png").read_bytes().startswith(b"\x89PNG")
+    assert b"<svg" in (out / "reroll_chart.svg").read_bytes()[:2000]
+    pdf = (out / "remember_chart.pdf").read_bytes()
+    assert b"CreationDate" not in pdf
+
+
+def test_charts_are_deterministic(exported, small, tmp_path):
+    out, _ = exported
+    again = export_charts(small, tmp_path, dpi=DPI)
+    assert again
+    for path in again:
+        assert path.read_bytes() == (out / path.name).read_bytes(), path.name
+
+
+def test_keep_charts(small_keep, tmp_path):
+    paths = export_charts(small_keep, tmp_path, formats=("png", "svg"), dpi=DPI)
+    assert [p.name for p in paths][:2] == ["reroll_chart.png", "reroll_chart.svg"]
+    assert all(p.stat().st_size > 1000 for p in paths)
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".tmp")]
+
+
+def test_write_failure_leaves_nothing(small, tmp_path, monkeypatch):
+    """A chart that fails to render writes no file, complete or partial."""
+    def boom(*args, **kwargs):
+        raise RuntimeError("render failed")
+    monkeypatch.setattr(charts, "figure_bytes", boom)
+    with pytest.raises(RuntimeError):
+        export_charts(small, tmp_path, formats=("png",))
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_unpack_tuple_computes_numbers(small):
+    model, strategy, summary = unpack((small.model, small.strategy))
+    assert summary["value"] == pytest.approx(small.value, abs=1e-9)
+    assert summary["exploitability"] < 1e-9
+    _, _, kept = unpack((small.model, small.strategy, {"value": 1.5, "exploitability": 0.0}))
+    assert kept["value"] == 1.5
+
+
+def test_one_throw_has_no_reroll_chart(tmp_path):
+    sol = solve(BidouParams(faces=2, throws=1, max_level=1))
+    assert tables.reroll_table(sol.model, sol.strategy).rows == ()
+    paths = export_charts(sol, tmp_path, formats=("png",), dpi=DPI)
+    assert [p.name for p in paths] == ["betting_chart_c1_o1.png", "remember_chart.png"]
+    assert "no throwing decision" in tables.reroll_markdown(sol.model, sol.strategy)
+
+
+# --- simplified strategy --------------------------------------------------------------------
+
+@pytest.mark.parametrize("which", ["small", "small_keep"])
+def test_simplified_is_pure_and_no_better(which, request):
+    sol = request.getfixturevalue(which)
+    simple = simplify.simplify(sol.model, sol.strategy, sol.value)
+    assert simplify.is_pure(simple.strategy)
+    e = simple.exploitability
+    assert e.exploitability >= sol.exploitability.exploitability - 1e-12
+    assert e.exploitability == pytest.approx(
+        best_response.exploitability(sol.model, simple.strategy).exploitability)
+    assert simple.captain_loss >= -1e-9 and simple.opponent_loss >= -1e-9
+    assert simple.captain_loss + simple.opponent_loss == pytest.approx(e.nash_conv)
+    T = sol.model.throws
+    assert len(simple.thresholds) == (1 + T) * (T - 1)
+    # the search never does worse than the majority thresholds
+    majority = simplify.simplify(sol.model, sol.strategy, sol.value, optimize=False)
+    assert e.exploitability <= majority.exploitability.exploitability + 1e-12
+
+
+@pytest.mark.parametrize("which", ["small", "small_keep"])
+def test_simplified_stops_by_threshold(which, request):
+    sol = request.getfixturevalue(which)
+    model = sol.model
+    simple = simplify.simplify(model, sol.strategy, sol.value)
+    order = tables.ranked_indices(model)
+    for rule in simple.thresholds:
+        context = 0 if rule.player == CAPTAIN else rule.context - 1
+        stop = simple.strategy.throw[rule.player][context, rule.throw - 1, 0][order]
+        assert list(stop) == [1.0] * rule.stop_count + [0.0] * (model.num_hands - rule.stop_count)
+    assert all("after throw" in line for line in simple.describe())
+
+
+def test_round_strategy_takes_most_likely(small):
+    rounded = simplify.round_strategy(small.model, small.strategy)
+    for key, probs in small.strategy.betting.items():
+        picked = rounded.betting[key].argmax(axis=0)
+        assert np.all(probs[picked, np.arange(probs.shape[1])] >= probs.max(axis=0) - 1e-9)
