@@ -55,3 +55,21 @@ def test_best_response_matches_openspiel_on_a_bad_strategy(kwargs):
     policy = to_openspiel_policy(game, strategy, compact.model)
     assert ours.nash_conv == pytest.approx(os_exploitability.nash_conv(game, policy), abs=1e-9)
     assert ours.nash_conv > 0.1
+
+
+@pytest.mark.parametrize("kwargs, exact", [
+    (dict(faces=2, throws=1, max_level=1), "-3/40"),
+    (dict(faces=2, throws=1, max_level=2, ranking="french"), "-17/256"),
+    (dict(faces=3, throws=1, max_level=1), "-2/27"),
+])
+def test_compact_equals_gambit_rational_value(kwargs, exact):
+    """pygambit solves the faithful game in exact rationals: the compact LP must match."""
+    from fractions import Fraction
+
+    pytest.importorskip("pygambit")
+    from solver.gambit_bridge import gambit_value
+
+    params = BidouParams(**kwargs)
+    value = gambit_value(load_game(params))
+    assert value == Fraction(exact)
+    assert solve(params).value == pytest.approx(float(value), abs=1e-12)

@@ -1,0 +1,95 @@
+"""Time the compact LP, and compare it with peers on a small variant, in one process.
+
+    python benchmarks/bench_lp.py [--repeats 5] [--quick]
+
+Part 1: `solve_lp` on the default game and on reroll=keep (medians), against the targets
+of 0.5 s and 2 s. Part 2: on small variants, the same value computed by
+  - the compact LP (this project),
+  - our generic sequence-form LP over the faithful OpenSpiel tree (solver/openspiel_lp.py),
+  - OpenSpiel's own `sequence_form_lp` (cvxpy) over the faithful tree,
+  - pygambit's rational `lp_solve` over the faithful tree (where it finishes),
+with medians and the ratio of each peer's time to the compact LP's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+from typing import Callable
+
+from games.bidou.params import BidouParams
+from solver.lp import solve_lp
+from solver.model import build_model
+from solver.openspiel_bridge import load_game
+
+
+def median_time(func: Callable[[], float], repeats: int) -> tuple[float, float]:
+    """(median seconds, last value) over `repeats` calls."""
+    times, value = [], float("nan")
+    for _ in range(repeats):
+        start = time.perf_counter()
+        value = func()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times), value
+
+
+def part_full_games(repeats: int) -> None:
+    print("== The full hand game, compact LP (scipy HiGHS, dual simplex) ==")
+    print(f"{'rules':<62} {'median s':>9} {'target s':>9} {'value':>16}")
+    for params, target in ((BidouParams(), 0.5), (BidouParams(reroll="keep"), 2.0),
+                           (BidouParams(ranking="french"), 0.5)):
+        model = build_model(params)
+        seconds, value = median_time(lambda: solve_lp(model).value, repeats)
+        print(f"{params.describe():<62} {seconds:9.3f} {target:9.1f} {value:+16.12f}")
+    print()
+
+
+def part_peers(repeats: int, quick: bool) -> None:
+    from open_spiel.python.algorithms import sequence_form_lp
+
+    from solver.openspiel_lp import solve_openspiel_game
+
+    try:
+        from solver.gambit_bridge import gambit_value
+    except ImportError:                      # pygambit is a test extra
+        gambit_value = None
+
+    variants = [BidouParams(faces=2, throws=1, max_level=1),
+                BidouParams(faces=3, throws=1, max_level=2, ranking="french"),
+                BidouParams(faces=2, throws=2, max_level=2)]
+    if not quick:
+        variants.append(BidouParams(faces=2, throws=2, max_level=1, reroll="keep"))
+    print("== Small variants: the compact LP beside peers on the faithful OpenSpiel game ==")
+    for params in variants:
+        game = load_game(params)
+        model = build_model(params)
+        rows = [("compact LP (ours)", lambda: solve_lp(model).value)]
+        rows.append(("generic LP on OpenSpiel tree (ours)",
+                     lambda: solve_openspiel_game(game).value))
+        rows.append(("OpenSpiel sequence_form_lp",
+                     lambda: sequence_form_lp.solve_zero_sum_game(game)[0]))
+        if gambit_value is not None and params.throws == 1:
+            rows.append(("pygambit lp_solve (rational)", lambda: float(gambit_value(game))))
+        print(f"-- {params.to_game_string()}")
+        base = None
+        for name, func in rows:
+            n = repeats if name.startswith("compact") else max(1, min(repeats, 3))
+            seconds, value = median_time(func, n)
+            base = base or seconds
+            print(f"   {name:<38} median {seconds:9.4f} s  x{seconds / base:9.1f}  "
+                  f"value {value:+.12f}")
+    print()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--quick", action="store_true", help="skip the slowest peer runs")
+    args = parser.parse_args()
+    part_full_games(args.repeats)
+    part_peers(args.repeats, args.quick)
+
+
+if __name__ == "__main__":
+    main()
