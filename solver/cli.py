@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import inspect
 import json
 import os
 import sys
@@ -77,6 +78,12 @@ def game_options(func: Callable) -> Callable:
                 ranking: str, aces_beat_bidou: bool, **kwargs: Any) -> Any:
         params = BidouParams(faces=faces, throws=throws, max_level=max_level, reroll=reroll,
                              ranking=ranking, aces_beat_bidou=aces_beat_bidou)
+        if "rules_given" in inspect.signature(func).parameters:
+            context = click.get_current_context()
+            kwargs["rules_given"] = tuple(
+                name for name in ("faces", "throws", "max_level", "reroll", "ranking",
+                                  "aces_beat_bidou")
+                if context.get_parameter_source(name) != click.core.ParameterSource.DEFAULT)
         return func(*args, params=params, **kwargs)
 
     for option in reversed(options):
@@ -177,6 +184,90 @@ def solve(params: BidouParams, method: str, iterations: int | None,
         _fail(f"{method} stopped before reaching the target ({solution.status}): "
               f"the value above is approximate" + (", no strategy file written" if out else ""),
               1)
+
+
+def _strategy_source(params: BidouParams, strategy_file: str | None,
+                     rules_given: tuple[str, ...]):
+    """A solved hand: read from a strategy file, or solved now with the LP.
+
+    Rules options given beside a strategy file must agree with the rules it was solved for.
+    """
+    from solver.solve import solve as run
+    from solver.strategy import load_strategy_file
+
+    if strategy_file is None:
+        return run(params)
+    model, strategy, summary = load_strategy_file(strategy_file)
+    clashes = [f"{name}={getattr(model.params, name)}" for name in rules_given
+               if getattr(model.params, name) != getattr(params, name)]
+    if clashes:
+        raise StrategyFileError(
+            f"{strategy_file} was solved for other rules ({', '.join(clashes)}; "
+            f"{model.params.describe()})")
+    return model, strategy, summary
+
+
+_FORMAT_OPTION = click.option(
+    "--format", "formats", type=click.Choice(["pdf", "png", "svg"]), multiple=True,
+    help="Chart formats (repeatable; default: all three).")
+
+
+@main.command()
+@_guarded
+@game_options
+@click.option("--strategy", "strategy_file", type=click.Path(dir_okay=False), default=None,
+              help="A strategy file from `bidou solve --out` (default: solve now).")
+@click.option("--out", "out_dir", type=click.Path(file_okay=False), required=True,
+              help="Directory to write into (created if missing).")
+@_FORMAT_OPTION
+def export(params: BidouParams, strategy_file: str | None, out_dir: str,
+           formats: tuple[str, ...], rules_given: tuple[str, ...]) -> None:
+    """Every table (CSV, Markdown, JSON) and chart (PDF, PNG, SVG) of a solved hand."""
+    from solver.export import FORMATS, export_all
+
+    source = _strategy_source(params, strategy_file, rules_given)
+    for path in export_all(source, out_dir, formats=formats or FORMATS):
+        click.echo(str(path))
+
+
+@main.command()
+@_guarded
+@game_options
+@click.option("--strategy", "strategy_file", type=click.Path(dir_okay=False), default=None,
+              help="A strategy file from `bidou solve --out` (default: solve now).")
+@click.option("--out", "out_dir", type=click.Path(file_okay=False), required=True,
+              help="Directory to write into (created if missing).")
+@_FORMAT_OPTION
+def charts(params: BidouParams, strategy_file: str | None, out_dir: str,
+           formats: tuple[str, ...], rules_given: tuple[str, ...]) -> None:
+    """The printable reroll, betting and remember-this charts alone."""
+    from solver.export import FORMATS, export_charts
+
+    source = _strategy_source(params, strategy_file, rules_given)
+    for path in export_charts(source, out_dir, formats=formats or FORMATS):
+        click.echo(str(path))
+
+
+@main.command()
+@_guarded
+@game_options
+@click.option("--iterations", type=click.IntRange(min=1), default=2000, show_default=True,
+              help="Iterations per method.")
+@click.option("--out", "out_dir", type=click.Path(file_okay=False), default=".",
+              show_default=True, help="Directory for convergence.png and convergence.pdf.")
+def convergence(params: BidouParams, iterations: int, out_dir: str) -> None:
+    """Exploitability against iterations and seconds for every CFR method (PNG and PDF)."""
+    from solver.convergence import run_methods, write_convergence
+    from solver.lp import solve_lp
+    from solver.model import build_model
+
+    model = build_model(params)
+    runs = run_methods(model, iterations=iterations)
+    for method, run in runs.items():
+        click.echo(f"{method:>6}: {run.iterations:>6} iterations, {run.seconds:7.2f} s, "
+                   f"exploitability {run.exploitability.exploitability:.3e}")
+    for path in write_convergence(runs, out_dir, lp_value=solve_lp(model).value):
+        click.echo(str(path))
 
 
 @main.command()

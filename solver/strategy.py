@@ -188,6 +188,9 @@ def write_bytes_atomic(path: str | os.PathLike, data: bytes) -> None:
     os.makedirs(directory, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=directory)
     try:
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)         # mkstemp makes 0600; give the usual mode
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()
