@@ -271,6 +271,27 @@ def convergence(params: BidouParams, iterations: int, out_dir: str) -> None:
 
 
 @main.command()
+@_guarded
+@click.option("--root", type=click.Path(file_okay=False), default="outputs",
+              show_default=True, help="Where the solved games live.")
+@click.option("--check", is_flag=True, help="Only say which files are stale (exit 1 if any).")
+def outputs(root: str, check: bool) -> None:
+    """Re-solve the default game and the keep and french variants into outputs/."""
+    from solver.outputs import stale_files, write_outputs
+
+    if check:
+        stale = stale_files(root)
+        for path in stale:
+            click.echo(f"stale: {path}")
+        if stale:
+            _fail(f"{len(stale)} files in {root} are stale; run `bidou outputs`", 1)
+        click.echo(f"{root} is current")
+        return
+    for path in write_outputs(root):
+        click.echo(str(path))
+
+
+@main.command()
 @click.argument("game_string")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 @_guarded
