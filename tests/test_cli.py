@@ -1,0 +1,86 @@
+"""The command line: thin shells, real numbers, one-line errors with the right exit codes."""
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from solver.cli import main
+
+
+def run(*args):
+    return CliRunner().invoke(main, list(args), catch_exceptions=False)
+
+
+def test_solve_json_has_every_field():
+    result = run("solve", "--faces", "3", "--throws", "2", "--max-level", "2", "--json")
+    assert result.exit_code == 0, result.output
+    summary = json.loads(result.output)
+    for key in ("rules", "method", "value", "exploitability", "nash_conv", "status", "seconds",
+                "captain_exploitability", "opponent_exploitability"):
+        assert key in summary
+    assert summary["rules"] == {"faces": 3, "throws": 2, "max_level": 2, "reroll": "all",
+                                "ranking": "encyclopedia", "aces_beat_bidou": True}
+    assert summary["value"] == pytest.approx(-0.040339379159681, abs=1e-9)
+    assert summary["status"] == "optimal" and summary["nash_conv"] <= 1e-9
+
+
+def test_solve_writes_a_strategy_file_that_export_reads(tmp_path):
+    out = tmp_path / "s.json"
+    result = run("solve", "--faces", "2", "--throws", "2", "--out", str(out))
+    assert result.exit_code == 0, result.output
+    assert json.loads(out.read_text())["result"]["value"] == pytest.approx(-0.029296875)
+    charts = run("charts", "--strategy", str(out), "--out", str(tmp_path / "c"),
+                 "--format", "png")
+    assert charts.exit_code == 0, charts.output
+    assert (tmp_path / "c" / "remember_chart.png").exists()
+    clash = run("charts", "--strategy", str(out), "--faces", "3", "--out", str(tmp_path / "d"))
+    assert clash.exit_code == 2
+    assert "other rules" in clash.output and clash.output.count("\n") == 1
+
+
+@pytest.mark.parametrize("args, words", [
+    (("solve", "--faces", "7"), "faces must be an integer from 2 to 6"),
+    (("solve", "--throws", "0"), "throws must be an integer from 1 to 3"),
+    (("solve", "--max-level", "0"), "max_level"),
+    (("solve", "--iterations", "10"), "apply to CFR methods"),
+    (("lp", "nonsense_game"), "cannot load game"),
+    (("lp", "kuhn_poker(players=3)"), "two-player"),
+    (("stats", "--faces", "1"), "faces"),
+])
+def test_bad_input_is_one_line_and_exit_2(args, words):
+    result = CliRunner().invoke(main, list(args))
+    assert result.exit_code == 2
+    assert words in result.output
+    assert "Traceback" not in result.output
+
+
+def test_corrupt_strategy_file_is_refused(tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"schema": "bidou-strategy", "schema_version": 1, "rules": {"faces": 9}}')
+    result = run("export", "--strategy", str(bad), "--out", str(tmp_path / "x"))
+    assert result.exit_code == 2
+    assert "faces" in result.output and result.output.count("\n") == 1
+    assert not (tmp_path / "x").exists()
+
+
+def test_lp_kuhn_is_minus_one_eighteenth():
+    result = run("lp", "kuhn_poker", "--json")
+    assert result.exit_code == 0
+    assert json.loads(result.output)["value"] == pytest.approx(-1 / 18, abs=1e-9)
+
+
+def test_lp_on_python_bidou_matches_solve():
+    result = run("lp", "python_bidou(faces=2,throws=1,max_level=1)", "--json")
+    assert json.loads(result.output)["value"] == pytest.approx(-0.075, abs=1e-9)
+
+
+def test_stats_json():
+    result = run("stats", "--json")
+    data = json.loads(result.output)
+    assert len(data["hands"]) == 56
+    assert data["p_straight_or_better"] == pytest.approx(1 / 6)
+    first = data["hands"][0]
+    assert first["hand"] == "2-1-1" and set(first) >= {"name", "probability", "beats", "ties"}
+    six_three_one = next(h for h in data["hands"] if h["hand"] == "6-3-1")
+    assert six_three_one["beats"] == pytest.approx(0.5)
