@@ -292,6 +292,46 @@ def outputs(root: str, check: bool) -> None:
 
 
 @main.command()
+@_guarded
+@game_options
+@click.option("--strategy", "strategy_file", type=click.Path(dir_okay=False), default=None,
+              help="A strategy file from `bidou solve --out` (default: solve now).")
+@click.option("--role", type=click.Choice(["captain", "opponent", "alternate"]),
+              default="alternate", show_default=True, help="Your seat.")
+@click.option("--hands", type=click.IntRange(min=1), default=5, show_default=True)
+@click.option("--seed", type=int, default=None, help="Dice seed (default: random).")
+def play(params: BidouParams, strategy_file: str | None, role: str, hands: int,
+         seed: int | None, rules_given: tuple[str, ...]) -> None:
+    """Play hands against the equilibrium strategy."""
+    import numpy as np
+
+    from solver.play import play_hand
+
+    source = _strategy_source(params, strategy_file, rules_given)
+    model, strategy = (source.model, source.strategy) if hasattr(source, "model") \
+        else source[:2]
+    rng = np.random.default_rng(seed)
+
+    def ask(prompt: str, options) -> str:
+        return click.prompt(prompt, type=click.Choice(list(options)), show_choices=True)
+
+    total = 0.0
+    for number in range(hands):
+        seat = {"captain": 0, "opponent": 1}.get(role, number % 2)
+        click.echo(f"\n-- hand {number + 1} of {hands} --")
+        total += play_hand(model, strategy, seat, rng, ask, click.echo)
+    click.echo(f"\nTotal over {hands} hands: {total:+g} chips "
+               f"(the game is worth {_hand_value(source):+.4f} "
+               f"a hand to the captain).")
+
+
+def _hand_value(source) -> float:
+    if hasattr(source, "value"):
+        return source.value
+    return float(source[2].get("value", float("nan")))
+
+
+@main.command()
 @click.argument("game_string")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 @_guarded

@@ -1,0 +1,102 @@
+"""Play hands against the equilibrium strategy.
+
+The engine is a pure function of the strategy, a random generator and two callbacks (`ask`
+for the person's choices, `tell` for what he sees), so tests can script a whole hand.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Sequence
+
+import numpy as np
+
+from games.bidou import rules
+from solver.model import CAPTAIN, OPPONENT, ROLE_NAMES, STOP, HandModel, throw_action_name
+from solver.strategy import Strategy
+
+Ask = Callable[[str, Sequence[str]], str]
+Tell = Callable[[str], None]
+
+
+def _draw(rng: np.random.Generator, probs: np.ndarray) -> int:
+    probs = np.maximum(probs, 0.0)
+    return int(rng.choice(len(probs), p=probs / probs.sum()))
+
+
+def _throw_turn(model: HandModel, strategy: Strategy, role: int, context: int,
+                human: int | None, rng: np.random.Generator, ask: Ask | None, tell: Tell
+                ) -> tuple[int, int]:
+    """One throwing turn; returns (throws made, final hand index)."""
+    hand = _draw(rng, model.prior)
+    for t in range(1, model.throws + 1):
+        if role == human:
+            tell(f"Throw {t}: you have {rules.format_hand(model.hands[hand])} "
+                 f"({rules.hand_name(model.hands[hand], model.params.ranking)}).")
+        if t == model.throws:
+            return t, hand
+        legal = np.nonzero(model.throw_legal[:, hand])[0]
+        if role == human:
+            names = [throw_action_name(model.throw_actions[a]) for a in legal]
+            assert ask is not None
+            choice = legal[names.index(ask("Your choice", names))]
+        else:
+            choice = _draw(rng, strategy.throw[role][context, t - 1, :, hand])
+        if model.throw_actions[choice] == STOP:
+            return t, hand
+        hand = _draw(rng, model.outcome[choice])
+    raise AssertionError("unreachable")
+
+
+def captain_payoff(model: HandModel, history: str, hands: tuple[int, int],
+                   public: tuple[int, int]) -> float:
+    """The captain's payoff at a betting leaf, from the rules' `compare`."""
+    tree = model.tree(public)
+    leaf = next(leaf for leaf in tree.leaves if leaf.history == history)
+    p = model.payoffs
+    if leaf.kind == "pass":
+        return float(p.both_pass)
+    if leaf.kind == "fold":
+        values = p.captain_folds if leaf.folder == CAPTAIN else p.opponent_folds
+        return float(values[leaf.level])
+    outcome = rules.compare(model.hands[hands[0]], model.hands[hands[1]],
+                            model.params.ranking, model.params.aces_beat_bidou)
+    k = leaf.level
+    return float({1: p.showdown_win, -1: p.showdown_lose, 0: p.showdown_tie}[outcome][k])
+
+
+def play_hand(model: HandModel, strategy: Strategy, human: int | None,
+              rng: np.random.Generator, ask: Ask | None, tell: Tell) -> float:
+    """Play one hand with the person in role `human`; returns his payoff in chips.
+
+    With `human=None` the strategy plays both seats and the captain's payoff is returned.
+    """
+    if human is not None:
+        tell(f"You are the {ROLE_NAMES[human]}.")
+    tc, captain_hand = _throw_turn(model, strategy, CAPTAIN, 0, human, rng, ask, tell)
+    if human == OPPONENT:
+        tell(f"The captain threw {tc} time{'s' if tc > 1 else ''}.")
+    to, opponent_hand = _throw_turn(model, strategy, OPPONENT, tc - 1, human, rng, ask, tell)
+    if human == CAPTAIN:
+        tell(f"The opponent threw {to} time{'s' if to > 1 else ''}.")
+    hands = (captain_hand, opponent_hand)
+    tree = model.tree((tc, to))
+    history = ""
+    while not tree.is_leaf(history):
+        node = tree.node(history)
+        if node.actor == human and ask is not None:
+            action = ask(f"Bet level {node.level}", list(node.actions))
+        else:
+            probs = strategy.betting[(tc, to, history)][:, hands[node.actor]]
+            action = node.actions[_draw(rng, probs)]
+            tell(f"The {ROLE_NAMES[node.actor]} says: {action}.")
+        history += action[0]
+    payoff = captain_payoff(model, history, hands, (tc, to))
+    leaf = next(leaf for leaf in tree.leaves if leaf.history == history)
+    if leaf.kind == "showdown":
+        tell(f"Showdown: captain {rules.format_hand(model.hands[captain_hand])}, "
+             f"opponent {rules.format_hand(model.hands[opponent_hand])}.")
+    if human is None:
+        return payoff
+    mine = payoff if human == CAPTAIN else -payoff
+    tell(f"Your payoff: {mine:+g} (chips are penalties: + means your opponent takes them).")
+    return mine
