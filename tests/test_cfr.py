@@ -1,0 +1,209 @@
+"""Tests of the vectorized CFR family (solver/cfr.py) against the LP, the best response and
+OpenSpiel's own CFR+ on the faithful game."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+
+from games.bidou.params import BidouParams
+from solver import best_response, cfr
+from solver.lp import solve_lp
+from solver.model import build_model
+from solver.strategy import check_strategy
+
+DEFAULT_VALUE = -0.036895667099526       # the LP's value of the default game
+
+SMALL = {
+    "f3t2m2": BidouParams(faces=3, throws=2, max_level=2),
+    "f3t2m2-keep": BidouParams(faces=3, throws=2, max_level=2, reroll="keep"),
+    "f2t2-french": BidouParams(faces=2, throws=2, ranking="french"),
+    "f2t2m1": BidouParams(faces=2, throws=2, max_level=1),
+}
+# Vanilla CFR converges like 1/sqrt(T): a looser target keeps the test quick.
+TARGETS = {"cfr": 1e-3, "cfr+": 1e-4, "dcfr": 1e-4, "pcfr+": 1e-4}
+
+
+@pytest.fixture(scope="module")
+def small_models():
+    return {name: build_model(params) for name, params in SMALL.items()}
+
+
+@pytest.fixture(scope="module")
+def small_values(small_models):
+    return {name: solve_lp(model).value for name, model in small_models.items()}
+
+
+@pytest.mark.parametrize("method", cfr.METHODS)
+@pytest.mark.parametrize("variant", list(SMALL))
+def test_converges_to_lp_value(method, variant, small_models, small_values):
+    model = small_models[variant]
+    target = TARGETS[method]
+    solution = cfr.solve_cfr(model, method, iterations=20_000, target_exploitability=target)
+    e = solution.exploitability
+    assert solution.converged and solution.status == "converged"
+    assert e.exploitability <= target
+    assert abs(solution.value - small_values[variant]) <= 2 * e.exploitability + 1e-9
+    assert solution.value == e.value
+    check_strategy(model, solution.strategy)
+
+
+def test_default_game_to_1e6():
+    model = build_model(BidouParams())
+    solution = cfr.solve_cfr(model, "cfr+", target_exploitability=1e-6)
+    assert solution.converged
+    assert solution.exploitability.exploitability <= 1e-6
+    assert abs(solution.value - DEFAULT_VALUE) <= 2e-6 + 1e-9
+    # the reported exploitability is best_response's, on the strategy returned
+    again = best_response.exploitability(model, solution.strategy)
+    assert again.exploitability == pytest.approx(solution.exploitability.exploitability,
+                                                 abs=1e-12)
+    assert "changed" not in solution.message
+
+
+def test_iterations_respected(small_models):
+    model = small_models["f3t2m2"]
+    for method in cfr.METHODS:
+        solution = cfr.solve_cfr(model, method, iterations=37)
+        assert solution.iterations == 37
+        assert solution.status == "iteration limit" and not solution.converged
+        assert solution.history[-1][0] == 37
+        assert [h[0] for h in solution.history] == [10, 20, 37]
+
+
+def test_check_every_and_progress(small_models):
+    seen = []
+    solution = cfr.solve_cfr(small_models["f2t2m1"], "cfr+", iterations=30, check_every=10,
+                             progress=lambda *args: seen.append(args))
+    assert [h[0] for h in solution.history] == [10, 20, 30]
+    assert tuple(seen) == solution.history
+    seconds = [h[1] for h in solution.history]
+    assert seconds == sorted(seconds) and seconds[-1] <= solution.seconds
+
+
+def test_target_respected(small_models):
+    model = small_models["f3t2m2-keep"]
+    for target in (1e-2, 1e-3):
+        solution = cfr.solve_cfr(model, "cfr+", target_exploitability=target)
+        assert solution.converged
+        assert solution.history[-1][0] == solution.iterations
+        assert solution.history[-1][2] <= target
+        assert solution.exploitability.exploitability <= target
+        # it stopped soon after the first time the exploitability reached the target
+        assert solution.iterations <= 1.05 * first_iteration_below(model, target) + 5
+
+
+def first_iteration_below(model, target):
+    engine = cfr._Engine(model, cfr.RULES["cfr+"])
+    while True:
+        engine.iterate()
+        if engine.average_exploitability() <= target:
+            return engine.t
+
+
+def test_history_decreases(small_models):
+    solution = cfr.solve_cfr(small_models["f3t2m2"], "cfr+", iterations=640)
+    iterations = [h[0] for h in solution.history]
+    values = [h[2] for h in solution.history]
+    assert iterations == [10, 20, 40, 80, 160, 320, 640]
+    assert values[-1] < values[0] / 20
+    for before, after in itertools.pairwise(values):
+        assert after <= 1.5 * before
+
+
+def test_strategy_probabilities_sum_to_one(small_models):
+    for model in small_models.values():
+        for method in cfr.METHODS:
+            strategy = cfr.solve_cfr(model, method, iterations=25).strategy
+            check_strategy(model, strategy, tol=1e-12)
+            for array in strategy.throw:
+                assert np.allclose(array.sum(axis=-2), 1.0, atol=1e-12)
+            for array in strategy.betting.values():
+                assert np.allclose(array.sum(axis=0), 1.0, atol=1e-12)
+
+
+def test_invalid_arguments(small_models):
+    model = small_models["f2t2m1"]
+    with pytest.raises(ValueError, match="method"):
+        cfr.solve_cfr(model, "cfr++", iterations=5)
+    with pytest.raises(ValueError):
+        cfr.solve_cfr(model, "cfr+", iterations=0)
+    with pytest.raises(ValueError):
+        cfr.solve_cfr(model, "cfr+", target_exploitability=-1.0)
+    with pytest.raises(ValueError):
+        cfr.solve_cfr(model, "cfr+", iterations=5, averaging="cubic")
+    with pytest.raises(ValueError):
+        cfr.solve_cfr(model, "cfr+", iterations=5, check_every=0)
+
+
+def test_solve_entry_point():
+    from solver.solve import solve
+
+    solution = solve(BidouParams(faces=2, throws=2, max_level=1), method="pcfr+",
+                     target_exploitability=1e-4)
+    assert solution.method == "pcfr+" and solution.converged
+    assert solution.summary()["exploitability"] <= 1e-4
+
+
+@pytest.mark.parametrize("params", [BidouParams(), BidouParams(faces=4, ranking="french"),
+                                    BidouParams(faces=3, throws=2, reroll="keep"),
+                                    BidouParams(faces=3, throws=1, max_level=2)])
+def test_vectorized_best_response_matches_best_response(params):
+    """The stopping trigger equals solver.best_response's exploitability to rounding."""
+    model = build_model(params)
+    for method in cfr.METHODS:
+        engine = cfr._Engine(model, cfr.RULES[method])
+        for _ in range(23):
+            engine.iterate()
+        exact = best_response.exploitability(model, engine.average_strategy())
+        assert engine.average_exploitability() == pytest.approx(exact.exploitability,
+                                                                abs=1e-13)
+
+
+@pytest.mark.parametrize("params", [BidouParams(), BidouParams(ranking="french"),
+                                    BidouParams(faces=3, ranking="french",
+                                                aces_beat_bidou=False)])
+def test_showdowns_from_ranking(params):
+    """The ranking structure (strength order + exceptions) gives the rules' compare matrix,
+    and the cumulative-sum and dense showdown values agree."""
+    model = build_model(params)
+    assert np.array_equal(cfr.compare_from_ranking(model), model.compare_matrix())
+    dense = cfr._Engine(model, cfr.RULES["cfr+"], showdown="dense")
+    cumsum = cfr._Engine(model, cfr.RULES["cfr+"], showdown="cumsum")
+    rng = np.random.default_rng(0)
+    reach = rng.random(dense.players[0].leaf_reach.shape)
+    for role in (0, 1):
+        a, b = np.zeros_like(dense._values), np.zeros_like(cumsum._values)
+        dense._leaf_values(role, reach, a)
+        cumsum._leaf_values(role, reach, b)
+        assert np.allclose(a, b, rtol=0, atol=1e-12)
+
+
+def test_same_iterates_as_openspiel_cfr_plus():
+    """On the faithful game, OpenSpiel's CFR+ (perfect recall, full dice histories) gives
+    exactly the exploitabilities of our CFR+ on merged (throw, hand) states."""
+    pyspiel = pytest.importorskip("pyspiel")
+    import games.bidou  # noqa: F401
+
+    params = BidouParams(faces=2, throws=2, max_level=1)
+    game = pyspiel.load_game(params.to_game_string())
+    theirs = pyspiel.CFRPlusSolver(game)
+    ours = cfr._Engine(build_model(params), cfr.RULES["cfr+"], average_played=True)
+    for _ in range(3):
+        theirs.evaluate_and_update_policy()
+        ours.iterate()
+        assert ours.average_exploitability() == pytest.approx(
+            pyspiel.exploitability(game, theirs.average_policy()), abs=1e-12)
+
+
+def test_complete_unreached_keeps_exploitability(small_models):
+    model = small_models["f2t2-french"]
+    engine = cfr._Engine(model, cfr.RULES["cfr+"])
+    for _ in range(50):
+        engine.iterate()
+    raw = engine.average_strategy()
+    completed = best_response.complete_unreached(model, raw)
+    assert best_response.exploitability(model, completed).exploitability == pytest.approx(
+        best_response.exploitability(model, raw).exploitability, abs=1e-12)
