@@ -207,3 +207,37 @@ def test_complete_unreached_keeps_exploitability(small_models):
     completed = best_response.complete_unreached(model, raw)
     assert best_response.exploitability(model, completed).exploitability == pytest.approx(
         best_response.exploitability(model, raw).exploitability, abs=1e-12)
+
+
+def test_general_payoffs_and_raise_caps():
+    """Continuation-value payoffs (not proportional across levels) and uneven raise caps,
+    as the round solver will pass them: CFR still meets the LP."""
+    from fractions import Fraction
+
+    from solver.model import Payoffs
+
+    params = BidouParams(faces=3, throws=2, max_level=3, ranking="french")
+    payoffs = Payoffs(
+        showdown_win=(Fraction(0), Fraction(3, 2), Fraction(5, 2), Fraction(7, 2)),
+        showdown_lose=(Fraction(0), Fraction(-2), Fraction(-3), Fraction(-9, 2)),
+        showdown_tie=(Fraction(0), Fraction(1, 10), Fraction(-1, 10), Fraction(1, 5)),
+        captain_folds=(Fraction(-1), Fraction(-1), Fraction(-5, 4), Fraction(-3, 2)),
+        opponent_folds=(Fraction(1), Fraction(1), Fraction(3, 2), Fraction(2)),
+        both_pass=Fraction(1, 4))
+    model = build_model(params, payoffs=payoffs, raise_cap=(3, 2))
+    dense = cfr._Engine(model, cfr.RULES["cfr+"], showdown="dense")
+    cumsum = cfr._Engine(model, cfr.RULES["cfr+"], showdown="cumsum")
+    assert len(dense.lay.dense_groups[0]) == 3          # one product per bet level
+    reach = np.random.default_rng(1).random(dense.players[0].leaf_reach.shape)
+    for role in (0, 1):
+        a, b = np.zeros_like(dense._values), np.zeros_like(cumsum._values)
+        dense._leaf_values(role, reach, a)
+        cumsum._leaf_values(role, reach, b)
+        assert np.allclose(a, b, rtol=0, atol=1e-12)
+    for _ in range(17):
+        dense.iterate()
+    exact = best_response.exploitability(model, dense.average_strategy()).exploitability
+    assert dense.average_exploitability() == pytest.approx(exact, abs=1e-13)
+    solution = cfr.solve_cfr(model, "cfr+", target_exploitability=1e-4)
+    assert solution.converged
+    assert abs(solution.value - solve_lp(model).value) <= 2 * 1e-4 + 1e-9
