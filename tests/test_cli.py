@@ -84,3 +84,30 @@ def test_stats_json():
     assert first["hand"] == "2-1-1" and set(first) >= {"name", "probability", "beats", "ties"}
     six_three_one = next(h for h in data["hands"] if h["hand"] == "6-3-1")
     assert six_three_one["beats"] == pytest.approx(0.5)
+
+
+def test_convergence_draws_png_and_pdf(tmp_path):
+    result = run("convergence", "--faces", "2", "--throws", "2", "--max-level", "1",
+                 "--iterations", "200", "--out", str(tmp_path))
+    assert result.exit_code == 0, result.output
+    for method in ("cfr", "cfr+", "dcfr", "pcfr+"):
+        assert method in result.output
+    assert (tmp_path / "convergence.png").stat().st_size > 10_000
+    assert (tmp_path / "convergence.pdf").read_bytes().startswith(b"%PDF")
+
+
+def test_cfr_solve_json_reports_iterations_and_converges():
+    result = run("solve", "--faces", "3", "--throws", "2", "--max-level", "2",
+                 "--method", "cfr+", "--target-exploitability", "1e-5", "--json")
+    assert result.exit_code == 0, result.output
+    summary = json.loads(result.output)
+    assert summary["method"] == "cfr+" and summary["status"] == "converged"
+    assert summary["exploitability"] <= 1e-5 and summary["iterations"] > 0
+    assert summary["value"] == pytest.approx(-0.040339379159681, abs=2e-5)
+
+
+def test_cfr_that_stops_short_says_so_and_exits_1():
+    result = CliRunner().invoke(main, ["solve", "--faces", "3", "--method", "cfr",
+                                       "--iterations", "5", "--json"])
+    assert result.exit_code == 1
+    assert "stopped before reaching the target" in result.output
