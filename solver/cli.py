@@ -207,45 +207,47 @@ def _strategy_source(params: BidouParams, strategy_file: str | None,
     return model, strategy, summary
 
 
-_FORMAT_OPTION = click.option(
-    "--format", "formats", type=click.Choice(["pdf", "png", "svg"]), multiple=True,
-    help="Chart formats (repeatable; default: all three).")
+_STRATEGY_OPTION = click.option(
+    "--strategy", "strategy_file", type=click.Path(dir_okay=False), default=None,
+    help="A strategy file from `bidou solve --out` (default: solve now).")
 
 
-@main.command()
-@_guarded
-@game_options
-@click.option("--strategy", "strategy_file", type=click.Path(dir_okay=False), default=None,
-              help="A strategy file from `bidou solve --out` (default: solve now).")
-@click.option("--out", "out_dir", type=click.Path(file_okay=False), required=True,
-              help="Directory to write into (created if missing).")
-@_FORMAT_OPTION
+def _writer_command(func: Callable) -> Callable:
+    """export and charts: rules or a strategy file in, a directory of files out."""
+    options = [
+        _guarded, game_options, _STRATEGY_OPTION,
+        click.option("--out", "out_dir", type=click.Path(file_okay=False), required=True,
+                     help="Directory to write into (created if missing)."),
+        click.option("--format", "formats", type=click.Choice(["pdf", "png", "svg"]),
+                     multiple=True, help="Chart formats (repeatable; default: all three)."),
+    ]
+    for option in reversed(options):
+        func = option(func)
+    return main.command()(func)
+
+
+def _write(writer_name: str, params: BidouParams, strategy_file: str | None, out_dir: str,
+           formats: tuple[str, ...], rules_given: tuple[str, ...]) -> None:
+    from solver import export as exporting
+
+    source = _strategy_source(params, strategy_file, rules_given)
+    writer = getattr(exporting, writer_name)
+    for path in writer(source, out_dir, formats=formats or exporting.FORMATS):
+        click.echo(str(path))
+
+
+@_writer_command
 def export(params: BidouParams, strategy_file: str | None, out_dir: str,
            formats: tuple[str, ...], rules_given: tuple[str, ...]) -> None:
     """Every table (CSV, Markdown, JSON) and chart (PDF, PNG, SVG) of a solved hand."""
-    from solver.export import FORMATS, export_all
-
-    source = _strategy_source(params, strategy_file, rules_given)
-    for path in export_all(source, out_dir, formats=formats or FORMATS):
-        click.echo(str(path))
+    _write("export_all", params, strategy_file, out_dir, formats, rules_given)
 
 
-@main.command()
-@_guarded
-@game_options
-@click.option("--strategy", "strategy_file", type=click.Path(dir_okay=False), default=None,
-              help="A strategy file from `bidou solve --out` (default: solve now).")
-@click.option("--out", "out_dir", type=click.Path(file_okay=False), required=True,
-              help="Directory to write into (created if missing).")
-@_FORMAT_OPTION
+@_writer_command
 def charts(params: BidouParams, strategy_file: str | None, out_dir: str,
            formats: tuple[str, ...], rules_given: tuple[str, ...]) -> None:
     """The printable reroll, betting and remember-this charts alone."""
-    from solver.export import FORMATS, export_charts
-
-    source = _strategy_source(params, strategy_file, rules_given)
-    for path in export_charts(source, out_dir, formats=formats or FORMATS):
-        click.echo(str(path))
+    _write("export_charts", params, strategy_file, out_dir, formats, rules_given)
 
 
 @main.command()
@@ -294,8 +296,7 @@ def outputs(root: str, check: bool) -> None:
 @main.command()
 @_guarded
 @game_options
-@click.option("--strategy", "strategy_file", type=click.Path(dir_okay=False), default=None,
-              help="A strategy file from `bidou solve --out` (default: solve now).")
+@_STRATEGY_OPTION
 @click.option("--role", type=click.Choice(["captain", "opponent", "alternate"]),
               default="alternate", show_default=True, help="Your seat.")
 @click.option("--hands", type=click.IntRange(min=1), default=5, show_default=True)
