@@ -275,7 +275,8 @@ def solve_lp(model: HandModel, method: str | None = None,
     seconds = time.perf_counter() - start
     x, y = plans[CAPTAIN], plans[OPPONENT]
     return LPSolution(
-        value=sign * float(-res.fun), status=int(res.status), message=str(res.message),
+        value=sign * float(-res.fun), status=int(res.status),
+        message=f"scipy linprog {method}: {res.message}",
         seconds=seconds, iterations=int(getattr(res, "nit", 0) or 0), strategy=strategy,
         reach=(x, y), size=(nv, A_ub.shape[0] + A_eq.shape[0], A_ub.nnz + A_eq.nnz))
 
