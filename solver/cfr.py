@@ -307,6 +307,9 @@ def _build_layout(model: HandModel, showdown: str = "dense") -> _Layout:
 def _normalized(weights: np.ndarray, uniform: np.ndarray, axis: int) -> np.ndarray:
     """weights / their sum over `axis` (a new array); `uniform` where they are all zero."""
     total = np.add.reduce(weights, axis=axis, keepdims=True)
+    if np.minimum.reduce(total, axis=None) > 0.0:           # the usual case: no fallback
+        np.reciprocal(total, out=total)
+        return weights * total
     empty = total <= 0.0
     np.maximum(total, 1e-300, out=total)        # empty columns: 0 / 1e-300 = 0, then fixed
     out = weights / total
@@ -379,6 +382,9 @@ class _Engine:
         self._values = np.zeros((lay.num_leaves + lay.num_nodes + 1, lay.n))
         self._num_leaves = lay.num_leaves
         self._layers_up = tuple(reversed(lay.layers))
+        # take(out=) is buffered unless mode is "clip" or "wrap" (indices are all valid)
+        self._layer_buffers = tuple(np.empty(rows.shape + (lay.n,))
+                                    for _, _, rows, _ in self._layers_up)
         self._other_value = (lay.other_value, -lay.other_value)      # to CAPTAIN, OPPONENT
         for pl in self.players:
             self._forward(pl)
@@ -400,11 +406,11 @@ class _Engine:
         flat = seq.reshape(-1, lay.n)
         for s, e, _, parents in lay.layers:
             if s == 0:
-                ends.reshape(-1, lay.n).take(pl.start_rows, axis=0, out=reach[:e])
+                ends.reshape(-1, lay.n).take(pl.start_rows, axis=0, out=reach[:e], mode="clip")
             else:
-                flat.take(parents, axis=0, out=reach[s:e])
+                flat.take(parents, axis=0, out=reach[s:e], mode="clip")
             np.multiply(reach[s:e], factor[:, s:e], out=seq[:, s:e])
-        flat.take(lay.leaf_edge, axis=0, out=pl.leaf_reach)
+        flat.take(lay.leaf_edge, axis=0, out=pl.leaf_reach, mode="clip")
 
     # --- values (backward) ------------------------------------------------------------------
 
@@ -441,8 +447,8 @@ class _Engine:
         L = self._num_leaves
         V = self._values
         add = np.add.reduce
-        for s, e, rows, _ in self._layers_up:
-            c = V.take(rows, axis=0)
+        for (s, e, rows, _), c in zip(self._layers_up, self._layer_buffers):
+            V.take(rows, axis=0, out=c, mode="clip")
             c *= factor[:, s:e]
             add(c, axis=0, out=V[L + s:L + e])
 
