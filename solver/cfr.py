@@ -307,7 +307,7 @@ def _build_layout(model: HandModel, showdown: str = "dense") -> _Layout:
 def _normalized(weights: np.ndarray, uniform: np.ndarray, axis: int) -> np.ndarray:
     """weights / their sum over `axis` (a new array); `uniform` where they are all zero."""
     total = np.add.reduce(weights, axis=axis, keepdims=True)
-    if np.minimum.reduce(total, axis=None) > 0.0:           # the usual case: no fallback
+    if total.size and np.minimum.reduce(total, axis=None) > 0.0:    # usual: no fallback
         np.reciprocal(total, out=total)
         return weights * total
     empty = total <= 0.0
