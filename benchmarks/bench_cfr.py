@@ -3,7 +3,7 @@
     python benchmarks/bench_cfr.py [--repeats 3] [--quick] [--budget 120]
                                    [--mccfr-seconds 60] [--parts 1,2,3]
 
-Part 1: our four methods (and two measured alternatives) on the default game: wall time of
+Part 1: our four methods (and three measured alternatives) on the default game: wall time of
 `solve_cfr(model, method, target_exploitability=x)` for x = 1e-3, 1e-4, 1e-6 (median of
 `--repeats` runs; runs are deterministic, so the iteration counts are exact), against the
 2 s target for 1e-6. It first measures the two showdown implementations (cumulative sums
@@ -51,6 +51,7 @@ ROWS = [                                                     # (label, method, o
     ("dcfr", "dcfr", {}),
     ("pcfr+", "pcfr+", {}),
     ("cfr+ quadratic averaging", "cfr+", {"averaging": "quadratic"}),
+    ("pcfr+ quadratic averaging", "pcfr+", {"averaging": "quadratic"}),
     ("pdcfr+ (a=2.3, g=5; rule override)", "pcfr+",
      {"rule": cfr.Rule(plus=True, alpha=2.3, beta=0.0, predictive=True, gamma=5.0)}),
 ]

@@ -241,3 +241,22 @@ def test_general_payoffs_and_raise_caps():
     solution = cfr.solve_cfr(model, "cfr+", target_exploitability=1e-4)
     assert solution.converged
     assert abs(solution.value - solve_lp(model).value) <= 2 * 1e-4 + 1e-9
+
+
+def test_trigger_interval():
+    """Vectorized checks every 1% of the run (at least 5 iterations), and further apart only
+    while the exploitability is more than TRIGGER_FAR times the target."""
+    assert cfr._trigger_interval(0) == 5
+    assert cfr._trigger_interval(1000) == 10
+    assert cfr._trigger_interval(1000, 1e-7, 1e-6) == 10
+    assert cfr._trigger_interval(1000, cfr.TRIGGER_FAR * 1e-6, 1e-6) == 10
+    far = 2.0 ** cfr.TRIGGER_RATE * 1e-6     # at the assumed fastest rate, t must double
+    assert cfr._trigger_interval(1000, far, 1e-6) == pytest.approx(1000, abs=1)
+
+
+def test_normalized_falls_back_to_uniform():
+    weights = np.array([[0.0, 1.0, 0.0], [0.0, 3.0, 0.0]])
+    uniform = np.full_like(weights, 0.5)
+    out = cfr._normalized(weights, uniform, axis=0)
+    assert np.array_equal(out, [[0.5, 0.25, 0.5], [0.5, 0.75, 0.5]])
+    assert cfr._normalized(np.zeros((2, 0)), np.zeros((2, 0)), axis=0).shape == (2, 0)
