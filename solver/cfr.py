@@ -1,6 +1,6 @@
 """The CFR family (CFR, CFR+, DCFR, predictive CFR+) on the compact hand model, vectorized.
 
-    solve_cfr(model, "cfr+", target_exploitability=1e-6) -> solver.solve.Solution
+    solve_cfr(model, "cfr+", target_exploitability=1e-6) -> solver.result.Solution
 
 The game is the one of `solver.model`: each player's throwing turn is a small decision
 process over (throw, hand) (the opponent has one per captain throw count), and the betting
@@ -63,6 +63,7 @@ import numpy as np
 
 from solver import best_response
 from solver.model import CAPTAIN, OPPONENT, HandModel
+from solver.result import Solution
 from solver.strategy import Strategy
 
 METHODS = ("cfr", "cfr+", "dcfr", "pcfr+")
@@ -667,7 +668,6 @@ def solve_cfr(model: HandModel, method: str, iterations: int | None = None,
     stops. With neither a limit nor a target the target is 1e-6, with a cap of
     DEFAULT_MAX_ITERATIONS iterations.
     """
-    from solver.solve import Solution
 
     if method not in METHODS:
         raise ValueError(f"CFR method must be one of {', '.join(METHODS)}, got {method!r}")

@@ -6,18 +6,17 @@ best response (solver/best_response.py), never from the method's own bookkeeping
 
 from __future__ import annotations
 
-import dataclasses
-import platform
 import time
-from importlib import metadata
-from typing import Any, Callable
+from typing import Callable
 
 from games.bidou.params import BidouParams
-from solver import best_response
-from solver.best_response import Exploitability
+from solver import best_response, cfr
 from solver.errors import SolverError
+from solver.lp import solve_lp
 from solver.model import HandModel, build_model
-from solver.strategy import Strategy, strategy_to_json
+from solver.result import Solution, versions
+
+__all__ = ["solve", "Solution", "versions", "METHODS", "LP_METHODS", "CFR_METHODS"]
 
 LP_METHODS = ("lp",)
 CFR_METHODS = ("cfr", "cfr+", "dcfr", "pcfr+")
@@ -26,61 +25,6 @@ METHODS = LP_METHODS + CFR_METHODS
 # An LP solution must be this close to equilibrium, by the independent best response;
 # otherwise the solve is reported as failed rather than printed as if it were right.
 LP_TOLERANCE = 1e-8
-
-
-@dataclasses.dataclass(frozen=True)
-class Solution:
-    """A solved hand: value to the captain, both strategies, and how far from equilibrium."""
-
-    model: HandModel
-    method: str
-    value: float                 # chips per hand to the captain
-    status: str                  # "optimal", "converged", or why not
-    converged: bool
-    message: str
-    seconds: float
-    iterations: int | None
-    exploitability: Exploitability
-    strategy: Strategy
-    history: tuple[tuple[int, float, float], ...] = ()   # (iteration, seconds, exploitability)
-
-    @property
-    def params(self) -> BidouParams:
-        return self.model.params
-
-    def summary(self) -> dict[str, Any]:
-        """The provenance and numbers a user needs to trust (or distrust) the result."""
-        e = self.exploitability
-        return {
-            "rules": self.params.to_dict(),
-            "method": self.method,
-            "value": self.value,
-            "status": self.status,
-            "converged": self.converged,
-            "message": self.message,
-            "exploitability": e.exploitability,
-            "nash_conv": e.nash_conv,
-            "captain_exploitability": e.captain_exploitability,
-            "opponent_exploitability": e.opponent_exploitability,
-            "on_policy_value": e.value,
-            "iterations": self.iterations,
-            "seconds": self.seconds,
-            "versions": versions(),
-        }
-
-    def to_json(self) -> dict[str, Any]:
-        """The strategy file: rules, result and every decision."""
-        return strategy_to_json(self.model, self.strategy, self.summary())
-
-
-def versions() -> dict[str, str]:
-    out = {"python": platform.python_version()}
-    for name in ("bidou-solver", "numpy", "scipy", "open_spiel"):
-        try:
-            out[name] = metadata.version(name)
-        except metadata.PackageNotFoundError:
-            out[name] = "not installed"
-    return out
 
 
 def solve(params: BidouParams, method: str = "lp", iterations: int | None = None,
@@ -97,14 +41,11 @@ def solve(params: BidouParams, method: str = "lp", iterations: int | None = None
     model = model or build_model(params)
     if method == "lp":
         return _solve_lp(model)
-    from solver import cfr                      # imported here: only CFR runs need it
     return cfr.solve_cfr(model, method, iterations=iterations,
                          target_exploitability=target_exploitability, progress=progress)
 
 
 def _solve_lp(model: HandModel) -> Solution:
-    from solver.lp import solve_lp
-
     start = time.perf_counter()
     lp = solve_lp(model)
     strategy = best_response.complete_unreached(model, lp.strategy)
