@@ -196,15 +196,25 @@ def _check_game(game: pyspiel.Game) -> None:
         raise ValueError(f"{name}: game does not provide information_state_string")
 
 
-def _build(game: pyspiel.Game):
+# The walk visits every history; past this many the game is not "small enough to walk" and
+# the solver refuses with a clear message instead of exhausting memory.
+MAX_STATES = 2_000_000
+
+
+def _build(game: pyspiel.Game, max_states: int = MAX_STATES):
     """One recursive walk: player trees and COO payoff arrays."""
     trees = (_PlayerTree(), _PlayerTree())
+    visited = [0]
     rows: list[int] = []
     cols: list[int] = []
     vals: list[float] = []
     max_abs = [0.0]
 
     def walk(state, seq0: int, seq1: int, reach: float) -> None:
+        visited[0] += 1
+        if visited[0] > max_states:
+            raise ValueError(f"{game}: more than {max_states:,} histories; too large for "
+                             f"the sequence-form LP over the whole tree")
         if state.is_terminal():
             r = state.returns()
             if abs(r[0] + r[1]) > 1e-9 * max(1.0, abs(r[0])):

@@ -235,3 +235,10 @@ def test_gambit_float_agrees_with_lp():
 
     value = gambit_value("liars_dice(dice_sides=3)", rational=False)
     assert float(value) == pytest.approx(1 / 9, abs=1e-9)
+
+
+def test_a_game_too_large_to_walk_is_refused_not_exhausting_memory():
+    from solver.openspiel_lp import _build
+
+    with pytest.raises(ValueError, match="too large"):
+        _build(pyspiel.load_game("leduc_poker"), max_states=1000)
