@@ -64,39 +64,35 @@ class Exploitability:
                 "exploitability": self.exploitability}
 
 
-def end_mass(model: HandModel, throw: np.ndarray) -> np.ndarray:
-    """(T, n): probability (with chance) of ending the turn at throw t+1 holding each hand."""
+def _throw_flow(model: HandModel, throw: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Mass (own chance included) meeting each throw decision, (T-1, n), and ending the turn
+    at each throw, (T, n), when a player throws by `throw` (T-1, A, n)."""
     T = model.throws
     mass = model.prior.copy()
+    before = np.zeros((T - 1, model.num_hands))
     ends = np.zeros((T, model.num_hands))
     for t in range(T - 1):
-        probs = throw[t]                                  # (A, n)
-        ends[t] = mass * probs[0]
-        flows = mass[None, :] * probs                     # (A, n)
+        before[t] = mass
+        ends[t] = mass * throw[t][0]
+        flows = mass[None, :] * throw[t]                  # (A, n)
         mass = np.einsum("ah,ahk->k", flows[1:], model.transition[1:])
     ends[T - 1] = mass
-    return ends
+    return before, ends
 
 
-def leaf_matrices(model: HandModel) -> dict[str, np.ndarray]:
-    """Captain's payoff U[i, j] (captain hand i, opponent hand j) per leaf history and tree."""
+def end_mass(model: HandModel, throw: np.ndarray) -> np.ndarray:
+    """(T, n): probability (with chance) of ending the turn at throw t+1 holding each hand."""
+    return _throw_flow(model, throw)[1]
+
+
+def leaf_matrices(model: HandModel) -> dict[tuple[int, str], np.ndarray]:
+    """Captain's payoff U[i, j] (captain hand i, opponent hand j) per (first bettor, leaf)."""
     c = model.compare_matrix()
-    p = model.payoffs
     out: dict[tuple[int, str], np.ndarray] = {}
-    n = model.num_hands
     for first, tree in model.trees.items():
         for leaf in tree.leaves:
-            if leaf.kind == "showdown":
-                k = leaf.level
-                u = np.where(c > 0, float(p.showdown_win[k]),
-                             np.where(c < 0, float(p.showdown_lose[k]),
-                                      float(p.showdown_tie[k])))
-            elif leaf.kind == "fold":
-                value = p.captain_folds if leaf.folder == CAPTAIN else p.opponent_folds
-                u = np.full((n, n), float(value[leaf.level]))
-            else:
-                u = np.full((n, n), float(p.both_pass))
-            out[(first, leaf.history)] = u
+            values = [float(model.payoffs.leaf_value(leaf, outcome)) for outcome in (-1, 0, 1)]
+            out[(first, leaf.history)] = np.choose(c.astype(int) + 1, values)
     return out
 
 
@@ -198,8 +194,9 @@ def policy_value(model: HandModel, strategy: Strategy, leaves: dict | None = Non
     return _respond(model, strategy, CAPTAIN, leaves, fixed=True).value
 
 
-def exploitability(model: HandModel, strategy: Strategy) -> Exploitability:
-    leaves = leaf_matrices(model)
+def exploitability(model: HandModel, strategy: Strategy,
+                   leaves: dict | None = None) -> Exploitability:
+    leaves = leaves or leaf_matrices(model)
     return Exploitability(
         value=policy_value(model, strategy, leaves),
         captain_guaranteed=-best_response(model, strategy, OPPONENT, leaves).value,
@@ -212,17 +209,13 @@ def own_reach(model: HandModel, strategy: Strategy, player: int
 
     Returns (throw reach shaped like Strategy.throw[player], betting reach per own node).
     """
-    T = model.throws
     contexts = strategy.throw[player]
     throw_reach = np.zeros(contexts.shape)
     ends_by_context = []
     for c in range(contexts.shape[0]):
-        mass = model.prior.copy()
-        for t in range(T - 1):
-            throw_reach[c, t] = mass[None, :] * model.throw_legal
-            flows = mass[None, :] * contexts[c, t]
-            mass = np.einsum("ah,ahk->k", flows[1:], model.transition[1:])
-        ends_by_context.append(end_mass(model, contexts[c]))
+        before, ends = _throw_flow(model, contexts[c])
+        throw_reach[c] = before[:, None, :] * model.throw_legal
+        ends_by_context.append(ends)
     betting: dict = {}
     for tc, to in model.public_states:
         tree = model.tree((tc, to))
@@ -248,7 +241,7 @@ def own_reach(model: HandModel, strategy: Strategy, player: int
 
 
 def complete_unreached(model: HandModel, strategy: Strategy, tremble: float = 1e-6,
-                       tol: float = 1e-12) -> Strategy:
+                       tol: float = 1e-12, leaves: dict | None = None) -> Strategy:
     """Replace play at decisions a player's own strategy never reaches by a best response.
 
     Such decisions do not change the realization plan, so the result is exactly as good
@@ -258,7 +251,7 @@ def complete_unreached(model: HandModel, strategy: Strategy, tremble: float = 1e
     """
     out = strategy.copy()
     shaky = _trembled(model, strategy, tremble)
-    leaves = leaf_matrices(model)
+    leaves = leaves or leaf_matrices(model)
     for player in (CAPTAIN, OPPONENT):
         br = best_response(model, shaky, player, leaves)
         throw_reach, betting_reach = own_reach(model, strategy, player)

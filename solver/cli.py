@@ -306,11 +306,10 @@ def play(params: BidouParams, strategy_file: str | None, role: str, hands: int,
     """Play hands against the equilibrium strategy."""
     import numpy as np
 
+    from solver.export import unpack
     from solver.play import play_hand
 
-    source = _strategy_source(params, strategy_file, rules_given)
-    model, strategy = (source.model, source.strategy) if hasattr(source, "model") \
-        else source[:2]
+    model, strategy, summary = unpack(_strategy_source(params, strategy_file, rules_given))
     rng = np.random.default_rng(seed)
 
     def ask(prompt: str, options) -> str:
@@ -322,14 +321,7 @@ def play(params: BidouParams, strategy_file: str | None, role: str, hands: int,
         click.echo(f"\n-- hand {number + 1} of {hands} --")
         total += play_hand(model, strategy, seat, rng, ask, click.echo)
     click.echo(f"\nTotal over {hands} hands: {total:+g} chips "
-               f"(the game is worth {_hand_value(source):+.4f} "
-               f"a hand to the captain).")
-
-
-def _hand_value(source) -> float:
-    if hasattr(source, "value"):
-        return source.value
-    return float(source[2].get("value", float("nan")))
+               f"(the game is worth {summary['value']:+.4f} a hand to the captain).")
 
 
 @main.command()

@@ -67,6 +67,16 @@ class Payoffs:
             opponent_folds=tuple(Fraction(1) for _ in levels),
             both_pass=Fraction(0))
 
+    def leaf_value(self, leaf: "BettingLeaf", outcome: int) -> Fraction:
+        """The captain's payoff at `leaf`; `outcome` is compare(captain's hand, opponent's)."""
+        if leaf.kind == "showdown":
+            by_outcome = {1: self.showdown_win, -1: self.showdown_lose, 0: self.showdown_tie}
+            return by_outcome[outcome][leaf.level]
+        if leaf.kind == "fold":
+            folds = self.captain_folds if leaf.folder == CAPTAIN else self.opponent_folds
+            return folds[leaf.level]
+        return self.both_pass
+
     def bound(self) -> float:
         values = (self.showdown_win + self.showdown_lose + self.showdown_tie
                   + self.captain_folds + self.opponent_folds + (self.both_pass,))

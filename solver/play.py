@@ -50,18 +50,10 @@ def _throw_turn(model: HandModel, strategy: Strategy, role: int, context: int,
 def captain_payoff(model: HandModel, history: str, hands: tuple[int, int],
                    public: tuple[int, int]) -> float:
     """The captain's payoff at a betting leaf, from the rules' `compare`."""
-    tree = model.tree(public)
-    leaf = next(leaf for leaf in tree.leaves if leaf.history == history)
-    p = model.payoffs
-    if leaf.kind == "pass":
-        return float(p.both_pass)
-    if leaf.kind == "fold":
-        values = p.captain_folds if leaf.folder == CAPTAIN else p.opponent_folds
-        return float(values[leaf.level])
+    leaf = next(leaf for leaf in model.tree(public).leaves if leaf.history == history)
     outcome = rules.compare(model.hands[hands[0]], model.hands[hands[1]],
                             model.params.ranking, model.params.aces_beat_bidou)
-    k = leaf.level
-    return float({1: p.showdown_win, -1: p.showdown_lose, 0: p.showdown_tie}[outcome][k])
+    return float(model.payoffs.leaf_value(leaf, outcome))
 
 
 def play_hand(model: HandModel, strategy: Strategy, human: int | None,

@@ -48,9 +48,10 @@ def solve(params: BidouParams, method: str = "lp", iterations: int | None = None
 def _solve_lp(model: HandModel) -> Solution:
     start = time.perf_counter()
     lp = solve_lp(model)
-    strategy = best_response.complete_unreached(model, lp.strategy)
+    leaves = best_response.leaf_matrices(model)
+    strategy = best_response.complete_unreached(model, lp.strategy, leaves=leaves)
     seconds = time.perf_counter() - start
-    e = best_response.exploitability(model, strategy)
+    e = best_response.exploitability(model, strategy, leaves)
     if not e.nash_conv <= LP_TOLERANCE or abs(e.value - lp.value) > LP_TOLERANCE:
         raise SolverError(
             f"the LP reported value {lp.value:.12g} but its strategies are {e.nash_conv:.3g} "

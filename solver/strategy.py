@@ -217,9 +217,3 @@ def load_strategy_file(path: str | os.PathLike) -> tuple[HandModel, Strategy, di
 def _reject_constant(name: str) -> float:
     raise ValueError(f"{name} is not a number")
 
-
-def is_close_strategy(a: Strategy, b: Strategy, tol: float = 1e-9) -> bool:
-    if a.betting.keys() != b.betting.keys():
-        return False
-    return (all(np.allclose(x, y, atol=tol) for x, y in zip(a.throw, b.throw))
-            and all(np.allclose(a.betting[k], b.betting[k], atol=tol) for k in a.betting))
