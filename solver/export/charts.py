@@ -545,27 +545,34 @@ def reroll_figure(model: HandModel, strategy: Strategy,
         canvas.text(canvas.width / 2, y + 1, "One throw allowed: there is no throwing decision.",
                     size=11, ha="center")
         return canvas.finish()
-    n = model.num_hands
-    panels = _throw_panels(model, strategy)
-    columns = sum(len(p.columns) for p in panels)
-    margin, label_w, right_w, gap = 0.3, 1.25, 0.45, 0.14
-    col_w = min(1.5, (canvas.width - 2 * margin - label_w - right_w - gap * (len(panels) - 1))
-                / columns)
-    header_h = header_height(panels, 7.5)
-    legend_h = 1.15
-    row_h = _layout_rows(n, canvas.height - y - header_h - legend_h - 0.3)
-    fontsize = min(7.5, row_h * 72 * 0.62)
-    bottom = draw_grid(canvas, model, panels, x0=margin, y0=y, row_h=row_h, col_w=col_w,
-                       gap=gap, header_h=header_h, styles=THROW_STYLES, label_w=label_w,
-                       right_label_w=right_w, fontsize=fontsize, header_size=7.5)
-    ly = draw_legend(canvas, margin, bottom + 0.25, _throw_legend(model))
     note = ("Rows: your hand, strongest first. Columns: the throw you have just made. "
             "The opponent reads the panel for the number of throws the captain declared. "
             "Mixed cells: bar widths are the frequencies.")
     if keep:
         note += " Dice written in a cell are the dice to keep."
-    _wrap_text(canvas, margin, ly + 0.08, note, canvas.width - 2 * margin, 7)
+    _hand_grid_page(canvas, model, _throw_panels(model, strategy), y, gap=0.14, max_col_w=1.5,
+                    header_size=7.5, legend_h=1.15, styles=THROW_STYLES,
+                    legend=_throw_legend(model), note=note)
     return canvas.finish()
+
+
+def _hand_grid_page(canvas: Canvas, model: HandModel, panels: Sequence[Panel], y: float, *,
+                    gap: float, max_col_w: float, header_size: float, legend_h: float,
+                    styles: Mapping[str, Style], legend: Sequence[Style], note: str) -> None:
+    """The body shared by the reroll and betting pages: a row per hand, panels of columns,
+    then the legend and a note, sized to fill the rest of the page."""
+    margin, label_w, right_w = 0.3, 1.25, 0.45
+    columns = sum(len(p.columns) for p in panels)
+    col_w = min(max_col_w, (canvas.width - 2 * margin - label_w - right_w
+                            - gap * (len(panels) - 1)) / columns)
+    header_h = header_height(panels, header_size)
+    row_h = _layout_rows(model.num_hands, canvas.height - y - header_h - legend_h - 0.3)
+    fontsize = min(7.5, row_h * 72 * 0.62)
+    bottom = draw_grid(canvas, model, panels, x0=margin, y0=y, row_h=row_h, col_w=col_w,
+                       gap=gap, header_h=header_h, styles=styles, label_w=label_w,
+                       right_label_w=right_w, fontsize=fontsize, header_size=header_size)
+    ly = draw_legend(canvas, margin, bottom + 0.25, legend)
+    _wrap_text(canvas, margin, ly + 0.08, note, canvas.width - 2 * margin, 7)
 
 
 def _wrap_text(canvas: Canvas, x: float, y: float, text: str, width: float, size: float,
@@ -613,24 +620,13 @@ def betting_figure(model: HandModel, strategy: Strategy, public: tuple[int, int]
                                   subheader=short_history(history, tree.first)
                                   .replace(", ", "\n")))
         panels.append(Panel(f"{ROLE_NAMES[player].capitalize()} decides", columns))
-    n = model.num_hands
-    columns = sum(len(p.columns) for p in panels)
-    margin, label_w, right_w, gap = 0.3, 1.25, 0.45, 0.16
-    col_w = min(1.0, (canvas.width - 2 * margin - label_w - right_w - gap) / columns)
-    header_h = header_height(panels, 6.5)
-    legend_h = 1.1
-    row_h = _layout_rows(n, canvas.height - y - header_h - legend_h - 0.3)
-    fontsize = min(7.5, row_h * 72 * 0.62)
-    bottom = draw_grid(canvas, model, panels, x0=margin, y0=y, row_h=row_h, col_w=col_w,
-                       gap=gap, header_h=header_h, styles=BET_STYLES, label_w=label_w,
-                       right_label_w=right_w, fontsize=fontsize, header_size=6.5)
-    entries = [BET_STYLES[k] for k in ("pass", "bet", "fold", "call")]
-    ly = draw_legend(canvas, margin, bottom + 0.25, entries)
     note = ("Rows: your hand, strongest first. Columns: your decision, by what you face; "
             "under it, the betting so far (C captain, O opponent). Each bet or raise is one "
             "chip more; folding costs one chip, a called showdown 2 chips per level to the "
             "lower hand. Mixed cells: bar widths are the frequencies.")
-    _wrap_text(canvas, margin, ly + 0.08, note, canvas.width - 2 * margin, 7)
+    _hand_grid_page(canvas, model, panels, y, gap=0.16, max_col_w=1.0, header_size=6.5,
+                    legend_h=1.1, styles=BET_STYLES,
+                    legend=[BET_STYLES[k] for k in ("pass", "bet", "fold", "call")], note=note)
     return canvas.finish()
 
 
