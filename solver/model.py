@@ -77,11 +77,6 @@ class Payoffs:
             return folds[leaf.level]
         return self.both_pass
 
-    def bound(self) -> float:
-        values = (self.showdown_win + self.showdown_lose + self.showdown_tie
-                  + self.captain_folds + self.opponent_folds + (self.both_pass,))
-        return float(max(abs(v) for v in values))
-
 
 @dataclasses.dataclass(frozen=True)
 class BettingNode:
@@ -114,10 +109,6 @@ class BettingTree:
             if n.history == history:
                 return n
         raise KeyError(history)
-
-    def children(self, history: str) -> list[tuple[str, str]]:
-        """(action, child history) pairs of a node."""
-        return [(a, history + a[0]) for a in self.node(history).actions]
 
     def is_leaf(self, history: str) -> bool:
         return any(leaf.history == history for leaf in self.leaves)
