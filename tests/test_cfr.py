@@ -36,12 +36,15 @@ def small_values(small_models):
     return {name: solve_lp(model).value for name, model in small_models.items()}
 
 
+@pytest.mark.parametrize("engine", cfr.ENGINES)
 @pytest.mark.parametrize("method", cfr.METHODS)
 @pytest.mark.parametrize("variant", list(SMALL))
-def test_converges_to_lp_value(method, variant, small_models, small_values):
+def test_converges_to_lp_value(method, variant, engine, small_models, small_values):
     model = small_models[variant]
     target = TARGETS[method]
-    solution = cfr.solve_cfr(model, method, iterations=20_000, target_exploitability=target)
+    solution = cfr.solve_cfr(model, method, iterations=20_000, target_exploitability=target,
+                             engine=engine)
+    assert ("C kernel" if engine == "compiled" else "numpy engine") in solution.message
     e = solution.exploitability
     assert solution.converged and solution.status == "converged"
     assert e.exploitability <= target
