@@ -12,7 +12,6 @@ from typing import Callable
 from games.bidou.params import BidouParams
 from solver import best_response, cfr
 from solver.errors import SolverError
-from solver.lp import solve_lp
 from solver.model import HandModel, build_model
 from solver.result import Solution, versions
 
@@ -46,6 +45,8 @@ def solve(params: BidouParams, method: str = "lp", iterations: int | None = None
 
 
 def _solve_lp(model: HandModel) -> Solution:
+    from solver.lp import solve_lp          # scipy.optimize takes ~0.4 s to import; CFR needs none
+
     start = time.perf_counter()
     lp = solve_lp(model)
     leaves = best_response.leaf_matrices(model)
