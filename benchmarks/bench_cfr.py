@@ -3,11 +3,12 @@
     python benchmarks/bench_cfr.py [--repeats 3] [--quick] [--budget 120]
                                    [--mccfr-seconds 60] [--parts 1,2,3]
 
-Part 1: our four methods (and three measured alternatives) on the default game: wall time of
-`solve_cfr(model, method, target_exploitability=x)` for x = 1e-3, 1e-4, 1e-6 (median of
-`--repeats` runs; runs are deterministic, so the iteration counts are exact), against the
-2 s target for 1e-6. It first measures the two showdown implementations (cumulative sums
-in strength order vs a dense hand-by-hand product), which decide `showdown="dense"`.
+Part 1: the cost of one iteration on each engine (numpy with either showdown form, and the
+C kernel), side by side; the median wall time of the whole `bidou solve --method pcfr+`
+and `cfr+` commands in fresh processes, against the 2 s target for 1e-6; then our four
+methods (and measured alternatives, the numpy engine among them) on the default game: wall
+time of `solve_cfr(model, method, target_exploitability=x)` for x = 1e-3, 1e-4, 1e-6
+(median of `--repeats` runs; runs are deterministic, so the iteration counts are exact).
 
 Part 2: on python_bidou(faces=2,throws=2,max_level=1), OpenSpiel's C++ `CFRPlusSolver` and
 Python `cfr.CFRPlusSolver` on the faithful game beside our cfr+ on the compact model: time to
@@ -23,7 +24,10 @@ response, beside our cfr+ for the same time.
 from __future__ import annotations
 
 import argparse
+import json
 import statistics
+import subprocess
+import sys
 import time
 from collections.abc import Callable
 
@@ -54,6 +58,7 @@ ROWS = [                                                     # (label, method, o
     ("pcfr+ quadratic averaging", "pcfr+", {"averaging": "quadratic"}),
     ("pdcfr+ (a=2.3, g=5; rule override)", "pcfr+",
      {"rule": cfr.Rule(plus=True, alpha=2.3, beta=0.0, predictive=True, gamma=5.0)}),
+    ("pcfr+ on the numpy engine", "pcfr+", {"engine": "numpy"}),
 ]
 
 
@@ -70,19 +75,52 @@ def best_of(func: Callable[[], object], repeats: int = 7, number: int = 100) -> 
 
 # --- part 1 ---------------------------------------------------------------------------------
 
-def part_showdown(model: HandModel) -> None:
-    print("== Showdown values against a reach vector (default game, 56 hands) ==")
+def part_engines(model: HandModel) -> None:
+    print("== One iteration of cfr+ on the default game (56 hands), by engine ==")
+    rows = []
+    for label, options in (("numpy, dense showdowns", {"showdown": "dense"}),
+                           ("numpy, cumulative-sum showdowns", {"showdown": "cumsum"}),
+                           ("C kernel (solver/_cfr_kernel.c)", {"engine": "compiled"})):
+        engine = cfr._Engine(model, cfr.RULES["cfr+"], **options)
+        engine.run(50)
+        if options.get("engine") == "compiled":
+            batch = 200
+            iteration = best_of(lambda e=engine: e.run(batch), number=5) / batch
+        else:
+            iteration = best_of(engine.iterate, number=100)
+        rows.append((label, iteration))
+    kernel = rows[-1][1]
+    for label, iteration in rows:
+        print(f"   {label:<34} {iteration:7.1f} us   x{iteration / kernel:.1f} the kernel")
+    engine = cfr._Engine(model, cfr.RULES["cfr+"], showdown="dense")
+    reach = engine.players[OPPONENT].leaf_reach
     for mode in ("cumsum", "dense"):
         engine = cfr._Engine(model, cfr.RULES["cfr+"], showdown=mode)
-        for _ in range(50):
-            engine.iterate()
-        reach = engine.players[OPPONENT].leaf_reach
         leaf = best_of(lambda e=engine, r=reach: e._leaf_values(CAPTAIN, r, e._values),
                        number=500)
-        iteration = best_of(engine.iterate, number=100)
-        print(f"   {mode:<7} leaf values {leaf:7.1f} us   one iteration {iteration:7.1f} us")
-    print("   (dense: one BLAS product of (showdown leaves x 56) by (56 x 56) per bet-level "
-          "group;\n    cumsum: numpy's cumsum is not vectorized and loses at n = 56)\n")
+        print(f"   numpy showdown values, {mode:<7} {leaf:7.1f} us a pass")
+    print("   (numpy: ~180 calls an iteration on arrays of a few thousand numbers, mostly call\n"
+          "    overhead; the kernel runs the same arithmetic in loops, whole batches a call)\n")
+
+
+def part_command(repeats: int) -> None:
+    """Wall time of the whole command, as a user runs it (imports and checks included)."""
+    print("== `bidou solve --method M` on the default game (target 1e-6): whole command ==")
+    for method in ("pcfr+", "cfr+"):
+        runs = []
+        for _ in range(max(repeats, 3)):
+            start = time.perf_counter()
+            done = subprocess.run([sys.executable, "-m", "solver.cli", "solve", "--method",
+                                   method, "--json"], capture_output=True, text=True)
+            runs.append(time.perf_counter() - start)
+            if done.returncode != 0:
+                raise SystemExit(f"bidou solve --method {method} failed: {done.stderr}")
+        report = json.loads(done.stdout)
+        print(f"   {method:<6} median {statistics.median(runs):5.2f} s wall "
+              f"(min {min(runs):.2f}, max {max(runs):.2f}; {len(runs)} runs); "
+              f"{report['iterations']} iterations, exploitability "
+              f"{report['exploitability']:.3g}")
+    print("   target: 1e-6 in 2 s (median, whole command)\n")
 
 
 def part_methods(model: HandModel, repeats: int) -> None:
@@ -345,10 +383,10 @@ def part_mccfr(seconds: float, quick: bool) -> None:
 
 
 def cfr_for_seconds(model: HandModel, seconds: float) -> tuple[int, float]:
-    engine = cfr._Engine(model, cfr.RULES["cfr+"])
+    engine = cfr._Engine(model, cfr.RULES["cfr+"], engine="compiled")
     start = time.perf_counter()
     while time.perf_counter() - start < seconds:
-        engine.iterate()
+        engine.run(100)
     e = best_response.exploitability(model, engine.average_strategy())
     return engine.t, e.exploitability
 
@@ -367,7 +405,8 @@ def main() -> None:
     parts = {int(p) for p in args.parts.split(",")}
     model = build_model(BidouParams())
     if 1 in parts:
-        part_showdown(model)
+        part_engines(model)
+        part_command(repeats)
         part_methods(model, repeats)
     if 2 in parts:
         part_peers(repeats, args.budget)
