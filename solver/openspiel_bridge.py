@@ -3,18 +3,23 @@
 A compact strategy conditions on (throws so far, current hand) and the public betting; the
 faithful game's information states carry the whole dice history. Playing the compact
 strategy in the faithful game means reading, at each information state, only the part the
-compact strategy conditions on. Only small variants can be enumerated this way.
+compact strategy conditions on (`to_openspiel_policy`). The other way, a faithful policy
+becomes the compact strategy with the same realization plan (`from_openspiel_policy`).
+Only small variants can be enumerated this way.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 import numpy as np
 import pyspiel
 from open_spiel.python import policy as policy_lib
 
 import games.bidou  # noqa: F401  (registers python_bidou)
+from games.bidou import rules
 from games.bidou.params import BidouParams
-from solver.model import CAPTAIN, HandModel, build_model, throw_action_name
+from solver.model import CAPTAIN, OPPONENT, STOP, HandModel, build_model, throw_action_name
 from solver.strategy import Strategy
 
 BETTING_ACTIONS = ("pass", "bet", "fold", "call", "raise")
@@ -50,3 +55,139 @@ def to_openspiel_policy(game: pyspiel.Game, strategy: Strategy,
         tabular.action_probability_array[row, :] = 0.0
         tabular.action_probability_array[row, legal] = probs / probs.sum()
     return tabular
+
+
+def tabular_lookup(game: pyspiel.Game, policy: policy_lib.TabularPolicy
+                   ) -> Callable[[str, list[str]], dict]:
+    """`from_openspiel_policy`'s reader for a TabularPolicy of `game`."""
+    def lookup(info_state: str, names: list[str]) -> dict:
+        if info_state not in policy.state_lookup:
+            return {}
+        row = policy.policy_for_key(info_state)
+        return {name: float(row[game.action_id(name)]) for name in names}
+
+    return lookup
+
+
+def from_openspiel_policy(model: HandModel,
+                          probabilities: Callable[[str, list[str]], dict]) -> Strategy:
+    """A faithful-game policy as the compact strategy with the same realization plan.
+
+    `probabilities(info_state, legal action names in id order)` gives {name: probability}
+    ({} where the policy knows nothing: uniform).
+
+    Every compact decision merges the faithful information states that end in the same
+    (throws, hand, public betting); its behaviour is their average weighted by the
+    player's own reach (own chance included), which keeps each player's realization plan
+    over (public state, hand, betting) and so every payoff and the exploitability: any
+    OpenSpiel policy can then be scored by `solver.best_response`. Enumerates each
+    player's own histories: O(hands^throws) strings, so it is for small variants and for
+    samplers' tables (MCCFR's) on the default game.
+    """
+    n, T = model.num_hands, model.throws
+    faces = model.params.faces
+    hand_index = {h: i for i, h in enumerate(model.hands)}
+    action_index = {throw_action_name(a): i for i, a in enumerate(model.throw_actions)}
+    A = len(model.throw_actions)
+    throw_mass = [np.zeros((1, max(T - 1, 0), A, n)), np.zeros((T, max(T - 1, 0), A, n))]
+    bet_mass = {key: np.zeros((len(model.tree(key[:2]).node(key[2]).actions), n))
+                for key in _betting_keys(model)}
+
+    def public(count: int) -> str:
+        tokens = []
+        for k in range(count):
+            tokens.append("?")
+            if k < count - 1:
+                tokens.append("again")
+            elif count < T:
+                tokens.append("stop")
+        return ",".join(tokens)
+
+    def turns(player: int, context: str):
+        """Yield (tokens, throws, hand, own reach) of every finished own turn."""
+        def visit(tokens: list, count: int, hand, reach: float):
+            if count == T:
+                yield tokens, count, hand, reach
+                return
+            view = (f"p0 | c:{','.join(tokens)} | o: | b:" if player == CAPTAIN
+                    else f"p1 | c:{context} | o:{','.join(tokens)} | b:")
+            options = [a for i, a in enumerate(model.throw_actions)
+                       if model.throw_legal[i, hand_index[hand]]]      # = OpenSpiel id order
+            names = [throw_action_name(a) for a in options]
+            p = _normalized_probs(probabilities(view, names), names)
+            c = 0 if player == CAPTAIN else int(context.count("?")) - 1
+            for action, name in zip(options, names):
+                throw_mass[player][c, count - 1, action_index[name], hand_index[hand]] += \
+                    reach * p[name]
+                if p[name] == 0.0:
+                    continue
+                if action == STOP:
+                    yield tokens + ["stop"], count, hand, reach * p[name]
+                    continue
+                for new, q in rules.next_hand_distribution(hand, action, faces).items():
+                    yield from visit(tokens + [name, rules.format_hand(new)], count + 1,
+                                     new, reach * p[name] * float(q))
+
+        for first, q in rules.hand_distribution(faces).items():
+            yield from visit([rules.format_hand(first)], 1, first, float(q))
+
+    for player in (CAPTAIN, OPPONENT):
+        contexts = [""] if player == CAPTAIN else [public(tc) for tc in range(1, T + 1)]
+        for context in contexts:
+            for tokens, count, hand, reach in turns(player, context):
+                own = ",".join(tokens)
+                for other in range(1, T + 1):
+                    tc, to = (count, other) if player == CAPTAIN else (context.count("?"), count)
+                    head = (f"p0 | c:{own} | o:{public(other)} | b:" if player == CAPTAIN
+                            else f"p1 | c:{context} | o:{own} | b:")
+                    _walk_betting(model, (tc, to), player, head, hand_index[hand], reach,
+                                  probabilities, bet_mass)
+                    if player == OPPONENT:
+                        break           # the opponent's own count fixes the public state
+    legal = model.throw_legal
+    throws = []
+    for mass in throw_mass:
+        total = mass.sum(axis=-2, keepdims=True)
+        uniform = np.broadcast_to(legal / legal.sum(axis=0), mass.shape)
+        throws.append(np.where(total > 0, mass / np.where(total > 0, total, 1), uniform))
+    betting = {}
+    for key, mass in bet_mass.items():
+        total = mass.sum(axis=0, keepdims=True)
+        betting[key] = np.where(total > 0, mass / np.where(total > 0, total, 1),
+                                1.0 / mass.shape[0])
+    return Strategy((throws[0], throws[1]), betting)
+
+
+def _betting_keys(model: HandModel):
+    return [(tc, to, node.history) for tc, to in model.public_states
+            for node in model.tree((tc, to)).nodes]
+
+
+def _normalized_probs(probs: dict, names: list[str]) -> dict:
+    values = np.array([max(probs.get(name, 0.0), 0.0) for name in names])
+    if values.sum() <= 0:
+        values = np.ones(len(names))
+    values = values / values.sum()
+    return dict(zip(names, values))
+
+
+def _walk_betting(model, public, player, head, hand, reach, probabilities, bet_mass):
+    tree = model.tree(public)
+
+    def walk(history: str, names: list[str], reach: float) -> None:
+        if tree.is_leaf(history):
+            return
+        node = tree.node(history)
+        if node.actor == player:
+            actions = list(node.actions)
+            p = _normalized_probs(probabilities(head + ",".join(names), actions), actions)
+            mass = bet_mass[(public[0], public[1], history)]
+            for i, action in enumerate(node.actions):
+                mass[i, hand] += reach * p[action]
+                if p[action] > 0:
+                    walk(history + action[0], names + [action], reach * p[action])
+        else:
+            for action in node.actions:
+                walk(history + action[0], names + [action], reach)
+
+    walk("", [], reach)

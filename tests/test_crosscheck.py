@@ -6,13 +6,23 @@ sequence-form LP and from our generic LP on the OpenSpiel tree, and the compact 
 played in the faithful game, must have OpenSpiel exploitability ~0.
 """
 
+import numpy as np
 import pytest
+from open_spiel.python import policy as policy_lib
+from open_spiel.python.algorithms import expected_game_score
 from open_spiel.python.algorithms import exploitability as os_exploitability
 from open_spiel.python.algorithms import sequence_form_lp
 
 from games.bidou.params import BidouParams
 from solver.best_response import exploitability
-from solver.openspiel_bridge import load_game, to_openspiel_policy
+from solver.best_response import policy_value
+from solver.model import build_model
+from solver.openspiel_bridge import (
+    from_openspiel_policy,
+    load_game,
+    tabular_lookup,
+    to_openspiel_policy,
+)
 from solver.openspiel_lp import solve_openspiel_game
 from solver.solve import solve
 from solver.strategy import uniform_strategy
@@ -55,6 +65,28 @@ def test_best_response_matches_openspiel_on_a_bad_strategy(kwargs):
     policy = to_openspiel_policy(game, strategy, compact.model)
     assert ours.nash_conv == pytest.approx(os_exploitability.nash_conv(game, policy), abs=1e-9)
     assert ours.nash_conv > 0.1
+
+
+@pytest.mark.parametrize("kwargs", [dict(faces=2, throws=2, max_level=2),
+                                    dict(faces=2, throws=2, max_level=1, reroll="keep",
+                                         ranking="french")])
+def test_faithful_policy_scored_through_the_compact_model(kwargs):
+    """A random faithful policy (it conditions on discarded dice, which the compact model
+    forgets) keeps its value and NashConv when converted to a compact strategy."""
+    params = BidouParams(**kwargs)
+    game = load_game(params)
+    model = build_model(params)
+    policy = policy_lib.TabularPolicy(game)
+    rng = np.random.default_rng(7)
+    weights = rng.exponential(size=policy.action_probability_array.shape)
+    weights *= policy.legal_actions_mask
+    policy.action_probability_array = weights / weights.sum(axis=1, keepdims=True)
+    strategy = from_openspiel_policy(model, tabular_lookup(game, policy))
+    theirs = os_exploitability.nash_conv(game, policy)
+    assert exploitability(model, strategy).nash_conv == pytest.approx(theirs, abs=1e-9)
+    value = expected_game_score.policy_value(game.new_initial_state(), [policy, policy])[0]
+    assert policy_value(model, strategy) == pytest.approx(value, abs=1e-12)
+    assert theirs > 0.1
 
 
 @pytest.mark.parametrize("kwargs, exact", [
