@@ -26,7 +26,7 @@ STYLES = {
 
 
 def run_methods(model: HandModel, methods: Sequence[str] = CFR_METHODS,
-                iterations: int = 2000, target_exploitability: float = 1e-9
+                iterations: int = 20_000, target_exploitability: float = 1e-9
                 ) -> dict[str, Solution]:
     """Each method for the same budget; the histories hold the curves."""
     return {m: solve(model.params, m, iterations=iterations,
