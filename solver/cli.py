@@ -122,6 +122,8 @@ def _print_solution(summary: dict[str, Any]) -> None:
         f"opponent {summary['opponent_exploitability']:.3e}; "
         f"NashConv {summary['nash_conv']:.3e})",
     ]
+    if summary.get("message"):
+        lines.append(f"solver says:    {summary['message']}")
     if summary.get("iterations") is not None:
         lines.append(f"iterations:     {summary['iterations']}")
     lines.append(f"seconds:        {summary['seconds']:.3f}")
