@@ -13,7 +13,8 @@
 #include <string.h>
 
 /* AVX2 where the processor has it (one run-time dispatch per call of cfr_run, into which
- * everything is inlined): about 25% faster. No FMA contraction (-ffp-contract=off), so every build rounds alike. */
+ * everything is inlined): about 25% faster. No FMA contraction (-ffp-contract=off), so
+ * every build rounds alike. */
 #if defined(__GNUC__) && defined(__x86_64__) && defined(__linux__)
 #define CLONES __attribute__((target_clones("avx2", "default")))
 #define INLINE static inline __attribute__((always_inline))

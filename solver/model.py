@@ -251,4 +251,5 @@ def build_model(params: BidouParams, payoffs: Payoffs | None = None,
         params=params, payoffs=payoffs, hands=hands,
         prior=np.array([float(p) for p in prior_exact]), prior_exact=prior_exact,
         strength=strength, exceptions=exceptions, throw_actions=tuple(actions),
-        throw_legal=legal, transition=transition, outcome=outcome, public_states=public, trees=trees)
+        throw_legal=legal, transition=transition, outcome=outcome, public_states=public,
+        trees=trees)
