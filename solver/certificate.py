@@ -1,0 +1,246 @@
+"""Bounds on the value of the game, proved in exact rational arithmetic.
+
+The LP and CFR compute in floating point, and so does `solver.best_response`. This module
+proves, with no rounding anywhere, an interval that contains the value of the game:
+
+    lower = what the captain's strategy guarantees against every opponent strategy;
+    upper = what the opponent's strategy concedes to every captain strategy.
+
+By the minimax theorem lower <= value <= upper for *any* pair of strategies; for an
+equilibrium the interval is as narrow as the strategies' rounding. The strategies are first
+made exact: every probability is rounded down to a multiple of 2^-53 and the largest of each
+decision takes up the remainder, so each decision sums to exactly 1 (the bounds are those
+of these exact strategies, which differ from the floats by at most ~1e-16 a probability).
+Both bounds are best responses computed in Python integers over explicit denominators, from
+the rules' exact probabilities (`HandModel.prior_exact`, `exact_transition`), the exact
+payoffs and `rules.compare`. Nothing is shared with the float best response but the model.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from fractions import Fraction
+
+import numpy as np
+
+from games.bidou import rules
+from solver.model import CAPTAIN, OPPONENT, HandModel
+from solver.strategy import Strategy
+
+Q_BITS = 53
+Q = 1 << Q_BITS                   # exact probabilities are integers over Q
+
+
+@dataclasses.dataclass(frozen=True)
+class Certificate:
+    """lower <= value of the game <= upper, both exact, to the captain in chips per hand."""
+
+    lower: Fraction
+    upper: Fraction
+
+    @property
+    def width(self) -> Fraction:
+        return self.upper - self.lower
+
+    def contains(self, value: float | Fraction) -> bool:
+        return self.lower <= Fraction(value) <= self.upper
+
+    def decimals(self, digits: int = 20) -> tuple[str, str]:
+        """The bounds in decimal, rounded outward: the printed interval is still proved."""
+        return decimal(self.lower, digits, up=False), decimal(self.upper, digits, up=True)
+
+    def to_dict(self) -> dict[str, str | float]:
+        lower, upper = self.decimals()
+        return {"lower": str(self.lower), "upper": str(self.upper),
+                "lower_decimal": lower, "upper_decimal": upper, "width": float(self.width)}
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "Certificate":
+        return cls(Fraction(data["lower"]), Fraction(data["upper"]))
+
+
+def decimal(x: Fraction, digits: int, up: bool) -> str:
+    """x with `digits` decimals, rounded up or down (exact digits, no float)."""
+    scaled = x * 10 ** digits
+    whole = math.ceil(scaled) if up else math.floor(scaled)
+    sign = "-" if whole < 0 else ""
+    units, frac = divmod(abs(whole), 10 ** digits)
+    return f"{sign}{units}.{frac:0{digits}d}"
+
+
+def certify(model: HandModel, strategy: Strategy) -> Certificate:
+    """The exact interval [lower, upper] that the strategy pair proves for the value."""
+    exact = _ExactGame(model, strategy)
+    return Certificate(lower=-exact.best_response_value(OPPONENT),
+                       upper=exact.best_response_value(CAPTAIN))
+
+
+def exact_probabilities(probs: np.ndarray, legal: np.ndarray | None = None) -> list[int]:
+    """One decision's probabilities as integers over Q summing to exactly Q."""
+    legal = np.ones(len(probs), dtype=bool) if legal is None else legal
+    if abs(float(np.sum(probs[legal])) - 1.0) > 1e-9:
+        raise ValueError(f"a decision's probabilities sum to {np.sum(probs[legal])!r}, not 1")
+    ints = [math.floor(max(float(p), 0.0) * Q) if ok else 0 for p, ok in zip(probs, legal)]
+    largest = max((i for i in range(len(ints)) if legal[i]), key=lambda i: probs[i])
+    ints[largest] += Q - sum(ints)           # a few units of 2^-53 either way
+    return ints
+
+
+# A vector of exact numbers is a list of integers over one common denominator.
+Scaled = tuple[list[int], int]
+
+
+def _rescale(vectors: list[Scaled]) -> tuple[list[list[int]], int]:
+    """The vectors over their least common denominator."""
+    den = math.lcm(*(d for _, d in vectors))
+    return [[x * (den // d) for x in nums] for nums, d in vectors], den
+
+
+class _ExactGame:
+    def __init__(self, model: HandModel, strategy: Strategy):
+        self.model = model
+        n, T = model.num_hands, model.throws
+        self.n, self.T = n, T
+        faces = model.params.faces
+        self.F = faces ** 3                              # every hand probability is k / F
+        self.prior = [int(p * self.F) for p in model.prior_exact]
+        if [Fraction(x, self.F) for x in self.prior] != list(model.prior_exact):
+            raise ValueError("hand probabilities are not multiples of 1/faces^3")
+        # transitions[a][h]: [(next hand, integer probability over F)], empty where illegal
+        self.transitions = [[[(k, int(p * self.F)) for k, p in
+                              model.exact_transition(action, h).items()]
+                             if model.throw_legal[a, h] else [] for h in range(n)]
+                            for a, action in enumerate(model.throw_actions)]
+        for row in self.transitions:
+            for h, dist in enumerate(row):
+                if dist and sum(pk for _, pk in dist) != self.F:
+                    raise ValueError("a reroll distribution is not in multiples of 1/faces^3")
+        # payoffs as integers over one denominator
+        pay = model.payoffs
+        values = [*pay.showdown_win, *pay.showdown_lose, *pay.showdown_tie,
+                  *pay.captain_folds, *pay.opponent_folds, pay.both_pass]
+        self.pay_den = math.lcm(*(Fraction(v).denominator for v in values))
+        # compare(x, y) for responder hand x: the other player's hands x beats, loses to, ties
+        p = model.params
+        self.wins, self.losses, self.ties = [], [], []
+        for x in model.hands:
+            outcome = [rules.compare(x, y, p.ranking, p.aces_beat_bidou) for y in model.hands]
+            self.wins.append([j for j, c in enumerate(outcome) if c > 0])
+            self.losses.append([j for j, c in enumerate(outcome) if c < 0])
+            self.ties.append([j for j, c in enumerate(outcome) if c == 0])
+        legal = model.throw_legal
+        self.throw = [[[[exact_probabilities(decision[:, h], legal[:, h])
+                         for h in range(n)] for decision in context]
+                       for context in strategy.throw[role]] for role in (CAPTAIN, OPPONENT)]
+        self.betting = {key: [exact_probabilities(probs[:, h]) for h in range(n)]
+                        for key, probs in strategy.betting.items()}
+
+    # --- the fixed player's reach ---------------------------------------------------------
+
+    def end_mass(self, role: int, context: int) -> list[Scaled]:
+        """Probability (own chance and play) of ending the turn at each throw, per hand."""
+        n, T, F = self.n, self.T, self.F
+        decisions = self.throw[role][context]          # [throw][hand] -> action ints
+        mass: Scaled = (list(self.prior), F)
+        ends: list[Scaled] = []
+        for t in range(T - 1):
+            nums, den = mass
+            ends.append(([nums[h] * decisions[t][h][0] for h in range(n)], den * Q))
+            nxt = [0] * n
+            for h in range(n):
+                if nums[h] == 0:
+                    continue
+                for a in range(1, len(decisions[t][h])):
+                    weight = nums[h] * decisions[t][h][a]
+                    if weight:
+                        for k, pk in self.transitions[a][h]:
+                            nxt[k] += weight * pk
+            mass = (nxt, den * Q * F)
+        ends.append(mass)
+        return ends
+
+    # --- the responder's values -----------------------------------------------------------
+
+    def betting_value(self, public: tuple[int, int], responder: int,
+                      reach: Scaled) -> Scaled:
+        """The responder's best value per own hand at the root of the public state's
+        betting, against the other player's reach and betting."""
+        tc, to = public
+        tree = self.model.tree(public)
+        leaves = {leaf.history: leaf for leaf in tree.leaves}
+        pay = self.model.payoffs
+        sign = 1 if responder == CAPTAIN else -1
+
+        def payoff(value) -> int:
+            return int(Fraction(value) * self.pay_den)
+
+        def value(history: str, nums: list[int], den: int) -> Scaled:
+            leaf = leaves.get(history)
+            if leaf is not None:
+                if leaf.kind == "showdown":
+                    # the captain's payoff when he wins, loses, ties
+                    win, lose, tie = (payoff(pay.showdown_win[leaf.level]),
+                                      payoff(pay.showdown_lose[leaf.level]),
+                                      payoff(pay.showdown_tie[leaf.level]))
+                    if responder == OPPONENT:
+                        win, lose = lose, win        # his winning hands are the captain's losses
+                    out = [sign * (win * sum(nums[j] for j in self.wins[x])
+                                   + lose * sum(nums[j] for j in self.losses[x])
+                                   + tie * sum(nums[j] for j in self.ties[x]))
+                           for x in range(self.n)]
+                else:
+                    c = payoff(pay.leaf_value(leaf, 0)) * sign * sum(nums)
+                    out = [c] * self.n
+                return out, den * self.pay_den
+            node = tree.node(history)
+            if node.actor == responder:
+                children = [value(history + a[0], nums, den) for a in node.actions]
+                scaled, common = _rescale(children)
+                return [max(column) for column in zip(*scaled)], common
+            probs = self.betting[(tc, to, history)]
+            children = [value(history + a[0], [x * probs[h][i] for h, x in enumerate(nums)],
+                              den * Q) for i, a in enumerate(node.actions)]
+            scaled, common = _rescale(children)
+            return [sum(column) for column in zip(*scaled)], common
+
+        return value("", *reach)
+
+    def throw_value(self, stop: list[Scaled]) -> Fraction:
+        """The responder's best throwing turn, given the value of stopping at each throw."""
+        n, T = self.n, self.T
+        legal = self.model.throw_legal
+        v = stop[T - 1]
+        for t in range(T - 2, -1, -1):
+            nums, den = v
+            reroll = [[sum(pk * nums[k] for k, pk in self.transitions[a][h]) for h in range(n)]
+                      for a in range(1, legal.shape[0])]
+            scaled, common = _rescale([stop[t]] + [(r, den * self.F) for r in reroll])
+            v = ([max(scaled[a][h] for a in range(len(scaled)) if legal[a, h])
+                  for h in range(n)], common)
+        nums, den = v
+        return Fraction(sum(p * x for p, x in zip(self.prior, nums)), den * self.F)
+
+    def best_response_value(self, responder: int) -> Fraction:
+        """max over the responder's strategies of his expected payoff (the opponent's is
+        minus the captain's) against the other player's exact strategy."""
+        T = self.T
+        if responder == CAPTAIN:
+            stop = []
+            for tc in range(1, T + 1):
+                ends = self.end_mass(OPPONENT, tc - 1)
+                stop.append(_sum([self.betting_value((tc, to), CAPTAIN, ends[to - 1])
+                                  for to in range(1, T + 1)]))
+            return self.throw_value(stop)
+        ends = self.end_mass(CAPTAIN, 0)
+        total = Fraction(0)
+        for tc in range(1, T + 1):
+            stop = [self.betting_value((tc, to), OPPONENT, ends[tc - 1])
+                    for to in range(1, T + 1)]
+            total += self.throw_value(stop)
+        return total
+
+
+def _sum(vectors: list[Scaled]) -> Scaled:
+    scaled, den = _rescale(vectors)
+    return [sum(column) for column in zip(*scaled)], den
