@@ -122,6 +122,13 @@ def _print_solution(summary: dict[str, Any]) -> None:
         f"opponent {summary['opponent_exploitability']:.3e}; "
         f"NashConv {summary['nash_conv']:.3e})",
     ]
+    if summary.get("certified_value"):
+        from solver.certificate import Certificate
+
+        proof = Certificate.from_dict(summary["certified_value"])
+        lower, upper = proof.decimals(16)
+        lines.append(f"certified:      {lower} <= value <= {upper} (exact arithmetic; "
+                     f"width {float(proof.width):.1e})")
     if summary.get("message"):
         lines.append(f"solver says:    {summary['message']}")
     if summary.get("iterations") is not None:

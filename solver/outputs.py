@@ -13,6 +13,7 @@ import csv
 import io
 import json
 import math
+from fractions import Fraction
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -98,7 +99,7 @@ def _number(value: Any) -> float | None:
         return float(value)
     if isinstance(value, str):
         try:
-            return float(value)
-        except ValueError:
+            return float(Fraction(value))          # also the exact bounds, "p/q"
+        except (ValueError, ZeroDivisionError):
             return None
     return None

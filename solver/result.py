@@ -9,6 +9,7 @@ from typing import Any
 
 from games.bidou.params import BidouParams
 from solver.best_response import Exploitability
+from solver.certificate import Certificate
 from solver.model import HandModel
 from solver.strategy import Strategy, strategy_to_json
 
@@ -28,6 +29,7 @@ class Solution:
     exploitability: Exploitability
     strategy: Strategy
     history: tuple[tuple[int, float, float], ...] = ()   # (iteration, seconds, exploitability)
+    certificate: Certificate | None = None   # exact bounds on the value (solver.certificate)
 
     @property
     def params(self) -> BidouParams:
@@ -49,6 +51,7 @@ class Solution:
             "opponent_exploitability": e.opponent_exploitability,
             "on_policy_value": e.value,
             "iterations": self.iterations,
+            "certified_value": self.certificate.to_dict() if self.certificate else None,
             "seconds": self.seconds,
             "versions": versions(),
         }

@@ -1,16 +1,19 @@
 """One entry point for solving a hand: `solve(params, method=...) -> Solution`.
 
 Every method returns the same `Solution`, whose exploitability always comes from the exact
-best response (solver/best_response.py), never from the method's own bookkeeping.
+best response (solver/best_response.py), never from the method's own bookkeeping, and whose
+value is bracketed by bounds proved in exact rational arithmetic (solver/certificate.py).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from typing import Callable
 
 from games.bidou.params import BidouParams
 from solver import best_response, cfr
+from solver.certificate import certify
 from solver.errors import SolverError
 from solver.model import HandModel, build_model
 from solver.result import Solution, versions
@@ -24,6 +27,9 @@ METHODS = LP_METHODS + CFR_METHODS
 # An LP solution must be this close to equilibrium, by the independent best response;
 # otherwise the solve is reported as failed rather than printed as if it were right.
 LP_TOLERANCE = 1e-8
+# The exact bounds must equal the float best responses to this (relative) precision: the
+# strategies differ by their 2^-53 rounding, the float sums by rounding errors.
+CERTIFICATE_AGREEMENT = 1e-11
 
 
 def solve(params: BidouParams, method: str = "lp", iterations: int | None = None,
@@ -39,9 +45,32 @@ def solve(params: BidouParams, method: str = "lp", iterations: int | None = None
         raise ValueError(f"method must be one of {', '.join(METHODS)}, got {method!r}")
     model = model or build_model(params)
     if method == "lp":
-        return _solve_lp(model)
-    return cfr.solve_cfr(model, method, iterations=iterations,
-                         target_exploitability=target_exploitability, progress=progress)
+        solution = _solve_lp(model)
+    else:
+        solution = cfr.solve_cfr(model, method, iterations=iterations,
+                                 target_exploitability=target_exploitability,
+                                 progress=progress)
+    return with_certificate(solution)
+
+
+def with_certificate(solution: Solution) -> Solution:
+    """The solution with exact bounds on the value, checked against the float ones.
+
+    The exact best responses and the float ones are independent routes to the same two
+    numbers (what each strategy guarantees); if they disagree, one of them is wrong and
+    nothing is reported.
+    """
+    proof = certify(solution.model, solution.strategy)
+    e = solution.exploitability
+    scale = 1.0 + abs(e.value)
+    if not (proof.lower <= proof.upper
+            and abs(float(proof.lower) - e.captain_guaranteed) <= CERTIFICATE_AGREEMENT * scale
+            and abs(float(proof.upper) - e.captain_best) <= CERTIFICATE_AGREEMENT * scale):
+        raise SolverError(
+            f"the exact bounds [{float(proof.lower):.15g}, {float(proof.upper):.15g}] disagree "
+            f"with the float best responses [{e.captain_guaranteed:.15g}, "
+            f"{e.captain_best:.15g}]; refusing to report either")
+    return dataclasses.replace(solution, certificate=proof)
 
 
 def _solve_lp(model: HandModel) -> Solution:

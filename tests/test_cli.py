@@ -55,6 +55,30 @@ def test_bad_input_is_one_line_and_exit_2(args, words):
     assert "Traceback" not in result.output
 
 
+def test_hand_edited_numbers_in_a_strategy_file(tmp_path):
+    """A recorded value that contradicts the strategy is refused; recorded exploitability
+    and certified interval are measured again, never copied."""
+    out = tmp_path / "s.json"
+    assert run("solve", "--faces", "2", "--throws", "2", "--out", str(out)).exit_code == 0
+    document = json.loads(out.read_text())
+    assert document["result"]["certified_value"]["lower"].startswith("-")
+    document["result"]["exploitability"] = 0.5
+    document["result"]["certified_value"] = {"lower": "1", "upper": "2"}
+    out.write_text(json.dumps(document))
+    result = run("export", "--strategy", str(out), "--out", str(tmp_path / "e"),
+                 "--format", "png")
+    assert result.exit_code == 0, result.output
+    summary = json.loads((tmp_path / "e" / "summary.json").read_text())
+    assert summary["exploitability"] < 1e-12
+    assert float(summary["certified_value"]["upper_decimal"]) == pytest.approx(-0.029296875)
+    document["result"]["value"] = 0.25
+    out.write_text(json.dumps(document))
+    result = run("export", "--strategy", str(out), "--out", str(tmp_path / "f"))
+    assert result.exit_code == 2
+    assert "is not its value" in result.output and result.output.count("\n") == 1
+    assert not (tmp_path / "f").exists()
+
+
 def test_corrupt_strategy_file_is_refused(tmp_path):
     bad = tmp_path / "bad.json"
     bad.write_text('{"schema": "bidou-strategy", "schema_version": 1, "rules": {"faces": 9}}')

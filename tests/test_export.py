@@ -13,7 +13,7 @@ from solver import best_response
 from solver.export import charts, export_all, export_charts, simplify, tables, unpack
 from solver.model import CAPTAIN, OPPONENT
 from solver.solve import solve
-from solver.strategy import load_strategy_file
+from solver.strategy import StrategyFileError, load_strategy_file
 
 SMALL = BidouParams(faces=3, throws=2, max_level=2)
 SMALL_KEEP = BidouParams(faces=3, throws=2, max_level=2, reroll="keep")
@@ -207,8 +207,13 @@ def test_unpack_tuple_computes_numbers(small):
     model, strategy, summary = unpack((small.model, small.strategy))
     assert summary["value"] == pytest.approx(small.value, abs=1e-9)
     assert summary["exploitability"] < 1e-9
-    _, _, kept = unpack((small.model, small.strategy, {"value": 1.5, "exploitability": 0.0}))
-    assert kept["value"] == 1.5
+    assert summary["certified_value"]["lower_decimal"].startswith("-0.0")
+    # a recorded value is kept if the strategy bears it out; exploitability is measured
+    recorded = {"value": small.value + 1e-12, "exploitability": 0.5}
+    _, _, kept = unpack((small.model, small.strategy, recorded))
+    assert kept["value"] == small.value + 1e-12 and kept["exploitability"] < 1e-9
+    with pytest.raises(StrategyFileError, match="is not its value"):
+        unpack((small.model, small.strategy, {"value": 1.5}))
 
 
 def test_one_throw_has_no_reroll_chart(tmp_path):

@@ -16,8 +16,8 @@
 
 `<fmt>` is each of ``formats`` (default pdf, png, svg). `export_charts` writes the charts
 alone. `source` is a `solve.Solution`, or a tuple ``(model, strategy)`` or
-``(model, strategy, summary)``; a missing value or exploitability is computed with the exact
-best response. Every file is written atomically; the same inputs write the same bytes,
+``(model, strategy, summary)``, whose exploitability and certified interval are measured
+afresh (`unpack`). Every file is written atomically; the same inputs write the same bytes,
 except the solver's own provenance (``seconds``, ``versions``) inside the JSON and summary.
 """
 
@@ -28,35 +28,54 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from solver import best_response
+from solver.certificate import Certificate, certify
 from solver.export import charts, simplify, tables
 from solver.model import HandModel
-from solver.strategy import Strategy, strategy_to_json, write_json_atomic, write_text_atomic
+from solver.strategy import (
+    Strategy,
+    StrategyFileError,
+    strategy_to_json,
+    write_json_atomic,
+    write_text_atomic,
+)
 
 __all__ = ["export_all", "export_charts", "unpack", "summary_markdown", "docs_images", "FORMATS"]
 
 FORMATS = charts.FORMATS
 
 
+# What a summary says of its strategy's quality: recomputed, never trusted, when the
+# summary comes from outside (a strategy file) rather than from the solver that made it.
+MEASURED = ("on_policy_value", "exploitability", "nash_conv", "captain_exploitability",
+            "opponent_exploitability")
+
+
 def unpack(source: Any) -> tuple[HandModel, Strategy, dict[str, Any]]:
-    """(model, strategy, summary) from a Solution or a tuple; fills value and exploitability."""
+    """(model, strategy, summary) from a Solution, or from (model, strategy[, summary]).
+
+    For a tuple (a strategy file, say) the exploitability and the certified interval are
+    measured afresh from the strategy, and a recorded value they contradict is refused
+    (StrategyFileError): a hand-edited number is never printed as if it were right.
+    """
     if hasattr(source, "model") and hasattr(source, "strategy"):
         model, strategy = source.model, source.strategy
-        summary = dict(source.summary()) if hasattr(source, "summary") else {}
-    else:
-        items = tuple(source)
-        if len(items) not in (2, 3):
-            raise TypeError("export needs a Solution or (model, strategy[, summary])")
-        model, strategy = items[0], items[1]
-        summary = dict(items[2] or {}) if len(items) == 3 else {}
-    if summary.get("value") is None or summary.get("exploitability") is None:
-        e = best_response.exploitability(model, strategy)
-        summary.setdefault("rules", model.params.to_dict())
-        for key, value in e.to_dict().items():
-            summary.setdefault(key, value)
-        if summary.get("value") is None:
-            summary["value"] = e.value
-        if summary.get("exploitability") is None:
-            summary["exploitability"] = e.exploitability
+        return model, strategy, dict(source.summary())
+    items = tuple(source)
+    if len(items) not in (2, 3):
+        raise TypeError("export needs a Solution or (model, strategy[, summary])")
+    model, strategy = items[0], items[1]
+    summary = dict(items[2] or {}) if len(items) == 3 else {}
+    e = best_response.exploitability(model, strategy)
+    claimed = summary.get("value")
+    if claimed is not None and not abs(float(claimed) - e.value) <= e.nash_conv + 1e-9:
+        raise StrategyFileError(
+            f"the value recorded with this strategy ({claimed!r}) is not its value "
+            f"({e.value:.12g}, exploitability {e.exploitability:.3g}): was it edited?")
+    summary.setdefault("rules", model.params.to_dict())
+    measured = e.to_dict()
+    summary.update({key: measured[key] for key in MEASURED})
+    summary["value"] = e.value if claimed is None else float(claimed)
+    summary["certified_value"] = certify(model, strategy).to_dict()
     return model, strategy, summary
 
 
@@ -74,6 +93,9 @@ def summary_markdown(model: HandModel, summary: Mapping[str, Any],
                        ("opponent_exploitability", "what a best response wins vs the opponent")):
         if e.get(key) is not None:
             lines.append(f"| {label} | {e[key]:.12g} |")
+    if e.get("certified_value"):
+        lower, upper = Certificate.from_dict(e["certified_value"]).decimals(18)
+        lines.append(f"| value proved in exact arithmetic to lie in | [{lower}, {upper}] |")
     for key in ("method", "status", "iterations"):
         if e.get(key) is not None:
             lines.append(f"| {key} | {e[key]} |")
