@@ -305,6 +305,39 @@ def outputs(root: str, check: bool) -> None:
 @main.command()
 @_guarded
 @game_options
+@click.option("--strategy", "strategy_file", type=click.Path(dir_okay=False), required=True,
+              help="A strategy file (`bidou solve --out`, `simplified_strategy.json`, ...).")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def evaluate(params: BidouParams, strategy_file: str, as_json: bool,
+             rules_given: tuple[str, ...]) -> None:
+    """Measure a strategy file: its value, each side's exploitability, certified bounds."""
+    from solver.export import unpack
+
+    model, _, summary = unpack(_strategy_source(params, strategy_file, rules_given))
+    report = {key: summary.get(key) for key in (
+        "rules", "method", "status", "on_policy_value", "exploitability", "nash_conv",
+        "captain_exploitability", "opponent_exploitability", "certified_value")}
+    if as_json:
+        click.echo(json.dumps(report, indent=1))
+        return
+    from solver.certificate import Certificate
+
+    lower, upper = Certificate.from_dict(report["certified_value"]).decimals(16)
+    solved_by = f"{report['method']} ({report['status']})" if report["method"] else "unknown"
+    click.echo("\n".join([
+        f"rules:          {model.params.describe()}",
+        f"solved by:      {solved_by}",
+        f"value:          {report['on_policy_value']:+.12f} chips per hand to the captain, "
+        f"both playing this strategy",
+        f"exploitability: {report['exploitability']:.3e} (captain "
+        f"{report['captain_exploitability']:.3e}, opponent "
+        f"{report['opponent_exploitability']:.3e})",
+        f"certified:      {lower} <= game value <= {upper} (exact arithmetic)"]))
+
+
+@main.command()
+@_guarded
+@game_options
 @_STRATEGY_OPTION
 @click.option("--role", type=click.Choice(["captain", "opponent", "alternate"]),
               default="alternate", show_default=True, help="Your seat.")

@@ -1,6 +1,7 @@
 """The command line: thin shells, real numbers, one-line errors with the right exit codes."""
 
 import json
+import re
 
 import pytest
 from click.testing import CliRunner
@@ -77,6 +78,28 @@ def test_hand_edited_numbers_in_a_strategy_file(tmp_path):
     assert result.exit_code == 2
     assert "is not its value" in result.output and result.output.count("\n") == 1
     assert not (tmp_path / "f").exists()
+
+
+def test_evaluate_measures_a_strategy_file(tmp_path):
+    out = tmp_path / "s.json"
+    assert run("solve", "--faces", "2", "--throws", "2", "--out", str(out)).exit_code == 0
+    result = run("evaluate", "--strategy", str(out), "--json")
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.output)
+    assert report["method"] == "lp" and report["exploitability"] < 1e-12
+    assert float(report["certified_value"]["lower_decimal"]) == pytest.approx(-0.029296875)
+    text = run("evaluate", "--strategy", str(out)).output
+    lower, upper = re.search(r"certified: +(\S+) <= game value <= (\S+) \(exact", text).groups()
+    assert float(lower) <= -0.029296875 <= float(upper)       # -15/512, the LP value
+    assert float(upper) - float(lower) < 1e-15
+    uniform = json.loads(out.read_text())
+    for entry in uniform["betting"]:
+        k = len(entry["actions"])
+        entry["probabilities"] = [[1 / k] * len(row) for row in entry["probabilities"]]
+    out.write_text(json.dumps(uniform))
+    report = json.loads(run("evaluate", "--strategy", str(out), "--json").output)
+    assert report["exploitability"] > 0.1
+    assert report["certified_value"]["width"] == pytest.approx(2 * report["exploitability"])
 
 
 def test_corrupt_strategy_file_is_refused(tmp_path):
