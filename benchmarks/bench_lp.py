@@ -8,7 +8,10 @@ of 0.5 s and 2 s. Part 2: on small variants, the same value computed by
   - our generic sequence-form LP over the faithful OpenSpiel tree (solver/openspiel_lp.py),
   - OpenSpiel's own `sequence_form_lp` (cvxpy) over the faithful tree,
   - pygambit's rational `lp_solve` over the faithful tree (where it finishes),
-with medians and the ratio of each peer's time to the compact LP's.
+with medians and the ratio of each peer's time to the compact LP's. Part 3, exact answers:
+the compact LP followed by the exact certificate (solver/certificate.py: bounds proved in
+rational arithmetic) beside pygambit's rational LP on the faithful game, which gives the
+exact value; and the certificate alone on the full games, with the width it proves.
 """
 
 from __future__ import annotations
@@ -82,6 +85,42 @@ def part_peers(repeats: int, quick: bool) -> None:
     print()
 
 
+def part_exact(repeats: int) -> None:
+    from solver.certificate import certify
+
+    try:
+        from solver.gambit_bridge import gambit_value
+    except ImportError:                      # pygambit is a test extra
+        gambit_value = None
+    print("== Exact answers: LP + certificate (ours) beside pygambit's rational LP ==")
+    for params in (BidouParams(faces=2, throws=1, max_level=1),
+                   BidouParams(faces=3, throws=1, max_level=2, ranking="french")):
+        model = build_model(params)
+
+        def ours():
+            return certify(model, solve_lp(model).strategy)
+
+        seconds, proof = median_time(ours, repeats)
+        print(f"-- {params.to_game_string()}")
+        print(f"   {'compact LP + certificate (ours)':<38} median {seconds:9.4f} s  x{1:9.1f}  "
+              f"value in [{float(proof.lower):+.15f}, {float(proof.upper):+.15f}]")
+        if gambit_value is not None:
+            game = load_game(params)
+            theirs, exact = median_time(lambda: gambit_value(game), max(1, min(repeats, 3)))
+            print(f"   {'pygambit lp_solve (rational)':<38} median {theirs:9.4f} s  "
+                  f"x{theirs / seconds:9.1f}  value {exact} "
+                  f"({'inside' if proof.contains(exact) else 'OUTSIDE'} our interval)")
+    print("-- full games: the certificate alone (after the LP)")
+    for params in (BidouParams(), BidouParams(reroll="keep"), BidouParams(ranking="french")):
+        model = build_model(params)
+        strategy = solve_lp(model).strategy
+        seconds, proof = median_time(lambda: certify(model, strategy), repeats)
+        lower, upper = proof.decimals(18)
+        print(f"   {params.describe():<62} {seconds:7.3f} s  [{lower}, {upper}]  "
+              f"width {float(proof.width):.1e}")
+    print()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=5)
@@ -89,6 +128,7 @@ def main() -> None:
     args = parser.parse_args()
     part_full_games(args.repeats)
     part_peers(args.repeats, args.quick)
+    part_exact(args.repeats)
 
 
 if __name__ == "__main__":
