@@ -43,6 +43,11 @@ class Certificate:
     def width(self) -> Fraction:
         return self.upper - self.lower
 
+    @property
+    def exact(self) -> Fraction | None:
+        """The value itself, when the bounds meet."""
+        return self.lower if self.lower == self.upper else None
+
     def contains(self, value: float | Fraction) -> bool:
         return self.lower <= Fraction(value) <= self.upper
 
@@ -53,7 +58,8 @@ class Certificate:
     def to_dict(self) -> dict[str, str | float]:
         lower, upper = self.decimals()
         return {"lower": str(self.lower), "upper": str(self.upper),
-                "lower_decimal": lower, "upper_decimal": upper, "width": float(self.width)}
+                "lower_decimal": lower, "upper_decimal": upper, "width": float(self.width),
+                "exact": None if self.exact is None else str(self.exact)}
 
     @classmethod
     def from_dict(cls, data: dict) -> "Certificate":
@@ -70,10 +76,79 @@ def decimal(x: Fraction, digits: int, up: bool) -> str:
 
 
 def certify(model: HandModel, strategy: Strategy) -> Certificate:
-    """The exact interval [lower, upper] that the strategy pair proves for the value."""
-    exact = _ExactGame(model, strategy)
-    return Certificate(lower=-exact.best_response_value(OPPONENT),
-                       upper=exact.best_response_value(CAPTAIN))
+    """The exact interval [lower, upper] that the strategy pair proves for the value.
+
+    Two exact readings of the strategies are tried: the binary one (always), and, when
+    every probability is recognizably a simple fraction (`simple_fractions`), that
+    fraction. Each proves an interval; the certificate is their intersection. When the
+    simple fractions are the equilibrium, lower == upper: the exact value.
+    """
+    proofs = [_prove(_ExactGame(model, _binary(model, strategy), Q))]
+    simple = simple_fractions(model, strategy)
+    if simple is not None:
+        proofs.append(_prove(_ExactGame(model, *simple)))
+    return Certificate(lower=max(p.lower for p in proofs), upper=min(p.upper for p in proofs))
+
+
+def _prove(game: "_ExactGame") -> Certificate:
+    return Certificate(lower=-game.best_response_value(OPPONENT),
+                       upper=game.best_response_value(CAPTAIN))
+
+
+# Integer probabilities: throw[role][context][throw][hand] and betting[key][hand] are lists
+# of integers over one denominator, each decision summing to exactly that denominator.
+ExactStrategy = tuple[list, dict]
+
+
+def _decisions(model: HandModel, strategy: Strategy):
+    """Every decision as (where, probabilities, legal actions)."""
+    n, legal = model.num_hands, model.throw_legal
+    for role in (CAPTAIN, OPPONENT):
+        for c, context in enumerate(strategy.throw[role]):
+            for t, decision in enumerate(context):
+                for h in range(n):
+                    yield ("throw", role, c, t, h), decision[:, h], legal[:, h]
+    for key, probs in strategy.betting.items():
+        for h in range(n):
+            yield ("bet", key, h), probs[:, h], np.ones(probs.shape[0], dtype=bool)
+
+
+def _assemble(model: HandModel, strategy: Strategy, ints: dict) -> ExactStrategy:
+    n = model.num_hands
+    throw = [[[[ints[("throw", role, c, t, h)] for h in range(n)]
+               for t in range(context.shape[0])] for c, context in enumerate(strategy.throw[role])]
+             for role in (CAPTAIN, OPPONENT)]
+    betting = {key: [ints[("bet", key, h)] for h in range(n)] for key in strategy.betting}
+    return throw, betting
+
+
+def _binary(model: HandModel, strategy: Strategy) -> ExactStrategy:
+    return _assemble(model, strategy, {where: exact_probabilities(probs, legal)
+                                       for where, probs, legal in _decisions(model, strategy)})
+
+
+def simple_fractions(model: HandModel, strategy: Strategy, max_denominator: int = 10 ** 6,
+                     max_common: int = 10 ** 18) -> tuple[ExactStrategy, int] | None:
+    """The strategies as the simplest fractions within 1e-12 of each probability, over
+    their common denominator, if every decision then sums to exactly 1 and that
+    denominator stays below `max_common`; otherwise None. Small variants' LP solutions are
+    such fractions (f3 t1 m2 french: denominators up to 180); the default game's are not."""
+    fractions, common = {}, 1
+    for where, probs, legal in _decisions(model, strategy):
+        row = []
+        for p, ok in zip(probs, legal):
+            f = Fraction(float(p)).limit_denominator(max_denominator) if ok else Fraction(0)
+            if abs(f - Fraction(float(p))) > Fraction(1, 10 ** 12) or f < 0:
+                return None
+            row.append(f)
+        if sum(row) != 1:
+            return None
+        common = math.lcm(common, *(f.denominator for f in row))
+        if common > max_common:
+            return None
+        fractions[where] = row
+    ints = {where: [int(f * common) for f in row] for where, row in fractions.items()}
+    return _assemble(model, strategy, ints), common
 
 
 def exact_probabilities(probs: np.ndarray, legal: np.ndarray | None = None) -> list[int]:
@@ -98,8 +173,9 @@ def _rescale(vectors: list[Scaled]) -> tuple[list[list[int]], int]:
 
 
 class _ExactGame:
-    def __init__(self, model: HandModel, strategy: Strategy):
+    def __init__(self, model: HandModel, strategy: ExactStrategy, denominator: int):
         self.model = model
+        self.Q = denominator                             # of every probability
         n, T = model.num_hands, model.throws
         self.n, self.T = n, T
         faces = model.params.faces
@@ -129,12 +205,7 @@ class _ExactGame:
             self.wins.append([j for j, c in enumerate(outcome) if c > 0])
             self.losses.append([j for j, c in enumerate(outcome) if c < 0])
             self.ties.append([j for j, c in enumerate(outcome) if c == 0])
-        legal = model.throw_legal
-        self.throw = [[[[exact_probabilities(decision[:, h], legal[:, h])
-                         for h in range(n)] for decision in context]
-                       for context in strategy.throw[role]] for role in (CAPTAIN, OPPONENT)]
-        self.betting = {key: [exact_probabilities(probs[:, h]) for h in range(n)]
-                        for key, probs in strategy.betting.items()}
+        self.throw, self.betting = strategy
 
     # --- the fixed player's reach ---------------------------------------------------------
 
@@ -146,7 +217,7 @@ class _ExactGame:
         ends: list[Scaled] = []
         for t in range(T - 1):
             nums, den = mass
-            ends.append(([nums[h] * decisions[t][h][0] for h in range(n)], den * Q))
+            ends.append(([nums[h] * decisions[t][h][0] for h in range(n)], den * self.Q))
             nxt = [0] * n
             for h in range(n):
                 if nums[h] == 0:
@@ -156,7 +227,7 @@ class _ExactGame:
                     if weight:
                         for k, pk in self.transitions[a][h]:
                             nxt[k] += weight * pk
-            mass = (nxt, den * Q * F)
+            mass = (nxt, den * self.Q * F)
         ends.append(mass)
         return ends
 
@@ -200,7 +271,7 @@ class _ExactGame:
                 return [max(column) for column in zip(*scaled)], common
             probs = self.betting[(tc, to, history)]
             children = [value(history + a[0], [x * probs[h][i] for h, x in enumerate(nums)],
-                              den * Q) for i, a in enumerate(node.actions)]
+                              den * self.Q) for i, a in enumerate(node.actions)]
             scaled, common = _rescale(children)
             return [sum(column) for column in zip(*scaled)], common
 

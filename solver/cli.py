@@ -127,8 +127,11 @@ def _print_solution(summary: dict[str, Any]) -> None:
 
         proof = Certificate.from_dict(summary["certified_value"])
         lower, upper = proof.decimals(16)
-        lines.append(f"certified:      {lower} <= value <= {upper} (exact arithmetic; "
-                     f"width {float(proof.width):.1e})")
+        if proof.exact is not None:
+            lines.append(f"certified:      value = {proof.exact} exactly (exact arithmetic)")
+        else:
+            lines.append(f"certified:      {lower} <= value <= {upper} (exact arithmetic; "
+                         f"width {float(proof.width):.1e})")
     if summary.get("message"):
         lines.append(f"solver says:    {summary['message']}")
     if summary.get("iterations") is not None:
@@ -322,7 +325,10 @@ def evaluate(params: BidouParams, strategy_file: str, as_json: bool,
         return
     from solver.certificate import Certificate
 
-    lower, upper = Certificate.from_dict(report["certified_value"]).decimals(16)
+    proof = Certificate.from_dict(report["certified_value"])
+    lower, upper = proof.decimals(16)
+    bounds = (f"game value = {proof.exact} exactly" if proof.exact is not None
+              else f"{lower} <= game value <= {upper}")
     solved_by = f"{report['method']} ({report['status']})" if report["method"] else "unknown"
     click.echo("\n".join([
         f"rules:          {model.params.describe()}",
@@ -332,7 +338,7 @@ def evaluate(params: BidouParams, strategy_file: str, as_json: bool,
         f"exploitability: {report['exploitability']:.3e} (captain "
         f"{report['captain_exploitability']:.3e}, opponent "
         f"{report['opponent_exploitability']:.3e})",
-        f"certified:      {lower} <= game value <= {upper} (exact arithmetic)"]))
+        f"certified:      {bounds} (exact arithmetic)"]))
 
 
 @main.command()

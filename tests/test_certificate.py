@@ -25,11 +25,27 @@ EXACT = [
 
 
 @pytest.mark.parametrize("kwargs, exact", EXACT)
-def test_exact_value_inside_a_tiny_interval(kwargs, exact):
+def test_small_variants_proved_exactly(kwargs, exact):
+    # the LP's probabilities are simple fractions there: the bounds meet at the value
+    proof = solve(BidouParams(**kwargs)).certificate
+    assert proof.exact == exact
+    assert proof.to_dict()["exact"] == str(exact)
+
+
+def test_binary_reading_alone_brackets_the_exact_value():
+    kwargs, exact = EXACT[1]
     solution = solve(BidouParams(**kwargs))
-    proof = solution.certificate
-    assert proof.contains(exact)
-    assert 0 <= proof.width < Fraction(1, 10 ** 15)
+    model = solution.model
+    binary = certificate._prove(certificate._ExactGame(
+        model, certificate._binary(model, solution.strategy), certificate.Q))
+    assert binary.contains(exact) and 0 <= binary.width < Fraction(1, 10 ** 15)
+
+
+def test_a_larger_variant_proved_exactly():
+    # proved here (no external peer finishes on it); the float LP agrees to 1e-12
+    solution = solve(BidouParams(faces=4, throws=2))
+    assert solution.certificate.exact == Fraction(-1571419, 39321600)
+    assert solution.value == pytest.approx(-1571419 / 39321600, abs=1e-12)
 
 
 @pytest.mark.parametrize("kwargs", [dict(), dict(reroll="keep"),
@@ -41,6 +57,9 @@ def test_default_games_certified(kwargs):
     proof = solution.certificate
     e = solution.exploitability
     assert proof.width < 1e-14
+    if "faces" not in kwargs:            # six faces: the LP's probabilities are not simple
+        assert proof.exact is None
+        assert certificate.simple_fractions(solution.model, solution.strategy) is None
     assert float(proof.lower) == pytest.approx(e.captain_guaranteed, abs=1e-13)
     assert float(proof.upper) == pytest.approx(e.captain_best, abs=1e-13)
     assert proof.lower <= Fraction(solution.value) + Fraction(1, 10 ** 14)

@@ -104,4 +104,6 @@ def test_compact_equals_gambit_rational_value(kwargs, exact):
     params = BidouParams(**kwargs)
     value = gambit_value(load_game(params))
     assert value == Fraction(exact)
-    assert solve(params).value == pytest.approx(float(value), abs=1e-12)
+    solution = solve(params)
+    assert solution.value == pytest.approx(float(value), abs=1e-12)
+    assert solution.certificate.exact == value      # proved without pygambit, identical

@@ -94,8 +94,12 @@ def summary_markdown(model: HandModel, summary: Mapping[str, Any],
         if e.get(key) is not None:
             lines.append(f"| {label} | {e[key]:.12g} |")
     if e.get("certified_value"):
-        lower, upper = Certificate.from_dict(e["certified_value"]).decimals(18)
-        lines.append(f"| value proved in exact arithmetic to lie in | [{lower}, {upper}] |")
+        proof = Certificate.from_dict(e["certified_value"])
+        if proof.exact is not None:
+            lines.append(f"| value proved in exact arithmetic | {proof.exact} |")
+        else:
+            lower, upper = proof.decimals(18)
+            lines.append(f"| value proved in exact arithmetic to lie in | [{lower}, {upper}] |")
     for key in ("method", "status", "iterations"):
         if e.get(key) is not None:
             lines.append(f"| {key} | {e[key]} |")
