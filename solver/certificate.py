@@ -8,9 +8,12 @@ proves, with no rounding anywhere, an interval that contains the value of the ga
 
 By the minimax theorem lower <= value <= upper for *any* pair of strategies; for an
 equilibrium the interval is as narrow as the strategies' rounding. The strategies are first
-made exact: every probability is rounded down to a multiple of 2^-53 and the largest of each
-decision takes up the remainder, so each decision sums to exactly 1 (the bounds are those
-of these exact strategies, which differ from the floats by at most ~1e-16 a probability).
+made exact, in two ways, each proving an interval (the certificate is their intersection):
+  - binary: every probability is rounded down to a multiple of 2^-53 and the largest of
+    each decision takes up the remainder, so each decision sums to exactly 1 (these exact
+    strategies differ from the floats by ~1e-16 a probability): default game, width 4e-16;
+  - simple fractions, where every probability is one (small variants' LP solutions are):
+    then the strategies are the exact equilibrium and the bounds meet at the exact value.
 Both bounds are best responses computed in Python integers over explicit denominators, from
 the rules' exact probabilities (`HandModel.prior_exact`, `exact_transition`), the exact
 payoffs and `rules.compare`. Nothing is shared with the float best response but the model.
@@ -250,14 +253,14 @@ class _ExactGame:
             leaf = leaves.get(history)
             if leaf is not None:
                 if leaf.kind == "showdown":
-                    # the captain's payoff when he wins, loses, ties
-                    win, lose, tie = (payoff(pay.showdown_win[leaf.level]),
-                                      payoff(pay.showdown_lose[leaf.level]),
-                                      payoff(pay.showdown_tie[leaf.level]))
-                    if responder == OPPONENT:
-                        win, lose = lose, win        # his winning hands are the captain's losses
-                    out = [sign * (win * sum(nums[j] for j in self.wins[x])
-                                   + lose * sum(nums[j] for j in self.losses[x])
+                    # the captain's payoff when the responder's hand x beats, loses to or
+                    # ties the other's hand
+                    win, lose = (payoff(pay.showdown_win[leaf.level]),
+                                 payoff(pay.showdown_lose[leaf.level]))
+                    if_x_beats, if_x_loses = (win, lose) if responder == CAPTAIN else (lose, win)
+                    tie = payoff(pay.showdown_tie[leaf.level])
+                    out = [sign * (if_x_beats * sum(nums[j] for j in self.wins[x])
+                                   + if_x_loses * sum(nums[j] for j in self.losses[x])
                                    + tie * sum(nums[j] for j in self.ties[x]))
                            for x in range(self.n)]
                 else:
