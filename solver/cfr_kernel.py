@@ -22,6 +22,8 @@ import importlib.util
 
 import numpy as np
 
+from solver.model import CAPTAIN
+
 _F = ctypes.POINTER(ctypes.c_double)
 _I = ctypes.POINTER(ctypes.c_int64)
 _N = ctypes.c_int64
@@ -112,3 +114,47 @@ class Kernel:
         if added < 0:
             raise RuntimeError("the C kernel refused the layout (more than 64 throw actions)")
         return added
+
+
+def bind(engine) -> Kernel:
+    """The kernel on a `cfr._Engine`'s layout and both players' arrays, which it then
+    updates in place (the engine keeps reading them: averages, strategies, checks)."""
+    lay = engine.lay
+    child_row = np.concatenate([rows for _, _, rows, _ in lay.layers], axis=1)
+    parent_edge = np.concatenate([parents for _, _, _, parents in lay.layers])
+    exceptions = np.array(lay.exceptions, dtype=np.int64).reshape(-1, 2)
+    layout = dict(
+        T=lay.T, A=lay.legal.shape[0], n=lay.n, K=lay.K, D=lay.num_nodes,
+        L=lay.num_leaves, m=lay.n_showdown, P=len(lay.pub_tc), E=len(exceptions),
+        child_row=np.ascontiguousarray(child_row, dtype=np.int64),
+        pub_tc=lay.pub_tc.astype(np.int64), pub_to=lay.pub_to.astype(np.int64),
+        parent_edge=parent_edge.astype(np.int64), leaf_edge=lay.leaf_edge.astype(np.int64),
+        exc_w=exceptions[:, 0].copy(), exc_l=exceptions[:, 1].copy(),
+        legal=np.ascontiguousarray(lay.legal[:, 0, :]), outcome=lay.outcome,
+        exc_coef=np.ascontiguousarray(lay.exc_coef), prior=lay.prior, V=engine._values)
+    players = []
+    for pl, other_value in zip(engine.players, engine._other_value):
+        C = pl.throw_regret.shape[2]
+        # the kernel updates these in place: no broadcast views
+        pl.throw_uniform = np.ascontiguousarray(pl.throw_uniform)
+        pl.bet_uniform = np.ascontiguousarray(pl.bet_uniform)
+        a_cum, a_total, a_self = (np.ascontiguousarray(x[:, 0]) for x in lay.sd_coef[pl.role])
+        players.append(dict(
+            C=C, Dp=len(pl.own), is_captain=pl.role == CAPTAIN,
+            throw_regret=pl.throw_regret, bet_regret=pl.bet_regret,
+            throw_sigma=pl.throw_sigma, bet_sigma=pl.bet_sigma, throw_avg=pl.throw_avg,
+            seq_avg=pl.seq_avg, factor=pl.factor, flows=pl.flows, ends=pl.ends,
+            reach=pl.reach, seq=pl.seq, leaf_reach=pl.leaf_reach,
+            throw_uniform=pl.throw_uniform, bet_uniform=pl.bet_uniform,
+            throw_r=np.zeros_like(pl.throw_regret), bet_r=np.zeros_like(pl.bet_regret),
+            stop=np.zeros((lay.T, C, lay.n)), work=np.zeros((2, C, lay.n)),
+            totals=np.zeros(max(pl.throw_regret.size, pl.bet_regret.size)),
+            own=pl.own.astype(np.int64), own_children=pl.own_children.astype(np.int64),
+            start_rows=pl.start_rows.astype(np.int64),
+            other_value=np.ascontiguousarray(other_value[:, 0]),
+            sd_a_cum=a_cum, sd_a_total=a_total, sd_a_self=a_self))
+    r = engine.rule
+    rule = dict(plus=r.plus, discount=r.alpha is not None, predictive=r.predictive,
+                alpha=float(r.alpha or 0.0), beta=float(r.beta or 0.0),
+                gamma=float(r.gamma))
+    return Kernel(layout, tuple(players), rule)

@@ -101,7 +101,7 @@ def test_kernel_refuses_arrays_it_would_misread():
     engine.players[0].throw_regret = np.asfortranarray(
         np.zeros(engine.players[0].throw_regret.shape[::-1]).T)
     with pytest.raises(TypeError, match="C-contiguous"):
-        engine._kernel()
+        cfr_kernel.bind(engine)
 
 
 def test_unknown_engine_is_refused():
