@@ -86,14 +86,27 @@ def certify(model: HandModel, strategy: Strategy) -> Certificate:
     fraction. Each proves an interval; the certificate is their intersection. When the
     simple fractions are the equilibrium, lower == upper: the exact value.
     """
-    proofs = [_prove(_ExactGame(model, _binary(model, strategy), Q))]
+    proofs = [_prove(model, _assemble(model, strategy, _binary(model, strategy)), Q)]
     simple = simple_fractions(model, strategy)
     if simple is not None:
-        proofs.append(_prove(_ExactGame(model, *simple)))
+        proofs.append(prove_fractions(model, strategy, simple))
     return Certificate(lower=max(p.lower for p in proofs), upper=min(p.upper for p in proofs))
 
 
-def _prove(game: "_ExactGame") -> Certificate:
+def prove_fractions(model: HandModel, strategy: Strategy,
+                    fractions: dict[tuple, list[Fraction]]) -> Certificate:
+    """The interval proved by exact probabilities, keyed like `decisions(model, strategy)`
+    (every decision of `strategy`; each must sum to exactly 1)."""
+    for where, row in fractions.items():
+        if sum(row) != 1 or min(row) < 0:
+            raise ValueError(f"the probabilities of {where} are not a distribution")
+    common = math.lcm(*(f.denominator for row in fractions.values() for f in row))
+    ints = {where: [int(f * common) for f in row] for where, row in fractions.items()}
+    return _prove(model, _assemble(model, strategy, ints), common)
+
+
+def _prove(model: HandModel, exact: "ExactStrategy", denominator: int) -> Certificate:
+    game = _ExactGame(model, exact, denominator)
     return Certificate(lower=-game.best_response_value(OPPONENT),
                        upper=game.best_response_value(CAPTAIN))
 
@@ -103,8 +116,9 @@ def _prove(game: "_ExactGame") -> Certificate:
 ExactStrategy = tuple[list, dict]
 
 
-def _decisions(model: HandModel, strategy: Strategy):
-    """Every decision as (where, probabilities, legal actions)."""
+def decisions(model: HandModel, strategy: Strategy):
+    """Every decision of both players as (where, float probabilities, legal actions);
+    `where` is ("throw", role, context, throw, hand) or ("bet", (tc, to, history), hand)."""
     n, legal = model.num_hands, model.throw_legal
     for role in (CAPTAIN, OPPONENT):
         for c, context in enumerate(strategy.throw[role]):
@@ -125,19 +139,19 @@ def _assemble(model: HandModel, strategy: Strategy, ints: dict) -> ExactStrategy
     return throw, betting
 
 
-def _binary(model: HandModel, strategy: Strategy) -> ExactStrategy:
-    return _assemble(model, strategy, {where: exact_probabilities(probs, legal)
-                                       for where, probs, legal in _decisions(model, strategy)})
+def _binary(model: HandModel, strategy: Strategy) -> dict:
+    return {where: exact_probabilities(probs, legal)
+            for where, probs, legal in decisions(model, strategy)}
 
 
 def simple_fractions(model: HandModel, strategy: Strategy, max_denominator: int = 10 ** 6,
-                     max_common: int = 10 ** 18) -> tuple[ExactStrategy, int] | None:
-    """The strategies as the simplest fractions within 1e-12 of each probability, over
-    their common denominator, if every decision then sums to exactly 1 and that
-    denominator stays below `max_common`; otherwise None. Small variants' LP solutions are
-    such fractions (f3 t1 m2 french: denominators up to 180); the default game's are not."""
+                     max_common: int = 10 ** 18) -> dict[tuple, list[Fraction]] | None:
+    """The strategies as the simplest fractions within 1e-12 of each probability, if every
+    decision then sums to exactly 1 and their common denominator stays below `max_common`;
+    otherwise None. Small variants' LP solutions are such fractions (f3 t1 m2 french:
+    denominators up to 180); the default game's are not."""
     fractions, common = {}, 1
-    for where, probs, legal in _decisions(model, strategy):
+    for where, probs, legal in decisions(model, strategy):
         row = []
         for p, ok in zip(probs, legal):
             f = Fraction(float(p)).limit_denominator(max_denominator) if ok else Fraction(0)
@@ -150,8 +164,7 @@ def simple_fractions(model: HandModel, strategy: Strategy, max_denominator: int 
         if common > max_common:
             return None
         fractions[where] = row
-    ints = {where: [int(f * common) for f in row] for where, row in fractions.items()}
-    return _assemble(model, strategy, ints), common
+    return fractions
 
 
 def exact_probabilities(probs: np.ndarray, legal: np.ndarray | None = None) -> list[int]:

@@ -36,8 +36,9 @@ def test_binary_reading_alone_brackets_the_exact_value():
     kwargs, exact = EXACT[1]
     solution = solve(BidouParams(**kwargs))
     model = solution.model
-    binary = certificate._prove(certificate._ExactGame(
-        model, certificate._binary(model, solution.strategy), certificate.Q))
+    ints = certificate._assemble(model, solution.strategy,
+                                 certificate._binary(model, solution.strategy))
+    binary = certificate._prove(model, ints, certificate.Q)
     assert binary.contains(exact) and 0 <= binary.width < Fraction(1, 10 ** 15)
 
 
