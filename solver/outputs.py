@@ -3,6 +3,7 @@
     bidou outputs            # re-solve and rewrite outputs/
     bidou outputs --check    # re-solve and say which files are stale (exit 1 if any)
 
+The games are solved with `exact=True`, so each summary states the exact rational value.
 The check compares the strategy, tables and summary numbers (probabilities to 1e-9), not
 the charts' bytes: the charts are drawn from the same strategy by deterministic code.
 """
@@ -38,7 +39,8 @@ TOLERANCE = 1e-9
 def write_outputs(root: str | Path = "outputs") -> list[Path]:
     paths: list[Path] = []
     for name, params in VARIANTS.items():
-        paths += export_all(solve(params), Path(root) / name, formats=VARIANT_FORMATS[name])
+        paths += export_all(solve(params, exact=True), Path(root) / name,
+                            formats=VARIANT_FORMATS[name])
     return paths
 
 
@@ -46,7 +48,7 @@ def stale_files(root: str | Path = "outputs") -> list[str]:
     """Files under `root` that a fresh solve would write differently (or that are missing)."""
     stale = []
     for name, params in VARIANTS.items():
-        solution = solve(params)
+        solution = solve(params, exact=True)
         folder = Path(root) / name
         for filename, expected in _expected_files(solution).items():
             path = folder / filename
