@@ -11,7 +11,8 @@ of 0.5 s and 2 s. Part 2: on small variants, the same value computed by
 with medians and the ratio of each peer's time to the compact LP's. Part 3, exact answers:
 the compact LP followed by the exact certificate (solver/certificate.py: bounds proved in
 rational arithmetic) beside pygambit's rational LP on the faithful game, which gives the
-exact value; and the certificate alone on the full games, with the width it proves.
+exact value; and, on the full games, the certificate alone with the width it proves, then
+the recovery of the exact equilibrium (solver/exact_equilibrium.py) and the value it proves.
 """
 
 from __future__ import annotations
@@ -87,6 +88,8 @@ def part_peers(repeats: int, quick: bool) -> None:
 
 def part_exact(repeats: int) -> None:
     from solver.certificate import certify
+    from solver.exact_equilibrium import exact_value
+    from solver.solve import solve
 
     try:
         from solver.gambit_bridge import gambit_value
@@ -110,14 +113,17 @@ def part_exact(repeats: int) -> None:
             print(f"   {'pygambit lp_solve (rational)':<38} median {theirs:9.4f} s  "
                   f"x{theirs / seconds:9.1f}  value {exact} "
                   f"({'inside' if proof.contains(exact) else 'OUTSIDE'} our interval)")
-    print("-- full games: the certificate alone (after the LP)")
+    print("-- full games: the certificate alone (after the LP), then the exact recovery")
     for params in (BidouParams(), BidouParams(reroll="keep"), BidouParams(ranking="french")):
         model = build_model(params)
-        strategy = solve_lp(model).strategy
+        strategy = solve(params, model=model).strategy    # as `bidou solve`: completed
         seconds, proof = median_time(lambda: certify(model, strategy), repeats)
         lower, upper = proof.decimals(18)
         print(f"   {params.describe():<62} {seconds:7.3f} s  [{lower}, {upper}]  "
               f"width {float(proof.width):.1e}")
+        seconds, proof = median_time(lambda: exact_value(model, strategy), 1)
+        print(f"   {'':<62} {seconds:7.3f} s  exact value "
+              f"{proof.exact if proof is not None else 'not recovered'}")
     print()
 
 

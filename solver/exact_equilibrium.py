@@ -9,6 +9,11 @@ linear system built from the other's indifferences. Its coefficients are compute
 from the rules' fractions, by evaluating the (affine) counterfactual values at zero and at
 the unit vectors; the system is solved in Fractions.
 
+Decisions a player never reaches, and the responder's later choices, take the most likely
+action of the strategy given: pass `solve`'s strategies, completed there by best responses
+to a trembling opponent (`best_response.complete_unreached`). From the raw LP strategy,
+whose play there is arbitrary, the recovery can miss (french ranking: an interval, no value).
+
 Nothing here is trusted: the strategies go to `solver.certificate`, whose bounds meet only
 if they are an exact equilibrium. `exact_value` returns None whenever the supports or the
 system do not give strategies (the float interval stands then), and an interval, not a
