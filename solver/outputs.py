@@ -44,11 +44,19 @@ def write_outputs(root: str | Path = "outputs") -> list[Path]:
     return paths
 
 
-def stale_files(root: str | Path = "outputs") -> list[str]:
-    """Files under `root` that a fresh solve would write differently (or that are missing)."""
+def fresh_solutions() -> dict[str, Solution]:
+    """Each variant solved now, as `write_outputs` solves it."""
+    return {name: solve(params, exact=True) for name, params in VARIANTS.items()}
+
+
+def stale_files(root: str | Path = "outputs",
+                solutions: dict[str, Solution] | None = None) -> list[str]:
+    """Files under `root` that a fresh solve would write differently (or that are missing);
+    `solutions` (from `fresh_solutions`) saves solving again."""
+    solutions = solutions or fresh_solutions()
     stale = []
-    for name, params in VARIANTS.items():
-        solution = solve(params, exact=True)
+    for name in VARIANTS:
+        solution = solutions[name]
         folder = Path(root) / name
         for filename, expected in _expected_files(solution).items():
             path = folder / filename

@@ -5,13 +5,18 @@ from pathlib import Path
 
 import pytest
 
-from solver.outputs import VARIANTS, stale_files
+from solver.outputs import VARIANTS, fresh_solutions, stale_files
 
 ROOT = Path(__file__).resolve().parent.parent / "outputs"
 
 
-def test_outputs_are_current():
-    assert stale_files(ROOT) == []
+@pytest.fixture(scope="module")
+def fresh():
+    return fresh_solutions()        # ~30 s: exact values included
+
+
+def test_outputs_are_current(fresh):
+    assert stale_files(ROOT, fresh) == []
 
 
 @pytest.mark.parametrize("name", sorted(VARIANTS))
@@ -29,7 +34,7 @@ def test_outputs_hold_value_exploitability_and_charts(name):
     assert "value" in (folder / "summary.md").read_text()
 
 
-def test_stale_outputs_are_detected(tmp_path):
+def test_stale_outputs_are_detected(tmp_path, fresh):
     """The check is not vacuous: a hand-edited probability is caught."""
     import shutil
 
@@ -44,4 +49,4 @@ def test_stale_outputs_are_detected(tmp_path):
     row[column] = "0.5" if row[column] != "0.5" else "0.25"
     lines[1] = ",".join(row)
     csv_path.write_text("\n".join(lines) + "\n")
-    assert stale_files(tmp_path) == [str(csv_path)]
+    assert stale_files(tmp_path, fresh) == [str(csv_path)]
