@@ -111,6 +111,18 @@ def stats(params: BidouParams, as_json: bool) -> None:
         click.echo(stats_text(params))
 
 
+def _proved(certificate: dict[str, Any], subject: str) -> str:
+    """What a certificate proves, in one line (bounds rounded outward)."""
+    from solver.certificate import Certificate
+
+    proof = Certificate.from_dict(certificate)
+    if proof.exact is not None:
+        return f"{subject} = {proof.exact} exactly (exact arithmetic)"
+    lower, upper = proof.decimals(16)
+    return (f"{lower} <= {subject} <= {upper} (exact arithmetic; width "
+            f"{float(proof.width):.1e})")
+
+
 def _print_solution(summary: dict[str, Any]) -> None:
     rules = BidouParams.from_mapping(summary["rules"])
     lines = [
@@ -123,15 +135,7 @@ def _print_solution(summary: dict[str, Any]) -> None:
         f"NashConv {summary['nash_conv']:.3e})",
     ]
     if summary.get("certified_value"):
-        from solver.certificate import Certificate
-
-        proof = Certificate.from_dict(summary["certified_value"])
-        lower, upper = proof.decimals(16)
-        if proof.exact is not None:
-            lines.append(f"certified:      value = {proof.exact} exactly (exact arithmetic)")
-        else:
-            lines.append(f"certified:      {lower} <= value <= {upper} (exact arithmetic; "
-                         f"width {float(proof.width):.1e})")
+        lines.append(f"certified:      {_proved(summary['certified_value'], 'value')}")
     if summary.get("message"):
         lines.append(f"solver says:    {summary['message']}")
     if summary.get("iterations") is not None:
@@ -331,12 +335,6 @@ def evaluate(params: BidouParams, strategy_file: str, as_json: bool,
     if as_json:
         click.echo(json.dumps(report, indent=1))
         return
-    from solver.certificate import Certificate
-
-    proof = Certificate.from_dict(report["certified_value"])
-    lower, upper = proof.decimals(16)
-    bounds = (f"game value = {proof.exact} exactly" if proof.exact is not None
-              else f"{lower} <= game value <= {upper}")
     solved_by = f"{report['method']} ({report['status']})" if report["method"] else "unknown"
     click.echo("\n".join([
         f"rules:          {model.params.describe()}",
@@ -346,7 +344,7 @@ def evaluate(params: BidouParams, strategy_file: str, as_json: bool,
         f"exploitability: {report['exploitability']:.3e} (captain "
         f"{report['captain_exploitability']:.3e}, opponent "
         f"{report['opponent_exploitability']:.3e})",
-        f"certified:      {bounds} (exact arithmetic)"]))
+        f"certified:      {_proved(report['certified_value'], 'game value')}"]))
 
 
 @main.command()
