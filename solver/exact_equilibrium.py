@@ -10,9 +10,11 @@ from the rules' fractions, by evaluating the (affine) counterfactual values at z
 the unit vectors; the system is solved in Fractions.
 
 Decisions a player never reaches, and the responder's later choices, take the most likely
-action of the strategy given: pass `solve`'s strategies, completed there by best responses
-to a trembling opponent (`best_response.complete_unreached`). From the raw LP strategy,
-whose play there is arbitrary, the recovery can miss (french ranking: an interval, no value).
+action of the strategy. Where that play is arbitrary (the raw LP's) the recovery can miss,
+so `exact_value` tries again on the strategy completed by best responses to a trembling
+opponent (`best_response.complete_unreached`, as `solve` does). Which completion works is
+not understood: on the french ranking `solve`'s strategy works and completing it once more
+does not, while the raw LP strategy fails and its completion works.
 
 Nothing here is trusted: the strategies go to `solver.certificate`, whose bounds meet only
 if they are an exact equilibrium. `exact_value` returns None whenever the supports or the
@@ -357,6 +359,17 @@ def exact_strategies(model: HandModel, strategy: Strategy
 
 def exact_value(model: HandModel, strategy: Strategy) -> Certificate | None:
     """The interval (a single value when the recovery works) proved by the exact
-    strategies recovered from `strategy`; None if none were recovered."""
-    found = exact_strategies(model, strategy)
-    return None if found is None else prove_fractions(model, strategy, found)
+    strategies recovered from `strategy`, or from its completion if that fails; None if
+    nothing was recovered. Every attempt is a proof, so their intersection is one too."""
+    proofs: list[Certificate] = []
+    for attempt in (lambda: strategy,
+                    lambda: best_response.complete_unreached(model, strategy)):
+        candidate = attempt()
+        found = exact_strategies(model, candidate)
+        if found is not None:
+            proofs.append(prove_fractions(model, candidate, found))
+            if proofs[-1].exact is not None:
+                break
+    if not proofs:
+        return None
+    return Certificate(lower=max(p.lower for p in proofs), upper=min(p.upper for p in proofs))

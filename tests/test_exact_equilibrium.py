@@ -32,6 +32,16 @@ def test_recovered_equilibrium_proves_the_value(kwargs, exact):
     assert float(exact) == pytest.approx(solution.value, abs=1e-13)
 
 
+def test_recovery_from_the_raw_lp_strategy():
+    # play at unreached decisions is arbitrary there; exact_value retries on its completion
+    from solver.lp import solve_lp
+    from solver.model import build_model
+
+    model = build_model(BidouParams(faces=4, throws=3))
+    raw = solve_lp(model).strategy
+    assert exact_equilibrium.exact_value(model, raw).exact == Fraction(-10422557, 301989888)
+
+
 def test_recovered_strategies_are_distributions():
     solution = solve(BidouParams(faces=3, throws=3, reroll="keep"))
     found = exact_equilibrium.exact_strategies(solution.model, solution.strategy)
