@@ -7,7 +7,10 @@ one action at each mixed decision), and the other player's indifference at each 
 mixed decisions is a linear equation in them: each player's exact strategy solves a small
 linear system built from the other's indifferences. Its coefficients are computed exactly,
 from the rules' fractions, by evaluating the (affine) counterfactual values at zero and at
-the unit vectors; the system is solved in Fractions.
+the unit vectors; the system is solved in Fractions. Where the indifferences leave unknowns
+free, ties at the responder's pure decisions (equal values at the float point, as at an LP
+vertex) are added as equations, and unknowns still free keep their float values, rounded to
+simple fractions.
 
 Decisions a player never reaches, and the responder's later choices, take the most likely
 action of the strategy. Where that play is arbitrary (the raw LP's) the recovery can miss,
