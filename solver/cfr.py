@@ -354,15 +354,17 @@ class _Player:
         self.start_rows = throw * C + context              # rows of ends.reshape(T*C, n)
         legal = lay.legal[None]                               # (1, A, 1, n)
         self.throw_legal = legal
-        self.throw_uniform = np.broadcast_to(legal / legal.sum(axis=1, keepdims=True),
-                                             (T - 1, A, C, n))
+        # contiguous (not broadcast views): the C kernel reads them through pointers
+        self.throw_uniform = np.ascontiguousarray(np.broadcast_to(
+            legal / legal.sum(axis=1, keepdims=True), (T - 1, A, C, n)))
         valid = lay.valid[:, own]
         self.bet_valid = valid
-        self.bet_uniform = np.broadcast_to(valid / valid.sum(axis=0), (K, len(own), n))
+        self.bet_uniform = np.ascontiguousarray(
+            np.broadcast_to(valid / valid.sum(axis=0), (K, len(own), n)))
         self.throw_regret = np.zeros((T - 1, A, C, n))
         self.bet_regret = np.zeros((K, len(own), n))
-        self.throw_sigma = np.array(self.throw_uniform, order="C")
-        self.bet_sigma = np.array(self.bet_uniform, order="C")
+        self.throw_sigma = self.throw_uniform.copy()
+        self.bet_sigma = self.bet_uniform.copy()
         self.throw_avg = np.zeros_like(self.throw_regret)
         self.seq_avg = np.zeros((K, D, n))          # columns of his own nodes are used
         # Edge factors of the betting walk: his nodes carry his probabilities, the other

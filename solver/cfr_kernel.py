@@ -135,9 +135,6 @@ def bind(engine) -> Kernel:
     players = []
     for pl, other_value in zip(engine.players, engine._other_value):
         C = pl.throw_regret.shape[2]
-        # the kernel updates these in place: no broadcast views
-        pl.throw_uniform = np.ascontiguousarray(pl.throw_uniform)
-        pl.bet_uniform = np.ascontiguousarray(pl.bet_uniform)
         a_cum, a_total, a_self = (np.ascontiguousarray(x[:, 0]) for x in lay.sd_coef[pl.role])
         players.append(dict(
             C=C, Dp=len(pl.own), is_captain=pl.role == CAPTAIN,
