@@ -16,7 +16,8 @@ made exact, in two ways, each proving an interval (the certificate is their inte
     then the strategies are the exact equilibrium and the bounds meet at the exact value.
 Both bounds are best responses computed in Python integers over explicit denominators, from
 the rules' exact probabilities (`HandModel.prior_exact`, `exact_transition`), the exact
-payoffs and `rules.compare`. Nothing is shared with the float best response but the model.
+payoffs and `rules.compare` (`HandModel.compare_matrix`). Nothing is shared with the
+float best response but the model.
 """
 
 from __future__ import annotations
@@ -27,7 +28,6 @@ from fractions import Fraction
 
 import numpy as np
 
-from games.bidou import rules
 from solver.model import CAPTAIN, OPPONENT, HandModel
 from solver.strategy import Strategy
 
@@ -213,14 +213,11 @@ class _ExactGame:
         values = [*pay.showdown_win, *pay.showdown_lose, *pay.showdown_tie,
                   *pay.captain_folds, *pay.opponent_folds, pay.both_pass]
         self.pay_den = math.lcm(*(Fraction(v).denominator for v in values))
-        # compare(x, y) for responder hand x: the other player's hands x beats, loses to, ties
-        p = model.params
-        self.wins, self.losses, self.ties = [], [], []
-        for x in model.hands:
-            outcome = [rules.compare(x, y, p.ranking, p.aces_beat_bidou) for y in model.hands]
-            self.wins.append([j for j, c in enumerate(outcome) if c > 0])
-            self.losses.append([j for j, c in enumerate(outcome) if c < 0])
-            self.ties.append([j for j, c in enumerate(outcome) if c == 0])
+        # for responder hand x: the other player's hands x beats, loses to, ties
+        compare = model.compare_matrix()                   # rules.compare, entries -1, 0, 1
+        self.wins = [np.flatnonzero(row > 0).tolist() for row in compare]
+        self.losses = [np.flatnonzero(row < 0).tolist() for row in compare]
+        self.ties = [np.flatnonzero(row == 0).tolist() for row in compare]
         self.throw, self.betting = strategy
 
     # --- the fixed player's reach ---------------------------------------------------------

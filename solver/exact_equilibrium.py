@@ -32,7 +32,6 @@ from fractions import Fraction
 
 import numpy as np
 
-from games.bidou import rules
 from solver import best_response
 from solver.certificate import Certificate, prove_fractions
 from solver.model import CAPTAIN, OPPONENT, HandModel
@@ -192,9 +191,7 @@ class _Responder:
     def __init__(self, model: HandModel, strategy: Strategy, role: int):
         self.model, self.strategy, self.role = model, strategy, role
         self.outcome = _outcomes(model)
-        p = model.params
-        self.compare = [[rules.compare(x, y, p.ranking, p.aces_beat_bidou)
-                         for y in model.hands] for x in model.hands]
+        self.compare = model.compare_matrix().astype(int).tolist()     # rules.compare
 
     def q_values(self, plan: _Realization) -> dict[tuple, list[Fraction]]:
         """Counterfactual value of each action at each of the responder's decisions: linear
@@ -256,7 +253,7 @@ class _Responder:
         return q
 
 
-def _candidate_rows(responder_plan: _Plan, reach_of) -> tuple[list, list]:
+def _candidate_rows(responder_plan: _Plan) -> tuple[list, list]:
     """The responder's indifferences: (decision, a, b) for a, b in the support of a mixed
     decision; and, at his reached pure decisions, (decision, played, other legal action):
     candidates for the ties that pin a vertex down."""
@@ -264,7 +261,7 @@ def _candidate_rows(responder_plan: _Plan, reach_of) -> tuple[list, list]:
     for key, support in responder_plan.support.items():
         if len(support) >= 2:
             mixed += [(key, support[0], b) for b in support[1:]]
-        elif reach_of(key) > REACHED:
+        elif responder_plan.decisions[key][2] > REACHED:
             probs, legal, _ = responder_plan.decisions[key]
             ties += [(key, support[0], b) for b in range(len(probs))
                      if b != support[0] and legal[b]]
@@ -342,7 +339,7 @@ def exact_strategies(model: HandModel, strategy: Strategy
     for role in (CAPTAIN, OPPONENT):
         other = plans[1 - role]
         responder = _Responder(model, strategy, 1 - role)
-        mixed, ties = _candidate_rows(other, lambda key: other.decisions[key][2])
+        mixed, ties = _candidate_rows(other)
         matrix, rhs = _affine_rows(plans[role], responder, mixed + ties)
         guess = plans[role].float_values
         # ties: pure decisions where another action is as good at the float point
@@ -365,9 +362,8 @@ def exact_value(model: HandModel, strategy: Strategy) -> Certificate | None:
     strategies recovered from `strategy`, or from its completion if that fails; None if
     nothing was recovered. Every attempt is a proof, so their intersection is one too."""
     proofs: list[Certificate] = []
-    for attempt in (lambda: strategy,
-                    lambda: best_response.complete_unreached(model, strategy)):
-        candidate = attempt()
+    for completed in (False, True):
+        candidate = best_response.complete_unreached(model, strategy) if completed else strategy
         found = exact_strategies(model, candidate)
         if found is not None:
             proofs.append(prove_fractions(model, candidate, found))
