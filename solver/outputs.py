@@ -38,9 +38,8 @@ TOLERANCE = 1e-9
 
 def write_outputs(root: str | Path = "outputs") -> list[Path]:
     paths: list[Path] = []
-    for name, params in VARIANTS.items():
-        paths += export_all(solve(params, exact=True), Path(root) / name,
-                            formats=VARIANT_FORMATS[name])
+    for name, solution in fresh_solutions().items():
+        paths += export_all(solution, Path(root) / name, formats=VARIANT_FORMATS[name])
     return paths
 
 
