@@ -31,9 +31,9 @@ import sys
 import time
 from collections.abc import Callable
 
-
 from games.bidou.params import BidouParams
-from solver import best_response, cfr, openspiel_bridge
+from solver import best_response, cfr
+from solver.checks import openspiel_bridge
 from solver.model import (
     CAPTAIN,
     OPPONENT,
@@ -105,7 +105,7 @@ def part_command(repeats: int) -> None:
         runs = []
         for _ in range(max(repeats, 3)):
             start = time.perf_counter()
-            done = subprocess.run([sys.executable, "-m", "solver.cli", "solve", "--method",
+            done = subprocess.run([sys.executable, "-m", "solver.app.cli", "solve", "--method",
                                    method, "--json"], capture_output=True, text=True)
             runs.append(time.perf_counter() - start)
             if done.returncode != 0:

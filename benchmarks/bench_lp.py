@@ -5,7 +5,7 @@
 Part 1: `solve_lp` on the default game and on reroll=keep (medians), against the targets
 of 0.5 s and 2 s. Part 2: on small variants, the same value computed by
   - the compact LP (this project),
-  - our generic sequence-form LP over the faithful OpenSpiel tree (solver/openspiel_lp.py),
+  - our generic sequence-form LP over the faithful OpenSpiel tree (solver/checks/openspiel_lp.py),
   - OpenSpiel's own `sequence_form_lp` (cvxpy) over the faithful tree,
   - pygambit's rational `lp_solve` over the faithful tree (where it finishes),
 with medians and the ratio of each peer's time to the compact LP's. Part 3, exact answers:
@@ -23,9 +23,9 @@ import time
 from typing import Callable
 
 from games.bidou.params import BidouParams
+from solver.checks.openspiel_bridge import load_game
 from solver.lp import solve_lp
 from solver.model import build_model
-from solver.openspiel_bridge import load_game
 
 
 def median_time(func: Callable[[], float], repeats: int) -> tuple[float, float]:
@@ -52,10 +52,10 @@ def part_full_games(repeats: int) -> None:
 def part_peers(repeats: int, quick: bool) -> None:
     from open_spiel.python.algorithms import sequence_form_lp
 
-    from solver.openspiel_lp import solve_openspiel_game
+    from solver.checks.openspiel_lp import solve_openspiel_game
 
     try:
-        from solver.gambit_bridge import gambit_value
+        from solver.checks.gambit_bridge import gambit_value
     except ImportError:                      # pygambit is a test extra
         gambit_value = None
 
@@ -92,7 +92,7 @@ def part_exact(repeats: int) -> None:
     from solver.solve import solve
 
     try:
-        from solver.gambit_bridge import gambit_value
+        from solver.checks.gambit_bridge import gambit_value
     except ImportError:                      # pygambit is a test extra
         gambit_value = None
     print("== Exact answers: LP + certificate (ours) beside pygambit's rational LP ==")

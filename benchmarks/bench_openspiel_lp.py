@@ -1,4 +1,4 @@
-"""Benchmark: solver.openspiel_lp vs OpenSpiel's sequence_form_lp vs pygambit.
+"""Benchmark: solver.checks.openspiel_lp vs OpenSpiel's sequence_form_lp vs pygambit.
 
 Run from the repository root:
 
@@ -7,10 +7,10 @@ Run from the repository root:
 In one process, for each game, times (wall clock, whole call including the
 tree walk):
 
-* ours:      solver.openspiel_lp.solve_openspiel_game (scipy HiGHS);
+* ours:      solver.checks.openspiel_lp.solve_openspiel_game (scipy HiGHS);
 * OpenSpiel: open_spiel.python.algorithms.sequence_form_lp.solve_zero_sum_game
              (cvxpy + ECOS; skipped if cvxpy is not installed);
-* pygambit:  solver.gambit_bridge.gambit_value (export to .efg, read_efg,
+* pygambit:  solver.checks.gambit_bridge.gambit_value (export to .efg, read_efg,
              pygambit.nash.lp_solve), only on the small games where it is
              practical (Gambit's LP is far too slow on Leduc).
 
@@ -30,7 +30,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 import pyspiel  # noqa: E402
 
-from solver.openspiel_lp import solve_openspiel_game  # noqa: E402
+from solver.checks.openspiel_lp import solve_openspiel_game  # noqa: E402
 
 
 def _time(fn, repeats: int):
@@ -57,7 +57,7 @@ def _gambit():
     try:
         import pygambit  # noqa: F401
 
-        from solver.gambit_bridge import gambit_value
+        from solver.checks.gambit_bridge import gambit_value
     except ImportError as exc:  # pragma: no cover
         print(f"(pygambit unavailable: {exc})")
         return None

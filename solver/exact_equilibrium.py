@@ -35,6 +35,7 @@ import numpy as np
 from solver import best_response
 from solver.certificate import Certificate, prove_fractions
 from solver.model import CAPTAIN, OPPONENT, HandModel
+from solver.reach import own_reach
 from solver.strategy import Strategy
 
 SUPPORT = 1e-9        # a float probability above this is in the support
@@ -73,7 +74,7 @@ class _Plan:
     def __init__(self, model: HandModel, strategy: Strategy, role: int):
         self.model, self.strategy, self.role = model, strategy, role
         self.outcome = _outcomes(model)
-        throw_reach, bet_reach = best_response.own_reach(model, strategy, role)
+        throw_reach, bet_reach = own_reach(model, strategy, role)
         n = model.num_hands
         # every decision of the player: (key, float probabilities, legal mask, float reach)
         self.decisions: dict[tuple, tuple[np.ndarray, np.ndarray, float]] = {}

@@ -95,7 +95,7 @@ def with_exact_value(solution: Solution) -> Solution:
 
 
 def _solve_lp(model: HandModel) -> Solution:
-    from solver.lp import solve_lp          # scipy.optimize takes ~0.4 s to import; CFR needs none
+    from solver.lp import solve_lp  # scipy.optimize takes ~0.4 s to import; CFR needs none
 
     start = time.perf_counter()
     lp = solve_lp(model)

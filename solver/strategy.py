@@ -10,7 +10,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
-import tempfile
 from typing import Any, Mapping
 
 import numpy as np
@@ -170,36 +169,6 @@ def strategy_from_json(document: Any) -> tuple[HandModel, Strategy, dict[str, An
     strategy = Strategy((captain, opponent), betting)
     check_strategy(model, strategy)
     return model, strategy, result
-
-
-def write_json_atomic(path: str | os.PathLike, document: Any) -> None:
-    """Write JSON to a temporary file beside `path`, then rename: never half-written."""
-    write_text_atomic(path, json.dumps(document, indent=1, sort_keys=False, allow_nan=False)
-                      + "\n")
-
-
-def write_text_atomic(path: str | os.PathLike, text: str) -> None:
-    write_bytes_atomic(path, text.encode("utf-8"))
-
-
-def write_bytes_atomic(path: str | os.PathLike, data: bytes) -> None:
-    path = os.fspath(path)
-    directory = os.path.dirname(os.path.abspath(path))
-    os.makedirs(directory, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=directory)
-    try:
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)         # mkstemp makes 0600; give the usual mode
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
 
 
 def load_strategy_file(path: str | os.PathLike) -> tuple[HandModel, Strategy, dict[str, Any]]:

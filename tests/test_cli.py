@@ -5,7 +5,7 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from solver.cli import main
+from solver.app.cli import main
 
 
 def run(*args):

@@ -9,21 +9,19 @@ played in the faithful game, must have OpenSpiel exploitability ~0.
 import numpy as np
 import pytest
 from open_spiel.python import policy as policy_lib
-from open_spiel.python.algorithms import expected_game_score
+from open_spiel.python.algorithms import expected_game_score, sequence_form_lp
 from open_spiel.python.algorithms import exploitability as os_exploitability
-from open_spiel.python.algorithms import sequence_form_lp
 
 from games.bidou.params import BidouParams
-from solver.best_response import exploitability
-from solver.best_response import policy_value
-from solver.model import build_model
-from solver.openspiel_bridge import (
+from solver.best_response import exploitability, policy_value
+from solver.checks.openspiel_bridge import (
     from_openspiel_policy,
     load_game,
     tabular_lookup,
     to_openspiel_policy,
 )
-from solver.openspiel_lp import solve_openspiel_game
+from solver.checks.openspiel_lp import solve_openspiel_game
+from solver.model import build_model
 from solver.solve import solve
 from solver.strategy import uniform_strategy
 
@@ -99,7 +97,7 @@ def test_compact_equals_gambit_rational_value(kwargs, exact):
     from fractions import Fraction
 
     pytest.importorskip("pygambit")
-    from solver.gambit_bridge import gambit_value
+    from solver.checks.gambit_bridge import gambit_value
 
     params = BidouParams(**kwargs)
     value = gambit_value(load_game(params))

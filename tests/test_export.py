@@ -10,8 +10,10 @@ import pytest
 from games.bidou import rules
 from games.bidou.params import BidouParams
 from solver import best_response
-from solver.export import charts, export_all, export_charts, simplify, tables, unpack
+from solver.analysis import simplify
+from solver.export import charts, export_all, export_charts, tables, unpack
 from solver.model import CAPTAIN, OPPONENT
+from solver.reach import own_reach
 from solver.solve import solve
 from solver.strategy import StrategyFileError, load_strategy_file
 
@@ -104,7 +106,7 @@ def test_spelled_history():
 def test_reached_column_is_own_reach(small):
     model, strategy = small.model, small.strategy
     table = tables.betting_table(model, strategy)
-    _, reach = best_response.own_reach(model, strategy, CAPTAIN)
+    _, reach = own_reach(model, strategy, CAPTAIN)
     index = {rules.format_hand(h): i for i, h in enumerate(model.hands)}
     for row in table.rows:
         if row["actor"] != "captain":

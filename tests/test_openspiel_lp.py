@@ -1,4 +1,4 @@
-"""Tests of the generic sequence-form LP solver (solver/openspiel_lp.py)."""
+"""Tests of the generic sequence-form LP solver (solver/checks/openspiel_lp.py)."""
 
 from __future__ import annotations
 
@@ -9,17 +9,16 @@ from fractions import Fraction
 import numpy as np
 import pyspiel
 import pytest
+from open_spiel.python.algorithms import exploitability
 from scipy.optimize import OptimizeResult
 
-from open_spiel.python.algorithms import exploitability
-
-from solver import openspiel_lp
-from solver.errors import SolverError
-from solver.openspiel_lp import (
+from solver.checks import openspiel_lp
+from solver.checks.openspiel_lp import (
     SequenceFormSolution,
     solve_openspiel_game,
     to_tabular_policy,
 )
+from solver.errors import SolverError
 
 LEDUC_VALUE = -0.085606424078  # published value of Leduc hold'em to player 0
 
@@ -222,7 +221,7 @@ def test_to_tabular_policy_rejects_foreign_solution(kuhn):
 
 def test_gambit_kuhn_exact():
     pytest.importorskip("pygambit")
-    from solver.gambit_bridge import gambit_value
+    from solver.checks.gambit_bridge import gambit_value
 
     value = gambit_value(pyspiel.load_game("kuhn_poker"), rational=True)
     assert isinstance(value, Fraction)
@@ -231,14 +230,14 @@ def test_gambit_kuhn_exact():
 
 def test_gambit_float_agrees_with_lp():
     pytest.importorskip("pygambit")
-    from solver.gambit_bridge import gambit_value
+    from solver.checks.gambit_bridge import gambit_value
 
     value = gambit_value("liars_dice(dice_sides=3)", rational=False)
     assert float(value) == pytest.approx(1 / 9, abs=1e-9)
 
 
 def test_a_game_too_large_to_walk_is_refused_not_exhausting_memory():
-    from solver.openspiel_lp import _build
+    from solver.checks.openspiel_lp import _build
 
     with pytest.raises(ValueError, match="too large"):
         _build(pyspiel.load_game("leduc_poker"), max_states=1000)

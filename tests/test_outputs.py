@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from solver.outputs import VARIANTS, fresh_solutions, stale_files
+from solver.app.outputs import VARIANTS, fresh_solutions, stale_files
 
 ROOT = Path(__file__).resolve().parent.parent / "outputs"
 

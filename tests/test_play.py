@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 
 from games.bidou.params import BidouParams
+from solver.app.play import captain_payoff, play_hand
 from solver.model import CAPTAIN, OPPONENT
-from solver.play import captain_payoff, play_hand
 from solver.solve import solve
 
 

@@ -11,10 +11,17 @@ from games.bidou.params import BidouParams
 from solver import best_response, lp
 from solver.best_response import exploitability
 from solver.errors import SolverError
+from solver.files import write_json_atomic
 from solver.model import CAPTAIN, OPPONENT, Payoffs, build_betting_tree, build_model
+from solver.reach import own_reach
 from solver.solve import solve
-from solver.strategy import (StrategyFileError, check_strategy, load_strategy_file,
-                             strategy_from_json, uniform_strategy, write_json_atomic)
+from solver.strategy import (
+    StrategyFileError,
+    check_strategy,
+    load_strategy_file,
+    strategy_from_json,
+    uniform_strategy,
+)
 
 DEFAULT_VALUE = -0.036895667099526
 KEEP_VALUE = -0.061388065840709
@@ -110,7 +117,7 @@ def test_completion_keeps_equilibrium(default):
     assert e_done.nash_conv <= 1e-9
     # the captain never throws a third time with an excellent hand in hand: the betting
     # chart there is a best response, pure, not uniform filler
-    throw_reach, betting_reach = best_response.own_reach(default.model, completed, CAPTAIN)
+    throw_reach, betting_reach = own_reach(default.model, completed, CAPTAIN)
     dead = [(k, h) for k, r in betting_reach.items() for h in np.nonzero(r[0] <= 1e-12)[0]]
     assert dead, "some captain decisions are off his path"
     for key, h in dead:

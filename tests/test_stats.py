@@ -1,4 +1,4 @@
-"""Tests of the ranking table (solver/stats.py)."""
+"""Tests of the ranking table (games/bidou/stats.py)."""
 
 from __future__ import annotations
 
@@ -10,8 +10,7 @@ import pytest
 
 from games.bidou import rules
 from games.bidou.params import BidouParams
-from solver.stats import (HandStats, p_straight_or_better, ranking_table, stats_json,
-                          stats_text)
+from games.bidou.stats import HandStats, p_straight_or_better, ranking_table, stats_json, stats_text
 
 ALL_PARAMS = [BidouParams(faces=f, ranking=r, aces_beat_bidou=a)
               for f in (2, 3, 4, 5, 6)

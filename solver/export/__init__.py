@@ -28,16 +28,12 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from solver import best_response
+from solver.analysis import simplify
 from solver.certificate import Certificate, certify
-from solver.export import charts, simplify, tables
+from solver.export import charts, tables
+from solver.files import write_json_atomic, write_text_atomic
 from solver.model import HandModel
-from solver.strategy import (
-    Strategy,
-    StrategyFileError,
-    strategy_to_json,
-    write_json_atomic,
-    write_text_atomic,
-)
+from solver.strategy import Strategy, StrategyFileError, strategy_to_json
 
 __all__ = ["export_all", "export_charts", "unpack", "summary_markdown", "docs_images", "FORMATS"]
 
@@ -166,8 +162,8 @@ def docs_images(out_dir: str | os.PathLike = "docs/img", dpi: float = 90) -> lis
     from PIL import Image
 
     from games.bidou.params import BidouParams
+    from solver.files import write_bytes_atomic
     from solver.solve import solve
-    from solver.strategy import write_bytes_atomic
 
     out = Path(out_dir)
     game = solve(BidouParams())

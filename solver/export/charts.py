@@ -14,7 +14,7 @@ Charts:
 * `reroll_figure` — one page: the captain's throwing decisions, then the opponent's for each
   number of throws the captain made;
 * `betting_figure` — one page per public state (captain's throws, opponent's throws);
-* `remember_figure` — one landscape page: the simplified strategy (solver/export/simplify.py)
+* `remember_figure` — one landscape page: the simplified strategy (solver/analysis/simplify.py)
   and its exploitability.
 
 Figures are drawn on the Agg canvas directly (`Figure` + `FigureCanvasAgg`), never through
@@ -33,20 +33,20 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 import matplotlib
+import numpy as np
 from matplotlib import patheffects
 from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.figure import Figure
 from matplotlib.collections import PolyCollection
 from matplotlib.colors import to_rgba
-
-import numpy as np
+from matplotlib.figure import Figure
 
 from games.bidou import rules
 from solver import best_response
-from solver.export.tables import (PURE_TOL, REACH_TOL, hand_label,
-                                  ranked_indices)
+from solver.export.tables import PURE_TOL, REACH_TOL, hand_label, ranked_indices
+from solver.files import write_bytes_atomic
 from solver.model import CAPTAIN, OPPONENT, ROLE_NAMES, STOP, HandModel
-from solver.strategy import Strategy, write_bytes_atomic
+from solver.reach import own_reach
+from solver.strategy import Strategy
 
 A4_PORTRAIT = (8.27, 11.69)
 A4_LANDSCAPE = (11.69, 8.27)
@@ -122,7 +122,7 @@ def throw_cells(model: HandModel, strategy: Strategy, player: int, context: int,
                 reach: np.ndarray | None = None) -> list[Cell]:
     """Cells of one throw decision, strongest hand first (`throw` 1-based, `context` index)."""
     if reach is None:
-        reach = best_response.own_reach(model, strategy, player)[0]
+        reach = own_reach(model, strategy, player)[0]
     probs = strategy.throw[player][context, throw - 1]
     order = sorted(range(len(model.throw_actions)),
                    key=lambda a: (-3 if model.throw_actions[a] == STOP
@@ -144,7 +144,7 @@ def betting_cells(model: HandModel, strategy: Strategy, public: tuple[int, int],
     tc, to = public
     node = model.tree(public).node(history)
     if reach is None:
-        reach = best_response.own_reach(model, strategy, node.actor)[1]
+        reach = own_reach(model, strategy, node.actor)[1]
     probs = strategy.betting[(tc, to, history)]
     node_reach = reach[(tc, to, history)][0]
     cells = []
@@ -508,7 +508,7 @@ def _summary(model: HandModel, strategy: Strategy,
 def _throw_panels(model: HandModel, strategy: Strategy) -> list[Panel]:
     T = model.throws
     panels = []
-    reach = {p: best_response.own_reach(model, strategy, p)[0] for p in (CAPTAIN, OPPONENT)}
+    reach = {p: own_reach(model, strategy, p)[0] for p in (CAPTAIN, OPPONENT)}
     panels.append(Panel("Captain", [
         Column(f"after\nthrow {t}", throw_cells(model, strategy, CAPTAIN, 0, t, reach[CAPTAIN]))
         for t in range(1, T)]))
@@ -609,7 +609,7 @@ def betting_figure(model: HandModel, strategy: Strategy, public: tuple[int, int]
                 f"The {first} bets first (the captain does unless he made more throws).",
                 size=9, ha="center", style="italic")
     y += 0.22
-    reach = {p: best_response.own_reach(model, strategy, p)[1] for p in (CAPTAIN, OPPONENT)}
+    reach = {p: own_reach(model, strategy, p)[1] for p in (CAPTAIN, OPPONENT)}
     panels = []
     for player in (tree.first, 1 - tree.first):
         columns = []
@@ -659,7 +659,7 @@ def remember_figure(simplified, summary: Mapping[str, Any] | None = None) -> Fig
         canvas.text(canvas.width / 2, y + 0.02 + 0.15 * i, line, size=7.5, ha="center")
     y += 0.36
     T = model.throws
-    reach = {p: best_response.own_reach(model, strategy, p) for p in (CAPTAIN, OPPONENT)}
+    reach = {p: own_reach(model, strategy, p) for p in (CAPTAIN, OPPONENT)}
     panels: list[Panel] = []
     mid = []
     keep = model.params.reroll == "keep"
@@ -814,7 +814,7 @@ def write_charts(model: HandModel, strategy: Strategy, out_dir: str | os.PathLik
 
     `simplified` (from `simplify.simplify`) is computed if not given.
     """
-    from solver.export.simplify import simplify
+    from solver.analysis.simplify import simplify
 
     out = Path(out_dir)
     summary = _summary(model, strategy, summary)

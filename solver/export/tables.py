@@ -31,10 +31,21 @@ from typing import Any, Iterable, Mapping, Sequence
 import numpy as np
 
 from games.bidou import rules
-from solver import best_response
-from solver.model import (BET, CALL, CAPTAIN, FOLD, OPPONENT, PASS, RAISE, ROLE_NAMES,
-                          HandModel, throw_action_name)
-from solver.strategy import Strategy, write_text_atomic
+from solver.files import write_text_atomic
+from solver.model import (
+    BET,
+    CALL,
+    CAPTAIN,
+    FOLD,
+    OPPONENT,
+    PASS,
+    RAISE,
+    ROLE_NAMES,
+    HandModel,
+    throw_action_name,
+)
+from solver.reach import own_reach
+from solver.strategy import Strategy
 
 BETTING_ACTIONS = (PASS, BET, FOLD, CALL, RAISE)
 REACH_TOL = 1e-12        # own-reach at or below this: the decision is never reached
@@ -141,7 +152,7 @@ def reroll_rows(model: HandModel, strategy: Strategy) -> list[dict[str, Any]]:
     rows: list[dict[str, Any]] = []
     T = model.throws
     for player in (CAPTAIN, OPPONENT):
-        reach, _ = best_response.own_reach(model, strategy, player)
+        reach, _ = own_reach(model, strategy, player)
         contexts = strategy.throw[player]
         for c in range(contexts.shape[0]):
             for t in range(T - 1):
@@ -184,7 +195,7 @@ def betting_decisions(model: HandModel, public: tuple[int, int]) -> list[str]:
 def betting_rows(model: HandModel, strategy: Strategy) -> list[dict[str, Any]]:
     """One row per (public state, decision point, hand of the player to act)."""
     order = ranked_indices(model)
-    reach = {player: best_response.own_reach(model, strategy, player)[1]
+    reach = {player: own_reach(model, strategy, player)[1]
              for player in (CAPTAIN, OPPONENT)}
     rows: list[dict[str, Any]] = []
     for tc, to in model.public_states:

@@ -103,7 +103,7 @@ def main() -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def stats(params: BidouParams, as_json: bool) -> None:
     """The ranking table: every hand, strongest first, its probability and what it beats."""
-    from solver.stats import stats_json, stats_text
+    from games.bidou.stats import stats_json, stats_text
 
     if as_json:
         click.echo(json.dumps(stats_json(params), indent=1))
@@ -180,8 +180,8 @@ def solve(params: BidouParams, method: str, iterations: int | None,
           target_exploitability: float | None, exact: bool, as_json: bool,
           out: str | None) -> None:
     """Solve one hand: value to the captain, exploitability, and the strategies."""
+    from solver.files import write_json_atomic
     from solver.solve import solve as run
-    from solver.strategy import write_json_atomic
 
     if method == "lp" and (iterations is not None or target_exploitability is not None):
         raise ParameterError("--iterations and --target-exploitability apply to CFR methods")
@@ -283,7 +283,7 @@ def charts(params: BidouParams, strategy_file: str | None, out_dir: str,
               show_default=True, help="Directory for convergence.png and convergence.pdf.")
 def convergence(params: BidouParams, iterations: int, out_dir: str) -> None:
     """Exploitability against iterations and seconds for every CFR method (PNG and PDF)."""
-    from solver.convergence import run_methods, write_convergence
+    from solver.app.convergence import run_methods, write_convergence
     from solver.lp import solve_lp
     from solver.model import build_model
 
@@ -303,7 +303,7 @@ def convergence(params: BidouParams, iterations: int, out_dir: str) -> None:
 @click.option("--check", is_flag=True, help="Only say which files are stale (exit 1 if any).")
 def outputs(root: str, check: bool) -> None:
     """Re-solve the default game and the keep and french variants into outputs/."""
-    from solver.outputs import stale_files, write_outputs
+    from solver.app.outputs import stale_files, write_outputs
 
     if check:
         stale = stale_files(root)
@@ -360,8 +360,8 @@ def play(params: BidouParams, strategy_file: str | None, role: str, hands: int,
     """Play hands against the equilibrium strategy."""
     import numpy as np
 
+    from solver.app.play import play_hand
     from solver.export import unpack
-    from solver.play import play_hand
 
     model, strategy, summary = unpack(_strategy_source(params, strategy_file, rules_given))
     rng = np.random.default_rng(seed)
@@ -387,7 +387,7 @@ def lp(game_string: str, as_json: bool) -> None:
     import pyspiel
 
     import games.bidou  # noqa: F401  (registers python_bidou)
-    from solver.openspiel_lp import solve_openspiel_game
+    from solver.checks.openspiel_lp import solve_openspiel_game
 
     try:
         with _quiet_stderr():         # OpenSpiel prints every known game name on failure

@@ -12,9 +12,9 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
+from solver.files import write_bytes_atomic  # noqa: E402
 from solver.model import HandModel  # noqa: E402
 from solver.solve import CFR_METHODS, Solution, solve  # noqa: E402
-from solver.strategy import write_bytes_atomic  # noqa: E402
 
 # Okabe-Ito colours, with distinct markers and dashes so grayscale prints still separate.
 STYLES = {

@@ -35,6 +35,7 @@ from games.bidou import rules
 from solver import best_response
 from solver.best_response import Exploitability
 from solver.model import CAPTAIN, OPPONENT, ROLE_NAMES, STOP, HandModel, throw_action_name
+from solver.reach import own_reach
 from solver.strategy import Strategy
 
 MAX_SWEEPS = 20
@@ -212,7 +213,7 @@ def simplify(model: HandModel, strategy: Strategy, game_value: float | None = No
     for player in (CAPTAIN, OPPONENT):
         if T == 1:
             continue
-        reach, _ = best_response.own_reach(model, strategy, player)
+        reach, _ = own_reach(model, strategy, player)
         keep = _keep_choices(model, strategy, player)
         contexts = strategy.throw[player].shape[0]
         counts = {}

@@ -1,0 +1,1 @@
+"""Analysis of solved strategies (simplified strategies and what they cost)."""

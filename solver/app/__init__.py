@@ -1,0 +1,1 @@
+"""The application: the command line, the published outputs, play, convergence plots."""

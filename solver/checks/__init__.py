@@ -1,0 +1,1 @@
+"""Checks against other systems: OpenSpiel's game and solvers, Gambit."""
