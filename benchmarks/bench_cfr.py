@@ -31,15 +31,11 @@ import sys
 import time
 from collections.abc import Callable
 
+from games.bidou.betting import CAPTAIN, OPPONENT
 from games.bidou.params import BidouParams
 from solver import best_response, cfr
 from solver.checks import openspiel_bridge
-from solver.model import (
-    CAPTAIN,
-    OPPONENT,
-    HandModel,
-    build_model,
-)
+from solver.model import HandModel, build_model
 
 LP_VALUE = -0.036895667099526           # solve_lp on the default game
 TARGETS = (1e-3, 1e-4, 1e-6)

@@ -14,7 +14,8 @@ import dataclasses
 
 import numpy as np
 
-from solver.model import CAPTAIN, OPPONENT, HandModel
+from games.bidou.betting import CAPTAIN, OPPONENT, Node
+from solver.model import HandModel
 from solver.reach import end_mass, own_reach
 from solver.strategy import Strategy
 
@@ -65,14 +66,15 @@ class Exploitability:
                 "exploitability": self.exploitability}
 
 
-def leaf_matrices(model: HandModel) -> dict[tuple[int, str], np.ndarray]:
-    """Captain's payoff U[i, j] (captain hand i, opponent hand j) per (first bettor, leaf)."""
-    c = model.compare_matrix()
-    out: dict[tuple[int, str], np.ndarray] = {}
+def leaf_matrices(model: HandModel) -> dict[tuple[int, int], np.ndarray]:
+    """Captain's payoff U[i, j] (captain hand i, opponent hand j) per (first bettor, leaf
+    index), from `rules.compare` and each leaf's payoff."""
+    outcome = model.compare.astype(int)
+    out: dict[tuple[int, int], np.ndarray] = {}
     for first, tree in model.trees.items():
         for leaf in tree.leaves:
-            values = [float(model.payoffs.leaf_value(leaf, outcome)) for outcome in (-1, 0, 1)]
-            out[(first, leaf.history)] = np.choose(c.astype(int) + 1, values)
+            by_outcome = [float(tree.payoff(leaf, o)) for o in (-1, 0, 1)]
+            out[(first, leaf.index)] = np.choose(outcome + 1, by_outcome)
     return out
 
 
@@ -88,22 +90,27 @@ def _betting_values(model: HandModel, strategy: Strategy, public: tuple[int, int
     sign = 1.0 if responder == CAPTAIN else -1.0
     choices: dict[tuple[int, int, str], np.ndarray] = {}
 
-    def value(history: str, reach: np.ndarray) -> np.ndarray:
-        if tree.is_leaf(history):
-            u = leaves[(tree.first, history)]
-            return sign * (u @ reach if responder == CAPTAIN else reach @ u)
-        node = tree.node(history)
-        probs = strategy.betting[(tc, to, history)]
-        if node.actor == responder:
-            child = np.array([value(history + a[0], reach) for a in node.actions])
-            if fixed_responder:
-                return (probs * child).sum(axis=0)
-            best = child.argmax(axis=0)
-            choices[(tc, to, history)] = np.eye(len(node.actions))[best].T
-            return child.max(axis=0)
-        return sum(value(history + a[0], reach * probs[i]) for i, a in enumerate(node.actions))
+    probs = {node.index: strategy.betting[(tc, to, node.history)] for node in tree.nodes}
 
-    return value("", other_reach), choices
+    def step(node: Node, a: int, reach: np.ndarray) -> np.ndarray:
+        return reach if node.actor == responder else reach * probs[node.index][a]
+
+    _, leaf_reach = tree.push(other_reach, step)
+    leaf_values = [sign * (leaves[(tree.first, leaf.index)] @ r if responder == CAPTAIN
+                           else r @ leaves[(tree.first, leaf.index)])
+                   for leaf, r in zip(tree.leaves, leaf_reach)]
+
+    def combine(node: Node, children: list[np.ndarray]) -> np.ndarray:
+        child = np.array(children)
+        if node.actor != responder:
+            return child.sum(axis=0)
+        if fixed_responder:
+            return (probs[node.index] * child).sum(axis=0)
+        best = child.argmax(axis=0)
+        choices[(tc, to, node.history)] = np.eye(len(node.edges))[best].T
+        return child.max(axis=0)
+
+    return tree.pull(leaf_values, combine)[0], choices
 
 
 def _throw_dp(model: HandModel, stop_value: np.ndarray, throw: np.ndarray | None

@@ -16,7 +16,7 @@ made exact, in two ways, each proving an interval (the certificate is their inte
     then the strategies are the exact equilibrium and the bounds meet at the exact value.
 Both bounds are best responses computed in Python integers over explicit denominators, from
 the rules' exact probabilities (`HandModel.prior_exact`, `exact_transition`), the exact
-payoffs and `rules.compare` (`HandModel.compare_matrix`). Nothing is shared with the
+payoffs and `rules.compare` (`HandModel.compare`). Nothing is shared with the
 float best response but the model.
 """
 
@@ -28,7 +28,8 @@ from fractions import Fraction
 
 import numpy as np
 
-from solver.model import CAPTAIN, OPPONENT, HandModel
+from games.bidou.betting import CAPTAIN, OPPONENT, Leaf, Node
+from solver.model import HandModel
 from solver.strategy import Strategy
 
 Q_BITS = 53
@@ -209,12 +210,10 @@ class _ExactGame:
                 if dist and sum(pk for _, pk in dist) != self.F:
                     raise ValueError("a reroll distribution is not in multiples of 1/faces^3")
         # payoffs as integers over one denominator
-        pay = model.payoffs
-        values = [*pay.showdown_win, *pay.showdown_lose, *pay.showdown_tie,
-                  *pay.captain_folds, *pay.opponent_folds, pay.both_pass]
+        values = [v for tree in model.trees.values() for row in tree.payoffs for v in row]
         self.pay_den = math.lcm(*(Fraction(v).denominator for v in values))
         # for responder hand x: the other player's hands x beats, loses to, ties
-        compare = model.compare_matrix()                   # rules.compare, entries -1, 0, 1
+        compare = model.compare                   # rules.compare, entries -1, 0, 1
         self.wins = [np.flatnonzero(row > 0).tolist() for row in compare]
         self.losses = [np.flatnonzero(row < 0).tolist() for row in compare]
         self.ties = [np.flatnonzero(row == 0).tolist() for row in compare]
@@ -252,43 +251,43 @@ class _ExactGame:
         betting, against the other player's reach and betting."""
         tc, to = public
         tree = self.model.tree(public)
-        leaves = {leaf.history: leaf for leaf in tree.leaves}
-        pay = self.model.payoffs
         sign = 1 if responder == CAPTAIN else -1
 
-        def payoff(value) -> int:
-            return int(Fraction(value) * self.pay_den)
-
-        def value(history: str, nums: list[int], den: int) -> Scaled:
-            leaf = leaves.get(history)
-            if leaf is not None:
-                if leaf.kind == "showdown":
-                    # the captain's payoff when the responder's hand x beats, loses to or
-                    # ties the other's hand
-                    win, lose = (payoff(pay.showdown_win[leaf.level]),
-                                 payoff(pay.showdown_lose[leaf.level]))
-                    if_x_beats, if_x_loses = (win, lose) if responder == CAPTAIN else (lose, win)
-                    tie = payoff(pay.showdown_tie[leaf.level])
-                    out = [sign * (if_x_beats * sum(nums[j] for j in self.wins[x])
-                                   + if_x_loses * sum(nums[j] for j in self.losses[x])
-                                   + tie * sum(nums[j] for j in self.ties[x]))
-                           for x in range(self.n)]
-                else:
-                    c = payoff(pay.leaf_value(leaf, 0)) * sign * sum(nums)
-                    out = [c] * self.n
-                return out, den * self.pay_den
-            node = tree.node(history)
+        def step(node: Node, a: int, scaled: Scaled) -> Scaled:
+            nums, den = scaled
             if node.actor == responder:
-                children = [value(history + a[0], nums, den) for a in node.actions]
-                scaled, common = _rescale(children)
-                return [max(column) for column in zip(*scaled)], common
-            probs = self.betting[(tc, to, history)]
-            children = [value(history + a[0], [x * probs[h][i] for h, x in enumerate(nums)],
-                              den * self.Q) for i, a in enumerate(node.actions)]
+                return scaled
+            probs = self.betting[(tc, to, node.history)]
+            return [x * probs[h][a] for h, x in enumerate(nums)], den * self.Q
+
+        def payoff(leaf: Leaf, outcome: int) -> int:
+            return int(tree.payoff(leaf, outcome) * self.pay_den)
+
+        def leaf_value(leaf: Leaf, scaled: Scaled) -> Scaled:
+            nums, den = scaled
+            if tree.compares_hands(leaf):
+                # the captain's payoff when the responder's hand x beats, loses to or ties
+                # the other's hand
+                win, lose = payoff(leaf, 1), payoff(leaf, -1)
+                if_x_beats, if_x_loses = (win, lose) if responder == CAPTAIN else (lose, win)
+                tie = payoff(leaf, 0)
+                out = [sign * (if_x_beats * sum(nums[j] for j in self.wins[x])
+                               + if_x_loses * sum(nums[j] for j in self.losses[x])
+                               + tie * sum(nums[j] for j in self.ties[x]))
+                       for x in range(self.n)]
+            else:
+                out = [payoff(leaf, 0) * sign * sum(nums)] * self.n
+            return out, den * self.pay_den
+
+        def combine(node: Node, children: list[Scaled]) -> Scaled:
             scaled, common = _rescale(children)
+            if node.actor == responder:
+                return [max(column) for column in zip(*scaled)], common
             return [sum(column) for column in zip(*scaled)], common
 
-        return value("", *reach)
+        _, leaf_reach = tree.push(reach, step)
+        return tree.pull([leaf_value(leaf, r) for leaf, r in zip(tree.leaves, leaf_reach)],
+                         combine)[0]
 
     def throw_value(self, stop: list[Scaled]) -> Fraction:
         """The responder's best throwing turn, given the value of stopping at each throw."""

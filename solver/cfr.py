@@ -71,8 +71,9 @@ from collections.abc import Callable
 
 import numpy as np
 
+from games.bidou.betting import CAPTAIN, OPPONENT
 from solver import best_response
-from solver.model import CAPTAIN, OPPONENT, HandModel
+from solver.model import HandModel
 from solver.result import Solution
 from solver.strategy import Strategy
 
@@ -115,16 +116,6 @@ RULES = {
     "pcfr+": Rule(plus=True, alpha=None, beta=None, predictive=True, gamma=PCFR_GAMMA),
 }
 AVERAGING = {"uniform": 0.0, "linear": 1.0, "quadratic": 2.0}
-
-
-def compare_from_ranking(model: HandModel) -> np.ndarray:
-    """C[i, j] = compare(hand i, hand j) from the ranking structure: strength order plus
-    the sparse exceptions (tests check it equals `model.compare_matrix()`)."""
-    s = model.strength
-    c = np.sign(s[:, None] - s[None, :]).astype(float)
-    for winner, loser in model.exceptions:
-        c[winner, loser], c[loser, winner] = 1.0, -1.0
-    return c
 
 
 @dataclasses.dataclass(frozen=True)
@@ -203,59 +194,55 @@ def _build_layout(model: HandModel, showdown: str = "dense") -> _Layout:
 
     raw = []                       # (depth, pub, position, node)
     for p, pub in enumerate(pubs):
-        for i, node in enumerate(model.tree(pub).nodes):
-            raw.append((len(node.history), p, i, node))
+        tree = model.tree(pub)
+        depths, _ = tree.push(0, lambda node, a, d: d + 1)
+        for node in tree.nodes:
+            raw.append((depths[node.index], p, node.index, node))
     raw.sort(key=lambda r: r[:3])
-    index = {(p, node.history): d for d, (_, p, _, node) in enumerate(raw)}
+    index = {(p, i): d for d, (_, p, i, _) in enumerate(raw)}
     D = len(raw)
-    K = max(len(r[3].actions) for r in raw)
+    K = max(len(r[3].edges) for r in raw)
     keys = tuple((pubs[p][0], pubs[p][1], node.history) for _, p, _, node in raw)
     actors = np.array([node.actor for *_, node in raw])
     depth = np.array([r[0] for r in raw])
     valid = np.zeros((K, D, 1))
     parent_edge = np.full(D, -1)
     node_children = np.full((K, D), -1)
-    found = []                                   # (edge, leaf)
+    found = []                                   # (edge, tree, leaf)
     for d, (_, p, _, node) in enumerate(raw):
-        leaf_by_history = {leaf.history: leaf for leaf in model.tree(pubs[p]).leaves}
-        valid[:len(node.actions), d] = 1.0
-        for a, action in enumerate(node.actions):
-            child = node.history + action[0]
-            if child in leaf_by_history:
-                found.append((a * D + d, leaf_by_history[child]))
+        tree = model.tree(pubs[p])
+        valid[:len(node.edges), d] = 1.0
+        for a, edge in enumerate(node.edges):
+            if edge.leaf is not None:
+                found.append((a * D + d, tree, tree.leaves[edge.leaf]))
             else:
-                c = index[(p, child)]
+                c = index[(p, edge.node)]
                 parent_edge[c] = a * D + d
                 node_children[a, d] = c
-    # showdowns first, grouped by level; then folds and passes
-    found.sort(key=lambda x: (x[1].kind != "showdown", x[1].level, x[0]))
-    showdowns = [leaf for _, leaf in found if leaf.kind == "showdown"]
-    others = [leaf for _, leaf in found if leaf.kind != "showdown"]
+    # leaves that compare hands (showdowns) first, by level; then folds and passes
+    found.sort(key=lambda x: (not x[1].compares_hands(x[2]), x[2].level, x[0]))
+    showdowns = [tree.payoffs[leaf.index] for _, tree, leaf in found
+                 if tree.compares_hands(leaf)]
+    others = [tree.payoffs[leaf.index][0] for _, tree, leaf in found
+              if not tree.compares_hands(leaf)]
     L = len(found)
     # rows of the value array V: leaves [0, L), nodes [L, L + D), a zero row L + D
     child_row = np.full((K, D), L + D)
     has_node = node_children >= 0
     child_row[has_node] = L + node_children[has_node]
-    for row, (edge, _) in enumerate(found):
+    for row, (edge, _, _) in enumerate(found):
         child_row[edge // D, edge % D] = row
     layers = []
     for level in range(depth.max() + 1):
         where = np.nonzero(depth == level)[0]
         s, e = int(where[0]), int(where[-1]) + 1
         layers.append((s, e, np.ascontiguousarray(child_row[:, s:e]), parent_edge[s:e].copy()))
-    assert all(index[(p, "")] == p for p in range(P))
+    assert all(index[(p, 0)] == p for p in range(P))
 
-    pay = model.payoffs
-    levels = [leaf.level for leaf in showdowns]
-    win = np.array([float(pay.showdown_win[k]) for k in levels])[:, None]
-    lose = np.array([float(pay.showdown_lose[k]) for k in levels])[:, None]
-    tie = np.array([float(pay.showdown_tie[k]) for k in levels])[:, None]
-
-    def other_payoff(leaf) -> float:
-        if leaf.kind == "fold":
-            table = pay.captain_folds if leaf.folder == CAPTAIN else pay.opponent_folds
-            return float(table[leaf.level])
-        return float(pay.both_pass)
+    # each showdown leaf's payoff to the captain: (wins, ties, loses)
+    win = np.array([float(w) for w, _, _ in showdowns]).reshape(-1, 1)
+    tie = np.array([float(t) for _, t, _ in showdowns]).reshape(-1, 1)
+    lose = np.array([float(lo) for _, _, lo in showdowns]).reshape(-1, 1)
 
     # cumsum form. With hands weakest first, r the other's reach, cum = cumsum(r), and
     # below = cum - r:
@@ -265,40 +252,33 @@ def _build_layout(model: HandModel, showdown: str = "dense") -> _Layout:
     #                    = (win - lose)*cum - win*total + (lose - tie)*r_j
     sd_coef = {CAPTAIN: (win - lose, lose, tie - win),
                OPPONENT: (win - lose, -win, lose - tie)}
-    # dense form: one (n, n) payoff matrix per bet level, or one with a row scale when the
-    # levels' payoffs are proportional (chips: +-2k)
-    compare = compare_from_ranking(model)[np.ix_(perm, perm)]
+    # dense form: one (n, n) payoff matrix for all showdowns with a row scale when their
+    # payoffs are proportional (the hand game's: +-2k), else one per run of equal payoffs
+    compare = model.compare[np.ix_(perm, perm)]
 
-    def payoff_matrix(k: int) -> np.ndarray:      # U[i, j], captain's hand i
-        w, lo, ti = (float(pay.showdown_win[k]), float(pay.showdown_lose[k]),
-                     float(pay.showdown_tie[k]))
+    def payoff_matrix(payoff: np.ndarray) -> np.ndarray:      # U[i, j], captain's hand i
+        w, ti, lo = payoff
         return np.where(compare > 0, w, np.where(compare < 0, lo, ti))
 
     dense_groups: dict = {CAPTAIN: [], OPPONENT: []}
-    distinct = sorted(set(levels))
-    if distinct:
-        base_level = distinct[0]
-        base = np.array([float(pay.showdown_win[base_level]), float(pay.showdown_lose[base_level]),
-                         float(pay.showdown_tie[base_level])])
-        ratios = []
-        for k in distinct:
-            vec = np.array([float(pay.showdown_win[k]), float(pay.showdown_lose[k]),
-                            float(pay.showdown_tie[k])])
-            ratio = (vec @ base) / (base @ base) if base @ base > 0 else 0.0
-            ratios.append(ratio if np.allclose(vec, ratio * base, rtol=0, atol=1e-15)
-                          else None)
-        if all(r is not None for r in ratios) and base @ base > 0:
-            u = payoff_matrix(base_level)
-            scale = np.array([ratios[distinct.index(k)] for k in levels])[:, None]
-            dense_groups[CAPTAIN].append((0, len(levels), np.ascontiguousarray(u.T), scale))
-            dense_groups[OPPONENT].append((0, len(levels), -u, scale))
+    vectors = np.hstack([win, tie, lose])                      # (Lsd, 3)
+    if len(vectors):
+        base = vectors[0]
+        scale = vectors @ base / (base @ base) if base @ base > 0 else np.zeros(len(vectors))
+        if base @ base > 0 and np.allclose(vectors, scale[:, None] * base, rtol=0,
+                                           atol=1e-15):
+            u = payoff_matrix(base)
+            dense_groups[CAPTAIN].append((0, len(vectors), np.ascontiguousarray(u.T),
+                                          scale[:, None]))
+            dense_groups[OPPONENT].append((0, len(vectors), -u, scale[:, None]))
         else:
-            for k in distinct:
-                rows = [i for i, level in enumerate(levels) if level == k]
-                u = payoff_matrix(k)
-                dense_groups[CAPTAIN].append((rows[0], rows[-1] + 1, np.ascontiguousarray(u.T),
-                                              None))
-                dense_groups[OPPONENT].append((rows[0], rows[-1] + 1, -u, None))
+            start = 0
+            for stop in range(1, len(vectors) + 1):
+                if stop == len(vectors) or not np.array_equal(vectors[stop], vectors[start]):
+                    u = payoff_matrix(vectors[start])
+                    dense_groups[CAPTAIN].append((start, stop, np.ascontiguousarray(u.T), None))
+                    dense_groups[OPPONENT].append((start, stop, -u, None))
+                    start = stop
     return _Layout(
         n=n, T=T, perm=perm, inv=inv, prior=model.prior[perm].copy(), legal=legal,
         illegal=np.where(legal > 0, 0.0, -np.inf),
@@ -308,9 +288,9 @@ def _build_layout(model: HandModel, showdown: str = "dense") -> _Layout:
         captain_sum=captain_sum, K=K, node_key=keys, node_actor=actors,
         node_k=np.array([len(node.actions) for *_, node in raw]), valid=valid,
         invalid=np.where(valid > 0, 0.0, -np.inf), layers=tuple(layers),
-        leaf_edge=np.array([edge for edge, _ in found]), n_showdown=len(showdowns),
+        leaf_edge=np.array([edge for edge, _, _ in found]), n_showdown=len(showdowns),
         showdown=showdown, dense_groups=dense_groups, sd_coef=sd_coef,
-        other_value=np.array([other_payoff(leaf) for leaf in others]).reshape(-1, 1),
+        other_value=np.array([float(v) for v in others]).reshape(-1, 1),
         exceptions=tuple((int(inv[w]), int(inv[l])) for w, l in model.exceptions),
         exc_coef=(win - lose)[:, 0], own=(np.nonzero(actors == CAPTAIN)[0],
                                           np.nonzero(actors == OPPONENT)[0]))

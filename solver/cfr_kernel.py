@@ -22,7 +22,7 @@ import importlib.util
 
 import numpy as np
 
-from solver.model import CAPTAIN
+from games.bidou.betting import CAPTAIN
 
 _F = ctypes.POINTER(ctypes.c_double)
 _I = ctypes.POINTER(ctypes.c_int64)

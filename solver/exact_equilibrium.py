@@ -32,9 +32,10 @@ from fractions import Fraction
 
 import numpy as np
 
+from games.bidou.betting import CAPTAIN, OPPONENT, Leaf, Node
 from solver import best_response
 from solver.certificate import Certificate, prove_fractions
-from solver.model import CAPTAIN, OPPONENT, HandModel
+from solver.model import HandModel
 from solver.reach import own_reach
 from solver.strategy import Strategy
 
@@ -52,7 +53,7 @@ class _Realization:
 
     mass: dict[tuple, Fraction]                 # reaching each decision
     split: dict[tuple, list[Fraction]]          # each action's share of it
-    leaf_reach: dict[tuple, list[Fraction]]     # (tc, to, leaf history) -> per hand
+    leaf_reach: dict[tuple, list[Fraction]]     # (tc, to, leaf index) -> per hand
 
 
 def _outcomes(model: HandModel) -> list[dict[int, Fraction]]:
@@ -139,29 +140,25 @@ class _Plan:
         leaf_reach: dict[tuple, list[Fraction]] = {}
         for tc, to in m.public_states:
             tree = m.tree((tc, to))
-            leaves = {leaf.history for leaf in tree.leaves}
             c = 0 if self.role == CAPTAIN else tc - 1
             start = ends[c][(tc if self.role == CAPTAIN else to) - 1]
+            shares: dict[int, list[list[Fraction]]] = {}
 
-            def walk(history: str, reach: list[Fraction]) -> None:
-                if history in leaves:
-                    leaf_reach[(tc, to, history)] = reach
-                    return
-                node = tree.node(history)
+            def step(node: Node, a: int, reach: list[Fraction]) -> list[Fraction]:
                 if node.actor != self.role:
-                    for action in node.actions:
-                        walk(history + action[0], reach)
-                    return
-                shares = []
-                for h in range(n):
-                    key = ("bet", tc, to, history, h)
-                    mass_at[key] = reach[h]
-                    shares.append(self._split(key, reach[h], u))
-                    split[key] = shares[-1]
-                for i, action in enumerate(node.actions):
-                    walk(history + action[0], [shares[h][i] for h in range(n)])
+                    return reach
+                if node.index not in shares:
+                    shares[node.index] = []
+                    for h in range(n):
+                        key = ("bet", tc, to, node.history, h)
+                        mass_at[key] = reach[h]
+                        split[key] = self._split(key, reach[h], u)
+                        shares[node.index].append(split[key])
+                return [shares[node.index][h][a] for h in range(n)]
 
-            walk("", start)
+            _, at_leaf = tree.push(start, step)
+            for leaf, reach in zip(tree.leaves, at_leaf):
+                leaf_reach[(tc, to, leaf.index)] = reach
         return _Realization(mass_at, split, leaf_reach)
 
     def exact_probabilities(self, u: list[Fraction]) -> dict[tuple, list[Fraction]] | None:
@@ -192,46 +189,40 @@ class _Responder:
     def __init__(self, model: HandModel, strategy: Strategy, role: int):
         self.model, self.strategy, self.role = model, strategy, role
         self.outcome = _outcomes(model)
-        self.compare = model.compare_matrix().astype(int).tolist()     # rules.compare
+        self.compare = model.compare.astype(int).tolist()     # rules.compare
 
     def q_values(self, plan: _Realization) -> dict[tuple, list[Fraction]]:
         """Counterfactual value of each action at each of the responder's decisions: linear
         in the plan's leaf reach (the only part of the plan it reads)."""
         m, n, T = self.model, self.model.num_hands, self.model.throws
-        pay = m.payoffs
         sign = 1 if self.role == CAPTAIN else -1
         q: dict[tuple, list[list[Fraction]]] = {}
         roots: dict[tuple, list[Fraction]] = {}
+        flip = 1 if self.role == CAPTAIN else -1
         for tc, to in m.public_states:
             tree = m.tree((tc, to))
-            leaves = {leaf.history: leaf for leaf in tree.leaves}
 
-            def value(history: str) -> list[Fraction]:
-                leaf = leaves.get(history)
-                if leaf is not None:
-                    reach = plan.leaf_reach[(tc, to, history)]
-                    if not any(reach):
-                        return [ZERO] * n
-                    if leaf.kind != "showdown":
-                        return [sign * pay.leaf_value(leaf, 0) * sum(reach)] * n
-                    by = {1: pay.showdown_win[leaf.level], -1: pay.showdown_lose[leaf.level],
-                          0: pay.showdown_tie[leaf.level]}
-                    ys = [y for y in range(n) if reach[y]]
-                    flip = 1 if self.role == CAPTAIN else -1
-                    return [sign * sum((reach[y] * by[flip * self.compare[x][y]] for y in ys),
-                                       Fraction(0)) for x in range(n)]
-                node = tree.node(history)
-                children = [value(history + a[0]) for a in node.actions]
+            def leaf_value(leaf: Leaf) -> list[Fraction]:
+                reach = plan.leaf_reach[(tc, to, leaf.index)]
+                if not any(reach):
+                    return [ZERO] * n
+                if not tree.compares_hands(leaf):
+                    return [sign * tree.payoff(leaf, 0) * sum(reach)] * n
+                ys = [y for y in range(n) if reach[y]]
+                return [sign * sum((reach[y] * tree.payoff(leaf, flip * self.compare[x][y])
+                                    for y in ys), Fraction(0)) for x in range(n)]
+
+            def combine(node: Node, children: list[list[Fraction]]) -> list[Fraction]:
                 if node.actor != self.role:
                     return [sum(ch[x] for ch in children) for x in range(n)]
-                probs = self.strategy.betting[(tc, to, history)]
+                probs = self.strategy.betting[(tc, to, node.history)]
                 out = []
                 for x in range(n):
-                    q[("bet", tc, to, history, x)] = [ch[x] for ch in children]
+                    q[("bet", tc, to, node.history, x)] = [ch[x] for ch in children]
                     out.append(children[int(np.argmax(probs[:, x]))][x])
                 return out
 
-            roots[(tc, to)] = value("")
+            roots[(tc, to)] = tree.pull([leaf_value(leaf) for leaf in tree.leaves], combine)[0]
         throw = self.strategy.throw[self.role]
         for c in range(throw.shape[0]):
             if self.role == CAPTAIN:

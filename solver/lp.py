@@ -21,8 +21,9 @@ import numpy as np
 import scipy.optimize
 import scipy.sparse as sp
 
+from games.bidou.betting import CAPTAIN, OPPONENT, BettingTree
 from solver.errors import SolverError
-from solver.model import CAPTAIN, OPPONENT, HandModel
+from solver.model import HandModel
 from solver.strategy import Strategy
 
 
@@ -99,12 +100,16 @@ def _sequence_space(model: HandModel, player: int) -> _Space:
     for tc, to in model.public_states:
         tree = model.tree((tc, to))
         stop = _stop(space, player, tc, to)
-        for node in tree.nodes:
+        last = tree.parent_sequence(player)
+        for node in tree.nodes:                 # pre-order: a parent's sequences first
             if node.actor != player:
                 continue
-            index = allocate(np.ones((len(node.actions), n), bool))
+            index = allocate(np.ones((len(node.edges), n), bool))
             space.betting[(tc, to, node.history)] = index
-            parent = _parent_sequence(space, tree, tc, to, node.history, player, stop)
+            before = last[node.index]
+            parent = (stop if before is None else
+                      space.betting[(tc, to, tree.nodes[before[0]].history)][before[1]])
+            # the mass of a node's actions adds up to the mass of the sequence before it
             add_rows(index, [(parent, np.eye(n))], np.zeros(n))
     return space
 
@@ -116,16 +121,14 @@ def _stop(space: _Space, player: int, tc: int, to: int) -> np.ndarray:
     return space.throw[tc - 1, to - 1, 0]
 
 
-def _parent_sequence(space: _Space, tree, tc: int, to: int, history: str, player: int,
-                     stop: np.ndarray) -> np.ndarray:
-    """Indices (per hand) of `player`'s last sequence before `history` in the betting."""
-    for cut in range(len(history) - 1, -1, -1):
-        node = tree.node(history[:cut])
-        if node.actor == player:
-            letter = history[cut]
-            action = [a[0] for a in node.actions].index(letter)
-            return space.betting[(tc, to, node.history)][action]
-    return stop
+def _parents(space: _Space, tree: BettingTree, player: int, tc: int, to: int
+             ) -> list[np.ndarray]:
+    """Indices (per hand) of `player`'s last sequence before each node, then each leaf, of
+    the tree: his last betting action, or the end of his throwing turn."""
+    stop = _stop(space, player, tc, to)
+    return [stop if last is None
+            else space.betting[(tc, to, tree.nodes[last[0]].history)][last[1]]
+            for last in tree.parent_sequence(player)]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -142,11 +145,226 @@ class LPSolution:
 
 def default_method(model: HandModel) -> str:
     """HiGHS's dual simplex: with fold rows turned into bounds and totals written from
-    other totals (see `_substitute_leaf_rows`, `total_of`), 0.31 s on the default game and
-    0.77 s under reroll=keep, against 1.6 s for the interior point method there (2 cores;
-    dual simplex also beat HiGHS's parallel simplex variants, the primal simplex, and
-    bounded variables)."""
+    other totals, it beat HiGHS's interior point method, its parallel simplex variants and
+    the primal simplex on every published game (benchmarks/bench_lp.py)."""
     return "highs-ds"
+
+
+class _Rows:
+    """Sparse constraint rows assembled piece by piece (COO), with their right-hand sides."""
+
+    def __init__(self) -> None:
+        self.r: list[np.ndarray] = []
+        self.c: list[np.ndarray] = []
+        self.v: list[np.ndarray] = []
+        self.rhs: list[float] = []
+
+    def add(self, rows, cols, vals) -> None:
+        """Entries (row, col, value); rows must exist (see `new`)."""
+        self.r.append(np.asarray(rows, dtype=np.int64).ravel())
+        self.c.append(np.asarray(cols, dtype=np.int64).ravel())
+        self.v.append(np.broadcast_to(np.asarray(vals, dtype=float),
+                                      np.shape(cols)).ravel())
+
+    def new(self, count: int, rhs: float = 0.0) -> np.ndarray:
+        """`count` new rows with right-hand side `rhs`; their indices."""
+        first = len(self.rhs)
+        self.rhs.extend([rhs] * count)
+        return np.arange(first, first + count)
+
+    def matrix(self, shape: tuple[int, int]) -> sp.csr_matrix:
+        if not self.r:
+            return sp.csr_matrix(shape)
+        return sp.csr_matrix((np.concatenate(self.v), (np.concatenate(self.r),
+                                                       np.concatenate(self.c))), shape=shape)
+
+
+class _SequenceFormLP:
+    """The sequence-form LP of Koller, Megiddo and von Stengel (1996) for the compact model:
+
+        maximize    f^T q
+        subject to  E x = e,  x >= 0          (the primal player's realization plan)
+                    F^T q <= A^T x            (no sequence of the dual player does better)
+
+    x is the primal player's plan (occupancy flows of his throwing turn, then his betting
+    sequences), q has one free variable per row of the dual player's F y = f, and A holds
+    the payoffs. Its optimum is the game value; the dual values of F^T q <= A^T x are the
+    dual player's plan y. A^T x is never built as a dense block: a showdown pays by
+    comparing hands, so one best-reply row reads cumulative sums W of the primal mass over
+    hands weaker than the dual player's (`cumulative`), and a fold or pass only the primal
+    player's total mass on a sequence (`total`), itself written from other totals.
+    """
+
+    def __init__(self, model: HandModel, maximizer: int):
+        self.model, self.maximizer, self.minimizer = model, maximizer, 1 - maximizer
+        self.primal = _sequence_space(model, maximizer)
+        self.dual = _sequence_space(model, self.minimizer)
+        self.nx, self.nq = self.primal.size, len(self.dual.rhs)
+        self.n_aux = 0                          # auxiliary variables (totals, sums W)
+        self.eq = _Rows()                       # E x = e, then the auxiliary definitions
+        self.ub = _Rows()                       # -(A^T x) entries of the best-reply rows
+        E = self.primal.matrix().tocoo()
+        self.eq.rhs = list(self.primal.rhs)
+        self.eq.add(E.row, E.col, E.data)
+        self._cumulative: dict[tuple, np.ndarray] = {}
+        self._totals: dict[tuple, int] = {}
+        self._stops = {tuple(self.primal.throw[c, t, 0][:2]): (c, t)
+                       for c in range(self.primal.throw.shape[0])
+                       for t in range(self.primal.throw.shape[1])}
+        self._family = self._families()
+
+    # --- auxiliary variables ---------------------------------------------------------------
+
+    def _new_variables(self, count: int) -> np.ndarray:
+        first = self.nx + self.nq + self.n_aux
+        self.n_aux += count
+        return np.arange(first, first + count)
+
+    def _define_total(self, key: tuple, cols, vals, rhs: float = 0.0) -> int:
+        """A new variable T with the row T + sum(vals * cols) = rhs."""
+        total = int(self._new_variables(1)[0])
+        self._totals[key] = total
+        row = self.eq.new(1, rhs)
+        self.eq.add(np.full(len(cols) + 1, row[0]), np.concatenate([[total], cols]),
+                    np.concatenate([[1.0], vals]))
+        return total
+
+    def cumulative(self, seq: np.ndarray) -> np.ndarray:
+        """W[s] = primal mass on `seq` over hands of strength <= s: W[s] - W[s-1] = x of the
+        hand of strength s."""
+        key = tuple(seq[:2])
+        if key not in self._cumulative:
+            n = self.model.num_hands
+            w = self._new_variables(n)
+            rows = self.eq.new(n)
+            order = np.argsort(self.model.strength)          # weakest to strongest
+            self.eq.add(rows, w, 1.0)
+            self.eq.add(rows[1:], w[:-1], -1.0)
+            self.eq.add(rows, seq[order], -1.0)
+            self._cumulative[key] = w
+        return self._cumulative[key]
+
+    def _known_total(self, seq: np.ndarray) -> int | None:
+        key = tuple(seq[:2])
+        if key in self._cumulative:
+            return int(self._cumulative[key][-1])
+        return self._totals.get(key)
+
+    def _families(self) -> dict[tuple, tuple[np.ndarray, tuple[np.ndarray, ...]]]:
+        """Each primal betting sequence: its parent sequence and its siblings."""
+        family = {}
+        for tc, to in self.model.public_states:
+            tree = self.model.tree((tc, to))
+            parents = _parents(self.primal, tree, self.maximizer, tc, to)
+            for node in tree.nodes:
+                if node.actor != self.maximizer:
+                    continue
+                index = self.primal.betting[(tc, to, node.history)]
+                for i in range(len(node.edges)):
+                    siblings = tuple(index[j] for j in range(len(node.edges)) if j != i)
+                    family[tuple(index[i][:2])] = (parents[node.index], siblings)
+        return family
+
+    def _sparse_total(self, seq: np.ndarray) -> int | None:
+        """The total of a sequence from other totals, without a sum over every hand.
+
+        Flows are conserved per hand, so T(sequence) = T(parent) - sum of T(siblings), and
+        stopping at throw t takes the mass rethrown into t (1 at the first throw) less the
+        mass rethrown from it. Rows over every hand are dense; these have a few entries.
+        """
+        found = self._known_total(seq)
+        if found is not None:
+            return found
+        key, space = tuple(seq[:2]), self.primal
+        if key in self._stops:
+            c, t = self._stops[key]
+            cols: list = []
+            vals: list = []
+            if (c, t + 1) in space.rethrown:
+                cols.extend(space.rethrown[(c, t + 1)][0])
+                vals.extend([1.0] * len(space.rethrown[(c, t + 1)][0]))
+            if t == 0:
+                return self._define_total(key, np.array(cols, dtype=np.int64),
+                                          np.array(vals), float(self.model.prior.sum()))
+            into, actions = space.rethrown[(c, t)]
+            cols.extend(into)
+            vals.extend(-self.model.outcome[actions].sum(axis=1))
+            return self._define_total(key, np.array(cols, dtype=np.int64), np.array(vals))
+        if key in self._family:
+            parent, siblings = self._family[key]
+            sibling_totals = [self._known_total(other) for other in siblings]
+            if any(other is None for other in sibling_totals):
+                return None
+            parent_total = self._sparse_total(parent)
+            if parent_total is None:
+                return None
+            return self._define_total(key, np.array([parent_total] + sibling_totals),
+                                      np.array([-1.0] + [1.0] * len(siblings)))
+        return None
+
+    def total(self, seq: np.ndarray) -> int:
+        """One variable holding the primal player's total mass on a sequence (all hands)."""
+        found = self._sparse_total(seq)
+        if found is not None:
+            return found
+        n = self.model.num_hands
+        return self._define_total(tuple(seq[:2]), seq, -np.ones(n))
+
+    # --- best-reply rows: F^T q - A^T x <= 0 ------------------------------------------------
+
+    def showdown(self, xs: np.ndarray, ys: np.ndarray, payoff: tuple) -> None:
+        """A leaf comparing hands, paying the captain (win, tie, lose) by his outcome."""
+        model, n = self.model, self.model.num_hands
+        win, tie, lose = (float(v) for v in payoff)
+        if self.maximizer == OPPONENT:          # his stronger hand is the captain's loss
+            win, lose = lose, win
+        sign = 1.0 if self.maximizer == CAPTAIN else -1.0
+        win, lose, tie = sign * win, sign * lose, sign * tie
+        w = self.cumulative(xs)
+        s = model.strength                       # per dual-player hand
+        # primal mass below the dual player's hand (strength s) loses, above wins:
+        # u(h) = lose W[s-1] + tie (W[s] - W[s-1]) + win (W[n-1] - W[s])
+        below = s > 0
+        self.ub.add(ys[below], w[s[below] - 1], -(lose - tie))
+        self.ub.add(ys, w[s], -(tie - win))
+        self.ub.add(ys, np.full(n, w[n - 1]), -win)
+        for winner, loser in model.exceptions:
+            # the order says the other way round: correct both entries
+            self.ub.add(ys[[loser]], xs[[winner]], -(win - lose))
+            self.ub.add(ys[[winner]], xs[[loser]], -(lose - win))
+
+    def constant(self, xs: np.ndarray, ys: np.ndarray, payoff) -> None:
+        """A leaf paying the captain `payoff` whatever the hands (a fold, two passes)."""
+        if payoff != 0:
+            sign = 1.0 if self.maximizer == CAPTAIN else -1.0
+            self.ub.add(ys, np.full(len(ys), self.total(xs)), -sign * float(payoff))
+
+    def build(self) -> None:
+        for tc, to in self.model.public_states:
+            tree = self.model.tree((tc, to))
+            xs = _parents(self.primal, tree, self.maximizer, tc, to)[len(tree.nodes):]
+            ys = _parents(self.dual, tree, self.minimizer, tc, to)[len(tree.nodes):]
+            # showdowns first, so that a fold after the same sequence reuses the chain's total
+            for leaf in sorted(tree.leaves, key=lambda leaf: not tree.compares_hands(leaf)):
+                payoff = tree.payoffs[leaf.index]
+                if tree.compares_hands(leaf):
+                    self.showdown(xs[leaf.index], ys[leaf.index], payoff)
+                else:
+                    self.constant(xs[leaf.index], ys[leaf.index], payoff[0])
+
+    def arrays(self):
+        """c, A_ub, A_eq, b_eq, bounds of scipy's linprog (minimizing -f^T q)."""
+        nv = self.nx + self.nq + self.n_aux
+        FT = self.dual.matrix().T.tocoo()
+        self.ub.add(FT.row, FT.col + self.nx, FT.data)
+        A_ub = self.ub.matrix((self.dual.size, nv))
+        A_eq = self.eq.matrix((len(self.eq.rhs), nv))
+        c = np.zeros(nv)
+        c[self.nx:self.nx + self.nq] = -np.asarray(self.dual.rhs)
+        bounds = np.zeros((nv, 2))
+        bounds[:, 1] = np.inf
+        bounds[self.nx:self.nx + self.nq, 0] = -np.inf
+        return c, A_ub, A_eq, np.asarray(self.eq.rhs), bounds
 
 
 def solve_lp(model: HandModel, method: str | None = None,
@@ -158,200 +376,31 @@ def solve_lp(model: HandModel, method: str | None = None,
     """
     start = time.perf_counter()
     method = method or default_method(model)
-    minimizer = 1 - maximizer
-    spaces = {CAPTAIN: _sequence_space(model, CAPTAIN),
-              OPPONENT: _sequence_space(model, OPPONENT)}
-    cap, opp = spaces[maximizer], spaces[minimizer]     # primal player, dual player
-    E, F = cap.matrix(), opp.matrix()
-    sign = 1.0 if maximizer == CAPTAIN else -1.0         # payoffs to the primal player
-    nx, nq = cap.size, F.shape[0]
-    n = model.num_hands
-    order = np.argsort(model.strength)          # hands from weakest to strongest
-    payoffs = model.payoffs
-
-    aux: dict[tuple, np.ndarray] = {}
-    totals: dict[tuple, int] = {}
-    eq_r, eq_c, eq_v = [], [], []
-    eq_rhs: dict[int, float] = {}
-    stops = {tuple(cap.throw[c_, t, 0][:2]): (c_, t)
-             for c_ in range(cap.throw.shape[0]) for t in range(cap.throw.shape[1])}
-    family: dict[tuple, tuple[np.ndarray, tuple[np.ndarray, ...]]] = {}
-    for tc, to in model.public_states:      # each betting sequence: parent and siblings
-        tree = model.tree((tc, to))
-        for node in tree.nodes:
-            if node.actor == maximizer:
-                index = cap.betting[(tc, to, node.history)]
-                parent = _parent_sequence(cap, tree, tc, to, node.history, maximizer,
-                                          _stop(cap, maximizer, tc, to))
-                for i in range(len(node.actions)):
-                    family[tuple(index[i][:2])] = (parent, tuple(
-                        index[j] for j in range(len(node.actions)) if j != i))
-    n_aux = 0
-    n_eq = 0
-    ub_r, ub_c, ub_v = [], [], []               # -(A^T x) part, rows = opponent sequences
-
-    def new_total(key: tuple, cols: list, vals: list, rhs: float = 0.0) -> int:
-        """A total variable T with the row T + sum(vals * cols) = rhs."""
-        nonlocal n_aux, n_eq
-        totals[key] = nx + nq + n_aux
-        n_aux += 1
-        eq_r.append(np.full(len(cols) + 1, n_eq))
-        eq_c.append(np.concatenate([[totals[key]], np.asarray(cols, int)]))
-        eq_v.append(np.concatenate([[1.0], np.asarray(vals, float)]))
-        eq_rhs[n_eq] = rhs
-        n_eq += 1
-        return totals[key]
-
-    def known_total(seq: np.ndarray) -> int | None:
-        key = tuple(seq[:2])
-        if key in aux:
-            return int(aux[key][-1])
-        return totals.get(key)
-
-    def sparse_total(seq: np.ndarray) -> int | None:
-        """The total of a sequence from other totals, without a sum over every hand.
-
-        Flows are conserved per hand, so T(sequence) = T(parent) - sum of T(siblings), and
-        stopping at throw t takes the mass rethrown into t (1 at the first throw) less the
-        mass rethrown from it. Rows over every hand are dense; these have a few entries.
-        """
-        key = tuple(seq[:2])
-        found = known_total(seq)
-        if found is not None:
-            return found
-        if key in stops:
-            c_, t = stops[key]
-            cols, vals = [], []
-            if (c_, t + 1) in cap.rethrown:
-                cols.extend(cap.rethrown[(c_, t + 1)][0])
-                vals.extend([1.0] * len(cap.rethrown[(c_, t + 1)][0]))
-            if t == 0:
-                return new_total(key, cols, vals, float(model.prior.sum()))
-            into, actions = cap.rethrown[(c_, t)]
-            cols.extend(into)
-            vals.extend(-model.outcome[actions].sum(axis=1))
-            return new_total(key, cols, vals)
-        if key in family:
-            parent, siblings = family[key]
-            sibling_totals = [known_total(other) for other in siblings]
-            if any(other is None for other in sibling_totals):
-                return None
-            parent_total = sparse_total(parent)
-            if parent_total is None:
-                return None
-            return new_total(key, [parent_total] + sibling_totals,
-                             [-1.0] + [1.0] * len(siblings))
-        return None
-
-    def total_of(seq: np.ndarray) -> int:
-        """One variable holding the primal player's total mass on a sequence (all hands)."""
-        found = sparse_total(seq)
-        if found is not None:
-            return found
-        return new_total(tuple(seq[:2]), seq, -np.ones(n))
-
-    def cumulative(seq: np.ndarray) -> np.ndarray:
-        """Variables W[1..n], W[s] = captain mass over hands of strength < s (W[0] = 0)."""
-        nonlocal n_aux, n_eq
-        key = tuple(seq[:2])
-        if key not in aux:
-            w = nx + nq + n_aux + np.arange(n)
-            n_aux += n
-            rows = n_eq + np.arange(n)
-            n_eq += n
-            # W[s+1] - W[s] - x[hand of strength s] = 0
-            eq_r.extend([rows, rows[1:], rows])
-            eq_c.extend([w, w[:-1], seq[order]])
-            eq_v.extend([np.ones(n), -np.ones(n - 1), -np.ones(n)])
-            aux[key] = w
-        return aux[key]
-
-    for tc, to in model.public_states:
-        tree = model.tree((tc, to))
-        cstop = _stop(cap, maximizer, tc, to)
-        ostop = _stop(opp, minimizer, tc, to)
-        # showdowns first, so that a fold after the same sequence reuses the chain's total
-        for leaf in sorted(tree.leaves, key=lambda leaf: leaf.kind != "showdown"):
-            xs = _parent_sequence(cap, tree, tc, to, leaf.history, maximizer, cstop)
-            ys = _parent_sequence(opp, tree, tc, to, leaf.history, minimizer, ostop)
-            s = model.strength                          # per opponent hand
-            if leaf.kind == "showdown":
-                w = cumulative(xs)
-                total = w[n - 1]
-                k = leaf.level
-                win, lose, tie = (float(payoffs.showdown_win[k]),
-                                  float(payoffs.showdown_lose[k]),
-                                  float(payoffs.showdown_tie[k]))
-                if maximizer == OPPONENT:           # his stronger hand is the captain's loss
-                    win, lose = lose, win
-                win, lose, tie = sign * win, sign * lose, sign * tie
-                # primal mass below the dual player's hand loses, above wins:
-                # u(h_o) = (lose - tie) W[s] + (tie - win) W[s+1] + win W[n]
-                below = s > 0
-                ub_r.extend([ys[below], ys, ys])
-                ub_c.extend([w[s[below] - 1], w[s], np.full(n, total)])
-                ub_v.extend([-np.full(below.sum(), lose - tie), -np.full(n, tie - win),
-                             -np.full(n, win)])
-                for winner, loser in model.exceptions:
-                    # base order says the other way round: correct both entries
-                    ub_r.extend([ys[[loser]], ys[[winner]]])
-                    ub_c.extend([xs[[winner]], xs[[loser]]])
-                    ub_v.extend([[-(win - lose)], [-(lose - win)]])
-            else:
-                if leaf.kind == "fold":
-                    u = (payoffs.captain_folds if leaf.folder == CAPTAIN
-                         else payoffs.opponent_folds)[leaf.level]
-                else:
-                    u = payoffs.both_pass
-                if u != 0:
-                    total = total_of(xs)
-                    ub_r.append(ys)
-                    ub_c.append(np.full(n, total))
-                    ub_v.append(-np.full(n, sign * float(u)))
-
-    nv = nx + nq + n_aux
-    FT = F.T.tocoo()
-    A_ub = sp.csr_matrix(
-        (np.concatenate([FT.data] + [np.asarray(v, float) for v in ub_v]),
-         (np.concatenate([FT.row] + [np.asarray(r) for r in ub_r]),
-          np.concatenate([FT.col + nx] + [np.asarray(c) for c in ub_c]))),
-        shape=(opp.size, nv))
-    Eo = E.tocoo()
-    A_eq = sp.csr_matrix(
-        (np.concatenate([Eo.data] + [np.asarray(v, float) for v in eq_v]),
-         (np.concatenate([Eo.row] + [E.shape[0] + np.asarray(r) for r in eq_r]),
-          np.concatenate([Eo.col] + [np.asarray(c) for c in eq_c]))),
-        shape=(E.shape[0] + n_eq, nv))
-    extra = np.zeros(n_eq)
-    extra[list(eq_rhs)] = list(eq_rhs.values())
-    b_eq = np.concatenate([cap.rhs, extra])
-    c = np.zeros(nv)
-    c[nx:nx + nq] = -np.asarray(opp.rhs)
-    bounds = np.zeros((nv, 2))
-    bounds[:, 1] = np.inf
-    bounds[nx:nx + nq, 0] = -np.inf
-    size = (nv, A_ub.shape[0] + A_eq.shape[0], A_ub.nnz + A_eq.nnz)
+    lp = _SequenceFormLP(model, maximizer)
+    lp.build()
+    c, A_ub, A_eq, b_eq, bounds = lp.arrays()
+    size = (len(c), A_ub.shape[0] + A_eq.shape[0], A_ub.nnz + A_eq.nnz)
     A_ub, c, bounds, kept, dropped, slack = _substitute_leaf_rows(A_ub, c, bounds)
     res = scipy.optimize.linprog(c, A_ub=A_ub, b_ub=np.zeros(A_ub.shape[0]), A_eq=A_eq,
                                  b_eq=b_eq, bounds=bounds, method=method)
     if res.status != 0:
         raise SolverError(f"HiGHS did not reach an optimum: {res.message}")
-    dual = np.empty(opp.size)
+    dual = np.empty(lp.dual.size)
     dual[kept] = -res.ineqlin.marginals
     dual[dropped] = res.lower.marginals[slack]
-    plans = {maximizer: res.x[:nx], minimizer: dual}
+    plans = {maximizer: res.x[:lp.nx], lp.minimizer: dual}
+    spaces = {maximizer: lp.primal, lp.minimizer: lp.dual}
     strategy = Strategy(
         (_behaviour_throw(model, spaces[CAPTAIN], plans[CAPTAIN]),
          _behaviour_throw(model, spaces[OPPONENT], plans[OPPONENT])),
         {**_behaviour_betting(spaces[CAPTAIN], plans[CAPTAIN]),
          **_behaviour_betting(spaces[OPPONENT], plans[OPPONENT])})
-    seconds = time.perf_counter() - start
-    x, y = plans[CAPTAIN], plans[OPPONENT]
+    sign = 1.0 if maximizer == CAPTAIN else -1.0
     return LPSolution(
         value=sign * float(-res.fun), status=int(res.status),
         message=f"scipy linprog {method}: {res.message}",
-        seconds=seconds, iterations=int(getattr(res, "nit", 0) or 0), strategy=strategy,
-        reach=(x, y), size=size)
+        seconds=time.perf_counter() - start, iterations=int(getattr(res, "nit", 0) or 0),
+        strategy=strategy, reach=(plans[CAPTAIN], plans[OPPONENT]), size=size)
 
 
 def _substitute_leaf_rows(A_ub: sp.csr_matrix, c: np.ndarray, bounds: np.ndarray):

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from solver.model import CAPTAIN, HandModel
+from games.bidou.betting import CAPTAIN, Node
+from solver.model import HandModel
 from solver.strategy import Strategy
 
 
@@ -50,19 +51,22 @@ def own_reach(model: HandModel, strategy: Strategy, player: int
         ends = ends_by_context[0 if player == CAPTAIN else tc - 1]
         start = ends[(tc if player == CAPTAIN else to) - 1]
 
-        def walk(history: str, reach: np.ndarray) -> None:
-            if tree.is_leaf(history):
-                return
-            node = tree.node(history)
+        at_node, _ = tree.push(start, own_step(strategy, (tc, to), player))
+        for node in tree.nodes:
             if node.actor == player:
-                betting[(tc, to, history)] = np.broadcast_to(reach, (len(node.actions),
-                                                                     reach.size)).copy()
-                probs = strategy.betting[(tc, to, history)]
-                for i, a in enumerate(node.actions):
-                    walk(history + a[0], reach * probs[i])
-            else:
-                for a in node.actions:
-                    walk(history + a[0], reach)
-
-        walk("", start)
+                betting[(tc, to, node.history)] = np.broadcast_to(
+                    at_node[node.index], (len(node.edges), model.num_hands)).copy()
     return throw_reach, betting
+
+
+def own_step(strategy: Strategy, public: tuple[int, int], player: int):
+    """`BettingTree.push`'s step for `player`'s own reach: his nodes multiply by his
+    probabilities, the other player's pass it through."""
+    tc, to = public
+
+    def step(node: Node, a: int, reach: np.ndarray) -> np.ndarray:
+        if node.actor != player:
+            return reach
+        return reach * strategy.betting[(tc, to, node.history)][a]
+
+    return step

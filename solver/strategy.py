@@ -15,8 +15,10 @@ from typing import Any, Mapping
 import numpy as np
 
 from games.bidou import rules
+from games.bidou.betting import CAPTAIN, OPPONENT
 from games.bidou.params import BidouParams, ParameterError
-from solver.model import CAPTAIN, OPPONENT, HandModel, build_model, throw_action_name
+from games.bidou.rules import throw_action_name
+from solver.model import HandModel, build_model
 
 SCHEMA = "bidou-strategy"
 SCHEMA_VERSION = 1

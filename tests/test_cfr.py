@@ -172,10 +172,9 @@ def test_vectorized_best_response_matches_best_response(params):
                                     BidouParams(faces=3, ranking="french",
                                                 aces_beat_bidou=False)])
 def test_showdowns_from_ranking(params):
-    """The ranking structure (strength order + exceptions) gives the rules' compare matrix,
-    and the cumulative-sum and dense showdown values agree."""
+    """The cumulative-sum and dense showdown values agree (the model checks at build time
+    that the ranking's order and exceptions give the rules' compare)."""
     model = build_model(params)
-    assert np.array_equal(cfr.compare_from_ranking(model), model.compare_matrix())
     dense = cfr._Engine(model, cfr.RULES["cfr+"], showdown="dense")
     cumsum = cfr._Engine(model, cfr.RULES["cfr+"], showdown="cumsum")
     rng = np.random.default_rng(0)
@@ -215,25 +214,35 @@ def test_complete_unreached_keeps_exploitability(small_models):
         best_response.exploitability(model, raw).exploitability, abs=1e-12)
 
 
-def test_general_payoffs_and_raise_caps():
-    """Continuation-value payoffs (not proportional across levels) and uneven raise caps,
-    as the round solver will pass them: CFR still meets the LP."""
+def round_like_model(params: BidouParams):
+    """Per-leaf payoffs (not proportional across leaves, ties not zero) on supply-limited
+    trees, as the round solver passes them."""
     from fractions import Fraction
 
-    from solver.model import Payoffs
+    from games.bidou.betting import CAPTAIN, OPPONENT, Supply, build_tree
 
+    def payoff(leaf):
+        base = Fraction(leaf.index + 3, 7) * (1 if leaf.pot.total % 2 else -1)
+        if leaf.kind == "showdown":
+            return (base + 2, Fraction(leaf.index, 10), base - Fraction(5, 2))
+        return (base, base, base)
+
+    supply = Supply(centre=2, piles=(3, 1))
+    trees = {first: build_tree(first, params.max_level, supply, payoff)
+             for first in (CAPTAIN, OPPONENT)}
+    return build_model(params, trees)
+
+
+def test_general_payoffs_and_supply_limits():
+    """Per-leaf payoffs and supply-limited trees: both showdown forms agree, the vectorized
+    best response is exact, and CFR still meets the LP."""
     params = BidouParams(faces=3, throws=2, max_level=3, ranking="french")
-    payoffs = Payoffs(
-        showdown_win=(Fraction(0), Fraction(3, 2), Fraction(5, 2), Fraction(7, 2)),
-        showdown_lose=(Fraction(0), Fraction(-2), Fraction(-3), Fraction(-9, 2)),
-        showdown_tie=(Fraction(0), Fraction(1, 10), Fraction(-1, 10), Fraction(1, 5)),
-        captain_folds=(Fraction(-1), Fraction(-1), Fraction(-5, 4), Fraction(-3, 2)),
-        opponent_folds=(Fraction(1), Fraction(1), Fraction(3, 2), Fraction(2)),
-        both_pass=Fraction(1, 4))
-    model = build_model(params, payoffs=payoffs, raise_cap=(3, 2))
+    model = round_like_model(params)
     dense = cfr._Engine(model, cfr.RULES["cfr+"], showdown="dense")
     cumsum = cfr._Engine(model, cfr.RULES["cfr+"], showdown="cumsum")
-    assert len(dense.lay.dense_groups[0]) == 3          # one product per bet level
+    groups = dense.lay.dense_groups[0]
+    assert len(groups) > 1 and all(scale is None for *_, scale in groups)  # not proportional
+    assert groups[-1][1] == dense.lay.n_showdown
     reach = np.random.default_rng(1).random(dense.players[0].leaf_reach.shape)
     for role in (0, 1):
         a, b = np.zeros_like(dense._values), np.zeros_like(cumsum._values)

@@ -3,9 +3,9 @@
 import numpy as np
 import pytest
 
+from games.bidou.betting import CAPTAIN, OPPONENT
 from games.bidou.params import BidouParams
 from solver.app.play import captain_payoff, play_hand
-from solver.model import CAPTAIN, OPPONENT
 from solver.solve import solve
 
 
@@ -18,15 +18,23 @@ def index(model, text):
     return model.hands.index(tuple(int(d) for d in text.split("-")))
 
 
+def leaf(model, *actions):
+    return model.tree((1, 1)).after(actions)
+
+
 def test_leaf_payoffs_follow_the_rules(small):
     m = small.model
     bidou, low = index(m, "2-1-1"), index(m, "3-1-1")
-    assert captain_payoff(m, "bc", (bidou, low), (1, 1)) == 2        # call at level 1
-    assert captain_payoff(m, "brc", (low, bidou), (1, 1)) == -4      # call at level 2
-    assert captain_payoff(m, "bf", (low, bidou), (1, 1)) == 1        # opponent folds
-    assert captain_payoff(m, "pbf", (bidou, low), (1, 1)) == -1      # captain folds
-    assert captain_payoff(m, "pp", (bidou, low), (1, 1)) == 0
-    assert captain_payoff(m, "bc", (low, low), (1, 1)) == 0          # identical hands tie
+
+    def pay(hands, *actions):
+        return captain_payoff(m, leaf(m, *actions), hands, (1, 1))
+
+    assert pay((bidou, low), "bet", "call") == 2                # call at level 1
+    assert pay((low, bidou), "bet", "raise", "call") == -4      # call at level 2
+    assert pay((low, bidou), "bet", "fold") == 1                # opponent folds
+    assert pay((bidou, low), "pass", "bet", "fold") == -1       # captain folds
+    assert pay((bidou, low), "pass", "pass") == 0
+    assert pay((low, low), "bet", "call") == 0                  # identical hands tie
     # the opponent bets first when the captain threw more: "b" is the opponent's bet
     assert m.tree((2, 1)).node("").actor == OPPONENT
 

@@ -7,12 +7,13 @@ import numpy as np
 import pytest
 import scipy.optimize
 
+from games.bidou.betting import CAPTAIN, OPPONENT, build_tree, hand_payoff
 from games.bidou.params import BidouParams
 from solver import best_response, lp
 from solver.best_response import exploitability
 from solver.errors import SolverError
 from solver.files import write_json_atomic
-from solver.model import CAPTAIN, OPPONENT, Payoffs, build_betting_tree, build_model
+from solver.model import build_model
 from solver.reach import own_reach
 from solver.solve import solve
 from solver.strategy import (
@@ -59,13 +60,20 @@ def test_strategies_are_proper_distributions(default):
 
 
 def test_betting_tree_shape():
-    tree = build_betting_tree(CAPTAIN, max_level=2)
+    tree = build_tree(CAPTAIN, max_level=2)
     assert [n.history for n in tree.nodes] == ["", "p", "pb", "pbr", "b", "br"]
     assert {leaf.history: leaf.kind for leaf in tree.leaves} == {
         "pp": "pass", "pbf": "fold", "pbc": "showdown", "pbrf": "fold", "pbrc": "showdown",
         "bf": "fold", "bc": "showdown", "brf": "fold", "brc": "showdown"}
     assert tree.node("br").actions == ("fold", "call")       # level 2 = max: no raise
     assert tree.node("pbr").actor == OPPONENT
+    # every edge leads to a later node (pre-order) or to a leaf
+    for node in tree.nodes:
+        for edge in node.edges:
+            assert (edge.leaf is None) != (edge.node is None)
+            assert edge.node is None or edge.node > node.index
+    assert tree.after(["bet", "raise", "call"]).kind == "showdown"
+    assert tree.after(["bet", "raise", "call"]).level == 2
 
 
 def test_one_throw_one_level_game_by_hand():
@@ -74,22 +82,22 @@ def test_one_throw_one_level_game_by_hand():
     assert solution.value == pytest.approx(-0.075, abs=1e-12)
 
 
+def chip_trees(max_level: int, scale: int):
+    def payoff(leaf):
+        return tuple(scale * v for v in hand_payoff(leaf.kind, leaf.level, leaf.folder))
+    return {first: build_tree(first, max_level, payoff=payoff) for first in (CAPTAIN, OPPONENT)}
+
+
 def test_zero_payoffs_give_zero_value():
     params = BidouParams(faces=3, throws=2, max_level=2)
-    base = Payoffs.chips(2)
-    nothing = Payoffs(base.showdown_tie, base.showdown_tie, base.showdown_tie,
-                      base.showdown_tie, base.showdown_tie, base.both_pass)
-    assert lp.solve_lp(build_model(params, nothing)).value == pytest.approx(0, abs=1e-12)
+    model = build_model(params, chip_trees(2, 0))
+    assert lp.solve_lp(model).value == pytest.approx(0, abs=1e-12)
 
 
 def test_payoff_scaling_scales_value():
     params = BidouParams(faces=3, throws=2, max_level=2)
-    base = Payoffs.chips(2)
-    double = Payoffs(*(tuple(2 * v for v in f) for f in (
-        base.showdown_win, base.showdown_lose, base.showdown_tie, base.captain_folds,
-        base.opponent_folds)), both_pass=base.both_pass)
     v1 = lp.solve_lp(build_model(params)).value
-    v2 = lp.solve_lp(build_model(params, double)).value
+    v2 = lp.solve_lp(build_model(params, chip_trees(2, 2))).value
     assert v2 == pytest.approx(2 * v1, abs=1e-12)
 
 

@@ -10,12 +10,15 @@ from __future__ import annotations
 import functools
 import itertools
 from fractions import Fraction
-from typing import Iterable
+from typing import Iterable, Union
 
 from games.bidou.params import RANKINGS, ParameterError
 
 Hand = tuple[int, int, int]
 Kept = tuple[int, ...]
+# A throw decision: "stop", or the dice kept before throwing again (() rethrows all three).
+ThrowAction = Union[str, Kept]
+STOP = "stop"
 
 BIDOU: Hand = (2, 1, 1)
 ACES: Hand = (1, 1, 1)
@@ -106,6 +109,16 @@ def _keep_options(hand: Hand) -> tuple[Kept, ...]:
         for combo in itertools.combinations(hand, size):
             options.add(tuple(sorted(combo, reverse=True)))
     return tuple(sorted(options, key=lambda k: (len(k), tuple(-d for d in k))))
+
+
+def throw_action_name(action: ThrowAction) -> str:
+    """Readable name of a throw decision, the same words in files and in the OpenSpiel game:
+    "stop", "reroll" (all three dice again) or "keep 6-5"."""
+    if action == STOP:
+        return "stop"
+    if action == ():
+        return "reroll"
+    return "keep " + format_hand(action)          # type: ignore[arg-type]
 
 
 def next_hand_distribution(hand: Hand, kept: Kept, faces: int) -> dict[Hand, Fraction]:

@@ -32,9 +32,11 @@ from typing import Any
 import numpy as np
 
 from games.bidou import rules
+from games.bidou.betting import CAPTAIN, OPPONENT, ROLE_NAMES
+from games.bidou.rules import STOP, throw_action_name
 from solver import best_response
 from solver.best_response import Exploitability
-from solver.model import CAPTAIN, OPPONENT, ROLE_NAMES, STOP, HandModel, throw_action_name
+from solver.model import HandModel
 from solver.reach import own_reach
 from solver.strategy import Strategy
 

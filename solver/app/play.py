@@ -11,7 +11,9 @@ from typing import Callable, Sequence
 import numpy as np
 
 from games.bidou import rules
-from solver.model import CAPTAIN, OPPONENT, ROLE_NAMES, STOP, HandModel, throw_action_name
+from games.bidou.betting import CAPTAIN, OPPONENT, ROLE_NAMES, Leaf, Node
+from games.bidou.rules import STOP, throw_action_name
+from solver.model import HandModel
 from solver.strategy import Strategy
 
 Ask = Callable[[str, Sequence[str]], str]
@@ -47,13 +49,12 @@ def _throw_turn(model: HandModel, strategy: Strategy, role: int, context: int,
     raise AssertionError("unreachable")
 
 
-def captain_payoff(model: HandModel, history: str, hands: tuple[int, int],
+def captain_payoff(model: HandModel, leaf: Leaf, hands: tuple[int, int],
                    public: tuple[int, int]) -> float:
     """The captain's payoff at a betting leaf, from the rules' `compare`."""
-    leaf = next(leaf for leaf in model.tree(public).leaves if leaf.history == history)
     outcome = rules.compare(model.hands[hands[0]], model.hands[hands[1]],
                             model.params.ranking, model.params.aces_beat_bidou)
-    return float(model.payoffs.leaf_value(leaf, outcome))
+    return float(model.tree(public).payoff(leaf, outcome))
 
 
 def play_hand(model: HandModel, strategy: Strategy, human: int | None,
@@ -72,18 +73,19 @@ def play_hand(model: HandModel, strategy: Strategy, human: int | None,
         tell(f"The opponent threw {to} time{'s' if to > 1 else ''}.")
     hands = (captain_hand, opponent_hand)
     tree = model.tree((tc, to))
-    history = ""
-    while not tree.is_leaf(history):
-        node = tree.node(history)
+    at: Node | Leaf = tree.root
+    while isinstance(at, Node):
+        node = at
         if node.actor == human and ask is not None:
             action = ask(f"Bet level {node.level}", list(node.actions))
         else:
-            probs = strategy.betting[(tc, to, history)][:, hands[node.actor]]
+            probs = strategy.betting[(tc, to, node.history)][:, hands[node.actor]]
             action = node.actions[_draw(rng, probs)]
             tell(f"The {ROLE_NAMES[node.actor]} says: {action}.")
-        history += action[0]
-    payoff = captain_payoff(model, history, hands, (tc, to))
-    leaf = next(leaf for leaf in tree.leaves if leaf.history == history)
+        edge = node.edges[node.actions.index(action)]
+        at = tree.nodes[edge.node] if edge.leaf is None else tree.leaves[edge.leaf]
+    leaf = at
+    payoff = captain_payoff(model, leaf, hands, (tc, to))
     if leaf.kind == "showdown":
         tell(f"Showdown: captain {rules.format_hand(model.hands[captain_hand])}, "
              f"opponent {rules.format_hand(model.hands[opponent_hand])}.")

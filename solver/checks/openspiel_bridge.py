@@ -18,11 +18,11 @@ from open_spiel.python import policy as policy_lib
 
 import games.bidou  # noqa: F401  (registers python_bidou)
 from games.bidou import rules
+from games.bidou.betting import ACTIONS, CAPTAIN, OPPONENT, Node
 from games.bidou.params import BidouParams
-from solver.model import CAPTAIN, OPPONENT, STOP, HandModel, build_model, throw_action_name
+from games.bidou.rules import STOP, throw_action_name
+from solver.model import HandModel, build_model
 from solver.strategy import Strategy
-
-BETTING_ACTIONS = ("pass", "bet", "fold", "call", "raise")
 
 
 def load_game(params: BidouParams) -> pyspiel.Game:
@@ -42,10 +42,9 @@ def to_openspiel_policy(game: pyspiel.Game, strategy: Strategy,
         names = [state.action_to_string(player, a) for a in legal]
         hand = hand_index[tuple(state.hands[player])]
         counts = state.throw_counts
-        if names[0] in BETTING_ACTIONS:
-            history = "".join(name[0] for name in state.betting)
-            node = model.tree(tuple(counts)).node(history)
-            probs = strategy.betting[(counts[0], counts[1], history)][:, hand]
+        if names[0] in ACTIONS:
+            node = model.tree(tuple(counts)).after(state.betting)
+            probs = strategy.betting[(counts[0], counts[1], node.history)][:, hand]
             by_name = dict(zip(node.actions, probs))
         else:
             context = 0 if player == CAPTAIN else counts[0] - 1
@@ -172,22 +171,22 @@ def _normalized_probs(probs: dict, names: list[str]) -> dict:
 
 
 def _walk_betting(model, public, player, head, hand, reach, probabilities, bet_mass):
+    """Add `player`'s reach of each own betting decision, for one hand, to `bet_mass`."""
     tree = model.tree(public)
+    chosen: dict[int, dict] = {}
 
-    def walk(history: str, names: list[str], reach: float) -> None:
-        if tree.is_leaf(history):
-            return
-        node = tree.node(history)
-        if node.actor == player:
+    def step(node: Node, a: int, carried: tuple[list[str], float]) -> tuple[list[str], float]:
+        names, mass = carried
+        action = node.edges[a].action
+        if node.actor != player:
+            return names + [action], mass
+        if node.index not in chosen:
             actions = list(node.actions)
-            p = _normalized_probs(probabilities(head + ",".join(names), actions), actions)
-            mass = bet_mass[(public[0], public[1], history)]
-            for i, action in enumerate(node.actions):
-                mass[i, hand] += reach * p[action]
-                if p[action] > 0:
-                    walk(history + action[0], names + [action], reach * p[action])
-        else:
-            for action in node.actions:
-                walk(history + action[0], names + [action], reach)
+            chosen[node.index] = _normalized_probs(
+                probabilities(head + ",".join(names), actions), actions)
+            for i, name in enumerate(actions):
+                bet_mass[(public[0], public[1], node.history)][i, hand] += \
+                    mass * chosen[node.index][name]
+        return names + [action], mass * chosen[node.index][action]
 
-    walk("", [], reach)
+    tree.push(([], reach), step)

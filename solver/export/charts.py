@@ -41,10 +41,12 @@ from matplotlib.colors import to_rgba
 from matplotlib.figure import Figure
 
 from games.bidou import rules
+from games.bidou.betting import CAPTAIN, OPPONENT, ROLE_NAMES
+from games.bidou.rules import STOP
 from solver import best_response
 from solver.export.tables import PURE_TOL, REACH_TOL, hand_label, ranked_indices
 from solver.files import write_bytes_atomic
-from solver.model import CAPTAIN, OPPONENT, ROLE_NAMES, STOP, HandModel
+from solver.model import HandModel
 from solver.reach import own_reach
 from solver.strategy import Strategy
 

@@ -31,23 +31,14 @@ from typing import Any, Iterable, Mapping, Sequence
 import numpy as np
 
 from games.bidou import rules
+from games.bidou.betting import ACTIONS, CAPTAIN, OPPONENT, ROLE_NAMES
+from games.bidou.rules import throw_action_name
 from solver.files import write_text_atomic
-from solver.model import (
-    BET,
-    CALL,
-    CAPTAIN,
-    FOLD,
-    OPPONENT,
-    PASS,
-    RAISE,
-    ROLE_NAMES,
-    HandModel,
-    throw_action_name,
-)
+from solver.model import HandModel
 from solver.reach import own_reach
 from solver.strategy import Strategy
 
-BETTING_ACTIONS = (PASS, BET, FOLD, CALL, RAISE)
+BETTING_ACTIONS = tuple(action.value for action in ACTIONS)
 REACH_TOL = 1e-12        # own-reach at or below this: the decision is never reached
 PURE_TOL = 5e-4          # a probability this close to 0 or 1 prints as a pure action
 
