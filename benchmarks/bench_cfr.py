@@ -72,7 +72,7 @@ def part_engines(model: HandModel) -> None:
     for label, options in (("numpy, dense showdowns", {"showdown": "dense"}),
                            ("numpy, cumulative-sum showdowns", {"showdown": "cumsum"}),
                            ("C kernel (solver/_cfr_kernel.c)", {"engine": "compiled"})):
-        engine = cfr._Engine(model, cfr.RULES["cfr+"], **options)
+        engine = cfr.CFRSolver(model, cfr.RULES["cfr+"], **options)
         engine.run(50)
         if options.get("engine") == "compiled":
             batch = 200
@@ -83,10 +83,10 @@ def part_engines(model: HandModel) -> None:
     kernel = rows[-1][1]
     for label, iteration in rows:
         print(f"   {label:<34} {iteration:7.1f} us   x{iteration / kernel:.1f} the kernel")
-    engine = cfr._Engine(model, cfr.RULES["cfr+"], showdown="dense")
+    engine = cfr.CFRSolver(model, cfr.RULES["cfr+"], showdown="dense")
     reach = engine.players[OPPONENT].leaf_reach
     for mode in ("cumsum", "dense"):
-        engine = cfr._Engine(model, cfr.RULES["cfr+"], showdown=mode)
+        engine = cfr.CFRSolver(model, cfr.RULES["cfr+"], showdown=mode)
         leaf = best_of(lambda e=engine, r=reach: e._leaf_values(CAPTAIN, r, e._values),
                        number=500)
         print(f"   numpy showdown values, {mode:<7} {leaf:7.1f} us a pass")
@@ -251,7 +251,7 @@ def part_mccfr(seconds: float, quick: bool) -> None:
 
 
 def cfr_for_seconds(model: HandModel, seconds: float) -> tuple[int, float]:
-    engine = cfr._Engine(model, cfr.RULES["cfr+"], engine="compiled")
+    engine = cfr.CFRSolver(model, cfr.RULES["cfr+"], engine="compiled")
     start = time.perf_counter()
     while time.perf_counter() - start < seconds:
         engine.run(100)

@@ -9,6 +9,7 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -365,6 +366,44 @@ CLONES double cfr_run(int64_t iterations, int64_t t, Player *cap, Player *opp, c
         }
     }
     return added;
+}
+
+/* The layout of the three structs as this compiler laid them out: for struct `which`
+ * (0 Layout, 1 Player, 2 Rule), its size then the offset of each field in declaration
+ * order, written to `out` (room for `room` numbers). Returns how many were written, or -1.
+ * solver/cfr_kernel.py compares them with its ctypes structs when it loads the library,
+ * so a field added on one side only fails loudly instead of reading the wrong memory. */
+#define OFF(S, f) (int64_t)offsetof(S, f)
+int64_t cfr_struct_layout(int64_t which, int64_t *out, int64_t room)
+{
+    static const int64_t layout[] = {
+        sizeof(Layout), OFF(Layout, T), OFF(Layout, A), OFF(Layout, n), OFF(Layout, K),
+        OFF(Layout, D), OFF(Layout, L), OFF(Layout, m), OFF(Layout, P), OFF(Layout, E),
+        OFF(Layout, child_row), OFF(Layout, pub_tc), OFF(Layout, pub_to),
+        OFF(Layout, parent_edge), OFF(Layout, leaf_edge), OFF(Layout, exc_w),
+        OFF(Layout, exc_l), OFF(Layout, legal), OFF(Layout, outcome), OFF(Layout, exc_coef),
+        OFF(Layout, prior), OFF(Layout, V)};
+    static const int64_t player[] = {
+        sizeof(Player), OFF(Player, C), OFF(Player, Dp), OFF(Player, is_captain),
+        OFF(Player, throw_regret), OFF(Player, bet_regret), OFF(Player, throw_sigma),
+        OFF(Player, bet_sigma), OFF(Player, throw_avg), OFF(Player, seq_avg),
+        OFF(Player, factor), OFF(Player, flows), OFF(Player, ends), OFF(Player, reach),
+        OFF(Player, seq), OFF(Player, leaf_reach), OFF(Player, throw_uniform),
+        OFF(Player, bet_uniform), OFF(Player, throw_r), OFF(Player, bet_r), OFF(Player, stop),
+        OFF(Player, work), OFF(Player, totals), OFF(Player, own), OFF(Player, own_children),
+        OFF(Player, start_rows), OFF(Player, other_value), OFF(Player, sd_a_cum),
+        OFF(Player, sd_a_total), OFF(Player, sd_a_self)};
+    static const int64_t rule[] = {
+        sizeof(Rule), OFF(Rule, plus), OFF(Rule, discount), OFF(Rule, predictive),
+        OFF(Rule, alpha), OFF(Rule, beta), OFF(Rule, gamma)};
+    const int64_t *src = which == 0 ? layout : which == 1 ? player : which == 2 ? rule : NULL;
+    const int64_t count = which == 0   ? (int64_t)(sizeof(layout) / sizeof(int64_t))
+                          : which == 1 ? (int64_t)(sizeof(player) / sizeof(int64_t))
+                                       : (int64_t)(sizeof(rule) / sizeof(int64_t));
+    if (src == NULL || count > room)
+        return -1;
+    memcpy(out, src, sizeof(int64_t) * count);
+    return count;
 }
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_cfr_kernel",

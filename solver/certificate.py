@@ -94,6 +94,14 @@ def certify(model: HandModel, strategy: Strategy) -> Certificate:
     return Certificate(lower=max(p.lower for p in proofs), upper=min(p.upper for p in proofs))
 
 
+def exact_best_response(model: HandModel, strategy: Strategy, responder: int) -> Fraction:
+    """max over the responder's strategies of his expected payoff (the opponent's is minus
+    the captain's), exactly, against the other player's strategy read as binary fractions
+    (`certify`'s first reading). The round's certificate calls it stage by stage."""
+    ints = _binary(model, strategy)
+    return _ExactGame(model, _assemble(model, strategy, ints), Q).best_response_value(responder)
+
+
 def prove_fractions(model: HandModel, strategy: Strategy,
                     fractions: dict[tuple, list[Fraction]]) -> Certificate:
     """The interval proved by exact probabilities, keyed like `decisions(model, strategy)`

@@ -52,6 +52,32 @@ class _Rule(ctypes.Structure):
                 ("gamma", ctypes.c_double)]
 
 
+class KernelLayoutError(RuntimeError):
+    """The compiled kernel's structs are not laid out as this module's ctypes structs."""
+
+
+def check_layout(lib: ctypes.CDLL) -> None:
+    """Compare each struct's size and field offsets in C with the ctypes mirror; raise
+    KernelLayoutError naming the first difference (a stale build, a field added on one side
+    only) instead of letting the kernel read the wrong memory."""
+    for which, struct in enumerate((_Layout, _Player, _Rule)):
+        room = 1 + len(struct._fields_) + 8
+        out = (ctypes.c_int64 * room)()
+        count = lib.cfr_struct_layout(which, out, room)
+        ours = [ctypes.sizeof(struct)] + [getattr(struct, name).offset
+                                          for name, _ in struct._fields_]
+        theirs = list(out[:count])
+        if theirs != ours:
+            names = ["size"] + [name for name, _ in struct._fields_]
+            where = next((names[i] if i < len(names) else f"field {i}"
+                          for i in range(max(len(ours), len(theirs)))
+                          if i >= len(ours) or i >= len(theirs) or ours[i] != theirs[i]), "?")
+            raise KernelLayoutError(
+                f"the C kernel's {struct.__name__.strip('_')} struct differs from "
+                f"solver/cfr_kernel.py at {where} (C: {theirs}, Python: {ours}); "
+                "reinstall (pip install -e .) to rebuild it")
+
+
 def _library() -> ctypes.CDLL | None:
     spec = importlib.util.find_spec("solver._cfr_kernel")
     if spec is None or spec.origin is None:
@@ -60,6 +86,9 @@ def _library() -> ctypes.CDLL | None:
     lib.cfr_run.restype = ctypes.c_double
     lib.cfr_run.argtypes = [_N, _N, ctypes.POINTER(_Player), ctypes.POINTER(_Player),
                             ctypes.POINTER(_Layout), ctypes.POINTER(_Rule), _N, _N]
+    lib.cfr_struct_layout.restype = _N
+    lib.cfr_struct_layout.argtypes = [_N, ctypes.POINTER(ctypes.c_int64), _N]
+    check_layout(lib)
     return lib
 
 
@@ -117,7 +146,7 @@ class Kernel:
 
 
 def bind(engine) -> Kernel:
-    """The kernel on a `cfr._Engine`'s layout and both players' arrays, which it then
+    """The kernel on a `cfr.CFRSolver`'s layout and both players' arrays, which it then
     updates in place (the engine keeps reading them: averages, strategies, checks)."""
     lay = engine.lay
     child_row = np.concatenate([rows for _, _, rows, _ in lay.layers], axis=1)

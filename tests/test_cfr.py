@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from games.bidou.params import BidouParams
-from solver import best_response, cfr
+from solver import best_response, cfr, cfr_layout
 from solver.lp import solve_lp
 from solver.model import build_model
 from solver.strategy import check_strategy
@@ -102,7 +102,7 @@ def test_target_respected(small_models):
 
 
 def first_iteration_below(model, target):
-    engine = cfr._Engine(model, cfr.RULES["cfr+"], engine="compiled")   # as solve_cfr
+    engine = cfr.CFRSolver(model, cfr.RULES["cfr+"], engine="compiled")   # as solve_cfr
     while True:
         engine.iterate()
         if engine.average_exploitability() <= target:
@@ -160,7 +160,7 @@ def test_vectorized_best_response_matches_best_response(params):
     """The stopping trigger equals solver.best_response's exploitability to rounding."""
     model = build_model(params)
     for method in cfr.METHODS:
-        engine = cfr._Engine(model, cfr.RULES[method])
+        engine = cfr.CFRSolver(model, cfr.RULES[method])
         for _ in range(23):
             engine.iterate()
         exact = best_response.exploitability(model, engine.average_strategy())
@@ -175,8 +175,8 @@ def test_showdowns_from_ranking(params):
     """The cumulative-sum and dense showdown values agree (the model checks at build time
     that the ranking's order and exceptions give the rules' compare)."""
     model = build_model(params)
-    dense = cfr._Engine(model, cfr.RULES["cfr+"], showdown="dense")
-    cumsum = cfr._Engine(model, cfr.RULES["cfr+"], showdown="cumsum")
+    dense = cfr.CFRSolver(model, cfr.RULES["cfr+"], showdown="dense")
+    cumsum = cfr.CFRSolver(model, cfr.RULES["cfr+"], showdown="cumsum")
     rng = np.random.default_rng(0)
     reach = rng.random(dense.players[0].leaf_reach.shape)
     for role in (0, 1):
@@ -195,7 +195,7 @@ def test_same_iterates_as_openspiel_cfr_plus():
     params = BidouParams(faces=2, throws=2, max_level=1)
     game = pyspiel.load_game(params.to_game_string())
     theirs = pyspiel.CFRPlusSolver(game)
-    ours = cfr._Engine(build_model(params), cfr.RULES["cfr+"], average_played=True)
+    ours = cfr.CFRSolver(build_model(params), cfr.RULES["cfr+"], average_played=True)
     for _ in range(3):
         theirs.evaluate_and_update_policy()
         ours.iterate()
@@ -205,7 +205,7 @@ def test_same_iterates_as_openspiel_cfr_plus():
 
 def test_complete_unreached_keeps_exploitability(small_models):
     model = small_models["f2t2-french"]
-    engine = cfr._Engine(model, cfr.RULES["cfr+"])
+    engine = cfr.CFRSolver(model, cfr.RULES["cfr+"])
     for _ in range(50):
         engine.iterate()
     raw = engine.average_strategy()
@@ -238,8 +238,8 @@ def test_general_payoffs_and_supply_limits():
     best response is exact, and CFR still meets the LP."""
     params = BidouParams(faces=3, throws=2, max_level=3, ranking="french")
     model = round_like_model(params)
-    dense = cfr._Engine(model, cfr.RULES["cfr+"], showdown="dense")
-    cumsum = cfr._Engine(model, cfr.RULES["cfr+"], showdown="cumsum")
+    dense = cfr.CFRSolver(model, cfr.RULES["cfr+"], showdown="dense")
+    cumsum = cfr.CFRSolver(model, cfr.RULES["cfr+"], showdown="cumsum")
     groups = dense.lay.dense_groups[0]
     assert len(groups) > 1 and all(scale is None for *_, scale in groups)  # not proportional
     assert groups[-1][1] == dense.lay.n_showdown
@@ -272,6 +272,6 @@ def test_trigger_interval():
 def test_normalized_falls_back_to_uniform():
     weights = np.array([[0.0, 1.0, 0.0], [0.0, 3.0, 0.0]])
     uniform = np.full_like(weights, 0.5)
-    out = cfr._normalized(weights, uniform, axis=0)
+    out = cfr_layout.normalized(weights, uniform, axis=0)
     assert np.array_equal(out, [[0.5, 0.25, 0.5], [0.5, 0.75, 0.5]])
-    assert cfr._normalized(np.zeros((2, 0)), np.zeros((2, 0)), axis=0).shape == (2, 0)
+    assert cfr_layout.normalized(np.zeros((2, 0)), np.zeros((2, 0)), axis=0).shape == (2, 0)

@@ -19,7 +19,7 @@ VARIANTS = {
 }
 
 
-def _state(engine: cfr._Engine) -> dict[str, np.ndarray]:
+def _state(engine: cfr.CFRSolver) -> dict[str, np.ndarray]:
     out = {"weight_sum": np.array([engine.weight_sum])}
     for pl in engine.players:
         for name in ("throw_regret", "bet_regret", "throw_sigma", "bet_sigma", "throw_avg",
@@ -28,7 +28,7 @@ def _state(engine: cfr._Engine) -> dict[str, np.ndarray]:
     return out
 
 
-def _assert_same(a: cfr._Engine, b: cfr._Engine, rtol: float) -> None:
+def _assert_same(a: cfr.CFRSolver, b: cfr.CFRSolver, rtol: float) -> None:
     assert a.t == b.t
     sa, sb = _state(a), _state(b)
     for name in sa:
@@ -39,8 +39,8 @@ def _assert_same(a: cfr._Engine, b: cfr._Engine, rtol: float) -> None:
 
 
 def _pair(model, rule, **options):
-    numpy_engine = cfr._Engine(model, rule, showdown="cumsum", **options)
-    kernel = cfr._Engine(model, rule, engine="compiled", **options)
+    numpy_engine = cfr.CFRSolver(model, rule, showdown="cumsum", **options)
+    kernel = cfr.CFRSolver(model, rule, engine="compiled", **options)
     return numpy_engine, kernel
 
 
@@ -97,7 +97,7 @@ def test_kernel_reaches_the_same_exploitability():
 
 def test_kernel_refuses_arrays_it_would_misread():
     model = build_model(BidouParams(faces=2, throws=2))
-    engine = cfr._Engine(model, cfr.RULES["cfr+"])
+    engine = cfr.CFRSolver(model, cfr.RULES["cfr+"])
     engine.players[0].throw_regret = np.asfortranarray(
         np.zeros(engine.players[0].throw_regret.shape[::-1]).T)
     with pytest.raises(TypeError, match="C-contiguous"):
@@ -106,5 +106,44 @@ def test_kernel_refuses_arrays_it_would_misread():
 
 def test_unknown_engine_is_refused():
     with pytest.raises(ValueError, match="engine must be one of"):
-        cfr._Engine(build_model(BidouParams(faces=2, throws=1)), cfr.RULES["cfr"],
+        cfr.CFRSolver(build_model(BidouParams(faces=2, throws=1)), cfr.RULES["cfr"],
                     engine="gpu")
+
+
+def test_struct_layout_is_checked_at_load(monkeypatch):
+    """A ctypes mirror that differs from the compiled struct fails loudly at load."""
+    import ctypes
+
+    lib = cfr_kernel._LIB
+    if lib is None:
+        pytest.skip("the C kernel was not built")
+    cfr_kernel.check_layout(lib)                        # the real structs agree
+
+    class ShortRule(ctypes.Structure):
+        _fields_ = [("plus", ctypes.c_int64), ("discount", ctypes.c_int64),
+                    ("alpha", ctypes.c_double)]
+
+    monkeypatch.setattr(cfr_kernel, "_Rule", ShortRule)
+    with pytest.raises(cfr_kernel.KernelLayoutError, match="Rule"):
+        cfr_kernel.check_layout(lib)
+
+
+def test_kernel_calls_are_short_so_ctrl_c_is_seen():
+    """A long run is cut into kernel calls of about cfr.BATCH_SECONDS (an interrupt is only
+    seen between two calls)."""
+    import time
+
+    solver = cfr.CFRSolver(build_model(BidouParams()), cfr.RULES["cfr+"], engine="compiled")
+    kernel, calls = solver._compiled, []
+    run = kernel.run
+
+    def timed(*args):
+        start = time.perf_counter()
+        out = run(*args)
+        calls.append(time.perf_counter() - start)
+        return out
+
+    kernel.run = timed
+    solver.run(8000)
+    assert solver.t == 8000 and len(calls) > 3
+    assert max(calls) < 0.5

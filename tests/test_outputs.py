@@ -5,14 +5,14 @@ from pathlib import Path
 
 import pytest
 
-from solver.app.outputs import VARIANTS, fresh_solutions, stale_files
+from solver.app.outputs import VARIANTS, stale_files
 
 ROOT = Path(__file__).resolve().parent.parent / "outputs"
 
 
 @pytest.fixture(scope="module")
-def fresh():
-    return fresh_solutions()        # ~30 s: exact values included
+def fresh(published):
+    return published                # solved once for the session (tests/conftest.py)
 
 
 def test_outputs_are_current(fresh):

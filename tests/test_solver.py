@@ -30,8 +30,8 @@ FRENCH_VALUE = -0.036904226867802
 
 
 @pytest.fixture(scope="module")
-def default():
-    return solve(BidouParams())
+def default(default_solution):
+    return default_solution
 
 
 def test_default_value_and_exploitability(default):

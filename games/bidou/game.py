@@ -1,4 +1,4 @@
-"""Two-hand Bidou (RULES.md section 3) as an OpenSpiel game: `python_bidou`.
+"""Two-hand Bidou (docs/rules.md, "The hand game") as an OpenSpiel game: `python_bidou`.
 
 Load it with `pyspiel.load_game("python_bidou(faces=4,throws=2,reroll=keep)")` after
 `import games.bidou`. Parameters (defaults from `BidouParams()`): faces, throws, max_level,
@@ -16,7 +16,8 @@ Game flow
    "keep X" (the dice X are put aside, `rules.keep_options`); a chance node then gives the
    new hand (`rules.next_hand_distribution`).
 2. The opponent throws the same way.
-3. Betting. The captain bets first if his throw count <= the opponent's, else the opponent.
+3. Betting (`games/bidou/betting.py`: who bets first, what is legal, what each leaf pays).
+   The captain bets first if his throw count <= the opponent's, else the opponent.
    No bet standing: "pass" or "bet" (level 1); pass-pass ends the hand (0). Facing a bet at
    level k: "fold" (folder -1, other +1), "call" (showdown, +-2k, 0 on a tie) or "raise" (to
    k+1, only while k < max_level).
@@ -79,17 +80,16 @@ from typing import Optional
 import numpy as np
 import pyspiel
 
-from games.bidou import rules
+from games.bidou import betting, rules
+from games.bidou.betting import ACTIONS, CAPTAIN, OPPONENT, Action
 from games.bidou.params import BidouParams
 
-CAPTAIN = 0
-OPPONENT = 1
 _NUM_PLAYERS = 2
 
-STOP = 0
-REROLL = 1
+# Player action ids (see the module docstring): throw decisions first, then the betting.
+STOP_ID = 0
+REROLL_ID = 1
 _KEEP_BASE = 2
-BETTING_NAMES = ("pass", "bet", "fold", "call", "raise")
 
 _DEFAULTS = BidouParams()
 
@@ -135,20 +135,22 @@ class _Tables:
         self.hand_index = {h: i for i, h in enumerate(self.hands)}
         self.keeps = all_keeps(params.faces)
         self.keep_action = {k: _KEEP_BASE + i for i, k in enumerate(self.keeps)}
-        self.keep_action[()] = REROLL
-        self.action_names = (["stop", "reroll"]
-                             + [f"keep {rules.format_hand(k)}" for k in self.keeps]
-                             + list(BETTING_NAMES))
+        self.keep_action[()] = REROLL_ID
+        self.action_names = ([rules.throw_action_name(rules.STOP),
+                              rules.throw_action_name(())]
+                             + [rules.throw_action_name(k) for k in self.keeps]
+                             + [action.value for action in ACTIONS])
         self.action_ids = {name: i for i, name in enumerate(self.action_names)}
         base = _KEEP_BASE + len(self.keeps)
-        self.PASS, self.BET, self.FOLD, self.CALL, self.RAISE = range(base, base + 5)
-        self.betting_actions = (self.PASS, self.BET, self.FOLD, self.CALL, self.RAISE)
-        self.num_distinct_actions = base + 5
+        self.bet_id = {action: base + i for i, action in enumerate(ACTIONS)}
+        self.bet_action = {i: action for action, i in self.bet_id.items()}
+        self.betting_actions = tuple(self.bet_id[action] for action in ACTIONS)
+        self.num_distinct_actions = base + len(ACTIONS)
         # Longest betting sequence: pass, bet, (max_level - 1) raises, call/fold.
         self.max_bets = params.max_level + 2
 
     def kept_of(self, action: int) -> rules.Kept:
-        if action == REROLL:
+        if action == REROLL_ID:
             return ()
         return self.keeps[action - _KEEP_BASE]
 
@@ -328,17 +330,14 @@ class BidouState(pyspiel.State):
             if player != c.thrower:
                 return []
             if t.params.reroll == "all":
-                return [STOP, REROLL]
+                return [STOP_ID, REROLL_ID]
             options = rules.keep_options(c.hands[player])
-            return sorted([STOP] + [t.keep_action[k] for k in options])
+            return sorted([STOP_ID] + [t.keep_action[k] for k in options])
         if c.phase == _BETTING:
             if player != c.to_bet:
                 return []
-            if c.level == 0:
-                return [t.PASS, t.BET]
-            if c.level < self._max_level:
-                return [t.FOLD, t.CALL, t.RAISE]
-            return [t.FOLD, t.CALL]
+            legal = betting.legal_actions(c.level, self._max_level, betting.Role(player))
+            return [t.bet_id[action] for action in legal]
         return []
 
     def chance_outcomes(self):
@@ -368,7 +367,7 @@ class BidouState(pyspiel.State):
                 f"in state {self}")
         if c.phase == _THROW_DECISION:
             c.turns[player].append(action)
-            if action == STOP:
+            if action == STOP_ID:
                 self._end_turn()
             else:
                 c.kept = t.kept_of(action)
@@ -376,25 +375,20 @@ class BidouState(pyspiel.State):
             return
         # Betting.
         c.bets.append(action)
-        other = 1 - player
-        if action == t.PASS:
-            if len(c.bets) == 2:            # pass, pass
-                self._finish(0.0, 0.0)
-            else:
-                c.to_bet = other
-        elif action == t.BET:
-            c.level = 1
-            c.to_bet = other
-        elif action == t.RAISE:
+        bet = t.bet_action[action]
+        if bet in (Action.BET, Action.RAISE):
             c.level += 1
-            c.to_bet = other
-        elif action == t.FOLD:              # the folder takes one penalty chip
-            self._finish(*((-1.0, 1.0) if player == CAPTAIN else (1.0, -1.0)))
-        elif action == t.CALL:              # showdown: the lower hand takes the 2k chips
-            sign = rules.compare(c.hands[CAPTAIN], c.hands[OPPONENT],
-                                 t.params.ranking, t.params.aces_beat_bidou)
-            stake = 2.0 * c.level
-            self._finish(sign * stake, -sign * stake)
+        if bet in (Action.BET, Action.RAISE) or (bet == Action.PASS and len(c.bets) == 1):
+            c.to_bet = 1 - player
+            return
+        kind = {Action.PASS: betting.PASS, Action.FOLD: betting.FOLD,
+                Action.CALL: betting.SHOWDOWN}[bet]
+        folder = betting.Role(player) if bet == Action.FOLD else None
+        outcome = rules.compare(c.hands[CAPTAIN], c.hands[OPPONENT],
+                                t.params.ranking, t.params.aces_beat_bidou)
+        wins, ties, loses = betting.hand_payoff(kind, c.level, folder)
+        captain = float({1: wins, 0: ties, -1: loses}[outcome])
+        self._finish(captain, -captain)
 
     def _end_turn(self):
         c = self._c
@@ -404,8 +398,7 @@ class BidouState(pyspiel.State):
             c.phase = _THROW_CHANCE
         else:
             c.phase = _BETTING
-            # The captain bets first if he made no more throws than the opponent.
-            c.to_bet = CAPTAIN if c.counts[CAPTAIN] <= c.counts[OPPONENT] else OPPONENT
+            c.to_bet = int(betting.first_bettor(c.counts[CAPTAIN], c.counts[OPPONENT]))
 
     def _finish(self, captain: float, opponent: float):
         self._c.returns = [captain + 0.0, opponent + 0.0]   # + 0.0: no negative zeros
@@ -442,7 +435,7 @@ def _turn_string(turn, tables, visible: bool) -> str:
         elif visible:
             tokens.append(tables.action_names[tok])
         else:
-            tokens.append("stop" if tok == STOP else "again")
+            tokens.append("stop" if tok == STOP_ID else "again")
     return ",".join(tokens)
 
 
@@ -531,7 +524,7 @@ class BidouObserver:
                         if decisions is not None:
                             decisions[throw, tok] = 1
                         if self._public:
-                            d["throw_decisions"][owner, throw, 0 if tok == STOP else 1] = 1
+                            d["throw_decisions"][owner, throw, 0 if tok == STOP_ID else 1] = 1
         else:
             if self._private_single and state._c.hands[player] is not None:
                 d["hand"][t.hand_index[state._c.hands[player]]] = 1

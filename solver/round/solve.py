@@ -1,0 +1,195 @@
+"""The round as a stochastic game over chip states, solved component by component.
+
+States are solved in the order of the condensation of the state graph (`states.solve_order`):
+every component after the ones it leads to, so the continuation values its hands pay are
+known or belong to the component itself. Most components are a state and its mirror (a pass
+or a tie only swaps the captain); once the centre is empty chips flow both ways and one
+component holds every state without centre chips, with its open throw.
+
+Inside a component the values solve V = val(stage games paying V). Shapley's value
+iteration (solve every stage with the current V, take the stage values) converges only as
+fast as play leaves the component. Here each round of stage solves is followed by a policy
+evaluation (Pollatschek and Avi-Itzhak 1969; Filar and Vrieze, "Competitive Markov Decision
+Processes", section 6.3): both players' stage equilibrium strategies are held fixed and the
+values they give are solved exactly from a small linear system over the component's states.
+Near the solution this is Newton's method on V - val(V) (quadratic); a step that does not
+shrink the residual falls back to a Shapley step, which always does. The loop stops when the
+stage values reproduce V to STOP_RESIDUAL; the numbers are then proved by `certify`, never
+by this residual.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from fractions import Fraction
+from typing import Callable
+
+import numpy as np
+
+from games.bidou.round_params import RoundParams
+from solver.lp import solve_lp
+from solver.model import HandModel, build_model
+from solver.round.open_throw import OpenThrow as OpenThrowSolution
+from solver.round.open_throw import solve_open_throw
+from solver.round.stage import stage_model, transitions
+from solver.round.states import (
+    ChipState,
+    Next,
+    OpenThrow,
+    State,
+    after_open_throw,
+    solve_order,
+    start,
+    state_graph,
+)
+from solver.strategy import Strategy
+
+STOP_RESIDUAL = 1e-13
+MAX_ROUNDS = 60
+
+
+@dataclasses.dataclass(frozen=True)
+class Stage:
+    """The solved hand of one chip state: its model (paying the continuation values), the
+    stage equilibrium and its value to the captain."""
+
+    model: HandModel
+    strategy: Strategy
+    value: float
+
+
+@dataclasses.dataclass(frozen=True)
+class OpenStage:
+    """A solved open throw: value to the first thrower, P(he wins the round outright), both
+    exact for the continuation (his value if he loses the throw) it was solved with."""
+
+    value: float
+    p_low_wins: float
+    solved: OpenThrowSolution
+
+    @property
+    def exact(self) -> Fraction:
+        return self.solved.value
+
+    @property
+    def continuation(self) -> Fraction:
+        return self.solved.continuation
+
+    @property
+    def p_tie(self) -> Fraction:
+        return self.solved.p_tie
+
+
+@dataclasses.dataclass(frozen=True)
+class RoundSolution:
+    params: RoundParams
+    values: dict[State, float]
+    stages: dict[ChipState, Stage]
+    open_throws: dict[OpenThrow, OpenStage]
+    components: tuple[tuple[State, ...], ...]
+    history: dict[int, list[float]]          # component index -> residual per round
+    seconds: float
+
+    @property
+    def start_value(self) -> float:
+        """The first captain's chance to win the round (all chips in the centre)."""
+        return self.values[start(self.params.chips)]
+
+
+def solve_stage(base: HandModel, chips: int, state: ChipState, values: dict) -> Stage:
+    model = stage_model(base, chips, state, lambda nxt: nxt.value(values))
+    lp = solve_lp(model)
+    return Stage(model, lp.strategy, lp.value)
+
+
+def solve_open(params: RoundParams, state: OpenThrow, values: dict) -> OpenStage:
+    c = Fraction(after_open_throw(params.chips, state).value(values))
+    solved = solve_open_throw(params.hand, c)
+    return OpenStage(float(solved.value), float(solved.p_l_wins), solved)
+
+
+def _evaluate(params: RoundParams, component: list[State], stages: dict, opens: dict,
+              values: dict) -> dict[State, float]:
+    """The values of the component's states when every stage keeps its strategies: the
+    solution of V = r + M V (continuations outside the component are known)."""
+    index = {s: i for i, s in enumerate(component)}
+    k = len(component)
+    M, r = np.zeros((k, k)), np.zeros(k)
+
+    def add(i: int, nxt: Next, p: float) -> None:
+        if nxt.state is None:
+            r[i] += p * nxt.end
+        elif nxt.state in index:
+            j = index[nxt.state]
+            if nxt.same:
+                M[i, j] += p
+            else:
+                r[i] += p
+                M[i, j] -= p
+        else:
+            r[i] += p * nxt.value(values)
+
+    for i, s in enumerate(component):
+        if isinstance(s, OpenThrow):
+            r[i] += opens[s].p_low_wins
+            add(i, after_open_throw(params.chips, s), 1 - opens[s].p_low_wins)
+        else:
+            for nxt, p in transitions(stages[s].model, params.chips, s,
+                                      stages[s].strategy).items():
+                add(i, nxt, p)
+    solution = np.linalg.solve(np.eye(k) - M, r)
+    return {s: float(solution[i]) for i, s in enumerate(component)}
+
+
+def _stage_round(params, base, component, values, stages, opens) -> dict[State, float]:
+    """Solve every stage of the component against `values`; the stage values."""
+    out = {}
+    for s in component:
+        if isinstance(s, OpenThrow):
+            opens[s] = solve_open(params, s, values)
+            out[s] = opens[s].value
+        else:
+            stages[s] = solve_stage(base, params.chips, s, values)
+            out[s] = stages[s].value
+    return out
+
+
+def solve_round(params: RoundParams,
+                progress: Callable[[int, int, str], None] | None = None) -> RoundSolution:
+    """Every state's value and stage equilibrium (see the module docstring)."""
+    begin = time.perf_counter()
+    graph = state_graph(params.chips, params.hand.max_level)
+    order = solve_order(graph)
+    base = build_model(params.hand)
+    values: dict[State, float] = {}
+    stages: dict[ChipState, Stage] = {}
+    opens: dict[OpenThrow, OpenStage] = {}
+    history: dict[int, list[float]] = {}
+    done = 0
+    for number, component in enumerate(order):
+        cyclic = len(component) > 1 or graph.has_edge(component[0], component[0])
+        for s in component:
+            values.setdefault(s, 0.5)
+        residuals: list[float] = []
+        for _ in range(MAX_ROUNDS if cyclic else 1):
+            found = _stage_round(params, base, component, values, stages, opens)
+            residual = max(abs(found[s] - values[s]) for s in component)
+            residuals.append(residual)
+            if not cyclic or residual <= STOP_RESIDUAL:
+                values.update(found)
+                break
+            newton = _evaluate(params, component, stages, opens, values)
+            trial = dict(values)
+            trial.update(newton)
+            check = _stage_round(params, base, component, trial, dict(stages), dict(opens))
+            if max(abs(check[s] - trial[s]) for s in component) < residual:
+                values.update(newton)
+            else:
+                values.update(found)                  # Shapley step
+        history[number] = residuals
+        done += len(component)
+        if progress is not None:
+            progress(done, graph.number_of_nodes(), component[0].label())
+    return RoundSolution(params, values, stages, opens, tuple(tuple(c) for c in order),
+                         history, time.perf_counter() - begin)

@@ -1,0 +1,77 @@
+"""The hand played at a chip state, as a stage game: the compact hand model with betting
+limited by the chips each player can supply, and each leaf paying the value, to the
+captain, of the state it leads to."""
+
+from __future__ import annotations
+
+import dataclasses
+from fractions import Fraction
+from typing import Callable
+
+import numpy as np
+
+from games.bidou.betting import CAPTAIN, OPPONENT, OUTCOMES, Leaf, build_tree
+from solver.model import HandModel
+from solver.reach import end_mass
+from solver.round.states import ChipState, Next, after_leaf
+from solver.strategy import Strategy
+
+Value = Callable[[Next], float | Fraction]
+
+
+def stage_model(base: HandModel, chips: int, state: ChipState, value: Value) -> HandModel:
+    """`base` (the hand's rules) with the betting of `state`: supply-limited trees whose
+    leaves pay `value(where the leaf leads)` by showdown outcome."""
+    def payoff(leaf: Leaf) -> tuple:
+        return tuple(value(after_leaf(chips, state, leaf, outcome)) for outcome in OUTCOMES)
+
+    trees = {first: build_tree(first, base.params.max_level, state.supply(), payoff)
+             for first in (CAPTAIN, OPPONENT)}
+    return dataclasses.replace(base, trees=trees)
+
+
+def leaf_probabilities(model: HandModel, strategy: Strategy
+                       ) -> dict[tuple[int, int, int], float]:
+    """P(first bettor, leaf, outcome) when both players follow `strategy`: where the hand
+    ends, and how the showdown goes. They add up to 1."""
+    T = model.throws
+    out: dict[tuple[int, int, int], float] = {}
+    captain_ends = end_mass(model, strategy.throw[CAPTAIN][0])
+    masks = {o: (model.compare == o).astype(float) for o in OUTCOMES}
+    for tc in range(1, T + 1):
+        opponent_ends = end_mass(model, strategy.throw[OPPONENT][tc - 1])
+        for to in range(1, T + 1):
+            tree = model.tree((tc, to))
+            reach = (captain_ends[tc - 1], opponent_ends[to - 1])
+
+            def step(node, a, pair):
+                probs = strategy.betting[(tc, to, node.history)][a]
+                own = list(pair)
+                own[node.actor] = own[node.actor] * probs
+                return own[0], own[1]
+
+            _, at_leaf = tree.push(reach, step)
+            for leaf, (rc, ro) in zip(tree.leaves, at_leaf):
+                for o in OUTCOMES:
+                    key = (int(tree.first), leaf.index, o)
+                    out[key] = out.get(key, 0.0) + float(rc @ masks[o] @ ro)
+    return out
+
+
+def transitions(model: HandModel, chips: int, state: ChipState, strategy: Strategy
+                ) -> dict[Next, float]:
+    """Where the hand at `state` leads, with probabilities, under `strategy`."""
+    out: dict[Next, float] = {}
+    for (first, index, o), p in leaf_probabilities(model, strategy).items():
+        if p <= 0:
+            continue
+        leaf = model.trees[first].leaves[index]
+        nxt = after_leaf(chips, state, leaf, o)
+        out[nxt] = out.get(nxt, 0.0) + p
+    return out
+
+
+def check_total(probabilities: dict, tol: float = 1e-9) -> None:
+    total = float(np.sum(list(probabilities.values())))
+    if abs(total - 1) > tol:
+        raise AssertionError(f"stage transition probabilities add up to {total}")

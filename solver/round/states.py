@@ -1,0 +1,157 @@
+"""The states of a round and where each hand leads: the rules of section "The round" of
+docs/rules.md as pure functions, and the state graph (networkx) the solver walks.
+
+A state between two hands is the chips in the centre and in each pile, seen from the
+captain of the next hand (`ChipState`); by symmetry it does not matter which person is
+captain. When a player holds all chips but one there is no hand but an open throw
+(`OpenThrow`), seen from the player with one chip or none, who throws first. A hand or an
+open throw leads to another state, or ends the round; `Next` says which, and whether the
+value there belongs to the same person as here.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Iterator, Union
+
+import networkx as nx
+
+from games.bidou.betting import CAPTAIN, OPPONENT, Leaf, Settlement, Supply, settle
+
+
+@dataclasses.dataclass(frozen=True, order=True)
+class ChipState:
+    """Chips in the centre and in the piles of the next hand's captain and opponent.
+    Its value: the probability that the captain wins the round."""
+
+    centre: int
+    captain: int
+    opponent: int
+
+    def supply(self) -> Supply:
+        return Supply(self.centre, (self.captain, self.opponent))
+
+    def label(self) -> str:
+        return f"{self.centre},{self.captain},{self.opponent}"
+
+
+@dataclasses.dataclass(frozen=True, order=True)
+class OpenThrow:
+    """An open throw: `low` chips with the player who throws first (one or none), all the
+    others but one with the other player, `centre` in the centre. Its value: the
+    probability that the first thrower wins the round."""
+
+    centre: int
+    low: int
+
+    def label(self) -> str:
+        return f"open throw {self.centre},{self.low}"
+
+
+State = Union[ChipState, OpenThrow]
+
+
+@dataclasses.dataclass(frozen=True)
+class Next:
+    """Where a hand leads, for the value of the person who was captain (or, after an open
+    throw, first thrower): `state`'s value if `same`, one minus it otherwise; or the end
+    of the round, worth `end` (1 won, 0 lost)."""
+
+    state: State | None
+    same: bool = True
+    end: int | None = None
+
+    def value(self, values: dict) -> float:
+        if self.state is None:
+            return float(self.end)
+        v = values[self.state]
+        return v if self.same else 1 - v
+
+
+def start(chips: int) -> ChipState:
+    """A round starts with every chip in the centre (the first captain by a die throw)."""
+    return ChipState(chips, 0, 0)
+
+
+def arrive(chips: int, centre: int, mine: int, other: int, i_am_captain: bool) -> Next:
+    """The state reached with these chips, for the person holding `mine`: the round is over
+    if a pile holds every chip (its holder loses), an open throw if one holds all but one,
+    else the next hand, with this person captain or not."""
+    if mine == chips:
+        return Next(None, end=0)
+    if other == chips:
+        return Next(None, end=1)
+    if chips - 1 in (mine, other):
+        if mine == chips - 1:
+            return Next(OpenThrow(centre, other), same=False)
+        return Next(OpenThrow(centre, mine), same=True)
+    if i_am_captain:
+        return Next(ChipState(centre, mine, other), same=True)
+    return Next(ChipState(centre, other, mine), same=False)
+
+
+def after_hand(chips: int, state: ChipState, settlement: Settlement) -> Next:
+    """Where a hand's settlement leads, for the hand's captain."""
+    mine, other = settlement.piles[CAPTAIN], settlement.piles[OPPONENT]
+    return arrive(chips, settlement.centre, mine, other, settlement.next_captain == CAPTAIN)
+
+
+def after_leaf(chips: int, state: ChipState, leaf: Leaf, outcome: int) -> Next:
+    """Where a betting leaf leads when compare(captain's hand, opponent's) is `outcome`."""
+    return after_hand(chips, state, settle(state.supply(), leaf.pot, leaf.kind, outcome,
+                                           leaf.folder))
+
+
+def after_open_throw(chips: int, state: OpenThrow) -> Next:
+    """The open throw's thrower-first lost the throw: he takes a chip from the other, who
+    becomes captain. Returned for the first thrower."""
+    high = chips - state.centre - state.low
+    reached = arrive(chips, state.centre, high - 1, state.low + 1, True)   # for the other
+    return Next(reached.state, same=not reached.same, end=None if reached.end is None
+                else 1 - reached.end)
+
+
+def successors(chips: int, state: State, max_level: int) -> Iterator[Next]:
+    """Every place a state can lead to (for the graph; duplicates included)."""
+    from games.bidou.betting import build_tree
+
+    if isinstance(state, OpenThrow):
+        yield after_open_throw(chips, state)
+        return
+    for first in (CAPTAIN, OPPONENT):
+        tree = build_tree(first, max_level, state.supply(),
+                          payoff=lambda leaf: (0, 0, 0))
+        for leaf in tree.leaves:
+            for outcome in (1, 0, -1):
+                yield after_leaf(chips, state, leaf, outcome)
+
+
+def state_graph(chips: int, max_level: int) -> nx.DiGraph:
+    """Every state a round can reach from its start, an edge to each possible next state."""
+    graph = nx.DiGraph()
+    todo = [start(chips)]
+    graph.add_node(todo[0])
+    while todo:
+        state = todo.pop()
+        for nxt in successors(chips, state, max_level):
+            if nxt.state is None:
+                continue
+            if nxt.state not in graph:
+                graph.add_node(nxt.state)
+                todo.append(nxt.state)
+            graph.add_edge(state, nxt.state)
+    return graph
+
+
+def solve_order(graph: nx.DiGraph) -> list[list[State]]:
+    """The strongly connected components, each after every component it leads to: solve
+    them in this order and every continuation value outside a component is known."""
+    condensed = nx.condensation(graph)
+    order = list(reversed(list(nx.topological_sort(condensed))))
+    return [sorted(condensed.nodes[c]["members"], key=_sort_key) for c in order]
+
+
+def _sort_key(state: State) -> tuple:
+    if isinstance(state, ChipState):
+        return (0, state.centre, state.captain, state.opponent)
+    return (1, state.centre, state.low, 0)
