@@ -44,6 +44,16 @@ def _guarded(func: Callable) -> Callable:
     return wrapper
 
 
+class _ShortChoice(click.Choice):
+    """A prompt's choice whose error quotes a long wrong answer cut short, not in full."""
+
+    def get_invalid_choice_message(self, value: Any, ctx: click.Context | None) -> str:
+        text = str(value)
+        if len(text) > 40:
+            text = f"{text[:40]}... ({len(text):,} characters)"
+        return super().get_invalid_choice_message(text, ctx)
+
+
 @contextlib.contextmanager
 def _quiet_stderr():
     """Silence native code writing to file descriptor 2 for the duration."""
@@ -98,12 +108,16 @@ def game_options(func: Callable) -> Callable:
 
 
 class _Bidou(click.Group):
-    """The command group; ends on Ctrl-C and SIGTERM with 130 and 143, not click's 1."""
+    """The command group: usage errors in one line; Ctrl-C and SIGTERM end with 130 and 143
+    (not click's "Aborted!" and 1, which would read as a solver failure)."""
 
     def invoke(self, ctx: click.Context) -> Any:
         with sigterm_unwinds():
             try:
                 return super().invoke(ctx)
+            except click.UsageError as error:          # bad option or value: one line too
+                where = error.ctx.command_path if error.ctx else "bidou"
+                _fail(f"{error.format_message()} (see '{where} --help')", 2)
             except Terminated:
                 click.echo("\nbidou: terminated", err=True)
                 sys.exit(EXIT_TERMINATED)
@@ -410,7 +424,7 @@ def play(params: BidouParams, strategy_file: str | None, role: str, hands: int,
     rng = np.random.default_rng(seed)
 
     def ask(prompt: str, options) -> str:
-        return click.prompt(prompt, type=click.Choice(list(options)), show_choices=True)
+        return click.prompt(prompt, type=_ShortChoice(list(options)), show_choices=True)
 
     total = 0.0
     for number in range(hands):
