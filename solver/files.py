@@ -15,6 +15,7 @@ import json
 import os
 import shutil
 import stat
+import sys
 import tempfile
 from pathlib import Path
 from typing import Any, Iterator, Sequence
@@ -104,14 +105,37 @@ def _destination(name: str) -> tuple[str, str]:
 
 
 def _write_direct(target: str, data: bytes, append: bool) -> None:
-    flags = os.O_WRONLY | (os.O_APPEND if append else 0)
-    fd = os.open(target, flags)
+    stream = _own_stream(target)
+    if stream is not None:          # our stdout or stderr: share its offset, keep its order
+        stream.flush()
+        _write_all(stream.fileno(), data)
+        return
+    fd = os.open(target, os.O_WRONLY | (os.O_APPEND if append else 0))
     try:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view):]
+        _write_all(fd, data)
     finally:
         os.close(fd)
+
+
+def _own_stream(target: str):
+    """sys.stdout or sys.stderr if `target` is the very file or pipe it writes to."""
+    try:
+        info = os.stat(target)
+    except OSError:
+        return None
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            if os.path.samestat(os.fstat(stream.fileno()), info):
+                return stream
+        except (AttributeError, OSError, ValueError):     # no real descriptor (a test runner)
+            continue
+    return None
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
 
 
 def _replace(target: str, data: bytes, existing: os.stat_result | None) -> None:

@@ -514,3 +514,17 @@ def test_a_really_full_disk_prints_the_result_then_one_error(full_disk):
     one_error_line(result, "No space left on device")
     assert "value:          -0.029296875000" in result.output
     assert sorted(p.name for p in full_disk.iterdir()) == ["filler"]
+
+
+def test_out_dev_stdout_keeps_the_order_of_a_redirected_stdout(tmp_path):
+    """`--out /dev/stdout > file`: the summary, then the strategy file, then its name; the
+    strategy is written through the same descriptor, not over the printed lines."""
+    captured = tmp_path / "captured.txt"
+    with open(captured, "wb") as stdout:
+        subprocess.run([sys.executable, "-m", "solver.app.cli", "solve", *TINY, "--out",
+                        "/dev/stdout"], stdout=stdout, check=True,
+                       env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    lines = captured.read_text().splitlines()
+    start, end = lines.index("{"), lines.index("}")
+    assert lines[0].startswith("rules:") and lines[-1] == "strategy:       /dev/stdout"
+    assert json.loads("\n".join(lines[start:end + 1]))["schema"] == "bidou-strategy"
