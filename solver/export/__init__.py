@@ -57,7 +57,9 @@ def unpack(source: Any) -> tuple[HandModel, Strategy, dict[str, Any]]:
 
     For a tuple (a strategy file, say) the exploitability and the certified interval are
     measured afresh from the strategy, and a recorded value they contradict is refused
-    (StrategyFileError): a hand-edited number is never printed as if it were right.
+    (StrategyFileError): a hand-edited number is never printed as if it were right. Of the
+    rest only how it was solved (CLAIMS) is kept, marked ``source: "strategy file"`` so that
+    it is shown as the file's claim; the rules are the model's.
     """
     if hasattr(source, "model") and hasattr(source, "strategy"):
         model, strategy = source.model, source.strategy
@@ -77,8 +79,8 @@ def unpack(source: Any) -> tuple[HandModel, Strategy, dict[str, Any]]:
         raise StrategyFileError(
             f"the value recorded with this strategy ({claimed!r}) is not its value "
             f"({e.value:.12g}, exploitability {e.exploitability:.3g}): was it edited?")
-    summary = {key: value for key, value in summary.items()
-               if key not in CLAIMS or _plain_claim(value)}
+    summary = {key: value for key, value in summary.items()    # the rest is re-derived
+               if key in CLAIMS and _plain_claim(value)}
     summary["rules"] = model.params.to_dict()        # the rules measured, not a copy's claim
     summary["source"] = FROM_FILE
     measured = e.to_dict()
