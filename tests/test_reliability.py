@@ -528,3 +528,14 @@ def test_out_dev_stdout_keeps_the_order_of_a_redirected_stdout(tmp_path):
     start, end = lines.index("{"), lines.index("}")
     assert lines[0].startswith("rules:") and lines[-1] == "strategy:       /dev/stdout"
     assert json.loads("\n".join(lines[start:end + 1]))["schema"] == "bidou-strategy"
+
+
+@pytest.mark.parametrize("args, words", [
+    (("solve", "--method", "bogus"), "Invalid value for '--method'"),
+    (("solve", "--bogus"), "No such option '--bogus'"),
+    (("nonsense",), "No such command 'nonsense'"),
+])
+def test_usage_errors_are_one_line(args, words):
+    result = CliRunner().invoke(main, list(args))
+    one_error_line(result, words)
+    assert "--help')" in result.output and result.output.count("\n") == 1
