@@ -25,7 +25,7 @@ SCHEMA_VERSION = 1
 # `certificate.exact_probabilities` enforces, so a strategy the loader accepts is one the
 # certificate can turn into exact rationals; a looser file fails here, in one message.
 TOLERANCE = 1e-9
-# The largest strategy file this program writes (6 faces, keep, max level 20) is under 10 MB;
+# The largest strategy file this program writes (6 faces, keep, max level 20) is about 2 MB;
 # anything far larger is not a strategy file, and is refused before it is read.
 MAX_FILE_BYTES = 64 * 2**20
 
