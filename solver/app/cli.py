@@ -265,7 +265,8 @@ def _strategy_source(params: BidouParams, strategy_file: str | None,
     if strategy_file is None:
         return run(params)
     model, strategy, summary = load_strategy_file(strategy_file)
-    given = click.get_current_context().params          # as typed, before normalizing
+    context = click.get_current_context(silent=True)
+    given = context.params if context else {}            # as typed, before normalizing
     clashes = [f"{name}={getattr(model.params, name)}" for name in rules_given
                if given.get(name, getattr(params, name)) != getattr(model.params, name)
                and (name != "aces_beat_bidou" or model.params.ranking == "french")]
