@@ -539,3 +539,10 @@ def test_usage_errors_are_one_line(args, words):
     result = CliRunner().invoke(main, list(args))
     one_error_line(result, words)
     assert "--help')" in result.output and result.output.count("\n") == 1
+
+
+def test_full_disk_after_convergence_prints_the_runs_then_one_error(tmp_path, monkeypatch):
+    monkeypatch.setattr(files.os, "fsync", _no_space)
+    result = run("convergence", *TINY, "--iterations", "20", "--out", tmp_path)
+    one_error_line(result, "No space left on device")
+    assert "pcfr+:" in result.output and list(tmp_path.iterdir()) == []
