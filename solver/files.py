@@ -198,7 +198,7 @@ def _check_folder(folder: str, name: str) -> None:
         raise _refuse(name, f"{probe} is not a folder")
     if not os.access(probe, os.W_OK | os.X_OK):
         raise _refuse(name, f"the folder {probe} is not writable")
-    try:                                        # access() can be wrong (immutable, ACLs)
+    try:                                  # access() can be wrong (ACLs, network file systems)
         fd, tmp = tempfile.mkstemp(prefix=TEMP_PREFIX, dir=probe)
     except OSError as error:
         raise _refuse(name, f"the folder {probe} is not writable ({error.strerror})") from None
