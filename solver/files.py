@@ -1,12 +1,37 @@
-"""Writing files so that nothing is ever half-written: a temporary file beside the target,
-then a rename over it."""
+"""Writing files so that nothing is ever half-written, and nothing but a file is replaced.
+
+A regular file (or a new path) is written to a temporary file beside it, then renamed over
+it, keeping the old file's mode and owner. A symlink is followed and its target written. A
+character device or FIFO (``/dev/null``, ``/dev/stdout``, a pipe) is written directly, as a
+shell redirection would; a directory, block device or socket is refused. Every failure is a
+`DestinationError` with a one-line message; `check_file_destination` and
+`check_directory_destination` raise the same errors *before* long work starts.
+"""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import shutil
+import stat
+import sys
 import tempfile
-from typing import Any
+from pathlib import Path
+from typing import Any, Iterator, Sequence
+
+TEMP_PREFIX = ".tmp-"
+# Paths here are streams or kernel files (/dev/stdout, /proc/self/fd/1): written in place,
+# never resolved to what they happen to point at (a shell's redirection target, say).
+_DIRECT_ROOTS = ("/dev/", "/proc/")
+
+
+class DestinationError(OSError):
+    """An output path cannot be written; the message is one line naming the path."""
+
+
+def _refuse(path: str, reason: str) -> DestinationError:
+    return DestinationError(f"cannot write {path}: {reason}")
 
 
 def write_json_atomic(path: str | os.PathLike, document: Any) -> None:
@@ -20,20 +45,228 @@ def write_text_atomic(path: str | os.PathLike, text: str) -> None:
 
 
 def write_bytes_atomic(path: str | os.PathLike, data: bytes) -> None:
-    path = os.fspath(path)
-    directory = os.path.dirname(os.path.abspath(path))
-    os.makedirs(directory, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=directory)
+    """Write `data` at `path` so that a reader sees the old bytes or the new, never a mix."""
+    name = os.fspath(path)
     try:
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)         # mkstemp makes 0600; give the usual mode
+        target, kind = _destination(name)
+        if kind in ("chr", "fifo", "direct"):
+            _write_direct(target, data, append=kind == "direct")
+        else:
+            _replace(target, data, os.stat(target) if kind == "reg" else None)
+    except DestinationError:
+        raise
+    except OSError as error:
+        raise _refuse(name, error.strerror or str(error)) from None
+
+
+def _kind(mode: int) -> str:
+    for kind, test in (("reg", stat.S_ISREG), ("dir", stat.S_ISDIR), ("chr", stat.S_ISCHR),
+                       ("fifo", stat.S_ISFIFO), ("blk", stat.S_ISBLK),
+                       ("sock", stat.S_ISSOCK)):
+        if test(mode):
+            return kind
+    return "other"
+
+
+_REFUSED = {"dir": "it is a directory", "blk": "it is a block device",
+            "sock": "it is a socket", "other": "it is not a regular file"}
+
+
+def _destination(name: str) -> tuple[str, str]:
+    """(the path to write, its kind: "new", "reg", "chr", "fifo" or "direct").
+
+    Raises DestinationError for an empty path or anything that must not be written.
+    """
+    if not name:
+        raise DestinationError("cannot write '': the path is empty")
+    absolute = os.path.abspath(name)
+    if absolute.startswith(_DIRECT_ROOTS):
+        try:
+            kind = _kind(os.stat(name).st_mode)
+        except FileNotFoundError:
+            raise _refuse(name, "no such device or file") from None
+        except OSError as error:
+            raise _refuse(name, error.strerror or str(error)) from None
+        if kind in _REFUSED:
+            raise _refuse(name, _REFUSED[kind])
+        return name, "direct" if kind == "reg" else kind
+    if name.endswith(os.sep) and not os.path.isdir(name):
+        raise _refuse(name, "a file name cannot end with '/'")
+    target = os.path.realpath(name)          # a symlink is written through to its target
+    try:
+        kind = _kind(os.stat(target).st_mode)
+    except FileNotFoundError:
+        return target, "new"
+    except OSError as error:                 # ENOTDIR: a file where a folder should be
+        raise _refuse(name, error.strerror or str(error)) from None
+    if kind in _REFUSED:
+        raise _refuse(name, _REFUSED[kind])
+    return target, kind
+
+
+def _write_direct(target: str, data: bytes, append: bool) -> None:
+    stream = _own_stream(target)
+    if stream is not None:          # our stdout or stderr: share its offset, keep its order
+        stream.flush()
+        _write_all(stream.fileno(), data)
+        return
+    fd = os.open(target, os.O_WRONLY | (os.O_APPEND if append else 0))
+    try:
+        _write_all(fd, data)
+    finally:
+        os.close(fd)
+
+
+def _own_stream(target: str):
+    """sys.stdout or sys.stderr if `target` is the very file or pipe it writes to."""
+    try:
+        info = os.stat(target)
+    except OSError:
+        return None
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            if os.path.samestat(os.fstat(stream.fileno()), info):
+                return stream
+        except (AttributeError, OSError, ValueError):     # no real descriptor (a test runner)
+            continue
+    return None
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+
+
+def _replace(target: str, data: bytes, existing: os.stat_result | None) -> None:
+    directory = os.path.dirname(target)
+    os.makedirs(directory, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=TEMP_PREFIX, dir=directory)
+    try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
-        os.replace(tmp, path)
+        if existing is not None:
+            os.chmod(tmp, stat.S_IMODE(existing.st_mode))
+            if (existing.st_uid, existing.st_gid) != (os.getuid(), os.getgid()):
+                with contextlib.suppress(PermissionError):
+                    os.chown(tmp, existing.st_uid, existing.st_gid)
+        else:
+            umask = os.umask(0)
+            os.umask(umask)
+            os.chmod(tmp, 0o666 & ~umask)    # mkstemp makes 0600; give the usual mode
+        with contextlib.suppress(FileNotFoundError):   # never rename over a non-file
+            if not stat.S_ISREG(os.lstat(target).st_mode):
+                raise _refuse(target, "it stopped being a regular file")
+        os.replace(tmp, target)
     except BaseException:
-        if os.path.exists(tmp):
+        with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
         raise
+
+
+# --- checking destinations before the work ---------------------------------------------------
+
+def check_file_destination(path: str | os.PathLike) -> None:
+    """Raise DestinationError now if `write_bytes_atomic(path, ...)` cannot succeed later."""
+    name = os.fspath(path)
+    target, kind = _destination(name)
+    if kind in ("chr", "fifo", "direct"):
+        if not os.access(target, os.W_OK):
+            raise _refuse(name, "permission denied")
+        return
+    if kind == "reg" and not os.access(target, os.W_OK):
+        raise _refuse(name, "the file is read-only")
+    _check_folder(os.path.dirname(target), name)
+
+
+def check_directory_destination(path: str | os.PathLike) -> None:
+    """Raise DestinationError now unless `path` is, or can be made, a writable folder."""
+    name = os.fspath(path)
+    if not name:
+        raise DestinationError("cannot write into '': the folder name is empty")
+    _check_folder(os.path.realpath(name), name)
+
+
+def _check_folder(folder: str, name: str) -> None:
+    """The folder exists and takes a new file, or its nearest existing ancestor could."""
+    probe = folder
+    while not os.path.lexists(probe):
+        probe = os.path.dirname(probe)
+    if not os.path.isdir(probe):
+        raise _refuse(name, f"{probe} is not a folder")
+    if not os.access(probe, os.W_OK | os.X_OK):
+        raise _refuse(name, f"the folder {probe} is not writable")
+    try:                                  # access() can be wrong (ACLs, network file systems)
+        fd, tmp = tempfile.mkstemp(prefix=TEMP_PREFIX, dir=probe)
+    except OSError as error:
+        raise _refuse(name, f"the folder {probe} is not writable ({error.strerror})") from None
+    os.close(fd)
+    os.unlink(tmp)
+
+
+# --- a set of files published together -------------------------------------------------------
+
+@contextlib.contextmanager
+def staging_folder(out_dir: str | os.PathLike) -> Iterator[Path]:
+    """A fresh hidden folder inside `out_dir` to write a set of files into.
+
+    It is removed however the block ends (error, Ctrl-C, SIGTERM); `out_dir` is removed too
+    if this call created it and it is still empty.
+    """
+    out = Path(out_dir)
+    created = not out.exists()
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        stage = Path(tempfile.mkdtemp(prefix=TEMP_PREFIX, dir=out))
+    except OSError as error:
+        raise _refuse(str(out_dir), error.strerror or str(error)) from None
+    try:
+        yield stage
+    finally:
+        shutil.rmtree(stage, ignore_errors=True)
+        if created:
+            with contextlib.suppress(OSError):
+                out.rmdir()                      # only if empty: a failed first export
+
+
+def publish(stage: Path, out_dir: str | os.PathLike, names: Sequence[str],
+            stale: Sequence[str] = ()) -> None:
+    """Move the staged files `names` into `out_dir` in order, then delete the `stale` ones.
+
+    A plain file in the way is replaced by a rename (keeping its mode), anything else is
+    written like `write_bytes_atomic` would. Stale names are deleted only if they are plain
+    files directly inside `out_dir` and not among `names`.
+    """
+    out = Path(out_dir)
+    for name in names:
+        source, target = stage / name, out / name
+        try:
+            existing = os.lstat(target)
+        except FileNotFoundError:
+            existing = None
+        try:
+            if existing is None or stat.S_ISREG(existing.st_mode):
+                if existing is not None:
+                    os.chmod(source, stat.S_IMODE(existing.st_mode))
+                os.replace(source, target)
+            else:
+                write_bytes_atomic(target, source.read_bytes())
+        except DestinationError:
+            raise
+        except OSError as error:
+            raise _refuse(str(target), error.strerror or str(error)) from None
+    keep = set(names)
+    for name in stale:
+        if name in keep or not _plain_name(name):
+            continue
+        target = out / name
+        with contextlib.suppress(OSError):
+            if stat.S_ISREG(os.lstat(target).st_mode):
+                target.unlink()
+
+
+def _plain_name(name: str) -> bool:
+    return (isinstance(name, str) and name not in ("", ".", "..") and "/" not in name
+            and os.sep not in name and "\0" not in name)

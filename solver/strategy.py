@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import stat
 from typing import Any, Mapping
 
 import numpy as np
@@ -22,7 +23,13 @@ from solver.model import HandModel, build_model
 
 SCHEMA = "bidou-strategy"
 SCHEMA_VERSION = 1
-TOLERANCE = 1e-6
+# How far a decision's probabilities may sum from 1 (and stray outside [0, 1]): the bound
+# `certificate.exact_probabilities` enforces, so a strategy the loader accepts is one the
+# certificate can turn into exact rationals; a looser file fails here, in one message.
+TOLERANCE = 1e-9
+# The largest strategy file this program writes (6 faces, keep, max level 20) is about 2 MB;
+# anything far larger is not a strategy file, and is refused before it is read.
+MAX_FILE_BYTES = 64 * 2**20
 
 
 class StrategyFileError(ValueError):
@@ -91,9 +98,11 @@ def _check_probabilities(array: np.ndarray, legal: np.ndarray, tol: float, what:
         raise StrategyFileError(f"{what}: probabilities must lie in [0, 1]")
     if np.any(np.abs(np.where(legal, 0.0, array)) > tol):
         raise StrategyFileError(f"{what}: an illegal action has positive probability")
-    sums = array.sum(axis=-2)
-    if np.any(np.abs(sums - 1) > tol):
-        raise StrategyFileError(f"{what}: probabilities do not sum to 1")
+    sums = np.where(legal, array, 0.0).sum(axis=-2)       # legal actions, as certified
+    worst = float(np.max(np.abs(sums - 1))) if sums.size else 0.0
+    if worst > tol:
+        raise StrategyFileError(f"{what}: probabilities do not sum to 1 (off by {worst:.1e}; "
+                                f"at most {tol:g} is allowed)")
 
 
 # --- strategy file --------------------------------------------------------------------------
@@ -132,38 +141,53 @@ def strategy_from_json(document: Any) -> tuple[HandModel, Strategy, dict[str, An
     """Parse and validate a strategy document; any defect raises StrategyFileError."""
     if not isinstance(document, dict) or document.get("schema") != SCHEMA:
         raise StrategyFileError(f"not a {SCHEMA} file")
-    if document.get("schema_version") != SCHEMA_VERSION:
+    version = document.get("schema_version")
+    if not _is_int(version) or version != SCHEMA_VERSION:
         raise StrategyFileError(
             f"schema_version {document.get('schema_version')!r} is not supported "
             f"(this program reads version {SCHEMA_VERSION})")
+    rules_document = document.get("rules")
+    if not isinstance(rules_document, dict):
+        raise StrategyFileError("strategy file has no valid 'rules' object")
     try:
-        params = BidouParams.from_mapping(document["rules"])
+        params = BidouParams.from_mapping(rules_document)
     except ParameterError as error:
         raise StrategyFileError(f"bad rules in strategy file: {error}") from None
-    except (KeyError, TypeError):
+    except TypeError:
         raise StrategyFileError("strategy file has no valid 'rules' object") from None
+    if params.ranking != "french" and not params.aces_beat_bidou:   # a flag that does nothing
+        params = dataclasses.replace(params, aces_beat_bidou=True)
     model = build_model(params)
     try:
         if document["hands"] != [rules.format_hand(h) for h in model.hands]:
             raise StrategyFileError("the hands listed do not match the rules")
         if document["throw_actions"] != [throw_action_name(a) for a in model.throw_actions]:
             raise StrategyFileError("the throw actions listed do not match the rules")
-        captain = np.asarray(document["throw"]["captain"], dtype=float)[None]
-        opponent = np.asarray(document["throw"]["opponent"], dtype=float)
+        captain = _probabilities(document["throw"]["captain"], 3, "throw.captain")[None]
+        opponent = _probabilities(document["throw"]["opponent"], 4, "throw.opponent")
         T, (A, n) = model.throws, model.throw_legal.shape
         captain = captain.reshape((1, T - 1, A, n)) if captain.size == 0 else captain
         opponent = opponent.reshape((T, T - 1, A, n)) if opponent.size == 0 else opponent
+        if not isinstance(document["betting"], list):
+            raise StrategyFileError("'betting' must be a list of decision points")
         betting = {}
         for entry in document["betting"]:
-            key = (int(entry["captain_throws"]), int(entry["opponent_throws"]),
-                   str(entry["history"]))
+            tc, to, history = (entry["captain_throws"], entry["opponent_throws"],
+                               entry["history"])
+            if not (_is_int(tc) and _is_int(to) and isinstance(history, str)):
+                raise StrategyFileError("a betting node's throw counts must be whole numbers "
+                                        "and its history a string")
+            key = (tc, to, history)
             if key in betting:
                 raise StrategyFileError(f"betting node {key} appears twice")
             node = model.tree(key[:2]).node(key[2])
-            if list(entry["actions"]) != list(node.actions):
+            if entry["actions"] != list(node.actions):
                 raise StrategyFileError(f"betting node {key} lists other actions")
-            betting[key] = np.asarray(entry["probabilities"], dtype=float)
-        result = dict(document.get("result") or {})
+            betting[key] = _probabilities(entry["probabilities"], 2, f"betting node {key}")
+        result = document.get("result") or {}
+        if not isinstance(result, dict):
+            raise StrategyFileError("'result' must be an object")
+        result = dict(result)
     except StrategyFileError:
         raise
     except (KeyError, TypeError, ValueError, IndexError):
@@ -173,13 +197,48 @@ def strategy_from_json(document: Any) -> tuple[HandModel, Strategy, dict[str, An
     return model, strategy, result
 
 
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _probabilities(value: Any, depth: int, what: str) -> np.ndarray:
+    """Nested lists `depth` deep of JSON numbers (not strings, not true/false) as an array."""
+    level = [value]
+    for _ in range(depth):
+        if not all(isinstance(item, list) for item in level):
+            raise StrategyFileError(f"{what}: expected nested lists of probabilities")
+        level = [item for sub in level for item in sub]
+    bad = next((item for item in level if isinstance(item, bool)
+                or not isinstance(item, (int, float))), None)
+    if bad is not None:
+        raise StrategyFileError(f"{what}: probabilities must be numbers, got {bad!r:.40}")
+    return np.asarray(value, dtype=float)      # ragged rows: ValueError, reported as malformed
+
+
 def load_strategy_file(path: str | os.PathLike) -> tuple[HandModel, Strategy, dict[str, Any]]:
-    """Read a strategy file; StrategyFileError (one line) for anything wrong."""
+    """Read a strategy file; StrategyFileError (one line) for anything wrong.
+
+    Only a regular file of sane size is read: a FIFO would block forever and /dev/zero
+    would fill memory.
+    """
     try:
-        with open(path, encoding="utf-8") as handle:
-            document = json.load(handle, parse_constant=_reject_constant)
+        info = os.stat(path)
+        if not stat.S_ISREG(info.st_mode):
+            raise StrategyFileError(f"cannot read {path}: not a regular file")
+        if info.st_size > MAX_FILE_BYTES:
+            raise StrategyFileError(f"cannot read {path}: {info.st_size:,} bytes is too large "
+                                    f"for a strategy file (at most {MAX_FILE_BYTES:,})")
+        with open(path, "rb") as handle:
+            data = handle.read(MAX_FILE_BYTES + 1)
     except OSError as error:
-        raise StrategyFileError(f"cannot read {path}: {error.strerror}") from None
+        raise StrategyFileError(f"cannot read {path}: {error.strerror or error}") from None
+    if len(data) > MAX_FILE_BYTES:
+        raise StrategyFileError(f"cannot read {path}: too large for a strategy file")
+    try:
+        document = json.loads(data.decode("utf-8"), parse_constant=_reject_constant)
+    except RecursionError:
+        raise StrategyFileError(f"{path} is not a strategy file: JSON nested too deeply") \
+            from None
     except (json.JSONDecodeError, UnicodeDecodeError, ValueError) as error:
         raise StrategyFileError(f"{path} is not valid JSON: {error}") from None
     return strategy_from_json(document)

@@ -85,7 +85,7 @@ def test_evaluate_measures_a_strategy_file(tmp_path):
     result = run("evaluate", "--strategy", str(out), "--json")
     assert result.exit_code == 0, result.output
     report = json.loads(result.output)
-    assert report["method"] == "lp" and report["exploitability"] < 1e-12
+    assert report["claimed"]["method"] == "lp" and report["exploitability"] < 1e-12
     assert float(report["certified_value"]["lower_decimal"]) == pytest.approx(-0.029296875)
     assert report["certified_value"]["exact"] == "-15/512"
     text = run("evaluate", "--strategy", str(out)).output

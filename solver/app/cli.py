@@ -1,7 +1,8 @@
 """The `bidou` command: thin shells over library functions that the tests call directly.
 
-Every failure a user can cause (bad parameters, unreadable files) is one line on stderr and
-exit status 2; a solver that cannot vouch for its answer exits 1 without printing a value.
+Every failure a user can cause (bad parameters, unreadable files, unusable destinations) is
+one line on stderr and exit status 2; a solver that cannot vouch for its answer exits 1;
+Ctrl-C exits 130 and SIGTERM 143, leaving no temporary file behind.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ import contextlib
 import functools
 import inspect
 import json
+import math
 import os
 import sys
 from typing import Any, Callable
@@ -17,7 +19,9 @@ from typing import Any, Callable
 import click
 
 from games.bidou.params import RANKINGS, REROLL_MODES, BidouParams, ParameterError
+from solver.app.signals import EXIT_INTERRUPTED, EXIT_TERMINATED, Terminated, sigterm_unwinds
 from solver.errors import SolverError
+from solver.files import DestinationError
 from solver.strategy import StrategyFileError
 
 
@@ -33,11 +37,21 @@ def _guarded(func: Callable) -> Callable:
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             return func(*args, **kwargs)
-        except (ParameterError, StrategyFileError) as error:
+        except (ParameterError, StrategyFileError, DestinationError) as error:
             _fail(str(error), 2)
         except SolverError as error:
             _fail(str(error), 1)
     return wrapper
+
+
+class _ShortChoice(click.Choice):
+    """A prompt's choice whose error quotes a long wrong answer cut short, not in full."""
+
+    def get_invalid_choice_message(self, value: Any, ctx: click.Context | None) -> str:
+        text = str(value)
+        if len(text) > 40:
+            text = f"{text[:40]}... ({len(text):,} characters)"
+        return super().get_invalid_choice_message(text, ctx)
 
 
 @contextlib.contextmanager
@@ -76,6 +90,8 @@ def game_options(func: Callable) -> Callable:
     @functools.wraps(func)
     def wrapper(*args: Any, faces: int, throws: int, max_level: int, reroll: str,
                 ranking: str, aces_beat_bidou: bool, **kwargs: Any) -> Any:
+        if ranking != "french":          # the flag means nothing there: one spelling of rules
+            aces_beat_bidou = defaults.aces_beat_bidou
         params = BidouParams(faces=faces, throws=throws, max_level=max_level, reroll=reroll,
                              ranking=ranking, aces_beat_bidou=aces_beat_bidou)
         if "rules_given" in inspect.signature(func).parameters:
@@ -91,7 +107,28 @@ def game_options(func: Callable) -> Callable:
     return wrapper
 
 
-@click.group()
+class _Bidou(click.Group):
+    """The command group: usage errors in one line; Ctrl-C and SIGTERM end with 130 and 143
+    (not click's "Aborted!" and 1, which would read as a solver failure)."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        with sigterm_unwinds():
+            try:
+                return super().invoke(ctx)
+            except click.UsageError as error:          # bad option or value: one line too
+                where = error.ctx.command_path if error.ctx else "bidou"
+                _fail(f"{error.format_message()} (see '{where} --help')", 2)
+            except Terminated:
+                click.echo("\nbidou: terminated", err=True)
+                sys.exit(EXIT_TERMINATED)
+            except (KeyboardInterrupt, click.exceptions.Abort) as error:
+                if isinstance(error.__context__, EOFError):       # stdin ended at a prompt
+                    _fail("input ended before the command did", 2)
+                click.echo("\nbidou: interrupted", err=True)
+                sys.exit(EXIT_INTERRUPTED)
+
+
+@click.group(cls=_Bidou)
 @click.version_option(package_name="bidou-solver")
 def main() -> None:
     """Exact equilibria of two-hand Bidou, the bluffing dice game."""
@@ -180,11 +217,16 @@ def solve(params: BidouParams, method: str, iterations: int | None,
           target_exploitability: float | None, exact: bool, as_json: bool,
           out: str | None) -> None:
     """Solve one hand: value to the captain, exploitability, and the strategies."""
-    from solver.files import write_json_atomic
+    from solver.files import check_file_destination, write_json_atomic
     from solver.solve import solve as run
 
     if method == "lp" and (iterations is not None or target_exploitability is not None):
         raise ParameterError("--iterations and --target-exploitability apply to CFR methods")
+    if target_exploitability is not None and not math.isfinite(target_exploitability):
+        raise ParameterError(f"--target-exploitability must be a finite number above 0, "
+                             f"got {target_exploitability}")
+    if out is not None:
+        check_file_destination(out)             # before the work, not after it
     progress = _Progress(enabled=not as_json)
     try:
         solution = run(params, method, iterations=iterations,
@@ -193,21 +235,22 @@ def solve(params: BidouParams, method: str, iterations: int | None,
     finally:
         progress.close()
     summary = solution.summary()
-    if out and solution.converged:
-        write_json_atomic(out, solution.to_json())
+    proved = not exact or solution.certificate.exact is not None
     if as_json:
         click.echo(json.dumps(summary, indent=1))
     else:
         _print_solution(summary)
-        if out and solution.converged:
+    if out is not None and solution.converged and proved:
+        write_json_atomic(out, solution.to_json())    # DestinationError: printed above, exit 2
+        if not as_json:
             click.echo(f"strategy:       {out}")
+    not_written = ", no strategy file written" if out is not None else ""
     if not solution.converged:
         _fail(f"{method} stopped before reaching the target ({solution.status}): "
-              f"the value above is approximate" + (", no strategy file written" if out else ""),
-              1)
-    if exact and solution.certificate.exact is None:
+              f"the value above is approximate{not_written}", 1)
+    if not proved:
         _fail("no exact equilibrium could be recovered from these strategies: the interval "
-              "above is proved, the value itself is not", 1)
+              f"above is proved, the value itself is not{not_written}", 1)
 
 
 def _strategy_source(params: BidouParams, strategy_file: str | None,
@@ -222,8 +265,11 @@ def _strategy_source(params: BidouParams, strategy_file: str | None,
     if strategy_file is None:
         return run(params)
     model, strategy, summary = load_strategy_file(strategy_file)
+    context = click.get_current_context(silent=True)
+    given = context.params if context else {}            # as typed, before normalizing
     clashes = [f"{name}={getattr(model.params, name)}" for name in rules_given
-               if getattr(model.params, name) != getattr(params, name)]
+               if given.get(name, getattr(params, name)) != getattr(model.params, name)
+               and (name != "aces_beat_bidou" or model.params.ranking == "french")]
     if clashes:
         raise StrategyFileError(
             f"{strategy_file} was solved for other rules ({', '.join(clashes)}; "
@@ -253,7 +299,9 @@ def _writer_command(func: Callable) -> Callable:
 def _write(writer_name: str, params: BidouParams, strategy_file: str | None, out_dir: str,
            formats: tuple[str, ...], rules_given: tuple[str, ...]) -> None:
     from solver import export as exporting
+    from solver.files import check_directory_destination
 
+    check_directory_destination(out_dir)
     source = _strategy_source(params, strategy_file, rules_given)
     writer = getattr(exporting, writer_name)
     for path in writer(source, out_dir, formats=formats or exporting.FORMATS):
@@ -284,9 +332,11 @@ def charts(params: BidouParams, strategy_file: str | None, out_dir: str,
 def convergence(params: BidouParams, iterations: int, out_dir: str) -> None:
     """Exploitability against iterations and seconds for every CFR method (PNG and PDF)."""
     from solver.app.convergence import run_methods, write_convergence
+    from solver.files import check_directory_destination
     from solver.lp import solve_lp
     from solver.model import build_model
 
+    check_directory_destination(out_dir)
     model = build_model(params)
     runs = run_methods(model, iterations=iterations)
     for method, run in runs.items():
@@ -304,6 +354,7 @@ def convergence(params: BidouParams, iterations: int, out_dir: str) -> None:
 def outputs(root: str, check: bool) -> None:
     """Re-solve the default game and the keep and french variants into outputs/."""
     from solver.app.outputs import stale_files, write_outputs
+    from solver.files import check_directory_destination
 
     if check:
         stale = stale_files(root)
@@ -313,6 +364,7 @@ def outputs(root: str, check: bool) -> None:
             _fail(f"{len(stale)} files in {root} are stale; run `bidou outputs`", 1)
         click.echo(f"{root} is current")
         return
+    check_directory_destination(root)
     for path in write_outputs(root):
         click.echo(str(path))
 
@@ -330,12 +382,16 @@ def evaluate(params: BidouParams, strategy_file: str, as_json: bool,
 
     model, _, summary = unpack(_strategy_source(params, strategy_file, rules_given))
     report = {key: summary.get(key) for key in (
-        "rules", "method", "status", "on_policy_value", "exploitability", "nash_conv",
-        "captain_exploitability", "opponent_exploitability", "certified_value")}
+        "on_policy_value", "exploitability", "nash_conv", "captain_exploitability",
+        "opponent_exploitability", "certified_value")}
+    report["rules"] = model.params.to_dict()
+    report["claimed"] = {key: summary.get(key) for key in ("method", "status", "value")}
     if as_json:
         click.echo(json.dumps(report, indent=1))
         return
-    solved_by = f"{report['method']} ({report['status']})" if report["method"] else "unknown"
+    claimed = report["claimed"]
+    solved_by = (f"{claimed['method']} ({claimed['status']}), as the file claims; the numbers "
+                 f"below are measured" if claimed["method"] else "not recorded")
     click.echo("\n".join([
         f"rules:          {model.params.describe()}",
         f"solved by:      {solved_by}",
@@ -363,11 +419,13 @@ def play(params: BidouParams, strategy_file: str | None, role: str, hands: int,
     from solver.app.play import play_hand
     from solver.export import unpack
 
+    if seed is not None and seed < 0:
+        raise ParameterError(f"--seed must be 0 or more, got {seed}")
     model, strategy, summary = unpack(_strategy_source(params, strategy_file, rules_given))
     rng = np.random.default_rng(seed)
 
     def ask(prompt: str, options) -> str:
-        return click.prompt(prompt, type=click.Choice(list(options)), show_choices=True)
+        return click.prompt(prompt, type=_ShortChoice(list(options)), show_choices=True)
 
     total = 0.0
     for number in range(hands):
@@ -396,9 +454,14 @@ def lp(game_string: str, as_json: bool) -> None:
         first_line = (str(error).splitlines() or [""])[0].split(". Available")[0]
         raise ParameterError(f"cannot load game {game_string!r}: {first_line}") from None
     try:
-        solution = solve_openspiel_game(game)
+        with _quiet_stderr():         # OpenSpiel also prints its exceptions on stderr itself
+            solution = solve_openspiel_game(game)
     except ValueError as error:
         raise ParameterError(str(error)) from None
+    except pyspiel.SpielError as error:       # the game's own code failed on a state
+        first_line = (str(error).splitlines() or [""])[0]
+        raise ParameterError(f"game {game_string!r} failed while being walked: "
+                             f"{first_line}") from None
     summary = {"game": game_string, "value": solution.value, "status": solution.status,
                "message": solution.message, "seconds": solution.seconds,
                "num_sequences": list(solution.num_sequences)}

@@ -12,7 +12,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from solver.files import write_bytes_atomic  # noqa: E402
+from solver.files import publish, staging_folder, write_bytes_atomic  # noqa: E402
 from solver.model import HandModel  # noqa: E402
 from solver.solve import CFR_METHODS, Solution, solve  # noqa: E402
 
@@ -65,12 +65,13 @@ def write_convergence(runs: dict[str, Solution], out_dir: str | os.PathLike,
                       lp_value: float | None = None, stem: str = "convergence") -> list[Path]:
     """PNG and PDF of the curves, written atomically and byte-for-byte reproducibly."""
     fig = plot_convergence(runs, lp_value)
-    paths = []
-    for fmt, metadata in (("png", {"Software": None}), ("pdf", {"CreationDate": None})):
-        buffer = io.BytesIO()
-        fig.savefig(buffer, format=fmt, dpi=120, metadata=metadata)
-        path = Path(out_dir) / f"{stem}.{fmt}"
-        write_bytes_atomic(path, buffer.getvalue())
-        paths.append(path)
-    plt.close(fig)
-    return paths
+    names = []
+    with staging_folder(out_dir) as stage:          # both files or neither
+        for fmt, metadata in (("png", {"Software": None}), ("pdf", {"CreationDate": None})):
+            buffer = io.BytesIO()
+            fig.savefig(buffer, format=fmt, dpi=120, metadata=metadata)
+            names.append(f"{stem}.{fmt}")
+            write_bytes_atomic(stage / names[-1], buffer.getvalue())
+        plt.close(fig)
+        publish(stage, out_dir, names)
+    return [Path(out_dir) / name for name in names]

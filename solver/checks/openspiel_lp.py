@@ -44,6 +44,7 @@ does not reach (weight below ``_UNREACHED``) get the uniform behaviour.
 
 from __future__ import annotations
 
+import random
 import sys
 import time
 from dataclasses import dataclass
@@ -197,14 +198,47 @@ def _check_game(game: pyspiel.Game) -> None:
 
 
 # The walk visits every history; past this many the game is not "small enough to walk" and
-# the solver refuses with a clear message instead of exhausting memory.
+# the solver refuses with a clear message instead of exhausting memory. Before the walk, a
+# cheap estimate (random playouts) refuses games far beyond it in well under a second; the
+# information-state strings kept are capped too (a game with huge ones fills memory first).
 MAX_STATES = 2_000_000
+MAX_KEY_BYTES = 256 * 2**20
+_ESTIMATE_SAMPLES = 64
+_ESTIMATE_MARGIN = 4          # the estimate is noisy: refuse on it only when clearly too big
+
+
+def estimate_histories(game: pyspiel.Game, samples: int = _ESTIMATE_SAMPLES,
+                       stop_at: float = float("inf"), seed: int = 0) -> float:
+    """Knuth's estimate of the number of histories: along a random playout, the product of
+    the branching factors met so far estimates the width of each depth; their sum the size.
+
+    Unbiased (its mean over playouts is the exact count), exact for uniform trees; a playout
+    stops counting once past `stop_at`, so a game like chess is judged in microseconds.
+    """
+    rng = random.Random(seed)
+    total = 0.0
+    for _ in range(samples):
+        state = game.new_initial_state()
+        width = count = 1.0
+        while not state.is_terminal() and count <= stop_at:
+            if state.is_chance_node():
+                actions = [a for a, p in state.chance_outcomes() if p > 0.0]
+            else:
+                actions = state.legal_actions()
+            if not actions:
+                break
+            width *= len(actions)
+            count += width
+            state.apply_action(rng.choice(actions))
+        total += count
+    return total / samples
 
 
 def _build(game: pyspiel.Game, max_states: int = MAX_STATES):
     """One recursive walk: player trees and COO payoff arrays."""
     trees = (_PlayerTree(), _PlayerTree())
     visited = [0]
+    key_bytes = [0]
     rows: list[int] = []
     cols: list[int] = []
     vals: list[float] = []
@@ -239,6 +273,10 @@ def _build(game: pyspiel.Game, max_states: int = MAX_STATES):
         legal = state.legal_actions(player)
         h = tree.index.get(key)
         if h is None:
+            key_bytes[0] += len(key)
+            if key_bytes[0] > MAX_KEY_BYTES:
+                raise ValueError(f"{game}: its information states take more than "
+                                 f"{MAX_KEY_BYTES >> 20} MiB; too large for the sequence-form LP")
             h = len(tree.keys)
             tree.index[key] = h
             tree.keys.append(key)
@@ -264,6 +302,12 @@ def _build(game: pyspiel.Game, max_states: int = MAX_STATES):
             else:
                 walk(child, seq0, start + i, reach)
 
+    limit = _ESTIMATE_MARGIN * max_states
+    estimate = estimate_histories(game, stop_at=limit)
+    if estimate > limit:
+        raise ValueError(f"{game}: about {estimate:.1e} histories or more (estimated from "
+                         f"{_ESTIMATE_SAMPLES} random playouts); the sequence-form LP walks "
+                         f"every one and stops at {max_states:,}")
     old_limit = sys.getrecursionlimit()
     sys.setrecursionlimit(max(old_limit, 10 * game.max_game_length() + 1000))
     try:

@@ -23,7 +23,10 @@ except the solver's own provenance (``seconds``, ``versions``) inside the JSON a
 
 from __future__ import annotations
 
+import json
+import math
 import os
+import re
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
@@ -31,9 +34,9 @@ from solver import best_response
 from solver.analysis import simplify
 from solver.certificate import Certificate, certify
 from solver.export import charts, tables
-from solver.files import write_json_atomic, write_text_atomic
+from solver.files import publish, staging_folder, write_json_atomic, write_text_atomic
 from solver.model import HandModel
-from solver.strategy import Strategy, StrategyFileError, strategy_to_json
+from solver.strategy import MAX_FILE_BYTES, Strategy, StrategyFileError, strategy_to_json
 
 __all__ = ["export_all", "export_charts", "unpack", "summary_markdown", "docs_images", "FORMATS"]
 
@@ -44,6 +47,9 @@ FORMATS = charts.FORMATS
 # summary comes from outside (a strategy file) rather than from the solver that made it.
 MEASURED = ("on_policy_value", "exploitability", "nash_conv", "captain_exploitability",
             "opponent_exploitability")
+# What only the file can say (how it was solved): kept as its claim, never as a finding.
+CLAIMS = ("method", "status", "message", "iterations", "converged", "seconds", "versions")
+FROM_FILE = "strategy file"        # summary["source"] when the summary is a file's claims
 
 
 def unpack(source: Any) -> tuple[HandModel, Strategy, dict[str, Any]]:
@@ -51,7 +57,9 @@ def unpack(source: Any) -> tuple[HandModel, Strategy, dict[str, Any]]:
 
     For a tuple (a strategy file, say) the exploitability and the certified interval are
     measured afresh from the strategy, and a recorded value they contradict is refused
-    (StrategyFileError): a hand-edited number is never printed as if it were right.
+    (StrategyFileError): a hand-edited number is never printed as if it were right. Of the
+    rest only how it was solved (CLAIMS) is kept, marked ``source: "strategy file"`` so that
+    it is shown as the file's claim; the rules are the model's.
     """
     if hasattr(source, "model") and hasattr(source, "strategy"):
         model, strategy = source.model, source.strategy
@@ -61,18 +69,35 @@ def unpack(source: Any) -> tuple[HandModel, Strategy, dict[str, Any]]:
         raise TypeError("export needs a Solution or (model, strategy[, summary])")
     model, strategy = items[0], items[1]
     summary = dict(items[2] or {}) if len(items) == 3 else {}
-    e = best_response.exploitability(model, strategy)
     claimed = summary.get("value")
+    if claimed is not None and (isinstance(claimed, bool) or not isinstance(claimed, (int, float))
+                                or not math.isfinite(claimed)):
+        raise StrategyFileError(f"the value recorded with this strategy ({claimed!r:.40}) is "
+                                f"not a number")
+    e = best_response.exploitability(model, strategy)
     if claimed is not None and not abs(float(claimed) - e.value) <= e.nash_conv + 1e-9:
         raise StrategyFileError(
             f"the value recorded with this strategy ({claimed!r}) is not its value "
             f"({e.value:.12g}, exploitability {e.exploitability:.3g}): was it edited?")
-    summary.setdefault("rules", model.params.to_dict())
+    summary = {key: value for key, value in summary.items()    # the rest is re-derived
+               if key in CLAIMS and _plain_claim(value)}
+    summary["rules"] = model.params.to_dict()        # the rules measured, not a copy's claim
+    summary["source"] = FROM_FILE
     measured = e.to_dict()
     summary.update({key: measured[key] for key in MEASURED})
     summary["value"] = e.value if claimed is None else float(claimed)
     summary["certified_value"] = certify(model, strategy).to_dict()
     return model, strategy, summary
+
+
+def _plain_claim(value: Any) -> bool:
+    """A recorded provenance field worth repeating: a short word or number, or a flat map."""
+    if isinstance(value, dict):
+        return all(isinstance(k, str) and _plain_claim(v) and not isinstance(v, dict)
+                   for k, v in value.items())
+    if isinstance(value, str):
+        return len(value) <= 200 and value.isprintable()
+    return value is None or isinstance(value, (bool, int, float))
 
 
 def summary_markdown(model: HandModel, summary: Mapping[str, Any],
@@ -96,9 +121,10 @@ def summary_markdown(model: HandModel, summary: Mapping[str, Any],
         else:
             lower, upper = proof.decimals(18)
             lines.append(f"| value proved in exact arithmetic to lie in | [{lower}, {upper}] |")
+    claim = " (the strategy file's claim)" if e.get("source") == FROM_FILE else ""
     for key in ("method", "status", "iterations"):
         if e.get(key) is not None:
-            lines.append(f"| {key} | {e[key]} |")
+            lines.append(f"| {key}{claim} | {e[key]} |")
     if simplified is not None:
         s = simplified
         lines += ["", "## Simplified strategy (remember_chart)", "",
@@ -122,29 +148,64 @@ def export_charts(source: Any, out_dir: str | os.PathLike,
                   simplified: simplify.Simplified | None = None) -> list[Path]:
     """Write every chart (reroll, betting per public state, remember) in every format."""
     model, strategy, summary = unpack(source)
-    return charts.write_charts(model, strategy, out_dir, summary, formats, dpi, simplified)
+    with staging_folder(out_dir) as stage:
+        names = [p.name for p in charts.write_charts(model, strategy, stage, summary, formats,
+                                                     dpi, simplified)]
+        publish(stage, out_dir, names, _old_charts(out_dir, formats))
+    return [Path(out_dir) / name for name in names]
 
 
 def export_all(source: Any, out_dir: str | os.PathLike,
                formats: Sequence[str] = FORMATS, dpi: float | None = None) -> list[Path]:
-    """Write every table, the strategy files, the summaries and every chart; returns paths."""
+    """Write every table, the strategy files, the summaries and every chart; returns paths.
+
+    The set is rendered in a hidden folder inside `out_dir`, then moved in (renames, so the
+    folder is mixed for milliseconds at most, and not at all if the rendering fails or is
+    interrupted); files a previous export listed in its summary.json and this one does not
+    (charts of a bigger game, say) are deleted. Other files in `out_dir` are left alone.
+    """
     model, strategy, summary = unpack(source)
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
     simplified = simplify.simplify(model, strategy, summary.get("value"))
-    paths: list[Path] = []
-    write_json_atomic(out / "strategy.json", strategy_to_json(model, strategy, summary))
-    paths.append(out / "strategy.json")
-    write_json_atomic(out / "simplified_strategy.json",
-                      strategy_to_json(model, simplified.strategy, simplified.to_dict()))
-    paths.append(out / "simplified_strategy.json")
-    paths += tables.write_tables(model, strategy, out, summary)
-    paths += charts.write_charts(model, strategy, out, summary, formats, dpi, simplified)
-    names = ["summary.md", "summary.json"] + [p.name for p in paths]
-    write_json_atomic(out / "summary.json", {**summary, "simplified": simplified.to_dict(),
-                                             "files": names})
-    write_text_atomic(out / "summary.md", summary_markdown(model, summary, simplified, names))
-    return [out / "summary.md", out / "summary.json"] + paths
+    with staging_folder(out_dir) as stage:
+        paths: list[Path] = []
+        write_json_atomic(stage / "strategy.json", strategy_to_json(model, strategy, summary))
+        paths.append(stage / "strategy.json")
+        write_json_atomic(stage / "simplified_strategy.json",
+                          strategy_to_json(model, simplified.strategy, simplified.to_dict()))
+        paths.append(stage / "simplified_strategy.json")
+        paths += tables.write_tables(model, strategy, stage, summary)
+        paths += charts.write_charts(model, strategy, stage, summary, formats, dpi, simplified)
+        names = ["summary.md", "summary.json"] + [p.name for p in paths]
+        write_json_atomic(stage / "summary.json", {**summary, "simplified": simplified.to_dict(),
+                                                   "files": names})
+        write_text_atomic(stage / "summary.md",
+                          summary_markdown(model, summary, simplified, names))
+        stale = _listed_files(out_dir) + _old_charts(out_dir, FORMATS)
+        publish(stage, out_dir, names[2:] + names[:2], stale)   # the manifest goes last
+    return [Path(out_dir) / name for name in names]
+
+
+_CHART_NAME = re.compile(r"(reroll_chart|remember_chart|betting_chart_c\d+_o\d+)\.(\w+)")
+
+
+def _old_charts(out_dir: str | os.PathLike, formats: Sequence[str]) -> list[str]:
+    """Chart files already in `out_dir` in these formats (stale unless written again)."""
+    try:
+        names = os.listdir(out_dir)
+    except OSError:
+        return []
+    return [name for name in names
+            if (match := _CHART_NAME.fullmatch(name)) and match.group(2) in formats]
+
+
+def _listed_files(out_dir: str | os.PathLike) -> list[str]:
+    """The files the previous export listed in its summary.json (its manifest)."""
+    try:
+        with open(Path(out_dir) / "summary.json", "rb") as handle:
+            files = json.loads(handle.read(MAX_FILE_BYTES)).get("files")
+    except (OSError, ValueError, RecursionError, AttributeError):
+        return []
+    return [name for name in files if isinstance(name, str)] if isinstance(files, list) else []
 
 
 DOCS_IMAGES = ("reroll_chart", "betting_chart_c1_o1", "betting_chart_c3_o1", "remember_chart",

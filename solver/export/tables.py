@@ -293,7 +293,9 @@ def summary_lines(model: HandModel, summary: Mapping[str, Any] | None) -> list[s
         lines.append(f"- Exploitability of this strategy: {summary['exploitability']:.3g} "
                      "chips per hand")
     if summary.get("method"):
-        lines.append(f"- Solved by: {summary['method']} ({summary.get('status', '')})")
+        claim = (" (as the strategy file records it)"
+                 if summary.get("source") == "strategy file" else "")
+        lines.append(f"- Solved by{claim}: {summary['method']} ({summary.get('status', '')})")
     return lines
 
 
