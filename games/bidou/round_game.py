@@ -297,7 +297,38 @@ class BidouRoundState(pyspiel.State):
 
     @property
     def stage_hands(self) -> tuple:
+        """Each player's current hand in this stage (None before his first throw)."""
         return tuple(self._c.stage.hands)
+
+    @property
+    def stage_chips(self) -> tuple[int, int, int]:
+        """(centre, player 0's pile, player 1's pile) when this stage began."""
+        return self._c.stage.chips
+
+    @property
+    def captain(self) -> Optional[int]:
+        """The captain of the current hand; None during an open throw."""
+        return None if self._c.stage.open else self._c.stage.first
+
+    @property
+    def low_player(self) -> Optional[int]:
+        """During an open throw, the player with one chip or none (he throws first)."""
+        return self._c.stage.first if self._c.stage.open else None
+
+    @property
+    def is_betting(self) -> bool:
+        """Whether the current decision is a betting one (else a throw, or chance/terminal)."""
+        return self._c.phase == _BETTING
+
+    @property
+    def throw_counts(self) -> tuple[int, int]:
+        """Throws each player has made in this stage."""
+        return tuple(self._c.stage.counts)
+
+    @property
+    def betting(self) -> tuple[str, ...]:
+        """Betting actions of this hand so far, as strings."""
+        return tuple(self._t.names[a] for a in self._c.stage.bets)
 
     def exact_chance_outcomes(self) -> list:
         assert self._c.phase == _THROW_CHANCE
