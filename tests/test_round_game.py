@@ -16,6 +16,7 @@ import pytest
 import games.bidou.round_game  # noqa: F401  (registers python_bidou_round)
 from games.bidou import rules
 from games.bidou.params import BidouParams, ParameterError
+from games.bidou.round_game import game_string
 from games.bidou.round_params import RoundParams
 from solver.round.open_throw import open_throw_step
 
@@ -58,6 +59,9 @@ def test_load_defaults_and_round_trip():
     assert again.get_parameters() == game.get_parameters()
     state = game.new_initial_state()
     assert (state.centre, state.piles) == (1, (1, 1))
+    text = game_string(game.round_params, 2, (1, 1, 1))
+    assert pyspiel.load_game(text).get_parameters() == game.get_parameters()
+    assert pyspiel.load_game(game_string(RoundParams())).new_initial_state().centre == 9
 
 
 @pytest.mark.parametrize("text, name", [
@@ -240,9 +244,11 @@ def test_two_passes_change_the_captain_and_opponent_bets_first_after_fewer_throw
 
 # --- values of tiny capped rounds, by OpenSpiel's sequence-form LP ------------------------------
 
-# (game parameters, value to player 0) with player 0 the first hand's captain, or L when the
-# start is an open throw. Win probability = (1 + value) / 2. Solved by
-# open_spiel.python.algorithms.sequence_form_lp (cvxpy); LP accuracy ~1e-8.
+# (game parameters, value to player 0). Player 0 captains the first hand; when the start is
+# an open throw (a pile of chips - 1) he is whichever player start says: "0;1;2" makes him
+# the low player (L, who throws first), "1;2;0" the high one. Win probability of player 0 =
+# (1 + value) / 2. Solved by open_spiel.python.algorithms.sequence_form_lp (cvxpy; LP
+# accuracy ~1e-8). More values, with caps up to 3: benchmarks/round_openspiel_values.py.
 OPENSPIEL_VALUES = [
     (f"chips=3,max_hands=1,{TINY}", 0.0),
     (f"chips=3,max_hands=2,{TINY}", 0.0),
@@ -250,6 +256,7 @@ OPENSPIEL_VALUES = [
     (f"chips=3,max_hands=2,{TINY},start=1;1;1", -0.021835327),
     (f"chips=3,max_hands=2,{TINY},start=2;1;0", -0.116699219),
     (f"chips=3,max_hands=2,{TINY},start=1;2;0", -0.451171875),
+    (f"chips=3,max_hands=2,{TINY},start=1;0;2", 0.451171875),
     ("chips=4,max_hands=1,faces=2,throws=1,max_level=2", 0.0),
     ("chips=3,max_hands=1,faces=2,throws=2,max_level=1,start=0;1;2", 0.275390625),
 ]

@@ -101,6 +101,17 @@ _GAME_TYPE = pyspiel.GameType(
 _THROW_CHANCE, _THROW_DECISION, _BETTING, _TERMINAL = range(4)
 
 
+def game_string(params: RoundParams, max_hands: int = _DEFAULT_MAX_HANDS,
+                start: Optional[tuple[int, int, int]] = None) -> str:
+    """The OpenSpiel game string of a capped round; `start` is (C, P0, P1) or None."""
+    items = {**params.to_dict(), "max_hands": max_hands}
+    if start is not None:
+        items["start"] = ";".join(str(c) for c in start)
+    text = ",".join(f"{k}={str(v).lower() if isinstance(v, bool) else v}"
+                    for k, v in items.items())
+    return f"python_bidou_round({text})"
+
+
 class _Tables:
     """Per-parameter constants shared by the game and its states."""
 
