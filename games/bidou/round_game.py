@@ -279,7 +279,7 @@ class _Core:
 
 
 class BidouRoundState(pyspiel.State):
-    """A state of the capped round. `centre`, `piles`, `stages` and `records` read it."""
+    """A state of the capped round; the read-only properties below expose it to tests."""
 
     def __init__(self, game):
         super().__init__(game)
