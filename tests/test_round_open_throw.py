@@ -246,3 +246,8 @@ def test_bad_continuation_rejected():
         solve_open_throw(BidouParams(faces=2, throws=1), Fraction(3, 2))
     with pytest.raises(ValueError, match="replay"):
         open_throw_step(BidouParams(faces=2, throws=1), Fraction(1, 2), Fraction(-1))
+
+
+def test_value_is_the_weighted_outcomes():
+    result = solve_open_throw(BidouParams(faces=3, throws=2, reroll="keep"), Fraction(2, 9))
+    assert result.value == result.p_l_wins + Fraction(2, 9) * result.p_h_wins

@@ -74,7 +74,10 @@ class OpenThrow:
     """The open throw solved with its replays: value to L, the player with one chip or none.
 
     p_l_wins / p_h_wins: probability that L wins the round outright (H takes the last chip) /
-    that H wins the throw (L takes a chip, H captains next), over all replays: they add to 1.
+    that H wins the throw (L takes a chip, H captains next), over all replays: they add to 1,
+    and value = p_l_wins + continuation * p_h_wins.
+    p_tie: probability that one attempt ties (and is replayed); 1 / (1 - p_tie) attempts are
+    thrown on average.
     The policies are stationary (the same on every replay); see `OpenThrowStep`.
     evaluations: exact evaluations of F used to find the fixed point.
     """
