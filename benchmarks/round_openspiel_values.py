@@ -32,6 +32,28 @@ VARIANTS = [
 ]
 CAPS = (1, 2, 3, 4)
 
+# Values measured with this script (value to player 0; LP accuracy ~1e-8). The cap-3 rows
+# take 1-3 minutes each and ~1 GB: run with --max-nodes 300000 to recompute them.
+TINY = "chips=3,faces=2,throws=1,max_level=1"
+RECORDED = {
+    f"python_bidou_round({TINY},max_hands=1,start=1;1;1)": 0.0,
+    f"python_bidou_round({TINY},max_hands=2,start=1;1;1)": -0.021835327,
+    f"python_bidou_round({TINY},max_hands=3,start=1;1;1)": -0.011374655,
+    f"python_bidou_round({TINY},max_hands=1,start=2;1;0)": 0.0,
+    f"python_bidou_round({TINY},max_hands=2,start=2;1;0)": -0.116699219,
+    f"python_bidou_round({TINY},max_hands=3,start=2;1;0)": -0.208592169,
+    f"python_bidou_round({TINY},max_hands=2,start=2;0;1)": 0.116699219,
+    f"python_bidou_round({TINY},max_hands=1,start=1;2;0)": -0.343750000,
+    f"python_bidou_round({TINY},max_hands=2,start=1;2;0)": -0.451171875,
+    f"python_bidou_round({TINY},max_hands=3,start=1;2;0)": -0.492247105,
+    f"python_bidou_round({TINY},max_hands=3,start=1;0;2)": 0.492247105,
+    f"python_bidou_round({TINY},max_hands=1)": 0.0,
+    f"python_bidou_round({TINY},max_hands=2)": 0.0,
+    "python_bidou_round(chips=4,faces=2,throws=1,max_level=2,max_hands=2)": 0.0,
+    "python_bidou_round(chips=3,faces=2,throws=2,max_level=1,max_hands=1,start=0;1;2)":
+        0.275390625,
+}
+
 
 def tree_size(state, limit: int) -> tuple[int, bool]:
     """Nodes of the tree below `state`, stopping past `limit`; and whether any player acts."""
@@ -77,9 +99,12 @@ def main() -> None:
                        "value": round(float(value), 9),
                        "win_probability": round((1 + float(value)) / 2, 9)}
                 rows.append(row)
+                if text in RECORDED:
+                    row["recorded"] = RECORDED[text]
                 if not args.json:
+                    check = f" (recorded {RECORDED[text]:+.9f})" if text in RECORDED else ""
                     print(f"{text}: nodes {nodes}, {seconds:.1f} s, value {value:+.9f}, "
-                          f"win {(1 + value) / 2:.9f}", flush=True)
+                          f"win {(1 + value) / 2:.9f}{check}", flush=True)
     if args.json:
         print(json.dumps(rows, indent=1))
 
