@@ -472,5 +472,117 @@ def lp(game_string: str, as_json: bool) -> None:
                    f"({solution.message}, {solution.seconds:.3f} s)")
 
 
+def _parse_state(text: str, chips: int):
+    """--state "C,CAPTAIN,OPPONENT" -> the round's state, or a one-line ParameterError."""
+    from solver.round.capped import state_of
+
+    parts = text.split(",")
+    if len(parts) != 3 or not all(p.strip().isdigit() for p in parts):
+        raise ParameterError(f"--state must be three chip counts CENTRE,CAPTAIN,OPPONENT "
+                             f"(whole numbers >= 0), got {text!r}")
+    centre, captain, opponent = (int(p) for p in parts)
+    if centre + captain + opponent != chips:
+        raise ParameterError(f"--state {text}: the chips add up to "
+                             f"{centre + captain + opponent}, not {chips} (--chips)")
+    if chips in (captain, opponent):
+        raise ParameterError(f"--state {text}: the round is over (a pile holds every chip)")
+    return state_of(chips, centre, captain, opponent)
+
+
+class _RoundProgress:
+    """"state n of m" on one line of a terminal; silent elsewhere."""
+
+    def __init__(self, enabled: bool):
+        self.enabled = enabled and sys.stderr.isatty()
+
+    def __call__(self, done: int, total: int, what: str) -> None:
+        if self.enabled:
+            sys.stderr.write(f"\r{what}: {done} of {total}          ")
+            sys.stderr.flush()
+
+    def close(self) -> None:
+        if self.enabled:
+            sys.stderr.write("\r" + " " * 60 + "\r")
+
+
+@main.command(name="round")
+@_guarded
+@game_options
+@click.option("--chips", type=int, default=9, show_default=True,
+              help="Chips in play (3..12); a player holding them all loses the round.")
+@click.option("--state", "state_text", default=None, metavar="C,CAPTAIN,OPPONENT",
+              help="Only report this state (chips in the centre, the captain's and the "
+                   "opponent's piles).")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+@click.option("--out", type=click.Path(dir_okay=False), default=None,
+              help="Write the JSON report (every state) here.")
+def round_command(params: BidouParams, chips: int, state_text: str | None, as_json: bool,
+                  out: str | None) -> None:
+    """Solve a whole round (every chip state), each number proved in exact arithmetic.
+
+    \b
+    Examples:
+      bidou round                         the nine-chip round, default rules
+      bidou round --chips 5 --faces 3     a small round
+      bidou round --state 0,4,5 --json    one state of the round
+    """
+    import time
+
+    from games.bidou.round_params import RoundParams
+    from solver.files import check_file_destination, write_json_atomic
+    from solver.round.certify import RoundCertificateError, certify_round
+    from solver.round.report import round_report, state_entry
+    from solver.round.solve import solve_round
+
+    from solver.round.states import state_graph
+
+    rules = RoundParams(chips=chips, hand=params)
+    wanted = _parse_state(state_text, chips) if state_text is not None else None
+    if wanted is not None and wanted not in state_graph(chips, params.max_level):
+        raise ParameterError(f"--state {state_text} cannot arise in a round with these rules")
+    if out is not None:
+        check_file_destination(out)
+    begin = time.perf_counter()
+    progress = _RoundProgress(enabled=True)
+    try:
+        solution = solve_round(rules, progress=lambda d, t, w: progress(d, t, "solving"))
+        progress(0, 1, "proving")
+        try:
+            certificate = certify_round(solution)
+        except RoundCertificateError as error:
+            raise SolverError(f"the round's numbers could not be proved: {error}") from None
+    finally:
+        progress.close()
+    report = round_report(solution, certificate, time.perf_counter() - begin)
+    if as_json:
+        shown = state_entry(solution, certificate, wanted) if wanted is not None else report
+        click.echo(json.dumps(shown, indent=1))
+    elif wanted is not None:
+        entry = state_entry(solution, certificate, wanted)
+        who = "the first thrower (open throw)" if entry["open_throw"] else "the captain"
+        click.echo("\n".join([
+            f"rules:          {rules.describe()}",
+            f"state:          {state_text} (centre, captain, opponent)",
+            f"value:          {entry['value']:.12f} = P({who} wins the round)",
+            f"certified:      {entry['lower']} <= value <= {entry['upper']}",
+            f"exploitability: {entry['exploitability']:.1e} (win probability)",
+            f"P(round ends):  {entry['p_end']:.12f}"]))
+    else:
+        click.echo("\n".join([
+            f"rules:          {rules.describe()}",
+            f"start value:    {report['start_value']:.12f} = P(the first captain wins "
+            f"the round)",
+            f"certified:      {report['start_lower']} <= start value <= "
+            f"{report['start_upper']}",
+            f"states:         {len(report['states'])}, every one proved (widest interval "
+            f"{report['max_width']:.1e}); every round ends with probability 1 - "
+            f"{max(0.0, 1 - report['min_p_end']):.0e} or more",
+            f"seconds:        {report['seconds']:.1f}"]))
+    if out is not None:
+        write_json_atomic(out, report)
+        if not as_json:
+            click.echo(f"report:         {out}")
+
+
 if __name__ == "__main__":
     main()

@@ -331,8 +331,8 @@ def certify_round(solution: RoundSolution) -> RoundCertificate:
         if lower > high:
             raise RoundCertificateError(f"the bounds of {s.label()} cross: a proof is wrong")
         v = solution.values[s]
-        out[s] = StateProof(lower, high, max(0.0, float(first) - v),
-                            max(0.0, float(second) - (1 - v)), p_end[s])
+        out[s] = StateProof(lower, high, max(0.0, W[(s, FIRST)] - v),
+                            max(0.0, W[(s, SECOND)] - (1 - v)), p_end[s])
     return RoundCertificate(out, margin)
 
 

@@ -1,0 +1,64 @@
+"""What a solved round says, as one JSON-ready document (`bidou round --json` / `--out`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from solver.certificate import decimal
+from solver.result import versions
+from solver.round.certify import RoundCertificate
+from solver.round.solve import RoundSolution
+from solver.round.states import ChipState, OpenThrow, start
+
+SCHEMA = "bidou-round"
+SCHEMA_VERSION = 1
+
+
+def state_entry(solution: RoundSolution, certificate: RoundCertificate, state) -> dict:
+    """One state: its chips (the captain's pile first; at an open throw the first
+    thrower's), value, certified bounds, each side's exploitability, P(the round ends)."""
+    proof = certificate.states[state]
+    chips = solution.params.chips
+    if isinstance(state, OpenThrow):
+        where = {"centre": state.centre, "captain": state.low,
+                 "opponent": chips - state.centre - state.low, "open_throw": True}
+    else:
+        where = {"centre": state.centre, "captain": state.captain,
+                 "opponent": state.opponent, "open_throw": False}
+    return {**where,
+            "value": solution.values[state],
+            "lower": decimal(proof.lower, 15, up=False),
+            "upper": decimal(proof.upper, 15, up=True),
+            "width": float(proof.width),
+            "exploitability": max(proof.first_exploitability, proof.second_exploitability),
+            "captain_exploitability": proof.first_exploitability,
+            "opponent_exploitability": proof.second_exploitability,
+            "p_end": proof.p_end}
+
+
+def round_report(solution: RoundSolution, certificate: RoundCertificate,
+                 seconds: float) -> dict[str, Any]:
+    """The rules, the first captain's chance, every state, and the provenance."""
+    first = start(solution.params.chips)
+    states = sorted(solution.values, key=_order)
+    widths = [float(certificate.states[s].width) for s in states]
+    return {
+        "schema": SCHEMA,
+        "schema_version": SCHEMA_VERSION,
+        "rules": solution.params.to_dict(),
+        "start_value": solution.values[first],
+        "start_lower": decimal(certificate.states[first].lower, 15, up=False),
+        "start_upper": decimal(certificate.states[first].upper, 15, up=True),
+        "max_width": max(widths),
+        "min_p_end": min(certificate.states[s].p_end for s in states),
+        "states": [state_entry(solution, certificate, s) for s in states],
+        "seconds": seconds,
+        "solve_seconds": solution.seconds,
+        "versions": versions(),
+    }
+
+
+def _order(state) -> tuple:
+    if isinstance(state, ChipState):
+        return (-state.centre, 0, state.captain, state.opponent)
+    return (-state.centre, 1, state.low, 0)

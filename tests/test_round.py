@@ -1,0 +1,144 @@
+"""The round solver (solver/round/): its states, its values against OpenSpiel's own solver
+of the faithful capped round, its exact certificate, and the Monte Carlo simulator."""
+
+from __future__ import annotations
+
+import json
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from games.bidou.params import BidouParams
+from games.bidou.round_params import RoundParams
+from solver.app.cli import main
+from solver.round.capped import solve_capped, state_of
+from solver.round.certify import certify_round
+from solver.round.evaluate import pair_values, solved, uniform_betting
+from solver.round.match import match_table, match_win
+from solver.round.policy import SolvedPolicy
+from solver.round.simulate import simulate_rounds
+from solver.round.solve import solve_round
+from solver.round.states import ChipState, OpenThrow, solve_order, start, state_graph
+
+TINY = BidouParams(faces=2, throws=1, max_level=1)
+SMALL = RoundParams(chips=4, hand=BidouParams(faces=2, throws=2, max_level=2))
+
+
+@pytest.fixture(scope="module")
+def small():
+    solution = solve_round(SMALL)
+    return solution, certify_round(solution)
+
+
+def test_state_graph_and_its_components():
+    graph = state_graph(9, 4)
+    assert start(9) in graph and graph.number_of_nodes() == 51
+    order = solve_order(graph)
+    assert order[-1] == [start(9)]              # solved last: everything else first
+    # a pass or a tie swaps the captain: with chips in the centre, a state and its mirror
+    for component in order:
+        states = [s for s in component if isinstance(s, ChipState) and s.centre > 0]
+        for s in states:
+            assert ChipState(s.centre, s.opponent, s.captain) in component
+    # once the centre is empty chips flow both ways: one component, with its open throw
+    empty = next(c for c in order if any(isinstance(s, ChipState) and s.centre == 0
+                                         for s in c))
+    assert OpenThrow(0, 1) in empty and len(empty) == 7
+
+
+# OpenSpiel's sequence-form LP on the faithful capped round (tests/test_round_game.py
+# records them): value to player 0 (+1 win, -1 loss), the first state's captain.
+OPENSPIEL = [
+    (RoundParams(chips=3, hand=TINY), 2, (1, 1, 1), -0.021835327),
+    (RoundParams(chips=3, hand=TINY), 2, (2, 1, 0), -0.116699219),
+    (RoundParams(chips=3, hand=TINY), 2, (1, 2, 0), -0.451171875),
+    (RoundParams(chips=3, hand=TINY), 2, (3, 0, 0), 0.0),
+    (RoundParams(chips=3, hand=BidouParams(faces=2, throws=2, max_level=1)), 1, (0, 1, 2),
+     0.275390625),
+]
+
+
+@pytest.mark.parametrize("rules, cap, chips, expected", OPENSPIEL)
+def test_capped_round_equals_openspiel(rules, cap, chips, expected):
+    values = solve_capped(rules, cap)
+    state = state_of(rules.chips, *chips)
+    ours = 2 * values[state] - 1
+    if isinstance(state, OpenThrow) and chips[1] == rules.chips - 1:
+        ours = -ours                          # player 0 holds chips - 1: he throws second
+    assert ours == pytest.approx(expected, abs=2e-9)
+
+
+def test_capped_values_approach_the_round():
+    rules = RoundParams(chips=3, hand=TINY)
+    exact = solve_round(rules).values
+    gaps = [max(abs(solve_capped(rules, cap)[s] - exact[s]) for s in exact)
+            for cap in (2, 8, 32)]
+    assert gaps[0] > gaps[1] > gaps[2] and gaps[2] < 1e-3
+
+
+def test_every_state_is_proved(small):
+    solution, certificate = small
+    assert set(certificate.states) == set(solution.values)
+    for state, proof in certificate.states.items():
+        assert proof.lower <= Fraction(solution.values[state]) <= proof.upper
+        assert proof.width <= Fraction(1, 10 ** 9)
+        assert proof.first_exploitability < 1e-9 and proof.second_exploitability < 1e-9
+        assert proof.p_end == pytest.approx(1, abs=1e-12)
+    # the round is nearly fair; the first captain, who shows his throw count first, is not
+    # favoured
+    assert 0.45 < solution.start_value < 0.5
+
+
+def test_simulated_rounds_agree_with_the_values(small):
+    solution, _ = small
+    policy = SolvedPolicy(solution)
+    result = simulate_rounds(SMALL, [policy, policy], 3000, np.random.default_rng(7))
+    assert abs(result.win_rate - solution.start_value) <= 4 * result.standard_error
+    # against a player who bets at random, the predicted gain shows up
+    weak = SolvedPolicy(solution, uniform_betting)
+    predicted = pair_values(solution, solved, uniform_betting)[(start(SMALL.chips), 0)]
+    assert predicted > solution.start_value + 0.05
+    result = simulate_rounds(SMALL, [policy, weak], 3000, np.random.default_rng(8))
+    assert abs(result.win_rate - predicted) <= 4 * result.standard_error
+
+
+def test_the_match_is_fair_at_its_start():
+    assert match_win(0, 0) == Fraction(1, 2)
+    assert {(r["round"], r["wins"], r["losses"]): r["p_match"] for r in match_table()} == {
+        (1, 0, 0): Fraction(1, 2), (2, 1, 0): Fraction(3, 4), (2, 0, 1): Fraction(1, 4),
+        (3, 1, 1): Fraction(1, 2)}
+    assert match_win(1, 0, Fraction(2, 3)) == Fraction(2, 3) + Fraction(1, 3) * Fraction(1, 2)
+
+
+def run(*args):
+    return CliRunner().invoke(main, list(args))
+
+
+def test_round_command_json():
+    result = run("round", "--chips", "3", "--faces", "2", "--throws", "1", "--max-level",
+                 "1", "--json")
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.output)
+    assert report["rules"]["chips"] == 3 and report["rules"]["faces"] == 2
+    assert set(report) >= {"rules", "start_value", "states", "seconds"}
+    first = next(s for s in report["states"] if s["centre"] == 3)
+    assert first["value"] == pytest.approx(report["start_value"])
+    for entry in report["states"]:
+        assert set(entry) >= {"centre", "captain", "opponent", "value", "lower", "upper",
+                              "exploitability", "p_end"}
+        assert float(entry["lower"]) <= entry["value"] <= float(entry["upper"])
+
+
+@pytest.mark.parametrize("args, words", [
+    (("--state", "5,5,5"), "add up to 15"),
+    (("--state", "-1,2,2"), "whole numbers"),
+    (("--state", "0,0,3"), "round is over"),
+    (("--state", "1,1"), "three chip counts"),
+    (("--chips", "2"), "chips must be an integer from 3"),
+])
+def test_round_command_bad_input(args, words):
+    result = run("round", "--chips", "3", "--faces", "2", "--throws", "1", *args)
+    assert result.exit_code == 2
+    assert words in result.output
