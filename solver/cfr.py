@@ -45,16 +45,16 @@ number of hands; everything else is precomputed once per model (`solver.cfr_layo
 Showdown values against a reach vector come from the ranking structure (strength order
 plus the sparse `model.exceptions`), in one of two equivalent forms: `showdown="cumsum"`
 (cumulative sums in strength order, O(n) per leaf) or `showdown="dense"` (one BLAS product
-per bet level with the (n, n) payoff matrix built from that structure). At n = 56 the dense
-product is the faster (28 against 42 microseconds per pass, 5% of an iteration: numpy's
-cumsum is not vectorized), so it is the default; the tests check both agree.
+per group of proportional leaf payoffs with the (n, n) payoff matrix built from that
+structure). At n = 56 the dense product is the faster (numpy's cumsum is not vectorized),
+so it is the default; the tests check both agree.
 
 Engines
 -------
-That numpy iteration costs about 420 microseconds on the default game, nearly all of it the
-overhead of its numpy calls. `solve_cfr` therefore runs, when it was built at install, the
-C kernel of `solver.cfr_kernel`: the same arithmetic as loops over the same arrays, whole
-batches of iterations per call, about 60 microseconds an iteration. The numpy engine stays
+Nearly all of a numpy iteration's time is the overhead of its numpy calls. `solve_cfr`
+therefore runs, when it was built at install, the C kernel of `solver.cfr_kernel`: the same
+arithmetic as loops over the same arrays, batches of iterations per call, several times
+faster (benchmarks/bench_cfr.py measures both). The numpy engine stays
 as the reference the kernel is tested against, and as the fallback where no C compiler was
 available (`engine="numpy"`). `Solution.message` says which engine ran.
 

@@ -1,12 +1,11 @@
 """The CFR iteration of `solver.cfr` in C (solver/_cfr_kernel.c), called through ctypes.
 
-Why C: the numpy engine spends about 420 microseconds an iteration on the default game,
-almost all of it in the overhead of ~180 numpy calls on arrays of a few thousand numbers,
-and the issue's target (1e-6 in 2 s, whole command) needs about 11 000 iterations. The
-kernel runs the same arithmetic as plain loops over the same arrays (the `_Layout` and
-`_Player` buffers, updated in place) and performs whole batches of iterations per call.
-A JIT (numba) was measured too: as fast, but 0.7 s of start-up in every process and 14 s
-of compilation on first use, against 1 ms to load this library.
+Why C: the numpy engine spends almost all of an iteration in the overhead of ~180 numpy
+calls on arrays of a few thousand numbers. The kernel runs the same arithmetic as plain loops
+over the same arrays (`solver.cfr_layout`'s `Layout` and `PlayerArrays`, updated in place)
+and performs batches of iterations per call. A JIT (numba) was measured too: as fast, but
+with seconds of start-up and compilation in every process, against a millisecond to load
+this library (benchmarks/bench_cfr.py has the numbers).
 
 The extension is built by `pip install` (setuptools, `optional`: without a C compiler the
 install still succeeds, `available()` is False and `solver.cfr` runs the numpy engine).

@@ -411,7 +411,7 @@ def _substitute_leaf_rows(A_ub: sp.csr_matrix, c: np.ndarray, bounds: np.ndarray
     captain total). Writing q_j = -a t - s_j with a new s_j >= 0 in q_j's column drops the
     row; its dual (the dual player's mass on that sequence) is s_j's reduced cost. One row
     per q_j; this removes about a third of the best-reply rows and, measured, cuts HiGHS's
-    dual simplex iterations by a sixth (0.94 s -> 0.78 s on the default game, before the
+    dual simplex iterations by a sixth on the default game (benchmarks/bench_lp.py; before the
     sparse totals). Substituting rows with other q's, or call rows, measured slower.
 
     Returns the new A_ub, c, bounds, and the kept rows, dropped rows and their s columns.

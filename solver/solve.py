@@ -41,7 +41,7 @@ def solve(params: BidouParams, method: str = "lp", iterations: int | None = None
     CFR methods stop at `iterations` or at `target_exploitability`, whichever comes first,
     calling `progress(iteration, seconds, exploitability)` at each check. With `exact`, the
     exact rational equilibrium is recovered from the strategies and proves the value itself
-    (`Solution.certificate.exact`; about 8 s on the default game) when it can.
+    (`Solution.certificate.exact`) when it can.
     """
     if method not in METHODS:
         raise ValueError(f"method must be one of {', '.join(METHODS)}, got {method!r}")
@@ -95,7 +95,7 @@ def with_exact_value(solution: Solution) -> Solution:
 
 
 def _solve_lp(model: HandModel) -> Solution:
-    from solver.lp import solve_lp  # scipy.optimize takes ~0.4 s to import; CFR needs none
+    from solver.lp import solve_lp  # scipy.optimize is slow to import; CFR needs none
 
     start = time.perf_counter()
     lp = solve_lp(model)

@@ -514,10 +514,14 @@ class _RoundProgress:
               help="Only report this state (chips in the centre, the captain's and the "
                    "opponent's piles).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
-@click.option("--out", type=click.Path(dir_okay=False), default=None,
-              help="Write the JSON report (every state) here.")
+@click.option("--charts", is_flag=True,
+              help="--out is a folder: write round.json and the win-probability chart "
+                   "(PDF, PNG, SVG) there.")
+@click.option("--out", default=None,
+              help="Write the JSON report (every state) to this file (a folder with "
+                   "--charts).")
 def round_command(params: BidouParams, chips: int, state_text: str | None, as_json: bool,
-                  out: str | None) -> None:
+                  charts: bool, out: str | None) -> None:
     """Solve a whole round (every chip state), each number proved in exact arithmetic.
 
     \b
@@ -529,19 +533,20 @@ def round_command(params: BidouParams, chips: int, state_text: str | None, as_js
     import time
 
     from games.bidou.round_params import RoundParams
-    from solver.files import check_file_destination, write_json_atomic
+    from solver.files import check_directory_destination, check_file_destination, write_json_atomic
     from solver.round.certify import RoundCertificateError, certify_round
     from solver.round.report import round_report, state_entry
     from solver.round.solve import solve_round
-
     from solver.round.states import state_graph
 
     rules = RoundParams(chips=chips, hand=params)
     wanted = _parse_state(state_text, chips) if state_text is not None else None
     if wanted is not None and wanted not in state_graph(chips, params.max_level):
         raise ParameterError(f"--state {state_text} cannot arise in a round with these rules")
+    if charts and out is None:
+        raise ParameterError("--charts needs --out FOLDER")
     if out is not None:
-        check_file_destination(out)
+        (check_directory_destination if charts else check_file_destination)(out)
     begin = time.perf_counter()
     progress = _RoundProgress(enabled=True)
     try:
@@ -578,7 +583,16 @@ def round_command(params: BidouParams, chips: int, state_text: str | None, as_js
             f"{report['max_width']:.1e}); every round ends with probability 1 - "
             f"{max(0.0, 1 - report['min_p_end']):.0e} or more",
             f"seconds:        {report['seconds']:.1f}"]))
-    if out is not None:
+    if out is not None and charts:
+        from solver.export.round_charts import write_round_chart
+
+        os.makedirs(out, exist_ok=True)
+        write_json_atomic(os.path.join(out, "round.json"), report)
+        written = [os.path.join(out, "round.json")] + [
+            str(p) for p in write_round_chart(report, out)]
+        if not as_json:
+            click.echo("\n".join(f"wrote:          {path}" for path in written))
+    elif out is not None:
         write_json_atomic(out, report)
         if not as_json:
             click.echo(f"report:         {out}")

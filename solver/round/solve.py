@@ -20,7 +20,11 @@ by this residual.
 
 from __future__ import annotations
 
+import concurrent.futures
 import dataclasses
+import functools
+import multiprocessing
+import os
 import time
 from fractions import Fraction
 from typing import Callable
@@ -28,6 +32,7 @@ from typing import Callable
 import numpy as np
 
 from games.bidou.round_params import RoundParams
+from solver.errors import SolverError
 from solver.lp import solve_lp
 from solver.model import HandModel, build_model
 from solver.round.open_throw import OpenThrow as OpenThrowSolution
@@ -47,6 +52,7 @@ from solver.strategy import Strategy
 
 STOP_RESIDUAL = 1e-13
 MAX_ROUNDS = 60
+MAX_SHAPLEY_ROUNDS = 2000
 
 
 @dataclasses.dataclass(frozen=True)
@@ -142,26 +148,83 @@ def _evaluate(params: RoundParams, component: list[State], stages: dict, opens: 
     return {s: float(solution[i]) for i, s in enumerate(component)}
 
 
-def _stage_round(params, base, component, values, stages, opens) -> dict[State, float]:
-    """Solve every stage of the component against `values`; the stage values."""
-    out = {}
-    for s in component:
-        if isinstance(s, OpenThrow):
-            opens[s] = solve_open(params, s, values)
-            out[s] = opens[s].value
+@functools.lru_cache(maxsize=4)
+def _base_model(hand) -> HandModel:
+    return build_model(hand)
+
+
+def _solve_task(params: RoundParams, state: State, values: dict):
+    """One stage (LP) or open throw, in a worker process: what the parent keeps of it."""
+    if isinstance(state, OpenThrow):
+        return solve_open(params, state, values)
+    stage = solve_stage(_base_model(params.hand), params.chips, state, values)
+    return stage.strategy, stage.value
+
+
+class _Stages:
+    """Solves the stages of a component against given values, in parallel worker processes
+    when there are several cores and the hand is large enough to be worth shipping."""
+
+    def __init__(self, params: RoundParams, base: HandModel, workers: int):
+        self.params, self.base = params, base
+        # fork where the platform has it: workers start at once and need no importable
+        # __main__ (the solves hold no threads or locks when the pool starts)
+        method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
+        self.pool = (concurrent.futures.ProcessPoolExecutor(
+            workers, mp_context=multiprocessing.get_context(method)) if workers > 1 else None)
+
+    def close(self) -> None:
+        if self.pool is not None:
+            self.pool.shutdown(cancel_futures=True)
+
+    def solve(self, component, values, stages, opens) -> dict[State, float]:
+        """Solve every stage of the component against `values`; the stage values."""
+        needed = {s: values[s] for s in values}
+        if self.pool is not None and len(component) > 1:
+            results = list(self.pool.map(_solve_task, [self.params] * len(component),
+                                         component, [needed] * len(component)))
         else:
-            stages[s] = solve_stage(base, params.chips, s, values)
-            out[s] = stages[s].value
-    return out
+            results = [_solve_task(self.params, s, needed) for s in component]
+        out = {}
+        for s, result in zip(component, results):
+            if isinstance(s, OpenThrow):
+                opens[s] = result
+                out[s] = result.value
+            else:
+                strategy, value = result
+                model = stage_model(self.base, self.params.chips, s,
+                                    lambda nxt: nxt.value(values))
+                stages[s] = Stage(model, strategy, value)
+                out[s] = value
+        return out
+
+
+def default_workers(params: RoundParams) -> int:
+    """Worker processes for the stage solves: the machine's cores (at most 4) when a stage
+    LP takes long enough (six faces) to repay starting them, else none."""
+    if params.hand.faces < 6:
+        return 1
+    return max(1, min(4, os.cpu_count() or 1))
 
 
 def solve_round(params: RoundParams,
-                progress: Callable[[int, int, str], None] | None = None) -> RoundSolution:
-    """Every state's value and stage equilibrium (see the module docstring)."""
+                progress: Callable[[int, int, str], None] | None = None,
+                workers: int | None = None, newton: bool = True) -> RoundSolution:
+    """Every state's value and stage equilibrium (see the module docstring). `workers`:
+    processes solving a component's stages side by side (`default_workers`); `newton=False`
+    runs plain Shapley value iteration (the benchmark's baseline)."""
     begin = time.perf_counter()
     graph = state_graph(params.chips, params.hand.max_level)
     order = solve_order(graph)
     base = build_model(params.hand)
+    runner = _Stages(params, base, default_workers(params) if workers is None else workers)
+    try:
+        return _solve_components(params, graph, order, runner, progress, begin, newton)
+    finally:
+        runner.close()
+
+
+def _solve_components(params, graph, order, runner, progress, begin, newton) -> RoundSolution:
     values: dict[State, float] = {}
     stages: dict[ChipState, Stage] = {}
     opens: dict[OpenThrow, OpenStage] = {}
@@ -172,21 +235,33 @@ def solve_round(params: RoundParams,
         for s in component:
             values.setdefault(s, 0.5)
         residuals: list[float] = []
-        for _ in range(MAX_ROUNDS if cyclic else 1):
-            found = _stage_round(params, base, component, values, stages, opens)
+        found = runner.solve(component, values, stages, opens)
+        for _ in range((MAX_ROUNDS if newton else MAX_SHAPLEY_ROUNDS) if cyclic else 1):
             residual = max(abs(found[s] - values[s]) for s in component)
             residuals.append(residual)
             if not cyclic or residual <= STOP_RESIDUAL:
-                values.update(found)
                 break
-            newton = _evaluate(params, component, stages, opens, values)
+            if not newton:
+                values.update(found)
+                found = runner.solve(component, values, stages, opens)
+                continue
             trial = dict(values)
-            trial.update(newton)
-            check = _stage_round(params, base, component, trial, dict(stages), dict(opens))
+            trial.update(_evaluate(params, component, stages, opens, values))
+            trial_stages, trial_opens = dict(stages), dict(opens)
+            check = runner.solve(component, trial, trial_stages, trial_opens)
             if max(abs(check[s] - trial[s]) for s in component) < residual:
-                values.update(newton)
+                values, found = trial, check          # Newton step (its stages are solved)
+                stages.update(trial_stages)
+                opens.update(trial_opens)
             else:
                 values.update(found)                  # Shapley step
+                found = runner.solve(component, values, stages, opens)
+        else:
+            if cyclic:
+                raise SolverError(f"the values of {component[0].label()} and its component "
+                                  f"did not settle in {len(residuals)} rounds (residual "
+                                  f"{residuals[-1]:.1e})")
+        values.update(found)
         history[number] = residuals
         done += len(component)
         if progress is not None:
