@@ -17,27 +17,34 @@
 `<fmt>` is each of ``formats`` (default pdf, png, svg). `export_charts` writes the charts
 alone. `source` is a `solve.Solution`, or a tuple ``(model, strategy)`` or
 ``(model, strategy, summary)``, whose exploitability and certified interval are measured
-afresh (`unpack`). Every file is written atomically; the same inputs write the same bytes,
-except the solver's own provenance (``seconds``, ``versions``) inside the JSON and summary.
+afresh (`unpack`). `exact`, exact rational probabilities of the strategy
+(`solver.exact_file.recover`), proves the value itself and is saved in ``strategy.json``.
+Every file is written atomically, and the same strategy writes the same bytes: measured
+numbers are rounded (`numbers.stable`), run times left out, figures carry no dates.
+`progress(what, done, total)`, if given, hears of every step.
 """
 
 from __future__ import annotations
 
 import os
+from fractions import Fraction
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from solver import best_response
 from solver.analysis import simplify
 from solver.certificate import Certificate, certify
-from solver.export import charts, tables
+from solver.export import charts, numbers, tables
 from solver.files import write_json_atomic, write_text_atomic
 from solver.model import HandModel
-from solver.strategy import Strategy, StrategyFileError, strategy_to_json
+from solver.strategy import Strategy, StrategyFileError, exact_to_json, strategy_to_json
 
 __all__ = ["export_all", "export_charts", "unpack", "summary_markdown", "docs_images", "FORMATS"]
 
 FORMATS = charts.FORMATS
+
+Exact = Mapping[tuple, Sequence[Fraction]]
+Step = Callable[[str, int, int], None]
 
 
 # What a summary says of its strategy's quality: recomputed, never trusted, when the
@@ -46,16 +53,19 @@ MEASURED = ("on_policy_value", "exploitability", "nash_conv", "captain_exploitab
             "opponent_exploitability")
 
 
-def unpack(source: Any) -> tuple[HandModel, Strategy, dict[str, Any]]:
+def unpack(source: Any, exact: Exact | None = None
+           ) -> tuple[HandModel, Strategy, dict[str, Any]]:
     """(model, strategy, summary) from a Solution, or from (model, strategy[, summary]).
 
     For a tuple (a strategy file, say) the exploitability and the certified interval are
     measured afresh from the strategy, and a recorded value they contradict is refused
     (StrategyFileError): a hand-edited number is never printed as if it were right.
+    `exact` (exact probabilities of the same strategy) narrows the certified interval to
+    what they prove: the value itself when they are an exact equilibrium.
     """
     if hasattr(source, "model") and hasattr(source, "strategy"):
         model, strategy = source.model, source.strategy
-        return model, strategy, dict(source.summary())
+        return model, strategy, _with_exact(model, strategy, dict(source.summary()), exact)
     items = tuple(source)
     if len(items) not in (2, 3):
         raise TypeError("export needs a Solution or (model, strategy[, summary])")
@@ -72,7 +82,27 @@ def unpack(source: Any) -> tuple[HandModel, Strategy, dict[str, Any]]:
     summary.update({key: measured[key] for key in MEASURED})
     summary["value"] = e.value if claimed is None else float(claimed)
     summary["certified_value"] = certify(model, strategy).to_dict()
-    return model, strategy, summary
+    return model, strategy, _with_exact(model, strategy, summary, exact)
+
+
+def _with_exact(model: HandModel, strategy: Strategy, summary: dict[str, Any],
+                exact: Exact | None) -> dict[str, Any]:
+    """The summary with its certified interval narrowed by what `exact` proves."""
+    if exact is None:
+        return summary
+    from solver.certificate import prove_fractions
+
+    proof = prove_fractions(model, strategy, {k: list(v) for k, v in exact.items()})
+    known = summary.get("certified_value")
+    if known:
+        known = Certificate.from_dict(known)
+        lower, upper = max(known.lower, proof.lower), min(known.upper, proof.upper)
+        if lower > upper:          # two proofs cannot disagree: the file is inconsistent
+            raise StrategyFileError("the exact probabilities prove a value outside the "
+                                    "interval the strategy proves: was the file edited?")
+        proof = Certificate(lower, upper)
+    summary["certified_value"] = proof.to_dict()
+    return summary
 
 
 def summary_markdown(model: HandModel, summary: Mapping[str, Any],
@@ -88,7 +118,7 @@ def summary_markdown(model: HandModel, summary: Mapping[str, Any],
                        ("captain_exploitability", "what a best response wins vs the captain"),
                        ("opponent_exploitability", "what a best response wins vs the opponent")):
         if e.get(key) is not None:
-            lines.append(f"| {label} | {e[key]:.12g} |")
+            lines.append(f"| {label} | {numbers.measured(e[key])} |")
     if e.get("certified_value"):
         proof = Certificate.from_dict(e["certified_value"])
         if proof.exact is not None:
@@ -119,30 +149,53 @@ def summary_markdown(model: HandModel, summary: Mapping[str, Any],
 
 def export_charts(source: Any, out_dir: str | os.PathLike,
                   formats: Sequence[str] = FORMATS, dpi: float | None = None,
-                  simplified: simplify.Simplified | None = None) -> list[Path]:
+                  simplified: simplify.Simplified | None = None,
+                  progress: Step | None = None, exact: Exact | None = None) -> list[Path]:
     """Write every chart (reroll, betting per public state, remember) in every format."""
-    model, strategy, summary = unpack(source)
-    return charts.write_charts(model, strategy, out_dir, summary, formats, dpi, simplified)
+    model, strategy, summary = unpack(source, exact)
+    return charts.write_charts(model, strategy, out_dir, numbers.stable_document(summary),
+                               formats, dpi, simplified, progress=progress)
 
 
 def export_all(source: Any, out_dir: str | os.PathLike,
-               formats: Sequence[str] = FORMATS, dpi: float | None = None) -> list[Path]:
-    """Write every table, the strategy files, the summaries and every chart; returns paths."""
-    model, strategy, summary = unpack(source)
+               formats: Sequence[str] = FORMATS, dpi: float | None = None,
+               progress: Step | None = None, exact: Exact | None = None,
+               draw_charts: bool = True) -> list[Path]:
+    """Write every table, the strategy files, the summaries and every chart; returns paths.
+
+    With `draw_charts=False` the charts are neither drawn nor returned, but the summaries
+    list them as usual (`bidou outputs --check` compares the rest that way, quickly).
+    """
+    step = progress or (lambda what, done, total: None)
+    model, strategy, summary = unpack(source, exact)
+    summary = numbers.stable_document(summary)
+    stems = charts.chart_stems(model)
+    total = 3 + len(stems)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
+    step("simplifying the strategy", 1, total)
     simplified = simplify.simplify(model, strategy, summary.get("value"))
+    simple = numbers.stable_document(simplified.to_dict())
+    step("writing the strategy files and tables", 2, total)
     paths: list[Path] = []
-    write_json_atomic(out / "strategy.json", strategy_to_json(model, strategy, summary))
+    document = strategy_to_json(model, strategy, summary)
+    if exact is not None and Certificate.from_dict(summary["certified_value"]).exact is not None:
+        document = exact_to_json(document, model, strategy, exact)
+    write_json_atomic(out / "strategy.json", document)
     paths.append(out / "strategy.json")
     write_json_atomic(out / "simplified_strategy.json",
-                      strategy_to_json(model, simplified.strategy, simplified.to_dict()))
+                      strategy_to_json(model, simplified.strategy, simple))
     paths.append(out / "simplified_strategy.json")
     paths += tables.write_tables(model, strategy, out, summary)
-    paths += charts.write_charts(model, strategy, out, summary, formats, dpi, simplified)
-    names = ["summary.md", "summary.json"] + [p.name for p in paths]
-    write_json_atomic(out / "summary.json", {**summary, "simplified": simplified.to_dict(),
-                                             "files": names})
+    chart_names = [f"{stem}.{fmt}" for stem in stems for fmt in formats]
+    if draw_charts:
+        paths += charts.write_charts(
+            model, strategy, out, summary, formats, dpi, simplified,
+            progress=lambda what, done, _: step(what, 2 + done, total))
+    step("writing the summary", total, total)
+    names = (["summary.md", "summary.json"] + [p.name for p in paths]
+             + ([] if draw_charts else chart_names))
+    write_json_atomic(out / "summary.json", {**summary, "simplified": simple, "files": names})
     write_text_atomic(out / "summary.md", summary_markdown(model, summary, simplified, names))
     return [out / "summary.md", out / "summary.json"] + paths
 

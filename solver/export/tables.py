@@ -299,8 +299,12 @@ def summary_lines(model: HandModel, summary: Mapping[str, Any] | None) -> list[s
     if "value" in summary:
         lines.append(f"- Value of the hand to the captain: {summary['value']:+.6f} chips per hand")
     if "exploitability" in summary:
-        lines.append(f"- Exploitability of this strategy: {summary['exploitability']:.3g} "
+        from solver.export.numbers import measured, quality
+
+        lines.append(f"- Exploitability of this strategy: {measured(summary['exploitability'])} "
                      "chips per hand")
+        if summary.get("certified_value"):
+            lines.append(f"- Proved: {quality(summary)}")
     if summary.get("method"):
         lines.append(f"- Solved by: {summary['method']} ({summary.get('status', '')})")
     return lines
