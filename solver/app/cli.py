@@ -288,7 +288,8 @@ def solve(params: BidouParams, method: str, iterations: int | None,
 
     The LP solves the default game in well under a second. The CFR methods stop at
     --target-exploitability (default 1e-6; vanilla cfr 1e-3) or after --iterations; a run
-    that misses its target exits 1 and writes no file.
+    that misses its target exits 1, and writes a strategy file only if --iterations asked
+    for that run.
     """
     from solver.files import write_json_atomic
     from solver.solve import solve as run

@@ -42,7 +42,7 @@ from matplotlib.figure import Figure
 
 from games.bidou import rules
 from solver import best_response
-from solver.export.numbers import NOISE, NOISE_TEXT, quality
+from solver.export.numbers import NOISE, NOISE_TEXT, percent, quality
 from solver.export.tables import PURE_TOL, REACH_TOL, hand_label, ranked_indices
 from solver.files import write_bytes_atomic
 from solver.model import CAPTAIN, OPPONENT, ROLE_NAMES, STOP, HandModel
@@ -215,7 +215,7 @@ def _fits(text: str, width: float, fontsize: float) -> bool:
 
 
 def _percent(fraction: float) -> str:
-    value = int(round(100 * fraction))
+    value = percent(fraction)
     return f"{min(max(value, 1), 99)}%"
 
 

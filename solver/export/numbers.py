@@ -26,6 +26,12 @@ def stable(x: float) -> float:
     return 0.0 if value == 0 else value
 
 
+def percent(p: float) -> int:
+    """A probability in whole percent, halves rounded up after rounding away float noise:
+    0.875 and 0.87499999999999 both give 88 (Python's `round` gives 88 and 87)."""
+    return math.floor(round(100 * float(p), 6) + 0.5)
+
+
 def measured(x: float | None, digits: int = 12) -> str:
     """A measured number for a reader: "< 1e-12" at noise level, else `digits` significant
     digits of its rounded value."""

@@ -118,13 +118,15 @@ def format_mix(names: Sequence[str], probs: Sequence[float], percent: bool = Tru
         return ""
     if len(pairs) == 1:
         return pairs[0][0]
-    pairs.sort(key=lambda np_: -np_[1])
+    pairs.sort(key=lambda np_: -round(np_[1], 9))      # ties keep the action order
     return " ".join(f"{n} {_percent(p)}" for n, p in pairs) if percent else \
         ", ".join(f"{n} {p:.3f}" for n, p in pairs)
 
 
 def _percent(p: float) -> str:
-    value = round(100 * p)
+    from solver.export.numbers import percent
+
+    value = percent(p)
     if value == 0:
         return "<1%"
     if value == 100:
