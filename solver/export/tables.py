@@ -306,7 +306,7 @@ def summary_lines(model: HandModel, summary: Mapping[str, Any] | None) -> list[s
         lines.append(f"- Exploitability of this strategy: {measured(summary['exploitability'])} "
                      "chips per hand")
         if summary.get("certified_value"):
-            lines.append(f"- Proved: {quality(summary)}")
+            lines.append(f"- Quality: {quality(summary)}")
     if summary.get("method"):
         lines.append(f"- Solved by: {summary['method']} ({summary.get('status', '')})")
     return lines
