@@ -265,3 +265,29 @@ def test_bench_lp_skips_what_needs_the_test_extra(monkeypatch, capsys):
     assert "compact LP (ours)" in out and "sequence_form_lp  " not in out
 
 
+
+
+# --- 7. docs describe the solution pictured ---------------------------------------------------
+
+def test_charts_doc_passages_come_from_the_outputs():
+    from solver.app.docs import update_charts_doc
+
+    assert update_charts_doc(REPO / "outputs", write=False), \
+        "docs/charts.md describes other outputs: run `bidou outputs`"
+    text = (REPO / "docs" / "charts.md").read_text()
+    summary = json.loads((REPO / "outputs" / "default" / "summary.json").read_text())
+    assert f"**{summary['simplified']['exploitability']:.3f} chips per hand**" in text
+
+
+def test_the_reading_passage_follows_the_table():
+    from solver.app.docs import reading
+    from solver.export.tables import read_csv
+
+    rows = read_csv(REPO / "outputs" / "default" / "betting.csv")
+    before = reading([dict(r) for r in rows])
+    for row in rows:           # make the captain slow-play every triple
+        if (row["captain_throws"], row["opponent_throws"], row["history"]) == ("1", "1", "") \
+                and row["name"].startswith("three "):
+            row.update({"play": "pass", "pass": "1", "bet": "0"})
+    after = reading(rows)
+    assert "passes with the triples" in after and "passes with the triples" not in before

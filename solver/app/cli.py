@@ -544,11 +544,19 @@ def outputs(root: str | None, check: bool) -> None:
     if check and not any((Path(root) / name).is_dir() for name in VARIANTS):
         raise ParameterError(f"{root} holds none of the solved games "
                              f"({', '.join(VARIANTS)}); nothing to check")
+    from solver.app.docs import charts_doc_path, update_charts_doc
+
+    # the passages of docs/charts.md that describe the published solution follow it
+    docs = charts_doc_path() if Path(root) == project_outputs() else None
     with Progress() as progress:
         if check:
             stale = stale_files(root, progress=progress)
+            if docs is not None and not stale and not update_charts_doc(root, docs, False):
+                stale.append(str(docs))
         else:
             paths = write_outputs(root, progress=progress)
+            if docs is not None and not update_charts_doc(root, docs):
+                paths.append(docs)
     if not check:
         for path in paths:
             click.echo(str(path))
