@@ -36,7 +36,8 @@ def run_methods(model: HandModel, methods: Sequence[str] = CFR_METHODS,
         def checked(iteration: int, seconds: float, exploitability: float,
                     m: str = m, done: int = done) -> None:
             if progress is not None:
-                progress(f"{m}: iteration {iteration}, exploitability {exploitability:.2e}",
+                progress(f"{m}: iteration {iteration} of {iterations}, exploitability "
+                         f"{exploitability:.2e}",
                          done, len(methods))
         if progress is not None:
             progress(f"{m}: starting", done, len(methods))
