@@ -106,7 +106,8 @@ def test_score_has_a_standard_error():
         score.add(type("R", (), {"payoff": payoff, "seat": CAPTAIN, "cost": 0.25})())
     assert score.total == 2.0
     assert score.standard_error() == pytest.approx(np.std([2, -1, 0, 1], ddof=1) * 2)
-    assert "Score after 4 hands: +2 ± 2.6 chips" in score.line()
+    assert "Score after 4 hands: +2 chips (± 2.6)" in score.line()
+    assert "Score after 0 hands: 0 chips," in Score().line()
     assert "1.000 chips in expectation" in score.line()
 
 

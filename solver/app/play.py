@@ -63,6 +63,13 @@ def _plural(n: int, word: str) -> str:
     return f"{n} {word}{'s' if n != 1 else ''}"
 
 
+def _signed_chips(x: float) -> str:
+    """"+2 chips", "-1 chip", "0 chips": a score, never "+0"."""
+    if x == 0:
+        return "0 chips"
+    return ("+" if x > 0 else "-") + _chips(abs(x))
+
+
 def _chips(x: float) -> str:
     return _plural(int(x), "chip") if float(x).is_integer() else f"{x:g} chips"
 
@@ -444,9 +451,9 @@ class Score:
     def line(self) -> str:
         n = len(self.payoffs)
         se = self.standard_error()
-        spread = f" ± {se:.1f}" if se is not None else ""
-        return (f"Score after {_plural(n, 'hand')}: {self.total:+g}{spread} chips (chips "
-                f"your opponent took minus chips you took); your choices cost "
+        spread = f" (± {se:.1f})" if se is not None else ""
+        return (f"Score after {_plural(n, 'hand')}: {_signed_chips(self.total)}{spread}, "
+                f"chips your opponent took minus chips you took; your choices cost "
                 f"{self.cost:.3f} chips in expectation so far.")
 
     def final(self, summary: dict | None) -> str:
