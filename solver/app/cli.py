@@ -518,7 +518,7 @@ def convergence(params: BidouParams, iterations: int, out_dir: str) -> None:
 @main.command(short_help="Re-solve the published games in outputs/ (or check them).",
               epilog="""\b
 Examples:
-  bidou outputs --check      are the published files current? (about 45 s, more with charts)
+  bidou outputs --check      are the published files current? (about 100 s: all re-drawn)
   bidou outputs              rewrite them (about 100 s)""")
 @_guarded
 @click.option("--root", type=click.Path(file_okay=False), default=None,
