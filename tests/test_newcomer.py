@@ -206,6 +206,7 @@ def test_help_is_complete_and_not_cut_off():
         assert "Examples:" in run(command, "--help").output, command
     assert "How many hands to play" in run("play", "--help").output
     assert "1..20" in run("solve", "--help").output
+    assert "Commands:" in CliRunner().invoke(main, []).output      # `bidou` alone: the help
     stats = run("stats", "--help").output
     assert "--faces" in stats and "--throws" not in stats and "--max-level" not in stats
 

@@ -140,6 +140,11 @@ def _usage_message(error: click.UsageError) -> str:
     return f"{text[:1].lower()}{text[1:]} (see `{command} --help`)"
 
 
+# `bidou` alone prints the help (click 8.2+ raises this usage error to do it): left as is
+_HELP_ERRORS = tuple(getattr(click.exceptions, name) for name in ("NoArgsIsHelpError",)
+                     if hasattr(click.exceptions, name))
+
+
 class _Bidou(click.Group):
     """The command group, with click's usage errors (unknown option, bad choice, missing
     value) reported in the same one-line style as the library's errors."""
@@ -148,12 +153,16 @@ class _Bidou(click.Group):
         try:
             return super().make_context(*args, **kwargs)
         except click.UsageError as error:
+            if isinstance(error, _HELP_ERRORS):
+                raise
             raise _OneLineError(_usage_message(error)) from None
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
         except click.UsageError as error:
+            if isinstance(error, _HELP_ERRORS):
+                raise
             raise _OneLineError(_usage_message(error)) from None
 
 
