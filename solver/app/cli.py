@@ -854,7 +854,7 @@ def round_command(params: BidouParams, chips: int, state_text: str | None, as_js
     from solver.round.certify import RoundCertificateError, certify_round
     from solver.round.report import round_report, state_entry
     from solver.round.solve import solve_round
-    from solver.round.states import state_graph
+    from solver.round.states import ChipState, state_graph
 
     rules = RoundParams(chips=chips, hand=params)
     wanted = _parse_state(state_text, chips) if state_text is not None else None
@@ -901,12 +901,26 @@ def round_command(params: BidouParams, chips: int, state_text: str | None, as_js
             f"{max(0.0, 1 - report['min_p_end']):.0e} or more",
             f"seconds:        {report['seconds']:.1f}"]))
     if out is not None and charts:
-        from solver.export.round_charts import write_round_chart
+        from solver.export.round_charts import write_round_chart, write_state_charts
 
         os.makedirs(out, exist_ok=True)
         write_json_atomic(os.path.join(out, "round.json"), report)
         written = [os.path.join(out, "round.json")] + [
             str(p) for p in write_round_chart(report, out)]
+        if isinstance(wanted, ChipState):
+            from solver.best_response import complete_unreached
+            from solver.round.compare import difference
+            from solver.solve import solve as solve_hand
+
+            hand = solve_hand(params)
+            stage = solution.stages[wanted]
+            shown = complete_unreached(stage.model, stage.strategy)   # sensible off-path play
+            said = difference(stage.model, shown, hand.model, hand.strategy)
+            written += [str(p) for p in write_state_charts(
+                stage.model, shown, state_text, said.sentence(), out,
+                value=solution.values[wanted])]
+            if not as_json:
+                click.echo(f"difference:     {said.sentence()}")
         if not as_json:
             click.echo("\n".join(f"wrote:          {path}" for path in written))
     elif out is not None:

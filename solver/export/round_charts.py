@@ -68,8 +68,9 @@ def win_probability_figure(report: Mapping[str, Any]) -> Figure:
             norm=matplotlib.colors.Normalize(0, 1), cmap=cmap), cax=bar)
         scale.set_label("chance to win the round", fontsize=9)
         lines = [f"Start (all {chips} chips in the centre): the first captain wins with "
-                 f"probability {report['start_value']:.6f}; every value is proved in exact "
-                 f"arithmetic to within 1e-9.",
+                 f"probability {report['start_value']:.6f}.",
+                 "Every value is proved in exact arithmetic to within 1e-9 "
+                 "(outputs: round.json has the intervals).",
                  "Hatched: an open throw (a player holds all chips but one); the cell is the "
                  "chance of the player holding that pile.", "",
                  "Match (all, keep, all; best of three), P(win) at the start of a round:"]
@@ -91,4 +92,27 @@ def write_round_chart(report: Mapping[str, Any], out_dir: str | os.PathLike,
         path = Path(out_dir) / f"{stem}.{fmt}"
         write_bytes_atomic(path, figure_bytes(figure, fmt))
         paths.append(path)
+    return paths
+
+
+def write_state_charts(model, strategy, state_label: str, difference: str,
+                       out_dir: str | os.PathLike, formats: Sequence[str] = FORMATS,
+                       value: float | None = None) -> list[Path]:
+    """The reroll and betting charts of one chip state's hand, in the hand charts' style;
+    the summary line gives the state, its value (a win probability) and how the strategy
+    differs from the hand game's chip-counting one (`solver.round.compare`)."""
+    from solver.export import charts
+
+    summary = {"value": value, "unit": "win probability", "exploitability": None,
+               "note": f"State {state_label}. {difference}"}
+    paths: list[Path] = []
+    out = Path(out_dir)
+    if model.throws > 1:
+        paths += charts.save_figure(charts.make_figure(charts.reroll_figure, model, strategy,
+                                                       summary), out / "reroll_chart", formats)
+    for public in model.public_states:
+        tc, to = public
+        paths += charts.save_figure(
+            charts.make_figure(charts.betting_figure, model, strategy, public, summary),
+            out / f"betting_chart_c{tc}_o{to}", formats)
     return paths
