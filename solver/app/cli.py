@@ -462,5 +462,27 @@ def sweep(faces: str, throws: str, max_level: str, reroll: str, ranking: str,
               f"exact value asked; their rows are missing or inexact", 1)
 
 
+@main.command()
+@_guarded
+@click.option("--root", default=".", show_default=True,
+              help="The project directory (reads docs/data/sweep.csv).")
+def results(root: str) -> None:
+    """docs/results.md: the findings, from the sweep table and exact solves (~1-2 minutes)."""
+    from solver.analysis.results import write_results
+
+    terminal = sys.stderr.isatty()
+
+    def progress(name: str) -> None:
+        if terminal:
+            sys.stderr.write(f"\rsolving {name} exactly...          ")
+            sys.stderr.flush()
+
+    paths = write_results(root, progress=progress)
+    if terminal:
+        sys.stderr.write("\n")
+    for path in paths:
+        click.echo(str(path))
+
+
 if __name__ == "__main__":
     main()
