@@ -8,6 +8,7 @@ from fractions import Fraction
 from pathlib import Path
 
 import pandas as pd
+import psutil
 import pytest
 from click.testing import CliRunner
 
@@ -90,7 +91,15 @@ def test_a_worker_killed_mid_sweep(tmp_path):
 
         report = sweep.run_sweep(grid, tmp_path, client, on_row=kill_a_busy_worker)
         assert killed
-        assert pids[killed[0]] not in {i["pid"] for i in client.run(sweep.worker_info).values()}
+        now = {i["pid"] for i in client.run(sweep.worker_info).values()}
+        assert pids[killed[0]] not in now and len(now) == 2     # the nanny started another
+    for _ in range(100):                     # nothing the cluster started outlives it
+        alive = [p for p in now | set(pids.values()) if psutil.pid_exists(p)
+                 and psutil.Process(p).status() != psutil.STATUS_ZOMBIE]
+        if not alive:
+            break
+        time.sleep(0.05)
+    assert not alive
     assert report.solved == len(grid) == 16 and not report.failed
     table = pd.read_csv(tmp_path / "sweep.csv")
     assert len(table) == 16 and table["exploitability"].abs().max() < 1e-9

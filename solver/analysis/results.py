@@ -490,9 +490,9 @@ def plots(doc: Mapping[str, Any]) -> dict[str, bytes]:
     out = {}
     for name, key, xs, xlabel, series in (
             ("results_value.png", "faces_throws", range(2, 7), "faces",
-             [(f"{t} throws", lambda x, t=t: f"{x},{t}") for t in range(1, 4)]),
+             [(f"{t} throw{'s' * (t > 1)}", lambda x, t=t: f"{x},{t}") for t in range(1, 4)]),
             ("results_levels.png", "levels", range(1, 5), "max level",
-             [(f"{t} throws", lambda x, t=t: f"{t},{x}") for t in range(1, 4)])):
+             [(f"{t} throw{'s' * (t > 1)}", lambda x, t=t: f"{t},{x}") for t in range(1, 4)])):
         figure = Figure(figsize=(12, 3.6), dpi=100)
         FigureCanvasAgg(figure)
         variants = ("all, encyclopedia", "keep, encyclopedia", "all, french, aces beat bidou")
