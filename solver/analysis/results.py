@@ -112,14 +112,16 @@ def stop_summary(model: HandModel, strategy) -> list[dict[str, Any]]:
     out = []
     for row in behaviour.stop_table(model, strategy):
         stop = row["stop"]
-        always = [int(h) for h in order if stop[h] > 1 - 1e-9]
-        mixed = {rules.format_hand(model.hands[h]): round(float(stop[h]), 4) for h in order
+        always = [stop[h] > 1 - 1e-9 for h in order]
+        top = always.index(False) if False in always else len(always)
+        name = [rules.format_hand(model.hands[h]) for h in order]
+        mixed = {name[i]: round(float(stop[h]), 4) for i, h in enumerate(order)
                  if 1e-9 < stop[h] < 1 - 1e-9}
-        weakest_stop = rules.format_hand(model.hands[always[-1]]) if always else None
         out.append({"player": row["player"], "captain_throws": row["captain_throws"],
                     "throw": row["throw"], "stop_overall": row["stop_overall"],
-                    "hands": model.num_hands, "always_stop": len(always),
-                    "weakest_always_stop": weakest_stop,
+                    "hands": model.num_hands, "always_stop": int(sum(always)),
+                    "stops_from": name[top - 1] if top else None, "stops_from_count": top,
+                    "also_stops": [name[i] for i in range(top, len(order)) if always[i]],
                     "mixed": mixed})
     return out
 
@@ -360,18 +362,23 @@ def render(doc: Mapping[str, Any]) -> str:
         "hand (every bet, if no hand should call). `solver/analysis/behaviour.py` computes it; "
         "`tests/test_behaviour.py` checks it against brute-force enumeration.",
         "",
-        "When each hand stops throwing (default game; `P(stop)` is the probability, over the "
-        "hands met there, of stopping at that throw):",
+        "When each hand stops throwing (default game). `P(stop)`: the probability that the "
+        "turn ends by stopping after that throw (the opponent's, given the captain's count); "
+        "then the hands that always stop: every hand from the one named up (how many), and "
+        "any weaker ones; then the hands that mix, with their probability of stopping. All "
+        "other hands throw again.",
         "",
-        "| player | captain's throws | throw | P(stop) | always stops with | weakest | "
-        "mixes |",
+        "| player | captain's throws | throw | P(stop) | stops with every hand from | "
+        "also stops with | mixes |",
         "|---|---|---|---|---|---|---|",
     ]
     for row in d["stops"]:
         mixed = ", ".join(f"{h} {_pct(p)}" for h, p in row["mixed"].items()) or "none"
+        top = f"{row['stops_from']} ({row['stops_from_count']} of {row['hands']})" \
+            if row["stops_from"] else "none"
         lines.append(f"| {row['player']} | {row['captain_throws'] or ''} | {row['throw']} | "
-                     f"{_pct(row['stop_overall'])} | {row['always_stop']} of {row['hands']} "
-                     f"hands | {row['weakest_always_stop']} | {mixed} |")
+                     f"{_pct(row['stop_overall'])} | {top} | "
+                     f"{', '.join(row['also_stops']) or 'none'} | {mixed} |")
     lines += [
         "",
         "How often each public state (captain's throws, opponent's throws) occurs, default "
