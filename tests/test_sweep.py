@@ -152,3 +152,11 @@ def test_unusable_destinations_fail_before_any_work(tmp_path):
     assert result.exit_code == 2 and "is not a sweep table" in result.output
     with pytest.raises(ParameterError):
         sweep.build_grid(ranking="poker")
+
+
+def test_a_bad_scheduler_address_is_one_line(tmp_path):
+    result = run("sweep", "--faces", "2", "--throws", "1", "--scheduler", "nonsense",
+                 "--out", str(tmp_path))
+    assert result.exit_code == 2
+    assert result.output == ("bidou: error: cannot reach the Dask scheduler nonsense: missing "
+                             "port number in address 'nonsense'\n")
