@@ -1,0 +1,62 @@
+"""Time `bidou sweep` on the full grid of the hand game, one worker against all cores.
+
+    python benchmarks/bench_sweep.py [--repeats 1] [--subset] [--workers 1,2] [--table DIR]
+
+The grid of issue 14: faces 2..6, throws 1..3, max level 1..4, both rerolls, both rankings,
+aces on and off for the French one (360 rule sets), each solved by LP + exact certificate on
+a Dask LocalCluster of single-threaded worker processes. For each worker count: the median
+wall time of the whole sweep over the repeats (cluster start excluded, a fresh table each
+time), the sum of the per-row solve seconds, and the speed-up against one worker. `--subset`
+keeps faces 2..4 (a quick look). `--table DIR` keeps the last table (sweep.csv, .parquet,
+.png) there.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import tempfile
+import time
+
+from solver.app.sweep import build_grid, dask_client, run_sweep
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=1)
+    parser.add_argument("--subset", action="store_true", help="faces 2..4 only")
+    parser.add_argument("--workers", default=f"1,{os.cpu_count()}")
+    parser.add_argument("--table", default=None, help="keep the last table in this directory")
+    args = parser.parse_args()
+    grid = build_grid(faces="2,3,4" if args.subset else "2,3,4,5,6", throws="1,2,3",
+                      max_level="1,2,3,4", reroll="all,keep", ranking="encyclopedia,french",
+                      aces_beat_bidou="true,false")
+    counts = [int(w) for w in args.workers.split(",")]
+    print(f"grid: {len(grid)} rule sets; {os.cpu_count()} cores; repeats {args.repeats}")
+    print(f"{'workers':>7} {'median wall s':>14} {'sum of solves s':>16} {'rows/s':>7} "
+          f"{'speed-up':>9}")
+    base = None
+    for workers in counts:
+        walls, work = [], []
+        with dask_client(workers=workers) as client:
+            client.wait_for_workers(workers)
+            for _ in range(args.repeats):
+                out = tempfile.mkdtemp(prefix="bench-sweep-")
+                start = time.perf_counter()
+                report = run_sweep(grid, out, client)
+                walls.append(time.perf_counter() - start)
+                assert not report.failed and report.solved == len(grid), report.failed
+                work.append(sum(r["seconds"] for r in report.rows))
+                if args.table:
+                    shutil.copytree(out, args.table, dirs_exist_ok=True)
+                shutil.rmtree(out)
+        wall = statistics.median(walls)
+        base = base or wall
+        print(f"{workers:>7} {wall:>14.1f} {statistics.median(work):>16.1f} "
+              f"{len(grid) / wall:>7.2f} {base / wall:>8.2f}x", flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,200 @@
+"""What equilibrium play looks like: how hands end, how often players stop, bluff.
+
+Pure functions of a model and a strategy pair. Everything is computed from the joint
+probability of reaching each betting node and leaf with each pair of hands, which is the
+product of the two players' own reaches (solver/reach.py) and the public state's: the
+players' private chances are independent, and each player's reach depends only on his
+own hand.
+
+Bluff, precisely. At a bet or raise to level L, the bettor's *range* is the distribution
+of his hand given that he makes it (his reach at the node times the action's probability).
+The responder's *indifference point* is the weakest hand (lowest in the ranking table) for
+which calling — a showdown at level L against that range — is worth at least folding;
+the option to raise is left out, so this is the hand with which a caller stops folding.
+When no hand would call, the indifference point is above every hand. A bet or raise is a
+*bluff* when the bettor's hand loses a showdown to the indifference hand (every bet, when
+no hand would call).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Iterator
+
+import numpy as np
+
+from solver.model import BET, CAPTAIN, OPPONENT, RAISE, STOP, BettingLeaf, HandModel
+from solver.reach import end_mass
+from solver.strategy import Strategy
+
+
+@dataclasses.dataclass(frozen=True)
+class Outcomes:
+    """How hands end under a strategy pair, per hand played."""
+
+    passed: float              # both passed: no chips move
+    folded: float
+    showdown: float
+    value: float               # chips to the captain (the on-policy value)
+    chips_moved: float         # E|payoff|: chips that change hands
+    captain_throws: float      # E[throws] of each player
+    opponent_throws: float
+    by_public: dict[tuple[int, int], float]   # P(captain's throws, opponent's throws)
+
+    def to_dict(self) -> dict:
+        out = dataclasses.asdict(self)
+        out["by_public"] = {f"{tc},{to}": p for (tc, to), p in self.by_public.items()}
+        return out
+
+
+def turn_ends(model: HandModel, strategy: Strategy) -> tuple[np.ndarray, np.ndarray]:
+    """(captain (T, n), opponent (T, T, n)): P(ending the turn at throw t+1 with hand h),
+    the opponent's indexed by the captain's throws minus one."""
+    captain = end_mass(model, strategy.throw[CAPTAIN][0])
+    opponent = np.stack([end_mass(model, strategy.throw[OPPONENT][c])
+                         for c in range(model.throws)])
+    return captain, opponent
+
+
+def _walk(model: HandModel, strategy: Strategy) -> Iterator[tuple]:
+    """Every betting node and leaf of every public state with both players' reach vectors:
+    ("node", public, node, captain reach, opponent reach) and ("leaf", public, leaf, ...).
+    The captain's reach includes his chance, the opponent's his own given the captain's
+    throws; their outer product is the joint probability."""
+    captain_ends, opponent_ends = turn_ends(model, strategy)
+    for tc, to in model.public_states:
+        tree = model.tree((tc, to))
+        start = [captain_ends[tc - 1], opponent_ends[tc - 1, to - 1]]
+
+        def visit(history: str, reach: list[np.ndarray]) -> Iterator[tuple]:
+            if tree.is_leaf(history):
+                leaf = next(leaf for leaf in tree.leaves if leaf.history == history)
+                yield ("leaf", (tc, to), leaf, reach[0], reach[1])
+                return
+            node = tree.node(history)
+            yield ("node", (tc, to), node, reach[0], reach[1])
+            probs = strategy.betting[(tc, to, history)]
+            for i, action in enumerate(node.actions):
+                child = list(reach)
+                child[node.actor] = reach[node.actor] * probs[i]
+                yield from visit(history + action[0], child)
+
+        yield from visit("", start)
+
+
+def leaf_payoffs(model: HandModel, leaf: BettingLeaf) -> np.ndarray:
+    """U[i, j]: the captain's payoff at `leaf` with captain hand i and opponent hand j."""
+    compare = model.compare_matrix().astype(int)
+    values = np.array([float(model.payoffs.leaf_value(leaf, o)) for o in (-1, 0, 1)])
+    return values[compare + 1]
+
+
+def outcomes(model: HandModel, strategy: Strategy) -> Outcomes:
+    """How often hands end in a pass, a fold or a showdown; chips moved; throws made."""
+    kinds = {"pass": 0.0, "fold": 0.0, "showdown": 0.0}
+    value = moved = 0.0
+    by_public: dict[tuple[int, int], float] = {}
+    for kind, public, item, rc, ro in _walk(model, strategy):
+        joint = np.outer(rc, ro)
+        if kind == "node":
+            if item.history == "":
+                by_public[public] = float(joint.sum())
+            continue
+        u = leaf_payoffs(model, item)
+        kinds[item.kind] += float(joint.sum())
+        value += float((joint * u).sum())
+        moved += float((joint * np.abs(u)).sum())
+    return Outcomes(passed=kinds["pass"], folded=kinds["fold"], showdown=kinds["showdown"],
+                    value=value, chips_moved=moved,
+                    captain_throws=sum(tc * p for (tc, _), p in by_public.items()),
+                    opponent_throws=sum(to * p for (_, to), p in by_public.items()),
+                    by_public=by_public)
+
+
+def stop_table(model: HandModel, strategy: Strategy) -> list[dict]:
+    """For each player, context (captain's throws, for the opponent) and throw before the
+    last: P(stop | hand) for every hand, and the probability of stopping there at all."""
+    from solver.reach import throw_flow
+
+    rows = []
+    for role in (CAPTAIN, OPPONENT):
+        for c, context in enumerate(strategy.throw[role]):
+            before, _ = throw_flow(model, context)
+            for t in range(model.throws - 1):
+                stop = context[t][model.throw_actions.index(STOP)]
+                rows.append({"player": ("captain", "opponent")[role],
+                             "captain_throws": None if role == CAPTAIN else c + 1,
+                             "throw": t + 1, "stop": stop.copy(),
+                             "reach": before[t].copy(),
+                             "stop_overall": float(before[t] @ stop)})
+    return rows
+
+
+@dataclasses.dataclass(frozen=True)
+class Bluffs:
+    """Bets and raises, and the part of them that are bluffs (module docstring), per hand
+    played; keyed by (player, "bet" or "raise")."""
+
+    bets: dict[tuple[str, str], float]
+    bluffs: dict[tuple[str, str], float]
+
+    def frequency(self, player: str | None = None, action: str | None = None) -> float:
+        """Bluffs as a fraction of the bets and raises selected (0 if there are none)."""
+        keys = [k for k in self.bets if (player in (None, k[0])) and (action in (None, k[1]))]
+        total = sum(self.bets[k] for k in keys)
+        return sum(self.bluffs[k] for k in keys) / total if total > 0 else 0.0
+
+    def to_dict(self) -> dict:
+        return {f"{p} {a}": {"per_hand": self.bets[(p, a)], "bluffs_per_hand":
+                             self.bluffs[(p, a)], "bluff_share": self.frequency(p, a)}
+                for p, a in sorted(self.bets)}
+
+
+def indifference_hand(model: HandModel, responder: int, level: int,
+                      bettor_range: np.ndarray) -> int | None:
+    """The weakest hand with which `responder` calls a bet at `level` at least as well as
+    he folds, against `bettor_range` (unnormalized); None if no hand should call."""
+    compare = model.compare_matrix()                  # [captain hand, opponent hand]
+    p = model.payoffs
+    showdown = np.array([float(x[level]) for x in (p.showdown_lose, p.showdown_tie,
+                                                     p.showdown_win)])
+    weights = bettor_range / bettor_range.sum()
+    if responder == CAPTAIN:
+        call = showdown[compare.astype(int) + 1] @ weights          # by captain hand
+        fold = float(p.captain_folds[level])
+    else:
+        call = -(weights @ showdown[compare.astype(int) + 1])       # by opponent hand
+        fold = -float(p.opponent_folds[level])
+    callers = [h for h in np.argsort(model.strength) if call[h] >= fold - 1e-12]
+    return int(callers[0]) if callers else None
+
+
+def bluffs(model: HandModel, strategy: Strategy) -> Bluffs:
+    """Bet and raise frequencies per hand played, and how many of them are bluffs."""
+    compare = model.compare_matrix()
+    bets = {(p, a): 0.0 for p in ("captain", "opponent") for a in ("bet", "raise")}
+    bluff = dict(bets)
+    for kind, (tc, to), node, rc, ro in _walk(model, strategy):
+        if kind != "node":
+            continue
+        reach = (rc, ro)
+        mine, theirs = reach[node.actor], reach[1 - node.actor]
+        probs = strategy.betting[(tc, to, node.history)]
+        for i, action in enumerate(node.actions):
+            if action not in (BET, RAISE):
+                continue
+            bettor_range = mine * probs[i]
+            mass = bettor_range * theirs.sum()               # P(this bet, with hand h)
+            if mass.sum() <= 0:
+                continue
+            key = (("captain", "opponent")[node.actor], action)
+            bets[key] += float(mass.sum())
+            r = indifference_hand(model, 1 - node.actor, node.level + 1, bettor_range)
+            if r is None:
+                loses = np.ones(model.num_hands, dtype=bool)
+            elif node.actor == CAPTAIN:
+                loses = compare[:, r] < 0
+            else:
+                loses = compare[r, :] > 0
+            bluff[key] += float(mass[loses].sum())
+    return Bluffs(bets, bluff)

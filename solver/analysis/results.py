@@ -1,0 +1,549 @@
+"""docs/results.md: the findings, each with its number, table or plot, and command.
+
+    bidou sweep --faces 2,3,4,5,6 --throws 1,2,3 --max-level 1,2,3,4 --reroll all,keep \
+        --ranking encyclopedia,french --aces-beat-bidou true,false --exact --out docs/data
+    bidou results            # docs/data/results.json, docs/results.md, docs/img/results_*.png
+
+`compute` reads the sweep table (every value in it carries its certified interval, and the
+exact fraction where it was proved) and solves the featured games exactly (their behaviour
+is read from the strategies the certificate proved); `render` turns the numbers, kept in
+`docs/data/results.json`, into the Markdown. The test holds both: the Markdown is the
+rendering of the JSON, the JSON's sweep tables are those of the committed table, a few rows
+and the default game are solved again.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from fractions import Fraction
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+
+from games.bidou import rules
+from games.bidou.params import BidouParams, ParameterError
+from solver.analysis import behaviour
+from solver.analysis.no_betting import exact_guarantee, solve_throw_game, stop_rule
+from solver.model import CAPTAIN, OPPONENT, HandModel
+from solver.reach import own_reach
+
+SCHEMA, SCHEMA_VERSION = "bidou-results", 1
+SWEEP_COMMAND = ("bidou sweep --faces 2,3,4,5,6 --throws 1,2,3 --max-level 1,2,3,4 "
+                 "--reroll all,keep --ranking encyclopedia,french --aces-beat-bidou true,false "
+                 "--exact --out docs/data")
+RESULTS_COMMAND = "bidou results"
+FEATURED: dict[str, BidouParams] = {
+    "default": BidouParams(),
+    "keep": BidouParams(reroll="keep"),
+    "french": BidouParams(ranking="french"),
+    "french_unbeaten": BidouParams(ranking="french", aces_beat_bidou=False),
+}
+VARIANTS = {"all, encyclopedia": ("all", "encyclopedia", True),
+            "keep, encyclopedia": ("keep", "encyclopedia", True),
+            "all, french, aces beat bidou": ("all", "french", True),
+            "all, french, bidou unbeaten": ("all", "french", False),
+            "keep, french, aces beat bidou": ("keep", "french", True),
+            "keep, french, bidou unbeaten": ("keep", "french", False)}
+FOLK_HAND = (6, 1, 1)        # "a 6 or better": every hand at least as good as 6-1-1
+
+
+# --- the sweep's tables ----------------------------------------------------------------------
+
+def sweep_grid() -> list[BidouParams]:
+    from solver.app.sweep import build_grid
+
+    return build_grid("2,3,4,5,6", "1,2,3", "1,2,3,4", "all,keep", "encyclopedia,french",
+                      "true,false")
+
+
+def _cell(row: Mapping[str, Any]) -> dict[str, Any]:
+    return {"value": row["value"], "lower": row["lower"], "upper": row["upper"],
+            "exact": row["exact"]}
+
+
+def _difference(a: Mapping[str, Any], b: Mapping[str, Any]) -> float:
+    """a's value minus b's, exactly where both are proved (no rounding noise), else floats."""
+    if a["exact"] is not None and b["exact"] is not None:
+        return float(Fraction(a["exact"]) - Fraction(b["exact"]))
+    return a["value"] - b["value"]
+
+
+def sweep_tables(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """The value tables of the findings, from the sweep's rows (which must cover the grid)."""
+    from solver.app.sweep import rule_key
+
+    by_key = {rule_key(r): r for r in rows}
+    missing = [p for p in sweep_grid() if rule_key(p) not in by_key]
+    if missing:
+        raise ParameterError(f"the sweep table lacks {len(missing)} rule sets (first: "
+                             f"{missing[0].describe()}); run `{SWEEP_COMMAND}`")
+
+    def get(faces, throws, level, variant):
+        reroll, ranking, aces = VARIANTS[variant]
+        return by_key[(faces, throws, level, reroll, ranking, aces)]
+
+    faces_throws = {v: {f"{f},{t}": _cell(get(f, t, 4, v)) for f in range(2, 7)
+                        for t in range(1, 4)} for v in VARIANTS}
+    levels = {v: {f"{t},{m}": _cell(get(6, t, m, v)) for t in range(1, 4) for m in range(1, 5)}
+              for v in VARIANTS}
+    cycle = {r: {f"{f},{t}": _difference(get(f, t, 4, f"{r}, french, aces beat bidou"),
+                                         get(f, t, 4, f"{r}, french, bidou unbeaten"))
+                 for f in range(2, 7) for t in range(1, 4)} for r in ("all", "keep")}
+    level_effect = {scope: {f"{m}": max(abs(_difference(by_key[k[:2] + (m,) + k[3:]],
+                                                         by_key[k]))
+                                        for k in by_key if k[2] == 4 and k[0] in faces)
+                            for m in (1, 2, 3)}
+                    for scope, faces in (("6 faces", (6,)), ("all", (2, 3, 4, 5, 6)))}
+    negative = sum(1 for r in rows if r["upper"] < 0)
+    return {"faces_throws": faces_throws, "levels": levels, "cycle": cycle,
+            "rule_sets": len(by_key), "captain_behind": negative,
+            "level_effect": level_effect,
+            "exact_rows": sum(1 for r in rows if r["exact"] is not None),
+            "widest_interval": max(r["upper"] - r["lower"] for r in rows)}
+
+
+# --- the featured games -----------------------------------------------------------------------
+
+def stop_summary(model: HandModel, strategy) -> list[dict[str, Any]]:
+    """Each throwing decision in words: the hands that always stop, never stop, or mix."""
+    order = [h for h in np.argsort(-model.strength, kind="stable")]      # strongest first
+    out = []
+    for row in behaviour.stop_table(model, strategy):
+        stop = row["stop"]
+        always = [stop[h] > 1 - 1e-9 for h in order]
+        top = always.index(False) if False in always else len(always)
+        name = [rules.format_hand(model.hands[h]) for h in order]
+        mixed = {name[i]: round(float(stop[h]), 4) for i, h in enumerate(order)
+                 if 1e-9 < stop[h] < 1 - 1e-9}
+        out.append({"player": row["player"], "captain_throws": row["captain_throws"],
+                    "throw": row["throw"], "stop_overall": row["stop_overall"],
+                    "hands": model.num_hands, "always_stop": int(sum(always)),
+                    "stops_from": name[top - 1] if top else None, "stops_from_count": top,
+                    "also_stops": [name[i] for i in range(top, len(order)) if always[i]],
+                    "mixed": mixed})
+    return out
+
+
+def behaviour_shift(a: tuple[HandModel, Any], b: tuple[HandModel, Any], top: int = 6
+                    ) -> list[dict[str, Any]]:
+    """Where two strategies of the same hands differ most: per player and hand, the sum over
+    his decisions of (average own reach) x (total variation between the two mixes)."""
+    (model, s1), (_, s2) = a, b
+    shift: dict[tuple[str, str, int], float] = {}
+    for role in (CAPTAIN, OPPONENT):
+        name = ("captain", "opponent")[role]
+        r1, b1 = own_reach(model, s1, role)
+        r2, b2 = own_reach(model, s2, role)
+        reach = (r1 + r2) / 2                      # (contexts, T-1, A, n), per action row
+        tv = 0.5 * np.abs(s1.throw[role] - s2.throw[role]).sum(axis=-2)
+        throw = (reach[..., 0, :] * tv).sum(axis=(0, 1))
+        for h in range(model.num_hands):
+            shift[(name, "throwing", h)] = float(throw[h])
+        for key, r in b1.items():
+            avg = (r[0] + b2[key][0]) / 2
+            tv = 0.5 * np.abs(s1.betting[key] - s2.betting[key]).sum(axis=0)
+            for h in range(model.num_hands):
+                shift[(name, "betting", h)] = shift.get((name, "betting", h), 0.0) + \
+                    float(avg[h] * tv[h])
+    ranked = sorted(shift.items(), key=lambda kv: -kv[1])[:top]
+    return [{"player": p, "part": part, "hand": rules.format_hand(model.hands[h]),
+             "shift": value} for (p, part, h), value in ranked]
+
+
+def folk_costs(model: HandModel, equilibrium: Fraction) -> dict[str, Any]:
+    """The folk stopping rule in the game without betting: what each player guarantees
+    with it (exact, against a best response), against the game's proved value."""
+    stops = np.array([rules.compare(h, FOLK_HAND, model.params.ranking,
+                                    model.params.aces_beat_bidou) >= 0 for h in model.hands])
+    rule = stop_rule(model, stops)
+    captain = exact_guarantee(model, rule, player=0)
+    opponent = exact_guarantee(model, np.stack([rule] * model.throws), player=1)
+    return {"stop_hands": int(stops.sum()), "stop_probability": float(model.prior[stops].sum()),
+            "captain_guarantee": str(captain), "opponent_guarantee": str(opponent),
+            "captain_cost": float(equilibrium - captain),
+            "opponent_cost": float(opponent - equilibrium)}
+
+
+def game_results(name: str, solution, throw_game=None) -> dict[str, Any]:
+    """A featured game's proved value and its equilibrium behaviour."""
+    model, strategy = solution.model, solution.strategy
+    proof = solution.certificate
+    out = {"rules": model.params.to_dict(), "value": solution.value,
+           "certificate": proof.to_dict(),
+           "exploitability": solution.exploitability.exploitability,
+           "outcomes": behaviour.outcomes(model, strategy).to_dict(),
+           "bluffs": behaviour.bluffs(model, strategy).to_dict(),
+           "bluff_share": behaviour.bluffs(model, strategy).frequency(),
+           "stops": stop_summary(model, strategy)}
+    if throw_game is not None:
+        out["no_betting"] = {"value": throw_game.value,
+                             "certificate": throw_game.certificate.to_dict()}
+        if model.params.reroll == "all" and model.params.faces == 6:
+            middle = (throw_game.certificate.lower + throw_game.certificate.upper) / 2
+            out["folk"] = folk_costs(model, middle)
+            out["folk"]["equilibrium_width"] = float(throw_game.certificate.width)
+    return out
+
+
+def compute(sweep_rows: Sequence[Mapping[str, Any]], solutions: Mapping[str, Any],
+            throw_games: Mapping[str, Any]) -> dict[str, Any]:
+    """Every number of docs/results.md, as one JSON document."""
+    for name, solution in solutions.items():
+        if solution.certificate is None:
+            raise ValueError(f"{name}: no certificate")
+    games = {name: game_results(name, s, throw_games.get(name))
+             for name, s in solutions.items()}
+    french, unbeaten = solutions["french"], solutions["french_unbeaten"]
+    return {"schema": SCHEMA, "schema_version": SCHEMA_VERSION,
+            "sweep": sweep_tables(sweep_rows), "games": games,
+            "cycle_shift": behaviour_shift((french.model, french.strategy),
+                                           (unbeaten.model, unbeaten.strategy))}
+
+
+def solve_featured(progress=None) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The featured games solved exactly, and their no-betting games."""
+    from solver.model import build_model
+    from solver.solve import solve
+
+    solutions, throw_games = {}, {}
+    for name, params in FEATURED.items():
+        if progress:
+            progress(name)
+        solutions[name] = solve(params, exact=True)
+        throw_games[name] = solve_throw_game(build_model(params))
+    return solutions, throw_games
+
+
+# --- the Markdown ------------------------------------------------------------------------------
+
+def _value(cell: Mapping[str, Any], digits: int = 5) -> str:
+    return f"{cell['value']:+.{digits}f}"
+
+
+def _proved(cert: Mapping[str, Any]) -> str:
+    if cert.get("exact"):
+        return f"exactly {cert['exact']}"
+    return f"in [{cert['lower_decimal'][:20]}, {cert['upper_decimal'][:20]}]"
+
+
+def _pct(x: float) -> str:
+    return f"{100 * x:.1f}%"
+
+
+def render(doc: Mapping[str, Any]) -> str:
+    """docs/results.md from the results document (pure: the same JSON gives the same text)."""
+    s, g = doc["sweep"], doc["games"]
+    d = g["default"]
+    o = d["outcomes"]
+    lines = [
+        "# Results",
+        "",
+        "Findings about two-hand Bidou, each with its number, its table or plot, and the "
+        "command that reproduces it. Every value below comes from a strategy pair whose value "
+        "the exact certificate (`solver/certificate.py`) proved: an interval of width below "
+        f"{s['widest_interval']:.0e} around it, or the exact fraction where `--exact` proved "
+        "it. Generated by `bidou results` from `docs/data/sweep.csv` (the sweep below) and "
+        "exact solves of four featured games; the numbers are kept in `docs/data/results.json`"
+        " and a test (`tests/test_results.py`) checks that this page is their rendering, that "
+        "the tables are those of the committed sweep, and re-solves a sample.",
+        "",
+        "Reproduce everything:",
+        "",
+        "```sh",
+        SWEEP_COMMAND,
+        RESULTS_COMMAND,
+        "```",
+        "",
+        "## 1. The captain's disadvantage, and why",
+        "",
+        f"The captain loses in **{s['captain_behind']} of the {s['rule_sets']}** rule sets of "
+        "the sweep (proved: the upper end of the certified interval is negative). In the "
+        f"default game he loses **{_value(d, 6)}** chips per hand "
+        f"({_proved(d['certificate'])}).",
+        "",
+        "Value to the captain (chips per hand) by number of faces (rows) and most throws "
+        "(columns), `--max-level 4`:",
+        "",
+    ]
+    for variant in ("all, encyclopedia", "keep, encyclopedia", "all, french, aces beat bidou"):
+        table = s["faces_throws"][variant]
+        lines += [f"*reroll {variant}*", "", "| faces | 1 throw | 2 throws | 3 throws |",
+                  "|---|---|---|---|"]
+        for f in range(2, 7):
+            lines.append(f"| {f} | " + " | ".join(_value(table[f"{f},{t}"])
+                                                  for t in range(1, 4)) + " |")
+        lines.append("")
+    nb = d["no_betting"]
+    one = s["faces_throws"]["all, encyclopedia"]["6,1"]
+    first = sum(p for k, p in o["by_public"].items()
+                if int(k.split(",")[0]) <= int(k.split(",")[1]))
+    lines += [
+        "![value by faces and throws](img/results_value.png)",
+        "",
+        "Why. Two things act against the captain, and the sweep separates them:",
+        "",
+        "- *He bets first.* With one throw nobody chooses anything before the betting, yet "
+        f"the captain, who must open, loses {_value(one)} (6 faces, 1 throw): acting first in "
+        "the betting costs him that much. With more throws he opens only when he made no "
+        f"more throws than the opponent: {_pct(first)} of hands in the default game.",
+        f"- *He shows his throw count first.* With more throws the opponent throws knowing how "
+        f"many throws the captain needed. With the betting removed (both always go to a "
+        f"showdown at level 1, section 4) the default game is worth {nb['value']:+.6f} to the "
+        f"captain ({_proved(nb['certificate'])}): the information alone costs him more than "
+        f"the whole game does ({_value(d, 6)}); the betting gives "
+        f"{d['value'] - nb['value']:+.6f} of it back.",
+        "",
+        "The one-chip limit: value by most throws (rows) and `--max-level` (columns), 6 faces:",
+        "",
+    ]
+    for variant in ("all, encyclopedia", "keep, encyclopedia", "all, french, aces beat bidou"):
+        table = s["levels"][variant]
+        lines += [f"*reroll {variant}*", "", "| throws | level 1 | level 2 | level 3 | level 4 |",
+                  "|---|---|---|---|---|"]
+        for t in range(1, 4):
+            lines.append(f"| {t} | " + " | ".join(_value(table[f"{t},{m}"])
+                                                  for m in range(1, 5)) + " |")
+        lines.append("")
+    effect = s["level_effect"]
+    six, every = effect["6 faces"], effect["all"]
+    lines += [
+        "How much each limit changes the value, the largest difference from `--max-level 4` "
+        "over every throw count, reroll rule and ranking of the sweep (chips per hand):",
+        "",
+        "| | level 1 (no raise) | level 2 | level 3 |",
+        "|---|---|---|---|",
+        "| 6 faces | " + " | ".join(f"{six[m]:.2e}" for m in "123") + " |",
+        "| 2 to 6 faces | " + " | ".join(f"{every[m]:.2e}" for m in "123") + " |",
+        "",
+        "![value by max level](img/results_levels.png)",
+        "",
+        "## 2. Behaviour at equilibrium",
+        "",
+        "The equilibrium `bidou solve` finds (the LP's strategies, whose value the "
+        "certificate proves). Other equilibria may behave differently where the game leaves "
+        "a choice; the numbers describe this one.",
+        "",
+        "| | default | `--reroll keep` | `--ranking french` |",
+        "|---|---|---|---|",
+    ]
+    names = ("default", "keep", "french")
+    rows = [("hands ending with both passing", lambda x: _pct(x["outcomes"]["passed"])),
+            ("hands ending in a fold", lambda x: _pct(x["outcomes"]["folded"])),
+            ("hands ending in a showdown", lambda x: _pct(x["outcomes"]["showdown"])),
+            ("chips changing hands per hand, E\\|payoff\\|",
+             lambda x: f"{x['outcomes']['chips_moved']:.4f}"),
+            ("captain's expected throws", lambda x: f"{x['outcomes']['captain_throws']:.4f}"),
+            ("opponent's expected throws", lambda x: f"{x['outcomes']['opponent_throws']:.4f}"),
+            ("bets and raises per hand",
+             lambda x: f"{sum(v['per_hand'] for v in x['bluffs'].values()):.4f}"),
+            ("share of bets and raises that are bluffs", lambda x: _pct(x["bluff_share"]))]
+    for label, get in rows:
+        lines.append(f"| {label} | " + " | ".join(get(g[n]) for n in names) + " |")
+    lines += [
+        "",
+        "Bluffs by player and action (default game; per hand played, and the share of that "
+        "action that is a bluff):",
+        "",
+        "| who, action | per hand | bluffs per hand | bluff share |",
+        "|---|---|---|---|",
+    ]
+    for key, v in d["bluffs"].items():
+        lines.append(f"| {key} | {v['per_hand']:.4f} | {v['bluffs_per_hand']:.4f} | "
+                     f"{_pct(v['bluff_share'])} |")
+    lines += [
+        "",
+        "*Bluff*, precisely: at a bet or raise to level L, the bettor's range is the "
+        "distribution of his hand given that he makes it; the responder's *indifference "
+        "point* is the weakest hand (lowest in the ranking table) with which calling, a "
+        "showdown at level L against that range, is worth at least folding (the option to "
+        "raise left out). The bet is a bluff when the bettor's hand loses a showdown to that "
+        "hand (every bet, if no hand should call). `solver/analysis/behaviour.py` computes it; "
+        "`tests/test_behaviour.py` checks it against brute-force enumeration.",
+        "",
+        "When each hand stops throwing (default game). `P(stop)`: the probability that the "
+        "turn ends by stopping after that throw (the opponent's, given the captain's count); "
+        "then the hands that always stop: every hand from the one named up (how many), and "
+        "any weaker ones; then the hands that mix, with their probability of stopping. All "
+        "other hands throw again.",
+        "",
+        "| player | captain's throws | throw | P(stop) | stops with every hand from | "
+        "also stops with | mixes |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for row in d["stops"]:
+        mixed = ", ".join(f"{h} {_pct(p)}" for h, p in row["mixed"].items()) or "none"
+        top = f"{row['stops_from']} ({row['stops_from_count']} of {row['hands']})" \
+            if row["stops_from"] else "none"
+        lines.append(f"| {row['player']} | {row['captain_throws'] or ''} | {row['throw']} | "
+                     f"{_pct(row['stop_overall'])} | {top} | "
+                     f"{', '.join(row['also_stops']) or 'none'} | {mixed} |")
+    lines += [
+        "",
+        "How often each public state (captain's throws, opponent's throws) occurs, default "
+        "game: " + ", ".join(f"({k}) {_pct(v)}" for k, v in o["by_public"].items()) + ".",
+        "",
+        "The full strategies are in `outputs/` (`bidou outputs`); `bidou export` draws them.",
+        "",
+    ]
+    lines += _cycle_section(doc)
+    lines += _split_section(doc)
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def _cycle_section(doc: Mapping[str, Any]) -> list[str]:
+    s, g = doc["sweep"], doc["games"]
+    on, off = g["french"], g["french_unbeaten"]
+    lines = [
+        "## 3. The French ranking's cycle (three aces beat the bidou)",
+        "",
+        f"With `--ranking french` the default game is worth {_value(on, 6)} "
+        f"({_proved(on['certificate'])}) with the cycle and {_value(off, 6)} "
+        f"({_proved(off['certificate'])}) without it (`--no-aces-beat-bidou`): the cycle "
+        f"moves the value by {on['value'] - off['value']:+.2e} chips per hand.",
+        "",
+        "Value with the cycle minus without it, by faces (rows) and throws (columns), level 4:",
+        "",
+        "| faces | reroll all: 1 | 2 | 3 | reroll keep: 1 | 2 | 3 |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for f in range(2, 7):
+        lines.append(f"| {f} | " + " | ".join(f"{s['cycle'][r][f'{f},{t}']:+.2e}"
+                                              for r in ("all", "keep") for t in range(1, 4))
+                     + " |")
+    lines += [
+        "",
+        "Where play changes (6 faces, reroll all): per player and hand, the reach-weighted "
+        "total variation between the two equilibria's mixes, summed over his decisions "
+        "(largest first):",
+        "",
+        "| player | part | hand | shift |",
+        "|---|---|---|---|",
+    ]
+    for row in doc["cycle_shift"]:
+        lines.append(f"| {row['player']} | {row['part']} | {row['hand']} | "
+                     f"{row['shift']:.4f} |")
+    lines += [
+        "",
+        "Outcomes with and without the cycle: both passing "
+        f"{_pct(on['outcomes']['passed'])} / {_pct(off['outcomes']['passed'])}, folds "
+        f"{_pct(on['outcomes']['folded'])} / {_pct(off['outcomes']['folded'])}, showdowns "
+        f"{_pct(on['outcomes']['showdown'])} / {_pct(off['outcomes']['showdown'])}, bluff "
+        f"share {_pct(on['bluff_share'])} / {_pct(off['bluff_share'])}. With the betting "
+        f"removed (section 4) the value is {on['no_betting']['value']:+.15f} with the cycle "
+        f"and {off['no_betting']['value']:+.15f} without it: the cycle acts through the "
+        "betting.",
+        "",
+    ]
+    return lines
+
+
+def _split_section(doc: Mapping[str, Any]) -> list[str]:
+    g = doc["games"]
+    lines = [
+        "## 4. Throwing against betting: the value with betting removed",
+        "",
+        "Both players always go to a showdown at level 1 (the captain wins 2 chips, loses 2, "
+        "or ties); only the throwing is left. `solver/analysis/no_betting.py` solves this "
+        "throw-only game with its own maximin LP over throwing strategies and proves the "
+        "value with exact best responses (`tests/test_no_betting.py` checks the LP against "
+        "the normal form's LP over every pure strategy).",
+        "",
+        "| game | with betting | betting removed | the betting's share |",
+        "|---|---|---|---|",
+    ]
+    labels = {"default": "default", "keep": "`--reroll keep`", "french": "`--ranking french`",
+              "french_unbeaten": "`--ranking french --no-aces-beat-bidou`"}
+    for name, label in labels.items():
+        x = g[name]
+        nb = x["no_betting"]["value"]
+        lines.append(f"| {label} | {x['value']:+.6f} | {nb:+.6f} "
+                     f"({_proved(x['no_betting']['certificate'])}) | "
+                     f"{x['value'] - nb:+.6f} |")
+    folk = g["default"]["folk"]
+    lines += [
+        "",
+        "## 5. The folk advice: stop with a 6 or better",
+        "",
+        "Seed 000: \"A los jugadores que hayan sacado un 6 o un valor mayor, se les aconseja "
+        f"no volver a tirar\". Read as: stop with any hand at least as good as 6-1-1 "
+        f"({folk['stop_hands']} of 56 hands, {_pct(folk['stop_probability'])} of throws), "
+        "throw again otherwise.",
+        "",
+        "*With the betting removed* (section 4), exactly, against a best response: a captain "
+        f"following the rule guarantees {float(Fraction(folk['captain_guarantee'])):+.6f}, "
+        f"that is {folk['captain_cost']:.6f} chips per hand less than the game's value; an "
+        "opponent following it (whatever the captain's count) concedes "
+        f"{float(Fraction(folk['opponent_guarantee'])):+.6f}, a cost of "
+        f"{folk['opponent_cost']:.6f} to him.",
+        "",
+        "*With the betting*: TODO. The restricted game (the stopping rule fixed, the rest "
+        "of the play optimized, then the best response to it) needs the sequence-form LP "
+        "with some throwing probabilities pinned, which `solver/lp.py` does not offer yet.",
+        "",
+    ]
+    return lines
+
+
+# --- plots and files ---------------------------------------------------------------------------
+
+def plots(doc: Mapping[str, Any]) -> dict[str, bytes]:
+    """results_value.png and results_levels.png (Agg canvas, no global state)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    s = doc["sweep"]
+    out = {}
+    for name, key, xs, xlabel, series in (
+            ("results_value.png", "faces_throws", range(2, 7), "faces",
+             [(f"{t} throw{'s' * (t > 1)}", lambda x, t=t: f"{x},{t}") for t in range(1, 4)]),
+            ("results_levels.png", "levels", range(1, 5), "max level",
+             [(f"{t} throw{'s' * (t > 1)}", lambda x, t=t: f"{t},{x}") for t in range(1, 4)])):
+        figure = Figure(figsize=(12, 3.6), dpi=100)
+        FigureCanvasAgg(figure)
+        variants = ("all, encyclopedia", "keep, encyclopedia", "all, french, aces beat bidou")
+        for i, variant in enumerate(variants):
+            axes = figure.add_subplot(1, 3, i + 1)
+            for label, cell in series:
+                axes.plot(list(xs), [s[key][variant][cell(x)]["value"] for x in xs],
+                          marker="o", markersize=3, label=label)
+            axes.axhline(0, color="0.6", linewidth=0.6)
+            axes.set_xticks(list(xs))
+            axes.set_title(f"reroll {variant}" + (", 6 faces" if key == "levels" else
+                                                   ", max level 4"), fontsize=9)
+            axes.set_xlabel(xlabel)
+            axes.set_ylabel("value to the captain (chips/hand)")
+            axes.legend(fontsize=7)
+        figure.tight_layout()
+        buffer = io.BytesIO()
+        figure.savefig(buffer, format="png", metadata={"Software": None})
+        out[name] = buffer.getvalue()
+    return out
+
+
+def read_document(path: str | Path) -> dict[str, Any]:
+    with open(path, encoding="utf-8") as handle:
+        doc = json.load(handle)
+    if doc.get("schema") != SCHEMA or doc.get("schema_version") != SCHEMA_VERSION:
+        raise ParameterError(f"{path} is not a {SCHEMA} version {SCHEMA_VERSION} document")
+    return doc
+
+
+def write_results(root: str | Path = ".", progress=None) -> list[Path]:
+    """Solve the featured games, read docs/data/sweep.csv, write the JSON, page and plots."""
+    from solver.app.sweep import read_rows
+    from solver.files import write_bytes_atomic, write_json_atomic, write_text_atomic
+
+    root = Path(root)
+    rows = read_rows(root / "docs" / "data")
+    sweep_tables(rows)                           # an incomplete table fails before solving
+    solutions, throw_games = solve_featured(progress)
+    doc = compute(rows, solutions, throw_games)
+    paths = [root / "docs" / "data" / "results.json", root / "docs" / "results.md"]
+    write_json_atomic(paths[0], doc)
+    write_text_atomic(paths[1], render(json.loads(json.dumps(doc))))
+    for name, data in plots(doc).items():
+        write_bytes_atomic(root / "docs" / "img" / name, data)
+        paths.append(root / "docs" / "img" / name)
+    return paths

@@ -1,0 +1,353 @@
+"""Variant sweeps: a grid of rule sets, each solved exactly, on a Dask cluster.
+
+    bidou sweep --faces 2,3,4 --throws 1,2 --reroll all,keep --out DIR
+
+Every rule set is one task: `solver.solve.solve(params)` (LP, then the exact certificate;
+`exact=True` also recovers the exact rational value) run on a Dask worker, reduced to one
+tidy row (`COLUMNS`). Rows go to `DIR/sweep.csv` as they arrive (atomically, so an
+interrupted sweep keeps every finished row and the next run skips them), then to
+`DIR/sweep.parquet` and `DIR/sweep.png`. The cluster is Dask's: a LocalCluster of the
+machine's cores, or any existing scheduler; Dask retries a task whose worker died.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import io
+import itertools
+import logging
+import math
+import os
+import stat
+import time
+from fractions import Fraction
+from pathlib import Path
+from typing import Any, Callable, Iterator, Mapping, Sequence
+
+from games.bidou.params import RANKINGS, REROLL_MODES, BidouParams, ParameterError
+
+RULE_COLUMNS = ("faces", "throws", "max_level", "reroll", "ranking", "aces_beat_bidou")
+COLUMNS = RULE_COLUMNS + ("value", "lower", "upper", "exact", "exploitability", "seconds")
+FILES = ("sweep.csv", "sweep.parquet", "sweep.png")
+
+RuleKey = tuple[int, int, int, str, str, bool]
+
+
+# --- the grid ---------------------------------------------------------------------------------
+
+def parse_list(name: str, text: str) -> list[str]:
+    """A comma-separated option value as its items; empty items are an error."""
+    items = [item.strip() for item in str(text).split(",")]
+    if not items or any(item == "" for item in items):
+        raise ParameterError(f"--{name.replace('_', '-')} must be a comma-separated list of "
+                             f"values, got {text!r}")
+    return items
+
+
+def build_grid(faces: str = "6", throws: str = "3", max_level: str = "4", reroll: str = "all",
+               ranking: str = "encyclopedia", aces_beat_bidou: str = "true"
+               ) -> list[BidouParams]:
+    """Every rule set of the grid, validated (ParameterError names the first bad value).
+
+    `aces_beat_bidou` only changes the French ranking: encyclopedia rule sets appear once,
+    with the default flag, however many values it is given.
+    """
+    lists = {name: parse_list(name, text) for name, text in zip(
+        RULE_COLUMNS, (faces, throws, max_level, reroll, ranking, aces_beat_bidou))}
+    for name, allowed in (("reroll", REROLL_MODES), ("ranking", RANKINGS)):
+        for value in lists[name]:
+            if value not in allowed:
+                raise ParameterError(f"--{name} values must be among {', '.join(allowed)}, "
+                                     f"got {value!r}")
+    grid: dict[BidouParams, None] = {}
+    for values in itertools.product(*(lists[name] for name in RULE_COLUMNS)):
+        params = BidouParams.from_mapping(dict(zip(RULE_COLUMNS, values)))
+        if params.ranking != "french":
+            params = dataclasses.replace(params, aces_beat_bidou=BidouParams().aces_beat_bidou)
+        grid[params] = None
+    return list(grid)
+
+
+def rule_key(rules: Mapping[str, Any] | BidouParams) -> RuleKey:
+    """The identity of a rule set in a table, whatever types the table read it as."""
+    if isinstance(rules, BidouParams):
+        rules = rules.to_dict()
+    aces = rules["aces_beat_bidou"]
+    if isinstance(aces, str):
+        aces = aces.strip().lower() == "true"
+    return (int(rules["faces"]), int(rules["throws"]), int(rules["max_level"]),
+            str(rules["reroll"]), str(rules["ranking"]), bool(aces))
+
+
+# --- one rule set: the task a worker runs -----------------------------------------------------
+
+def solve_row(rules: Mapping[str, Any], exact: bool = False) -> dict[str, Any]:
+    """One rule set solved (LP + certificate, exact value if asked), as a table row.
+
+    `lower` and `upper` are the certified bounds rounded outward to floats, so the row's
+    interval still contains the value; `exact` is the proved fraction, or None.
+    """
+    import solver.exact_equilibrium  # noqa: F401  (imports are not the solve's time)
+    import solver.lp  # noqa: F401
+    from solver.solve import solve
+
+    params = BidouParams.from_mapping(dict(rules))
+    start = time.perf_counter()
+    solution = solve(params, exact=exact)
+    seconds = time.perf_counter() - start
+    proof = solution.certificate
+    return {**params.to_dict(), "value": solution.value,
+            "lower": float_down(proof.lower), "upper": float_up(proof.upper),
+            "exact": None if proof.exact is None else str(proof.exact),
+            "exploitability": solution.exploitability.exploitability, "seconds": seconds}
+
+
+def float_down(x: Fraction) -> float:
+    """The largest float <= x."""
+    f = float(x)
+    return math.nextafter(f, -math.inf) if Fraction(f) > x else f
+
+
+def float_up(x: Fraction) -> float:
+    """The smallest float >= x."""
+    f = float(x)
+    return math.nextafter(f, math.inf) if Fraction(f) < x else f
+
+
+def worker_info() -> dict[str, Any]:
+    """Which code and process a worker runs (the tests check it imports this tree)."""
+    import solver
+
+    return {"solver": solver.__file__, "pid": os.getpid()}
+
+
+# --- the table --------------------------------------------------------------------------------
+
+def check_destination(out_dir: str | os.PathLike) -> Path:
+    """The output directory, usable before any work starts (ParameterError otherwise).
+
+    The table's files must be absent or regular files: a rename never replaces a device,
+    a FIFO or a symlink.
+    """
+    out = Path(out_dir)
+    if out.exists() and not out.is_dir():
+        raise ParameterError(f"--out {out} exists and is not a directory")
+    parent = out if out.exists() else _existing_parent(out)
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise ParameterError(f"--out {out}: cannot write in {parent}")
+    for name in FILES:
+        path = out / name
+        if os.path.lexists(path) and not stat.S_ISREG(os.lstat(path).st_mode):
+            raise ParameterError(f"{path} exists and is not a regular file")
+    return out
+
+
+def _existing_parent(path: Path) -> Path:
+    path = path.absolute()
+    while not path.exists():
+        path = path.parent
+    if not path.is_dir():
+        raise ParameterError(f"--out {path} is not a directory")
+    return path
+
+
+def read_rows(out_dir: str | os.PathLike) -> list[dict[str, Any]]:
+    """The rows of an existing `sweep.csv` (none if absent); ParameterError if it is not one."""
+    import pandas as pd
+
+    path = Path(out_dir) / "sweep.csv"
+    if not path.exists():
+        return []
+    try:
+        frame = pd.read_csv(path, dtype={"exact": str, "reroll": str, "ranking": str})
+    except (ValueError, OSError, UnicodeDecodeError) as error:
+        raise ParameterError(f"{path} is not a sweep table: {error}") from None
+    if list(frame.columns) != list(COLUMNS):
+        raise ParameterError(f"{path} is not a sweep table (columns {list(frame.columns)}, "
+                             f"expected {list(COLUMNS)})")
+    rows = []
+    for record in frame.to_dict("records"):
+        try:
+            key = rule_key(record)
+        except (TypeError, ValueError):
+            raise ParameterError(f"{path} has a row with bad rules: {record}") from None
+        row = dict(zip(RULE_COLUMNS, key))
+        for name in COLUMNS[len(RULE_COLUMNS):]:
+            value = record[name]
+            row[name] = None if _missing(value) else value
+        rows.append(row)
+    return rows
+
+
+def _missing(value: Any) -> bool:
+    return value is None or (isinstance(value, float) and math.isnan(value))
+
+
+def sorted_rows(rows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    return sorted((dict(r) for r in rows), key=lambda r: rule_key(r))
+
+
+def frame_of(rows: Sequence[Mapping[str, Any]]):
+    """The rows as a DataFrame with the table's columns and types."""
+    import pandas as pd
+
+    frame = pd.DataFrame(sorted_rows(rows), columns=list(COLUMNS))
+    return frame.astype({"faces": "int64", "throws": "int64", "max_level": "int64",
+                         "reroll": "string", "ranking": "string", "aces_beat_bidou": "bool",
+                         "value": "float64", "lower": "float64", "upper": "float64",
+                         "exact": "string", "exploitability": "float64",
+                         "seconds": "float64"})
+
+
+def write_csv(out_dir: str | os.PathLike, rows: Sequence[Mapping[str, Any]]) -> Path:
+    from solver.files import write_text_atomic
+
+    path = Path(out_dir) / "sweep.csv"
+    # repr-exact floats: the CSV keeps every bit of the values and the outward-rounded bounds
+    write_text_atomic(path, frame_of(rows).to_csv(index=False, float_format=None))
+    return path
+
+
+def write_table(out_dir: str | os.PathLike, rows: Sequence[Mapping[str, Any]]) -> list[Path]:
+    """sweep.csv, sweep.parquet and sweep.png, each written atomically."""
+    from solver.files import write_bytes_atomic
+
+    paths = [write_csv(out_dir, rows)]
+    buffer = io.BytesIO()
+    frame_of(rows).to_parquet(buffer, index=False, engine="pyarrow")
+    write_bytes_atomic(Path(out_dir) / "sweep.parquet", buffer.getvalue())
+    paths.append(Path(out_dir) / "sweep.parquet")
+    write_bytes_atomic(Path(out_dir) / "sweep.png", plot_png(rows))
+    paths.append(Path(out_dir) / "sweep.png")
+    return paths
+
+
+def plot_png(rows: Sequence[Mapping[str, Any]]) -> bytes:
+    """The value against the number of faces: one panel per reroll rule and ranking, one line
+    per other rule that varies in the grid (Agg canvas, no global state)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    rows = sorted_rows(rows)
+    panel_of = lambda r: (r["reroll"], r["ranking"],  # noqa: E731
+                          r["aces_beat_bidou"] if r["ranking"] == "french" else None)
+    panels = sorted({panel_of(r) for r in rows}, key=str)
+    varying = [c for c in ("throws", "max_level") if len({r[c] for r in rows}) > 1]
+    columns = min(len(panels), 3) or 1
+    lines = (len(panels) + columns - 1) // columns or 1
+    figure = Figure(figsize=(4.2 * columns, 3.4 * lines), dpi=110)
+    FigureCanvasAgg(figure)
+    for i, panel in enumerate(panels):
+        axes = figure.add_subplot(lines, columns, i + 1)
+        mine = [r for r in rows if panel_of(r) == panel]
+        for line in sorted({tuple(r[c] for c in varying) for r in mine}):
+            points = sorted((r["faces"], r["value"]) for r in mine
+                            if tuple(r[c] for c in varying) == line)
+            label = ", ".join(f"{c.replace('_', ' ')} {v}" for c, v in zip(varying, line))
+            axes.plot([p[0] for p in points], [p[1] for p in points], marker="o",
+                      markersize=3, linewidth=1, label=label or None)
+        reroll, ranking, aces = panel
+        title = f"reroll {reroll}, {ranking}"
+        if aces is not None:
+            title += ", aces beat bidou" if aces else ", bidou unbeaten"
+        axes.set_title(title, fontsize=9)
+        axes.axhline(0, color="0.6", linewidth=0.6)
+        axes.set_xticks(sorted({r["faces"] for r in mine}))
+        axes.set_xlabel("faces")
+        axes.set_ylabel("value to the captain (chips/hand)")
+        axes.tick_params(labelsize=7)
+        if varying and i == 0:
+            axes.legend(fontsize=6, ncol=2)
+    figure.tight_layout()
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="png", metadata={"Software": None})
+    return buffer.getvalue()
+
+
+# --- the sweep --------------------------------------------------------------------------------
+
+@dataclasses.dataclass
+class SweepReport:
+    rows: list[dict[str, Any]]        # every row of the table, old and new
+    solved: int                       # rule sets solved by this run
+    skipped: int                      # already in the table
+    failed: list[tuple[BidouParams, str]]   # rule sets that could not be solved, and why
+    not_exact: list[BidouParams]      # --exact asked, no exact value recovered
+    seconds: float
+
+
+@contextlib.contextmanager
+def dask_client(scheduler: str | None = None, workers: int | None = None) -> Iterator[Any]:
+    """A Dask client: on `scheduler` if given, else on a new LocalCluster of `workers`
+    single-threaded processes (default: the machine's cores), closed on exit."""
+    from dask.distributed import Client, LocalCluster
+
+    if scheduler:
+        try:
+            client = Client(scheduler, timeout="10s")
+        except (OSError, TimeoutError, ValueError) as error:
+            raise ParameterError(f"cannot reach the Dask scheduler {scheduler}: "
+                                 f"{str(error).splitlines()[0] if str(error) else error}"
+                                 ) from None
+        with client:
+            yield client
+        return
+    with LocalCluster(n_workers=workers or os.cpu_count() or 1, threads_per_worker=1,
+                      processes=True, host="127.0.0.1", dashboard_address="127.0.0.1:0",
+                      silence_logs=logging.ERROR) as cluster, Client(cluster) as client:
+        yield client
+
+
+def run_sweep(grid: Sequence[BidouParams], out_dir: str | os.PathLike, client: Any,
+              exact: bool = False,
+              on_row: Callable[[int, int, dict[str, Any] | None], None] | None = None
+              ) -> SweepReport:
+    """Solve every rule set of `grid` not already in `out_dir/sweep.csv` on `client`.
+
+    The table is rewritten (atomically) after each row, so an interruption loses no finished
+    row. With `exact`, rows without an exact value are solved again. `on_row(done, total,
+    row)` is called as rows arrive (row None: a failure). The Parquet file and the plot are
+    written at the end.
+    """
+    from dask.distributed import as_completed
+
+    start = time.perf_counter()
+    out = check_destination(out_dir)
+    existing = {rule_key(r): r for r in read_rows(out)}
+    wanted = {rule_key(p): p for p in grid}
+
+    def done(row: Mapping[str, Any]) -> bool:
+        return not exact or row["exact"] is not None
+
+    todo = [p for key, p in wanted.items() if not (key in existing and done(existing[key]))]
+    rows = dict(existing)
+    failed: list[tuple[BidouParams, str]] = []
+    not_exact: list[BidouParams] = []
+    futures = {client.submit(solve_row, p.to_dict(), exact, pure=False,
+                             key=f"bidou-{'-'.join(map(str, rule_key(p)))}-{time.time_ns()}"): p
+               for p in todo}
+    out.mkdir(parents=True, exist_ok=True)
+    try:
+        for count, future in enumerate(as_completed(futures), start=1):
+            params = futures[future]
+            try:
+                row = future.result()
+            except Exception as error:       # a task failed for good: report it, go on
+                failed.append((params, f"{type(error).__name__}: {error}".splitlines()[0]))
+                row = None
+            if row is not None:
+                rows[rule_key(row)] = row
+                if exact and row["exact"] is None:
+                    not_exact.append(params)
+                write_csv(out, list(rows.values()))
+            if on_row:
+                on_row(count, len(todo), row)
+    finally:
+        for future in futures:
+            future.cancel()
+    if rows:
+        write_table(out, list(rows.values()))
+    return SweepReport(rows=sorted_rows(rows.values()), solved=len(todo) - len(failed),
+                       skipped=len(wanted) - len(todo), failed=failed, not_exact=not_exact,
+                       seconds=time.perf_counter() - start)

@@ -1,0 +1,105 @@
+"""docs/results.md is current: it is the rendering of docs/data/results.json, whose sweep
+tables are those of docs/data/sweep.csv; a sample of the table's rows and the default game's
+behaviour are solved again (the exact solves of `bidou results` take minutes: not here)."""
+
+import json
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+from games.bidou.params import BidouParams
+from solver.analysis import behaviour, results
+from solver.analysis.no_betting import solve_throw_game
+from solver.app.sweep import read_rows, rule_key, solve_row
+from solver.model import build_model
+from solver.solve import solve
+
+ROOT = Path(__file__).resolve().parent.parent
+DOC = results.read_document(ROOT / "docs" / "data" / "results.json")
+ROWS = read_rows(ROOT / "docs" / "data")
+
+
+def test_the_page_is_the_rendering_of_the_numbers():
+    assert (ROOT / "docs" / "results.md").read_text() == results.render(DOC), \
+        "docs/results.md is stale: run `bidou results`"
+    for name in results.plots(DOC):
+        assert (ROOT / "docs" / "img" / name).exists()
+
+
+def test_the_sweep_tables_are_those_of_the_committed_table():
+    fresh = json.loads(json.dumps(results.sweep_tables(ROWS)))
+    assert fresh == DOC["sweep"]
+    assert len(ROWS) == 360 == DOC["sweep"]["rule_sets"]
+
+
+def test_a_sample_of_the_table_solved_again():
+    by_key = {rule_key(r): r for r in ROWS}
+    sample = [BidouParams(faces=f, throws=t, max_level=m, reroll=r, ranking=k)
+              for f, t, m, r, k in ((2, 1, 1, "all", "encyclopedia"), (2, 2, 3, "keep", "french"),
+                                    (3, 2, 2, "all", "encyclopedia"), (3, 1, 4, "keep", "french"),
+                                    (2, 3, 2, "all", "french"))]
+    for params in sample:
+        row = by_key[rule_key(params)]
+        fresh = solve_row(params.to_dict(), exact=True)
+        assert fresh["value"] == pytest.approx(row["value"], abs=1e-12)
+        assert fresh["exact"] == row["exact"]
+        if row["exact"] is not None:
+            assert row["lower"] <= Fraction(row["exact"]) <= row["upper"]
+        else:       # f2 t3 m2 french: the exact recovery fails; the interval is proved
+            assert (fresh["lower"], fresh["upper"]) == pytest.approx(
+                (row["lower"], row["upper"]), abs=1e-15)
+            assert row["upper"] - row["lower"] < 1e-14
+    # the headline numbers are the README's
+    default = DOC["games"]["default"]["certificate"]
+    assert default["exact"] == "-67764799477/1836660096000"
+    assert DOC["games"]["keep"]["certificate"]["exact"] == \
+        "-341442512050376231/5562034043169853440"
+    assert DOC["games"]["french"]["certificate"]["exact"] == \
+        "-409263139735053181/11089871661615430320"
+
+
+def test_the_default_game_behaviour_solved_again():
+    """If the LP finds another equilibrium (a solver change), this fails: regenerate with
+    `bidou results`, which states the new equilibrium's behaviour."""
+    solution = solve(BidouParams())
+    expected = DOC["games"]["default"]
+    assert solution.certificate.contains(Fraction(expected["certificate"]["exact"]))
+    got = behaviour.outcomes(solution.model, solution.strategy).to_dict()
+    for key, value in expected["outcomes"].items():
+        if key == "by_public":
+            assert got[key] == pytest.approx(value, abs=1e-9)
+        else:
+            assert got[key] == pytest.approx(value, abs=1e-9), key
+    bluffs = behaviour.bluffs(solution.model, solution.strategy).to_dict()
+    assert set(bluffs) == set(expected["bluffs"])
+    for key, numbers in expected["bluffs"].items():
+        for name, value in numbers.items():
+            assert bluffs[key][name] == pytest.approx(value, abs=1e-9), (key, name)
+    stops = json.loads(json.dumps(results.stop_summary(solution.model, solution.strategy)))
+    assert len(stops) == len(expected["stops"]) == 2 + 3 * 2
+    for got_row, row in zip(stops, expected["stops"]):
+        assert got_row["stop_overall"] == pytest.approx(row["stop_overall"], abs=1e-9)
+        assert {k: v for k, v in got_row.items() if k != "stop_overall"} == \
+            {k: v for k, v in row.items() if k != "stop_overall"}
+
+
+def test_the_no_betting_value_solved_again():
+    game = solve_throw_game(build_model(BidouParams()))
+    proved = DOC["games"]["default"]["no_betting"]["certificate"]
+    assert str(game.certificate.lower) == proved["lower"]
+    assert str(game.certificate.upper) == proved["upper"]
+
+
+def test_results_refuses_an_incomplete_sweep_before_solving(tmp_path):
+    from click.testing import CliRunner
+
+    from solver.app.cli import main
+
+    (tmp_path / "docs" / "data").mkdir(parents=True)
+    (tmp_path / "docs" / "data" / "sweep.csv").write_text(
+        (ROOT / "docs" / "data" / "sweep.csv").read_text().splitlines()[0] + "\n")
+    result = CliRunner().invoke(main, ["results", "--root", str(tmp_path)])
+    assert result.exit_code == 2
+    assert result.output.startswith("bidou: error: the sweep table lacks 360 rule sets")
+    assert result.output.count("\n") == 1

@@ -1,0 +1,162 @@
+"""bidou sweep: a grid of rule sets on a Dask LocalCluster, rows equal to single solves,
+a worker killed mid-sweep, resumption, and one-line errors before any work."""
+
+import os
+import signal
+import time
+from fractions import Fraction
+from pathlib import Path
+
+import pandas as pd
+import psutil
+import pytest
+from click.testing import CliRunner
+
+import solver
+from games.bidou.params import BidouParams, ParameterError
+from solver.app import sweep
+from solver.app.cli import main
+from solver.solve import solve
+
+WORKTREE = Path(solver.__file__).resolve().parent
+
+
+def run(*args):
+    return CliRunner().invoke(main, list(args), catch_exceptions=False)
+
+
+@pytest.fixture(scope="module")
+def client():
+    """Two single-threaded worker processes on loopback, closed with the module."""
+    with sweep.dask_client(workers=2) as client:
+        yield client
+
+
+def test_workers_import_this_tree(client):
+    infos = client.run(sweep.worker_info)
+    assert len(infos) == 2
+    for info in infos.values():
+        assert Path(info["solver"]).resolve().parent == WORKTREE
+        assert info["pid"] != os.getpid()
+
+
+def test_grid_rows_equal_single_solves_and_resume(client, tmp_path):
+    grid = sweep.build_grid(faces="2,3", throws="1,2", max_level="1,2",
+                            ranking="encyclopedia,french", aces_beat_bidou="true,false")
+    assert len(grid) == 2 * 2 * 2 * 3          # encyclopedia ignores the aces flag
+    report = sweep.run_sweep(grid, tmp_path, client, exact=True)
+    assert report.solved == 24 and report.skipped == 0 and not report.failed
+    table = pd.read_csv(tmp_path / "sweep.csv", dtype={"exact": str})
+    assert list(table.columns) == list(sweep.COLUMNS) and len(table) == 24
+    parquet = pd.read_parquet(tmp_path / "sweep.parquet")
+    assert list(parquet.columns) == list(sweep.COLUMNS) and len(parquet) == 24
+    assert (tmp_path / "sweep.png").read_bytes()[:4] == b"\x89PNG"
+    by_key = {sweep.rule_key(r): r for r in table.to_dict("records")}
+    for params in grid[::5]:
+        one = solve(params, exact=True)
+        row = by_key[sweep.rule_key(params)]
+        assert row["value"] == pytest.approx(one.value, abs=1e-12)
+        assert Fraction(row["exact"]) == one.certificate.exact
+        assert row["lower"] <= one.certificate.exact <= row["upper"]
+    # a known value held elsewhere (tests/test_cli.py): f3 t2 m2 encyclopedia
+    assert Fraction(by_key[(3, 2, 2, "all", "encyclopedia", True)]["exact"]) == \
+        Fraction(-794, 19683)
+
+    # resumption: a wider grid solves only the new rule sets, the old rows are kept as they are
+    before = (tmp_path / "sweep.csv").read_text().splitlines()
+    wider = grid + sweep.build_grid(faces="2", throws="1,2", max_level="3")
+    again = sweep.run_sweep(wider, tmp_path, client, exact=True)
+    assert again.skipped == 24 and again.solved == 2
+    after = (tmp_path / "sweep.csv").read_text().splitlines()
+    assert len(after) == 27 and set(before) <= set(after)
+
+
+def test_a_worker_killed_mid_sweep(tmp_path):
+    grid = sweep.build_grid(faces="3", throws="2", max_level="1,2,3,4",
+                            reroll="all,keep", ranking="encyclopedia,french")
+    killed = []
+    with sweep.dask_client(workers=2) as client:
+        pids = {address: info["pid"] for address, info in client.run(sweep.worker_info).items()}
+
+        def kill_a_busy_worker(done, total, row):
+            if killed:
+                return
+            for _ in range(200):               # wait until a worker is in the middle of a task
+                busy = [a for a, keys in client.processing().items() if keys and a in pids]
+                if busy:
+                    os.kill(pids[busy[0]], signal.SIGKILL)
+                    killed.append(busy[0])
+                    return
+                time.sleep(0.01)
+
+        report = sweep.run_sweep(grid, tmp_path, client, on_row=kill_a_busy_worker)
+        assert killed
+        now = {i["pid"] for i in client.run(sweep.worker_info).values()}
+        assert pids[killed[0]] not in now and len(now) == 2     # the nanny started another
+    for _ in range(100):                     # nothing the cluster started outlives it
+        alive = [p for p in now | set(pids.values()) if psutil.pid_exists(p)
+                 and psutil.Process(p).status() != psutil.STATUS_ZOMBIE]
+        if not alive:
+            break
+        time.sleep(0.05)
+    assert not alive
+    assert report.solved == len(grid) == 16 and not report.failed
+    table = pd.read_csv(tmp_path / "sweep.csv")
+    assert len(table) == 16 and table["exploitability"].abs().max() < 1e-9
+    row = table[(table.max_level == 2) & (table.reroll == "keep")
+                & (table.ranking == "french")].iloc[0]
+    params = BidouParams(faces=3, throws=2, max_level=2, reroll="keep", ranking="french")
+    assert row["value"] == pytest.approx(solve(params).value, abs=1e-12)
+
+
+def test_cli_on_an_existing_scheduler(client, tmp_path):
+    address = client.scheduler.address
+    assert address.startswith("tcp://127.0.0.1:")
+    result = run("sweep", "--faces", "2", "--throws", "1,2", "--max-level", "2",
+                 "--scheduler", address, "--out", str(tmp_path))
+    assert result.exit_code == 0, result.output
+    assert "2 rule sets solved, 0 already in the table" in result.output
+    again = run("sweep", "--faces", "2", "--throws", "1,2", "--max-level", "2",
+                "--scheduler", address, "--out", str(tmp_path))
+    assert "0 rule sets solved, 2 already in the table" in again.output
+    table = pd.read_csv(tmp_path / "sweep.csv")
+    assert table["value"].tolist() == pytest.approx([-0.075, -0.029296875], abs=1e-12)
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--faces", "2,7"], "faces must be an integer from 2 to 6, got 7"),
+    (["--throws", "1,,2"], "--throws must be a comma-separated list"),
+    (["--reroll", "all,some"], "--reroll values must be among all, keep"),
+    (["--aces-beat-bidou", "maybe"], "aces_beat_bidou must be true or false"),
+])
+def test_bad_grids_fail_in_one_line_before_any_work(tmp_path, args, message):
+    result = CliRunner().invoke(main, ["sweep", *args, "--out", str(tmp_path / "o")])
+    assert result.exit_code == 2
+    assert result.output.startswith("bidou: error: ") and message in result.output
+    assert result.output.count("\n") == 1
+    assert not (tmp_path / "o").exists()
+
+
+def test_unusable_destinations_fail_before_any_work(tmp_path):
+    a_file = tmp_path / "f"
+    a_file.write_text("x")
+    result = run("sweep", "--faces", "2", "--throws", "1", "--out", str(a_file))
+    assert result.exit_code == 2 and "not a directory" in result.output
+    (tmp_path / "d").mkdir()
+    os.symlink(a_file, tmp_path / "d" / "sweep.csv")
+    result = run("sweep", "--faces", "2", "--throws", "1", "--out", str(tmp_path / "d"))
+    assert result.exit_code == 2 and "not a regular file" in result.output
+    (tmp_path / "e").mkdir()
+    (tmp_path / "e" / "sweep.csv").write_text("a,b\n1,2\n")
+    result = run("sweep", "--faces", "2", "--throws", "1", "--out", str(tmp_path / "e"))
+    assert result.exit_code == 2 and "is not a sweep table" in result.output
+    with pytest.raises(ParameterError):
+        sweep.build_grid(ranking="poker")
+
+
+def test_a_bad_scheduler_address_is_one_line(tmp_path):
+    result = run("sweep", "--faces", "2", "--throws", "1", "--scheduler", "nonsense",
+                 "--out", str(tmp_path))
+    assert result.exit_code == 2
+    assert result.output == ("bidou: error: cannot reach the Dask scheduler nonsense: missing "
+                             "port number in address 'nonsense'\n")
