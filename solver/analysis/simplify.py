@@ -36,8 +36,8 @@ from games.bidou.betting import CAPTAIN, OPPONENT, ROLE_NAMES
 from games.bidou.rules import STOP, throw_action_name
 from solver import best_response
 from solver.best_response import Exploitability
+from solver.evaluate import Evaluation, evaluate
 from solver.model import HandModel
-from solver.reach import own_reach
 from solver.strategy import Strategy
 
 MAX_SWEEPS = 20
@@ -196,14 +196,16 @@ def _majority_count(p_stop: np.ndarray, weight: np.ndarray, pos: np.ndarray) -> 
 
 
 def simplify(model: HandModel, strategy: Strategy, game_value: float | None = None,
-             optimize: bool = True) -> Simplified:
+             optimize: bool = True, evaluation: Evaluation | None = None) -> Simplified:
     """The simplified strategy of `strategy` (an equilibrium, normally) and its exploitability.
 
     `game_value` defaults to the on-policy value of `strategy`. With `optimize=False` the
-    thresholds are the majority ones, without the exploitability search.
+    thresholds are the majority ones, without the exploitability search. `evaluation` (of
+    `strategy`) saves measuring it again.
     """
     leaves = best_response.leaf_matrices(model)
-    exact = best_response.exploitability(model, strategy)
+    evaluation = evaluation or evaluate(model, strategy)
+    exact = evaluation.exploitability
     if game_value is None:
         game_value = exact.value
     rounded = round_strategy(model, strategy)
@@ -215,7 +217,7 @@ def simplify(model: HandModel, strategy: Strategy, game_value: float | None = No
     for player in (CAPTAIN, OPPONENT):
         if T == 1:
             continue
-        reach, _ = own_reach(model, strategy, player)
+        reach = evaluation.reach[player][0]
         keep = _keep_choices(model, strategy, player)
         contexts = strategy.throw[player].shape[0]
         counts = {}

@@ -34,9 +34,9 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
-from solver import best_response
 from solver.analysis import simplify
-from solver.certificate import Certificate, certify
+from solver.certificate import Certificate
+from solver.evaluate import Evaluation, evaluate
 from solver.export import charts, numbers, tables
 from solver.files import publish, staging_folder, write_json_atomic, write_text_atomic
 from solver.model import HandModel
@@ -67,8 +67,19 @@ FROM_FILE = "strategy file"        # summary["source"] when the summary is a fil
 
 def unpack(source: Any, exact: Exact | None = None
            ) -> tuple[HandModel, Strategy, dict[str, Any]]:
-    """(model, strategy, summary) from a Solution, or from (model, strategy[, summary]).
+    """(model, strategy, summary) from a Solution, or from (model, strategy[, summary]);
+    see `measure`."""
+    model, strategy, summary, _ = measure(source, exact)
+    return model, strategy, summary
 
+
+def measure(source: Any, exact: Exact | None = None
+            ) -> tuple[HandModel, Strategy, dict[str, Any], Evaluation]:
+    """(model, strategy, summary, evaluation) from a Solution, or from (model, strategy[,
+    summary]): the one place where the export layer's inputs are measured.
+
+    A Solution carries its exploitability and certificate (they are reused; only the
+    players' own reach is computed, once).
     For a tuple (a strategy file, say) the exploitability and the certified interval are
     measured afresh from the strategy, and a recorded value they contradict is refused
     (StrategyFileError): a hand-edited number is never printed as if it were right. Of the
@@ -79,7 +90,9 @@ def unpack(source: Any, exact: Exact | None = None
     """
     if hasattr(source, "model") and hasattr(source, "strategy"):
         model, strategy = source.model, source.strategy
-        return model, strategy, _with_exact(model, strategy, dict(source.summary()), exact)
+        evaluation = evaluate(model, strategy, source.exploitability, source.certificate)
+        return (model, strategy, _with_exact(model, strategy, dict(source.summary()), exact),
+                evaluation)
     items = tuple(source)
     if len(items) not in (2, 3):
         raise TypeError("export needs a Solution or (model, strategy[, summary])")
@@ -90,7 +103,8 @@ def unpack(source: Any, exact: Exact | None = None
                                 or not math.isfinite(claimed)):
         raise StrategyFileError(f"the value recorded with this strategy ({claimed!r:.40}) is "
                                 f"not a number")
-    e = best_response.exploitability(model, strategy)
+    evaluation = evaluate(model, strategy)
+    e = evaluation.exploitability
     if claimed is not None and not abs(float(claimed) - e.value) <= e.nash_conv + 1e-9:
         raise StrategyFileError(
             f"the value recorded with this strategy ({claimed!r}) is not its value "
@@ -102,8 +116,8 @@ def unpack(source: Any, exact: Exact | None = None
     measured = e.to_dict()
     summary.update({key: measured[key] for key in MEASURED})
     summary["value"] = e.value if claimed is None else float(claimed)
-    summary["certified_value"] = certify(model, strategy).to_dict()
-    return model, strategy, _with_exact(model, strategy, summary, exact)
+    summary["certified_value"] = evaluation.certificate.to_dict()
+    return model, strategy, _with_exact(model, strategy, summary, exact), evaluation
 
 
 def _with_exact(model: HandModel, strategy: Strategy, summary: dict[str, Any],
@@ -207,12 +221,13 @@ def export_all(source: Any, out_dir: str | os.PathLike,
     list them as usual (`bidou outputs --check` compares the rest that way, quickly).
     """
     step = progress or (lambda what, done, total: None)
-    model, strategy, summary = unpack(source, exact)
+    model, strategy, summary, evaluation = measure(source, exact)
     summary = numbers.stable_document(summary)
     stems = charts.chart_stems(model)
     total = 3 + len(stems)
     step("simplifying the strategy", 1, total)
-    simplified = simplify.simplify(model, strategy, summary.get("value"))
+    simplified = simplify.simplify(model, strategy, summary.get("value"),
+                                   evaluation=evaluation)
     simple = numbers.stable_document(simplified.to_dict())
     with staging_folder(out_dir) as stage:
         step("writing the strategy files and tables", 2, total)
@@ -226,7 +241,7 @@ def export_all(source: Any, out_dir: str | os.PathLike,
         write_json_atomic(stage / "simplified_strategy.json",
                           strategy_to_json(model, simplified.strategy, simple))
         paths.append(stage / "simplified_strategy.json")
-        paths += tables.write_tables(model, strategy, stage, summary)
+        paths += tables.write_tables(model, strategy, stage, summary, evaluation.reach)
         chart_names = [f"{stem}.{fmt}" for stem in stems for fmt in formats]
         if draw_charts:
             paths += charts.write_charts(

@@ -33,10 +33,12 @@ import numpy as np
 from games.bidou import rules
 from games.bidou.betting import ACTIONS, CAPTAIN, OPPONENT, ROLE_NAMES
 from games.bidou.rules import throw_action_name
+from solver.evaluate import OwnReach, reach_of
 from solver.files import write_text_atomic
 from solver.model import HandModel
-from solver.reach import own_reach
 from solver.strategy import Strategy
+
+Reach = tuple[OwnReach, OwnReach]          # both players' own reach, by role
 
 BETTING_ACTIONS = tuple(action.value for action in ACTIONS)
 REACH_TOL = 1e-12        # own-reach at or below this: the decision is never reached
@@ -133,7 +135,8 @@ def reroll_columns(model: HandModel) -> tuple[tuple[str, ...], tuple[str, ...]]:
     return head + actions, actions
 
 
-def reroll_rows(model: HandModel, strategy: Strategy) -> list[dict[str, Any]]:
+def reroll_rows(model: HandModel, strategy: Strategy, reach: Reach | None = None
+                ) -> list[dict[str, Any]]:
     """One row per (player, captain's throw count for the opponent, throw, hand).
 
     `throw` is the throw just made (the decision is whether and how to throw again);
@@ -144,8 +147,9 @@ def reroll_rows(model: HandModel, strategy: Strategy) -> list[dict[str, Any]]:
     order = ranked_indices(model)
     rows: list[dict[str, Any]] = []
     T = model.throws
+    both = reach or reach_of(model, strategy)
     for player in (CAPTAIN, OPPONENT):
-        reach, _ = own_reach(model, strategy, player)
+        throw_reach = both[player][0]
         contexts = strategy.throw[player]
         for c in range(contexts.shape[0]):
             for t in range(T - 1):
@@ -160,7 +164,7 @@ def reroll_rows(model: HandModel, strategy: Strategy) -> list[dict[str, Any]]:
                         "rank": rank,
                         "hand": rules.format_hand(hand),
                         "name": rules.hand_name(hand, model.params.ranking),
-                        "reached": _clean(reach[c, t, 0, h]),
+                        "reached": _clean(throw_reach[c, t, 0, h]),
                         "play": format_mix(
                             [n for n, ok in zip(names, legal) if ok],
                             [probs[a, h] for a in range(len(names)) if legal[a]]),
@@ -185,18 +189,19 @@ def betting_decisions(model: HandModel, public: tuple[int, int]) -> list[str]:
     return sorted(histories, key=lambda h: (h != "", h.startswith("p"), len(h)))
 
 
-def betting_rows(model: HandModel, strategy: Strategy) -> list[dict[str, Any]]:
+def betting_rows(model: HandModel, strategy: Strategy, reach: Reach | None = None
+                 ) -> list[dict[str, Any]]:
     """One row per (public state, decision point, hand of the player to act)."""
     order = ranked_indices(model)
-    reach = {player: own_reach(model, strategy, player)[1]
-             for player in (CAPTAIN, OPPONENT)}
+    both = reach or reach_of(model, strategy)
+    reach_by = {player: both[player][1] for player in (CAPTAIN, OPPONENT)}
     rows: list[dict[str, Any]] = []
     for tc, to in model.public_states:
         tree = model.tree((tc, to))
         for history in betting_decisions(model, (tc, to)):
             node = tree.node(history)
             probs = strategy.betting[(tc, to, history)]
-            node_reach = reach[node.actor][(tc, to, history)][0]
+            node_reach = reach_by[node.actor][(tc, to, history)][0]
             for rank, h in enumerate(order, start=1):
                 hand = model.hands[h]
                 row: dict[str, Any] = {
@@ -220,16 +225,16 @@ def betting_rows(model: HandModel, strategy: Strategy) -> list[dict[str, Any]]:
     return rows
 
 
-def reroll_table(model: HandModel, strategy: Strategy) -> Table:
+def reroll_table(model: HandModel, strategy: Strategy, reach: Reach | None = None) -> Table:
     columns, probability = reroll_columns(model)
     return Table("reroll", "Throwing decisions", columns, probability,
-                 tuple(reroll_rows(model, strategy)))
+                 tuple(reroll_rows(model, strategy, reach)))
 
 
-def betting_table(model: HandModel, strategy: Strategy) -> Table:
+def betting_table(model: HandModel, strategy: Strategy, reach: Reach | None = None) -> Table:
     columns, probability = betting_columns()
     return Table("betting", "Betting decisions", columns, probability,
-                 tuple(betting_rows(model, strategy)))
+                 tuple(betting_rows(model, strategy, reach)))
 
 
 def _clean(x: float) -> float:
@@ -392,10 +397,13 @@ def write_table(table: Table, out_dir: str | os.PathLike, markdown: str | None =
 
 
 def write_tables(model: HandModel, strategy: Strategy, out_dir: str | os.PathLike,
-                 summary: Mapping[str, Any] | None = None) -> list[Path]:
-    """reroll.csv, reroll.md, betting.csv, betting.md in `out_dir`."""
-    reroll = reroll_table(model, strategy)
-    betting = betting_table(model, strategy)
+                 summary: Mapping[str, Any] | None = None, reach: Reach | None = None
+                 ) -> list[Path]:
+    """reroll.csv, reroll.md, betting.csv, betting.md in `out_dir` (`reach`: both players'
+    own reach, from the solution's `Evaluation`; measured here only if not given)."""
+    reach = reach or reach_of(model, strategy)
+    reroll = reroll_table(model, strategy, reach)
+    betting = betting_table(model, strategy, reach)
     return (write_table(reroll, out_dir, reroll_markdown(model, strategy, summary, reroll))
             + write_table(betting, out_dir, betting_markdown(model, strategy, summary, betting)))
 

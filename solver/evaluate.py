@@ -1,0 +1,50 @@
+"""A strategy pair measured once: its value, each side's exploitability (exact best
+responses), the value interval it proves in exact arithmetic, and each player's own reach.
+
+Tables, charts, the simplified strategy and `bidou evaluate` all read one `Evaluation`
+instead of measuring again (the export layer draws and writes; it does not measure).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from games.bidou.betting import CAPTAIN, OPPONENT
+from solver import best_response
+from solver.best_response import Exploitability
+from solver.certificate import Certificate, certify
+from solver.model import HandModel
+from solver.reach import own_reach
+from solver.strategy import Strategy
+
+# Per player: (throw reach shaped like Strategy.throw[player], betting reach per own node).
+OwnReach = tuple[np.ndarray, dict[tuple[int, int, str], np.ndarray]]
+
+
+@dataclasses.dataclass(frozen=True)
+class Evaluation:
+    exploitability: Exploitability
+    certificate: Certificate
+    reach: tuple[OwnReach, OwnReach]          # by role
+
+    @property
+    def value(self) -> float:
+        """u(x, y): the captain's expected payoff when both follow the strategies."""
+        return self.exploitability.value
+
+
+def reach_of(model: HandModel, strategy: Strategy) -> tuple[OwnReach, OwnReach]:
+    return (own_reach(model, strategy, CAPTAIN), own_reach(model, strategy, OPPONENT))
+
+
+def evaluate(model: HandModel, strategy: Strategy,
+             exploitability: Exploitability | None = None,
+             certificate: Certificate | None = None) -> Evaluation:
+    """Measure what is not given (a solver's result already carries its exploitability and
+    certificate: they are reused, not measured twice)."""
+    return Evaluation(
+        exploitability=exploitability or best_response.exploitability(model, strategy),
+        certificate=certificate or certify(model, strategy),
+        reach=reach_of(model, strategy))
