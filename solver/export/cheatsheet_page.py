@@ -1,0 +1,229 @@
+"""The one-page cheat sheet: numbered rules in words, their thresholds against the hand
+ranking, the ranking itself, and what the rules cost (A4 and Letter PDF, PNG, Markdown).
+
+Everything printed comes from one rule list (`solver.analysis.rulebook`): the rule texts are
+`rule_text`, the picture is `action_probs` of each rule, and the strategy file written beside
+the page is `build_strategy` of the same list, measured by `cheatsheet.measure`.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, Mapping
+
+import numpy as np
+from matplotlib.figure import Figure
+
+from games.bidou import rules
+from solver.analysis import rulebook
+from solver.analysis.cheatsheet import FrontPoint
+from solver.export.charts import (
+    A4_PORTRAIT,
+    BET_STYLES,
+    INK,
+    THROW_STYLES,
+    Canvas,
+    Style,
+    _styled,
+    draw_legend,
+    figure_bytes,
+    signed,
+)
+from solver.export.tables import hand_label
+from solver.files import write_bytes_atomic, write_json_atomic, write_text_atomic
+from solver.model import HandModel
+from solver.strategy import Strategy, strategy_to_json
+
+LETTER = (8.5, 11.0)
+PAGES = {"a4": A4_PORTRAIT, "letter": LETTER}
+FILES = ("cheatsheet_a4.pdf", "cheatsheet_letter.pdf", "cheatsheet.png", "cheatsheet.md",
+         "cheatsheet_strategy.json")
+_KIND_TITLE = {"throw": "stop?", "open": "open", "face": "facing a bet", "keep": "keep"}
+
+
+def _money(x: float) -> str:
+    return f"{x:.3f}"
+
+
+def cost_lines(point: FrontPoint) -> list[str]:
+    """What the rules cost, in chips per hand, in words."""
+    e = point.exploitability
+    cap_eq, opp_eq = point.versus_equilibrium
+    return [
+        f"Against a perfect adversary who knows these rules: exploitability "
+        f"{_money(e.exploitability)} chips per hand (the captain following them loses "
+        f"{_money(point.captain_loss)} more than the game value, the opponent "
+        f"{_money(point.opponent_loss)} more).",
+        f"Against the equilibrium (exact play): the captain following them loses "
+        f"{_money(cap_eq)} chips per hand, the opponent {_money(opp_eq)} (mean "
+        f"{_money(point.equilibrium_loss)}).",
+        f"The game is worth {signed(point.game_value, 4)} chips per hand to the captain.",
+    ]
+
+
+def cheatsheet_markdown(model: HandModel, point: FrontPoint) -> str:
+    """The rules as text: numbered lines that `rulebook.parse_rules` reads back."""
+    ranked = rules.ranked_hands(model.params.faces, model.params.ranking)
+    lines = [f"# Bidou cheat sheet: {point.size} rules", "",
+             f"Rules of the game: {model.params.describe()}", "",
+             "The captain throws first; the opponent sees how many times he threw. "
+             "\"X or better\" counts in the hand ranking below (1 = strongest). Each decision "
+             "is covered by exactly one rule.", "",
+             "## The rules", ""]
+    lines += [f"{i}. {rulebook.rule_text(model, r)}." for i, r in enumerate(point.rules, 1)]
+    lines += ["", "## What they cost", ""] + [f"- {line}" for line in cost_lines(point)]
+    lines += ["", "`cheatsheet_strategy.json` is the strategy these rules state; "
+              "`bidou evaluate --strategy cheatsheet_strategy.json` measures it.", "",
+              "## Hand ranking (strongest first)", ""]
+    lines += [f"{i:>2}. {hand_label(h, model.params.ranking)}" for i, h in enumerate(ranked, 1)
+              if True]
+    return "\n".join(lines).replace("\n" + " 1. ", "\n 1. ") + "\n"
+
+
+def _wrap(text: str, per_line: int) -> list[str]:
+    lines, current = [], ""
+    for word in text.split():
+        if current and len(current) + 1 + len(word) > per_line:
+            lines.append(current)
+            current = word
+        else:
+            current = f"{current} {word}".strip()
+    return lines + ([current] if current else [])
+
+
+def _rule_styles(model: HandModel, rule: rulebook.Rule, atom: rulebook.Atom,
+                 pos: np.ndarray) -> list[Style]:
+    """The style of each hand (ranking order) under `rule`, as drawn in the picture."""
+    probs = rulebook.action_probs(model, rule, atom, pos)
+    if atom.kind == "throw":
+        names = ["stop" if a == 0 else "reroll" for a in range(probs.shape[0])]
+        styles = THROW_STYLES
+    else:
+        names = list(model.tree(atom.key[:2]).node(atom.key[2]).actions)
+        styles = BET_STYLES
+    order = np.argsort(pos)
+    return [styles[names[int(probs[:, h].argmax())]] for h in order]
+
+
+def _face_atom(model: HandModel, rule: rulebook.Rule, atom_list) -> rulebook.Atom:
+    """A decision of the rule where raising is allowed if any (so the picture shows it)."""
+    mine = [a for a in atom_list if rule.covers(a)]
+    if rule.kind == "face":
+        mine.sort(key=lambda a: a.features[1])
+    return mine[0]
+
+
+@_styled
+def cheatsheet_figure(model: HandModel, point: FrontPoint, page: str = "a4") -> Figure:
+    """The printable page."""
+    canvas = Canvas(PAGES[page])
+    W, H = canvas.width, canvas.height
+    margin = 0.45
+    y = 0.5
+    canvas.text(W / 2, y, f"Bidou cheat sheet: {point.size} rules", size=15, ha="center",
+                weight="bold")
+    y += 0.26
+    canvas.text(W / 2, y, "Rules: " + model.params.describe(), size=8, ha="center")
+    y += 0.18
+    canvas.text(W / 2, y, f"Exploitability {_money(point.exploitability.exploitability)} "
+                f"chips per hand · game value {signed(point.game_value, 4)} to the captain",
+                size=8, ha="center")
+    y += 0.3
+    top = y
+    ranked = rules.ranked_hands(model.params.faces, model.params.ranking)
+    n = len(ranked)
+    drawn = [(i, r) for i, r in enumerate(point.rules, 1) if r.kind != "keep"]
+    col_w = min(0.2, 2.4 / max(1, len(drawn)))
+    label_w = 1.25
+    pic_w = label_w + col_w * len(drawn)
+    pic_x = W - margin - pic_w
+    text_w = pic_x - margin - 0.3
+    # --- the rules
+    size = 8.2
+    per_line = int(text_w / (0.55 * size / 72))
+    line_h = size / 72 * 1.32
+    canvas.text(margin, y, "The rules", size=10.5, weight="bold")
+    y += 0.25
+    intro = ("The captain throws first; the opponent sees how many times he threw, then the "
+             "betting follows. \"X or better\" counts down the ranking on the right (1 = "
+             "strongest). Find the one rule for your decision:")
+    for line in _wrap(intro, per_line):
+        canvas.text(margin, y, line, size=size - 0.5, style="italic")
+        y += line_h
+    y += 0.08
+    for i, rule in enumerate(point.rules, 1):
+        text = rulebook.rule_text(model, rule) + "."
+        canvas.text(margin, y, f"{i}.", size=size, weight="bold")
+        for line in _wrap(text, per_line - 4):
+            canvas.text(margin + 0.25, y, line, size=size)
+            y += line_h
+        y += 0.06
+    # --- what it costs
+    y += 0.15
+    canvas.text(margin, y, "What it costs", size=10.5, weight="bold")
+    y += 0.22
+    for sentence in cost_lines(point):
+        for line in _wrap(sentence, per_line):
+            canvas.text(margin, y, line, size=size - 0.4)
+            y += line_h
+        y += 0.04
+    y += 0.1
+    for line in _wrap("The strategy these rules state is cheatsheet_strategy.json; "
+                      "`bidou evaluate --strategy cheatsheet_strategy.json` measures it "
+                      "exactly.", per_line):
+        canvas.text(margin, y, line, size=size - 1, color="#555555")
+        y += line_h
+    # --- the picture: the ranking, one column per rule
+    py = top
+    canvas.text(pic_x + pic_w / 2, py, "Hand ranking and the rules' thresholds", size=9,
+                ha="center", weight="bold")
+    header_h = 0.55
+    grid_top = py + header_h
+    legend_h = 0.75
+    row_h = min(0.17, (H - grid_top - legend_h - 0.4) / n)
+    font = min(6.8, row_h * 72 * 0.78)
+    for r, hand in enumerate(ranked):
+        yy = grid_top + (r + 0.5) * row_h
+        canvas.text(pic_x, yy, f"{r + 1:>2}", size=font, ha="left", color="#555555")
+        canvas.text(pic_x + 0.2, yy, hand_label(hand, model.params.ranking), size=font)
+    atom_list = rulebook.atoms(model)
+    pos = rulebook.positions(model)
+    x = pic_x + label_w
+    for number, rule in drawn:
+        atom = _face_atom(model, rule, atom_list)
+        for r, style in enumerate(_rule_styles(model, rule, atom, pos)):
+            canvas.rect(x + 0.01, grid_top + r * row_h, col_w - 0.02, row_h, style)
+        canvas.text(x + col_w / 2, grid_top - 0.05, str(number), size=6.5, ha="center",
+                    va="bottom", weight="bold")
+        x += col_w
+    for r in range(1, n):
+        if rules.rank_key(ranked[r], model.params.ranking)[:1] != rules.rank_key(
+                ranked[r - 1], model.params.ranking)[:1]:
+            yy = grid_top + r * row_h
+            canvas.line([pic_x, x], [yy, yy], color=INK, linewidth=0.4)
+    canvas.text(pic_x + label_w + col_w * len(drawn) / 2, grid_top - 0.24, "rule",
+                size=6.5, ha="center", va="bottom")
+    bottom = grid_top + n * row_h
+    entries = [THROW_STYLES["stop"], THROW_STYLES["reroll"]] if model.throws > 1 else []
+    entries += [BET_STYLES[k] for k in ("pass", "bet", "call", "fold")]
+    draw_legend(canvas, pic_x, bottom + 0.2, entries, fontsize=6.5, off_path=None,
+                max_width=pic_w)
+    return canvas.finish()
+
+
+def write_cheatsheet(model: HandModel, point: FrontPoint, out_dir: str | os.PathLike,
+                     result: Mapping[str, Any] | None = None, dpi: float = 150) -> list[Path]:
+    """cheatsheet_a4.pdf, cheatsheet_letter.pdf, cheatsheet.png, cheatsheet.md and
+    cheatsheet_strategy.json (the strategy the rules state), written atomically."""
+    out = Path(out_dir)
+    paths = [out / name for name in FILES]
+    a4 = cheatsheet_figure(model, point, "a4")
+    write_bytes_atomic(paths[0], figure_bytes(a4, "pdf"))
+    write_bytes_atomic(paths[1], figure_bytes(cheatsheet_figure(model, point, "letter"), "pdf"))
+    write_bytes_atomic(paths[2], figure_bytes(a4, "png", dpi))
+    write_text_atomic(paths[3], cheatsheet_markdown(model, point))
+    strategy: Strategy = rulebook.build_strategy(model, point.rules)
+    document = {"method": "cheatsheet", **dict(result or {}), **point.to_dict(model)}
+    write_json_atomic(paths[4], strategy_to_json(model, strategy, document))
+    return paths
