@@ -85,12 +85,13 @@ def test_thresholds_mean_what_they_say(tiny):
     lines = ["1. Captain, after throw 1: stop with 3-2-1 or better, otherwise throw all three "
              "dice again",
              "2. Opponent, after throw 1: always stop",
-             "3. Either player, with nothing bet yet: bet with 3-3-3 or better, and bluff (bet) "
+             "3. Either player, with nothing bet yet: bet with 3-3-3 or better, bluff (bet) "
              "with 3-1-1 or worse, otherwise pass",
              "4. Either player, facing a bet or a raise: raise with 2-1-1 or better, call with "
              "3-3-1 or better, otherwise fold (facing a raise to 2 you cannot raise: call)"]
     book = rulebook.parse_rules(model, lines)
-    assert [r.params for r in book] == [(ranked.index((3, 2, 1)) + 1,), (10,), (2, 9), (1, 8)]
+    stop_321 = 4 * (ranked.index((3, 2, 1)) + 1)
+    assert [r.params for r in book] == [(stop_321,), (40,), (8, 36), (4, 32)]
     strategy = rulebook.build_strategy(model, book)
     index = {h: i for i, h in enumerate(model.hands)}
     stop = strategy.throw[CAPTAIN][0, 0, 0]
@@ -104,6 +105,24 @@ def test_thresholds_mean_what_they_say(tiny):
     assert facing[1, index[(3, 3, 2)]] == 1 and facing[0, index[(3, 2, 2)]] == 1
     top = strategy.betting[(1, 1, "br")]             # fold, call: a raise is called instead
     assert top.shape[0] == 2 and top[1, index[(2, 1, 1)]] == 1 and top[0, index[(3, 1, 1)]] == 1
+
+
+def test_a_cut_inside_a_hand_mixes_that_hand(tiny):
+    model = tiny[0].model
+    index = {h: i for i, h in enumerate(model.hands)}
+    line = ("Captain, after throw 1: stop with 2-2-1 or better (with 3-2-1 half the time), "
+            "otherwise throw all three dice again")
+    (rule,) = rulebook.parse_rules(model, ["1. " + line])
+    assert rule.params == (4 * 5 + 2,) and rulebook.rule_text(model, rule) == line
+    stop = rulebook.build_strategy(model, [rule] + rulebook.root_rules(model)[1:]).throw[0][0, 0, 0]
+    assert stop[index[(2, 2, 1)]] == 1 and stop[index[(3, 2, 1)]] == 0.5
+    assert stop[index[(3, 3, 2)]] == 0
+    bluff = ("Opponent, with nothing bet yet: bet with 2-1-1 one time in four, and bluff (bet) "
+             "with 3-1-1 or worse (with 3-2-2 three times in four), otherwise pass")
+    with pytest.raises(rulebook.RuleTextError):      # clauses are joined by ", " only
+        rulebook.parse_rule(model, bluff)
+    rule = rulebook.parse_rule(model, bluff.replace(", and bluff", ", bluff"))
+    assert rule.params == (1, 4 * 8 + 1)
 
 
 def test_bad_rule_texts_are_refused(tiny):
@@ -181,7 +200,7 @@ def test_cli_cheatsheet_refuses_too_few_rules(tmp_path):
 
 def test_canonical_rules_have_one_spelling(tiny):
     model = tiny[0].model
-    n = model.num_hands
+    n = model.num_hands * rulebook.STEPS
     top = Rule("face", ((0, 1), (2, 2), (-1, 1), (1, 2), (1, 2)), (4, 6))
     assert rulebook.canonical(model, top).params == (0, 6)       # no raise at the top level
     everything = Rule("open", ((0, 1), (-1, 1), (1, 2), (1, 2)), (5, 3))

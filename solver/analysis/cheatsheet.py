@@ -25,7 +25,7 @@ import numpy as np
 
 from solver import best_response
 from solver.analysis import rulebook
-from solver.analysis.rulebook import FEATURES, KEEP_PATTERNS, Atom, Rule
+from solver.analysis.rulebook import FEATURES, KEEP_PATTERNS, STEPS, Atom, Rule
 from solver.model import CAPTAIN, OPPONENT, HandModel
 from solver.strategy import Strategy
 
@@ -108,26 +108,24 @@ class Book:
         return None
 
     def choices(self, i: int, which: int, window: int | None) -> list[tuple]:
-        """The params tried when moving parameter `which` of rule i."""
-        rule, n = self.rules[i], self.model.num_hands
+        """The params tried when moving parameter `which` of rule i: every whole hand (or
+        those within `window` hands), and every quarter within a hand of the current cut."""
+        rule = self.rules[i]
         if rule.kind == "keep":
             return [tuple(order) for order in keep_orders()]
+        top = STEPS * self.model.num_hands
         p = list(rule.params)
-        if rule.kind == "throw":
-            lo, hi = 0, n
-        elif which == 0:                       # v <= b, r <= c
-            lo, hi = 0, p[1]
-        else:
-            lo, hi = p[0], n
-        if rule.kind == "face" and which == 0 and rulebook.top_level_only(self.model, rule):
-            return [tuple(p)]
-        if window is not None:
-            lo, hi = max(lo, p[which] - window), min(hi, p[which] + window)
+        reach = top if window is None else window * STEPS
+        lo, hi = max(0, p[which] - reach), min(top, p[which] + reach)
+        grid = set(range(lo - lo % STEPS, hi + 1, STEPS))
+        grid |= set(range(max(0, p[which] - STEPS), min(top, p[which] + STEPS) + 1))
+        top_only = rulebook.top_level_only(self.model, rule)
         out = []
-        for value in range(lo, hi + 1):
+        for value in sorted(grid):
             q = list(p)
             q[which] = value
-            out.append(tuple(q))
+            if rulebook.valid_params(self.model, rule.kind, tuple(q), top_only):
+                out.append(tuple(q))
         return out
 
     def descend(self, indices: Sequence[int] | None = None, sweeps: int = MAX_SWEEPS,

@@ -10,12 +10,15 @@ so a player finds exactly one rule for every decision.
 A rule's action is a threshold on the ranking's table order (`rules.ranked_hands`, strongest
 first), counted in hands from the top:
 
-* ``throw`` (k): stop with one of the k strongest hands, otherwise throw again (under
+Cuts count hands from the strongest in quarters of a hand (`STEPS`): a cut inside a hand
+mixes it ("bet with 6-5-4 or better (with 6-5-3 half the time)").
+
+* ``throw`` (k): stop with the hands inside the cut k, otherwise throw again (under
   ``reroll="keep"`` keeping what the player's ``keep`` rule says);
-* ``open`` (v, b), nothing bet yet: bet with the v strongest hands and, as a bluff, with the
-  hands from position b down (b = n: no bluff); otherwise pass;
-* ``face`` (r, c), facing a bet or raise: raise with the r strongest, call with the c
-  strongest, fold the rest (at the top level, where no raise is allowed, call instead);
+* ``open`` (v, b), nothing bet yet: bet with the hands inside v and, as a bluff, with the
+  hands outside b (b at the bottom: no bluff); otherwise pass;
+* ``face`` (r, c), facing a bet or raise: raise with the hands inside r, call with the rest
+  of those inside c, fold the others (at the top level, where no raise is allowed, call instead);
 * ``keep`` (patterns): under ``reroll="keep"``, the dice kept when throwing again, as an
   ordered list of preferences ("a 2 and a 1, else a pair, else the highest die").
 
@@ -44,6 +47,7 @@ FEATURES = {
 }
 # Keep preferences: what each keeps from a hand, if it applies (None: it does not).
 KEEP_PATTERNS = ("21", "pair", "run", "high")
+STEPS = 4                  # a cut may fall inside a hand, in quarters: "half the time"
 KEEP_WORDS = {"21": "a 2 and a 1", "pair": "a pair", "run": "two touching dice",
               "high": "the highest die"}
 
@@ -118,14 +122,32 @@ def domains(model: HandModel) -> dict[str, dict[str, tuple[int, int]]]:
 
 
 def root_rules(model: HandModel) -> list[Rule]:
-    """The coarsest rule book: one rule per kind (stop thresholds start at "always stop")."""
-    n = model.num_hands
+    """The coarsest rule book: one rule per kind of decision, middling thresholds."""
+    top = STEPS * model.num_hands
     present = {a.kind for a in atoms(model)}
-    start = {"throw": (n // 2,), "keep": KEEP_PATTERNS[:2], "open": (n // 4, n),
-             "face": (n // 8, n // 2)}
+    start = {"throw": (top // 2,), "keep": KEEP_PATTERNS[:2], "open": (top // 4, top),
+             "face": (STEPS * (top // (8 * STEPS)), STEPS * (top // (2 * STEPS)))}
     dom = domains(model)
     return [Rule(kind, tuple(dom[kind][f] for f in FEATURES[kind]), start[kind])
             for kind in KINDS if kind in present]
+
+
+def valid_params(model: HandModel, kind: str, params: tuple, top_only: bool = False) -> bool:
+    """Whether `params` is an action of the family: cuts in range and in order, and two cuts
+    never sharing their mixed hand (so each hand mixes at most two actions)."""
+    top = STEPS * model.num_hands
+    if kind == "keep":
+        return len(set(params)) == len(params) and all(p in KEEP_PATTERNS for p in params)
+    if not all(isinstance(x, int) and 0 <= x <= top for x in params):
+        return False
+    if kind == "throw":
+        return len(params) == 1
+    first, second = params
+    if top_only and kind == "face" and first:
+        return False
+    if kind == "open":
+        return first == second == top or -(-first // STEPS) <= second // STEPS
+    return first == second or (first < second and -(-first // STEPS) * STEPS <= second)
 
 
 def normalize_scope(model: HandModel, kind: str,
@@ -152,20 +174,16 @@ def top_level_only(model: HandModel, rule: Rule) -> bool:
 
 def canonical(model: HandModel, rule: Rule) -> Rule:
     """One way to write each action: the params that the words give back."""
-    n = model.num_hands
+    top = STEPS * model.num_hands
     p = rule.params
-    rule = dataclasses.replace(rule, scope=normalize_scope(model, rule.kind, rule.scope))
-    if rule.kind == "open":
-        v, b = p
-        if v >= b:
-            v, b = n, n
-        return dataclasses.replace(rule, params=(v, b))
-    if rule.kind == "face":
-        r, c = p
-        if top_level_only(model, rule):
-            r = 0
-        return dataclasses.replace(rule, params=(min(r, c), c))
-    return rule
+    if rule.kind == "open" and p[0] >= p[1]:
+        p = (top, top)                          # bet with everything
+    if rule.kind == "face" and top_level_only(model, rule):
+        p = (0, p[1])                           # no raise at the top level: call
+    if rule.kind == "face" and p[0] >= p[1]:
+        p = (p[0], p[0])
+    return dataclasses.replace(rule, params=tuple(p),
+                               scope=normalize_scope(model, rule.kind, rule.scope))
 
 
 def assign(rule_list: Sequence[Rule], atom_list: Sequence[Atom]) -> list[int]:
@@ -222,35 +240,38 @@ def keep_actions(model: HandModel, patterns: Sequence[str]) -> np.ndarray:
     return out
 
 
+def above(cut: int, pos: np.ndarray) -> np.ndarray:
+    """P(hand is inside the cut): the cut counts hands from the strongest, in 1/STEPS."""
+    return np.clip(cut / STEPS - pos, 0.0, 1.0)
+
+
 def action_probs(model: HandModel, rule: Rule, atom: Atom, pos: np.ndarray,
                  keep: np.ndarray | None = None) -> np.ndarray:
-    """The pure (actions, n) decision `rule` states at `atom`."""
+    """The (actions, n) decision `rule` states at `atom`."""
     n = model.num_hands
     if atom.kind == "throw":
         (k,) = rule.params
         out = np.zeros(model.throw_legal.shape)
-        stop = pos < k
-        out[0, stop] = 1.0
+        stop = above(k, pos)
+        out[0] = stop
         again = keep if keep is not None else np.ones(n, dtype=np.int64)
-        out[again[~stop], np.nonzero(~stop)[0]] = 1.0
+        out[again, np.arange(n)] += 1.0 - stop
         return out
     tc, to, history = atom.key
     actions = model.tree((tc, to)).node(history).actions
     out = np.zeros((len(actions), n))
     if atom.kind == "open":
         v, b = rule.params
-        bet = (pos < v) | (pos >= b)
+        bet = np.minimum(above(v, pos) + 1.0 - above(b, pos), 1.0)
         out[actions.index("bet")] = bet
-        out[actions.index("pass")] = ~bet
+        out[actions.index("pass")] = 1.0 - bet
         return out
     r, c = rule.params
-    can_raise = "raise" in actions
-    raise_ = (pos < r) & can_raise
-    call = (pos < c) & ~raise_
-    if can_raise:
+    raise_ = above(r, pos) if "raise" in actions else np.zeros(n)
+    if "raise" in actions:
         out[actions.index("raise")] = raise_
-    out[actions.index("call")] = call
-    out[actions.index("fold")] = ~(raise_ | call)
+    out[actions.index("call")] = above(c, pos) - raise_
+    out[actions.index("fold")] = 1.0 - above(c, pos)
     return out
 
 
@@ -308,7 +329,9 @@ def _levels(lo: int, hi: int, top: int) -> str:
     if lo == 1:
         if hi == 1:
             return "facing a bet"
-        return "facing a bet or a raise" if hi == top else f"facing a bet or a raise to {hi} or less"
+        if hi == top:
+            return "facing a bet or a raise"
+        return f"facing a bet or a raise to {hi} or less"
     if lo == hi:
         return f"facing a raise to {lo}"
     if hi == top:
@@ -317,8 +340,14 @@ def _levels(lo: int, hi: int, top: int) -> str:
 
 
 def scope_phrases(model: HandModel, kind: str, scope: Sequence[tuple[int, int]]) -> list[str]:
-    """The scope in words, one phrase per feature that narrows it (player first)."""
-    return [phrase for _, phrase in _scope_parts(model, kind, scope)]
+    """The scope in words (player first); conditions are joined: "when A and B"."""
+    out: list[str] = []
+    for _, phrase in _scope_parts(model, kind, scope):
+        if phrase.startswith("when ") and out and out[-1].startswith("when "):
+            out[-1] += " and " + phrase.removeprefix("when ")
+        else:
+            out.append(phrase)
+    return out
 
 
 def _scope_parts(model: HandModel, kind: str, scope: Sequence[tuple[int, int]]
@@ -354,9 +383,32 @@ def _hand(model: HandModel, position: int) -> str:
                              [position])
 
 
+FREQUENCIES = {1: "one time in four", 2: "half the time", 3: "three times in four"}
+
+
+def _cut(model: HandModel, verb: str, cut: int) -> str:
+    """"bet with 6-5-4 or better (with 6-5-3 half the time)"."""
+    full, part = divmod(cut, STEPS)
+    if full == 0:
+        return f"{verb} with {_hand(model, 0)} {FREQUENCIES[part]}"
+    text = f"{verb} with {_hand(model, full - 1)} or better"
+    return text + (f" (with {_hand(model, full)} {FREQUENCIES[part]})" if part else "")
+
+
+def _bluff(model: HandModel, cut: int) -> str:
+    """The hands below `cut` that bet: "bluff (bet) with 3-2-2 or worse"."""
+    full, part = divmod(cut, STEPS)
+    if not part:
+        return f"bluff (bet) with {_hand(model, full)} or worse"
+    if full + 1 == model.num_hands:
+        return f"bluff (bet) with {_hand(model, full)} {FREQUENCIES[STEPS - part]}"
+    return (f"bluff (bet) with {_hand(model, full + 1)} or worse (with {_hand(model, full)} "
+            f"{FREQUENCIES[STEPS - part]})")
+
+
 def action_text(model: HandModel, rule: Rule) -> str:
     """What to do, in words (the part after the colon)."""
-    n = model.num_hands
+    top = STEPS * model.num_hands
     p = rule.params
     if rule.kind == "keep":
         if not p:
@@ -369,35 +421,34 @@ def action_text(model: HandModel, rule: Rule) -> str:
                  if model.params.reroll == "keep" else "throw all three dice again")
         if k == 0:
             return f"never stop: {again}"
-        if k == n:
+        if k == top:
             return "always stop"
-        return f"stop with {_hand(model, k - 1)} or better, otherwise {again}"
+        return f"{_cut(model, 'stop', k)}, otherwise {again}"
     if rule.kind == "open":
         v, b = p
-        if v == n:
+        if v == top:
             return "always bet"
-        if v == 0 and b == n:
+        if v == 0 and b == top:
             return "always pass"
-        parts = []
-        if v:
-            parts.append(f"bet with {_hand(model, v - 1)} or better")
-        if b < n:
-            parts.append(f"bluff (bet) with {_hand(model, b)} or worse")
-        return ", and ".join(parts) + ", otherwise pass"
+        parts = [_cut(model, "bet", v)] if v else []
+        if b < top:
+            parts.append(_bluff(model, b))
+        return ", ".join(parts) + ", otherwise pass"
     r, c = p
     if c == 0:
         return "always fold"
-    if r == n:
+    if r == top:
         text = "always raise"
     else:
-        parts = [f"raise with {_hand(model, r - 1)} or better"] if r else []
-        if c > r:
-            parts.append("call with anything" if c == n
-                         else f"call with {_hand(model, c - 1)} or better")
-        text = ", ".join(parts) + (", otherwise fold" if c < n else "")
-    top = model.params.max_level
-    if r and rule.scope[1][1] == top and rule.scope[1][0] < top:
-        text += f" (facing a raise to {top} you cannot raise: call)"
+        parts = [_cut(model, "raise", r)] if r else []
+        if c == top:
+            parts.append("call with anything")
+        elif c > r:
+            parts.append(_cut(model, "call", c))
+        text = ", ".join(parts) + (", otherwise fold" if c < top else "")
+    level = model.params.max_level
+    if r and rule.scope[1][1] == level and rule.scope[1][0] < level:
+        text += f" (facing a raise to {level} you cannot raise: call)"
     return text
 
 
@@ -461,7 +512,13 @@ def parse_rule(model: HandModel, line: str) -> Rule:
     scope = {f: dom[f] for f in FEATURES[kind]}
     scope["player"] = player
     table = _phrase_table(model, kind)
+    conditions = []
     for phrase in phrases[1:]:
+        if phrase.startswith("when "):
+            conditions += ["when " + part for part in phrase[5:].split(" and ")]
+        else:
+            conditions.append(phrase)
+    for phrase in conditions:
         generic = phrase.replace(_OTHER[player], "{other}")
         if phrase in ("with nothing bet yet", "throwing again"):
             continue
@@ -476,20 +533,24 @@ def parse_rule(model: HandModel, line: str) -> Rule:
     return canonical(model, rule)
 
 
+_FREQ = "(one time in four|half the time|three times in four)"
+_VERB_CUT = re.compile(rf"^(stop|bet|raise|call) with (\S+) or better(?: \(with (\S+) {_FREQ}\))?$")
+_VERB_PART = re.compile(rf"^(stop|bet|raise|call) with (\S+) {_FREQ}$")
+_BLUFF_CUT = re.compile(rf"^bluff \(bet\) with (\S+) or worse(?: \(with (\S+) {_FREQ}\))?$")
+_BLUFF_PART = re.compile(rf"^bluff \(bet\) with (\S+) {_FREQ}$")
+
+
 def _parse_action(model: HandModel, kind: str, text: str) -> tuple:
-    n = model.num_hands
+    top = STEPS * model.num_hands
     ranked = [rules.format_hand(h) for h in
               rules.ranked_hands(model.params.faces, model.params.ranking)]
+    steps = {v: k for k, v in FREQUENCIES.items()}
 
-    def at(pattern: str) -> int | None:
-        m = re.search(pattern, text)
-        if not m:
-            return None
-        if m.group(1) not in ranked:
-            raise RuleTextError(f"unknown hand {m.group(1)!r}")
-        return ranked.index(m.group(1))
+    def place(hand: str) -> int:
+        if hand not in ranked:
+            raise RuleTextError(f"unknown hand {hand!r} in {text!r}")
+        return ranked.index(hand)
 
-    hand = r"(\d-\d-\d)"
     if kind == "keep":
         if text == "throw all three dice":
             return ()
@@ -499,29 +560,35 @@ def _parse_action(model: HandModel, kind: str, text: str) -> tuple:
             return tuple(words[w] for w in body.split(", else "))
         except KeyError:
             raise RuleTextError(f"unknown keep preference in {text!r}") from None
+    fixed = {"always stop": (top,), "always bet": (top, top), "always pass": (0, top),
+             "always fold": (0, 0)}
+    if text in fixed:
+        return fixed[text]
+    text = re.sub(r" \(facing a raise to \d+ you cannot raise: call\)$", "", text)
+    cuts: dict[str, int] = {}
+    for clause in text.split(", "):
+        if (m := _VERB_CUT.match(clause)):
+            cuts[m.group(1)] = (place(m.group(2)) + 1) * STEPS + (steps[m.group(4)]
+                                                                  if m.group(4) else 0)
+        elif (m := _VERB_PART.match(clause)):
+            cuts[m.group(1)] = steps[m.group(3)]
+        elif (m := _BLUFF_CUT.match(clause)):
+            cuts["bluff"] = (place(m.group(1)) * STEPS if not m.group(3)
+                             else place(m.group(2)) * STEPS + STEPS - steps[m.group(3)])
+        elif (m := _BLUFF_PART.match(clause)):
+            cuts["bluff"] = place(m.group(1)) * STEPS + STEPS - steps[m.group(2)]
+        elif clause == "always raise":
+            cuts["raise"] = cuts["call"] = top
+        elif clause == "call with anything":
+            cuts["call"] = top
+        elif not (clause.startswith("otherwise ") or clause.startswith("never stop")):
+            raise RuleTextError(f"cannot read {clause!r}")
     if kind == "throw":
-        if text.startswith("never stop"):
-            return (0,)
-        if text == "always stop":
-            return (n,)
-        k = at(rf"stop with {hand} or better")
-        if k is None:
-            raise RuleTextError(f"unknown throw action {text!r}")
-        return (k + 1,)
+        return (cuts.get("stop", 0),)
     if kind == "open":
-        if text == "always bet":
-            return (n, n)
-        if text == "always pass":
-            return (0, n)
-        v, b = at(rf"bet with {hand} or better"), at(rf"bluff \(bet\) with {hand} or worse")
-        return (0 if v is None else v + 1, n if b is None else b)
-    if text == "always fold":
-        return (0, 0)
-    r = n if text.startswith("always raise") else at(rf"raise with {hand} or better")
-    r = 0 if r is None else (n if r == n else r + 1)
-    c = n if "call with anything" in text else at(rf"call with {hand} or better")
-    c = r if c is None else (n if c == n else c + 1)
-    return (r, c)
+        return (cuts.get("bet", 0), cuts.get("bluff", top))
+    r = cuts.get("raise", 0)
+    return (r, cuts.get("call", r))
 
 
 def parse_rules(model: HandModel, lines: Iterable[str]) -> list[Rule]:

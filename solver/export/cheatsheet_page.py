@@ -24,8 +24,10 @@ from solver.export.charts import (
     INK,
     THROW_STYLES,
     Canvas,
-    Style,
+    Cell,
+    Segment,
     _styled,
+    draw_cell,
     draw_legend,
     figure_bytes,
     signed,
@@ -43,7 +45,8 @@ _KIND_TITLE = {"throw": "stop?", "open": "open", "face": "facing a bet", "keep":
 
 
 def _money(x: float) -> str:
-    return f"{x:.3f}"
+    """Three decimals, and no "-0.000" for a float-noise negative zero."""
+    return f"{x:.3f}" if round(x, 3) != 0 else "0.000"
 
 
 def cost_lines(point: FrontPoint) -> list[str]:
@@ -92,18 +95,22 @@ def _wrap(text: str, per_line: int) -> list[str]:
     return lines + ([current] if current else [])
 
 
-def _rule_styles(model: HandModel, rule: rulebook.Rule, atom: rulebook.Atom,
-                 pos: np.ndarray) -> list[Style]:
-    """The style of each hand (ranking order) under `rule`, as drawn in the picture."""
+def rule_cells(model: HandModel, rule: rulebook.Rule, atom: rulebook.Atom,
+               pos: np.ndarray) -> list[Cell]:
+    """What `rule` does with each hand (strongest first), as chart cells (mixed hands split)."""
     probs = rulebook.action_probs(model, rule, atom, pos)
     if atom.kind == "throw":
         names = ["stop" if a == 0 else "reroll" for a in range(probs.shape[0])]
-        styles = THROW_STYLES
     else:
         names = list(model.tree(atom.key[:2]).node(atom.key[2]).actions)
-        styles = BET_STYLES
-    order = np.argsort(pos)
-    return [styles[names[int(probs[:, h].argmax())]] for h in order]
+    cells = []
+    for h in np.argsort(pos):
+        segments: dict[str, float] = {}
+        for a, name in enumerate(names):
+            if probs[a, h] > 0:
+                segments[name] = segments.get(name, 0.0) + float(probs[a, h])
+        cells.append(Cell(tuple(Segment(f, name) for name, f in segments.items()), True))
+    return cells
 
 
 def _face_atom(model: HandModel, rule: rulebook.Rule, atom_list) -> rulebook.Atom:
@@ -170,14 +177,13 @@ def cheatsheet_figure(model: HandModel, point: FrontPoint, page: str = "a4") -> 
         y += 0.04
     y += 0.1
     for line in _wrap("The strategy these rules state is cheatsheet_strategy.json; "
-                      "`bidou evaluate --strategy cheatsheet_strategy.json` measures it "
-                      "exactly.", per_line):
+                      "\u201cbidou evaluate --strategy cheatsheet_strategy.json\u201d measures "
+                      "it exactly.", per_line):
         canvas.text(margin, y, line, size=size - 1, color="#555555")
         y += line_h
     # --- the picture: the ranking, one column per rule
     py = top
-    canvas.text(pic_x + pic_w / 2, py, "Hand ranking and the rules' thresholds", size=9,
-                ha="center", weight="bold")
+    canvas.text(pic_x, py, "Hand ranking and each rule", size=10.5, weight="bold")
     header_h = 0.55
     grid_top = py + header_h
     legend_h = 0.75
@@ -190,10 +196,12 @@ def cheatsheet_figure(model: HandModel, point: FrontPoint, page: str = "a4") -> 
     atom_list = rulebook.atoms(model)
     pos = rulebook.positions(model)
     x = pic_x + label_w
+    styles = {**THROW_STYLES, **BET_STYLES}
     for number, rule in drawn:
         atom = _face_atom(model, rule, atom_list)
-        for r, style in enumerate(_rule_styles(model, rule, atom, pos)):
-            canvas.rect(x + 0.01, grid_top + r * row_h, col_w - 0.02, row_h, style)
+        for r, cell in enumerate(rule_cells(model, rule, atom, pos)):
+            draw_cell(canvas, x, grid_top + r * row_h, col_w, row_h, cell, styles, font,
+                      labels=False)
         canvas.text(x + col_w / 2, grid_top - 0.05, str(number), size=6.5, ha="center",
                     va="bottom", weight="bold")
         x += col_w
