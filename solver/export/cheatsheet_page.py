@@ -121,6 +121,48 @@ def _face_atom(model: HandModel, rule: rulebook.Rule, atom_list) -> rulebook.Ato
     return mine[0]
 
 
+def _text_column(canvas: Canvas, model: HandModel, point: FrontPoint, x: float, y: float,
+                 width: float, size: float, draw: bool) -> float:
+    """The numbered rules and their cost at type `size`; returns the y below them."""
+    per_line = int(width / (0.55 * size / 72))
+    line_h = size / 72 * 1.32
+
+    def put(xx: float, text: str, **kw) -> None:
+        if draw:
+            canvas.text(xx, y, text, **kw)
+
+    put(x, "The rules", size=size + 2.3, weight="bold")
+    y += 0.25
+    intro = ("The captain throws first; the opponent sees how many times he threw, then the "
+             "betting follows. \"X or better\" counts down the ranking on the right (1 = "
+             "strongest). Find the one rule for your decision:")
+    for line in _wrap(intro, per_line):
+        put(x, line, size=size - 0.5, style="italic")
+        y += line_h
+    y += 0.08
+    for i, rule in enumerate(point.rules, 1):
+        put(x, f"{i}.", size=size, weight="bold")
+        for line in _wrap(rulebook.rule_text(model, rule) + ".", per_line - 4):
+            put(x + 0.25, line, size=size)
+            y += line_h
+        y += 0.06
+    y += 0.15
+    put(x, "What it costs", size=size + 2.3, weight="bold")
+    y += 0.22
+    for sentence in cost_lines(point):
+        for line in _wrap(sentence, per_line):
+            put(x, line, size=size - 0.4)
+            y += line_h
+        y += 0.04
+    y += 0.1
+    for line in _wrap("The strategy these rules state is cheatsheet_strategy.json; "
+                      "\u201cbidou evaluate --strategy cheatsheet_strategy.json\u201d measures "
+                      "it exactly.", per_line):
+        put(x, line, size=size - 1, color="#555555")
+        y += line_h
+    return y
+
+
 @_styled
 def cheatsheet_figure(model: HandModel, point: FrontPoint, page: str = "a4") -> Figure:
     """The printable page."""
@@ -146,41 +188,12 @@ def cheatsheet_figure(model: HandModel, point: FrontPoint, page: str = "a4") -> 
     pic_w = label_w + col_w * len(drawn)
     pic_x = W - margin - pic_w
     text_w = pic_x - margin - 0.3
-    # --- the rules
-    size = 8.2
-    per_line = int(text_w / (0.55 * size / 72))
-    line_h = size / 72 * 1.32
-    canvas.text(margin, y, "The rules", size=10.5, weight="bold")
-    y += 0.25
-    intro = ("The captain throws first; the opponent sees how many times he threw, then the "
-             "betting follows. \"X or better\" counts down the ranking on the right (1 = "
-             "strongest). Find the one rule for your decision:")
-    for line in _wrap(intro, per_line):
-        canvas.text(margin, y, line, size=size - 0.5, style="italic")
-        y += line_h
-    y += 0.08
-    for i, rule in enumerate(point.rules, 1):
-        text = rulebook.rule_text(model, rule) + "."
-        canvas.text(margin, y, f"{i}.", size=size, weight="bold")
-        for line in _wrap(text, per_line - 4):
-            canvas.text(margin + 0.25, y, line, size=size)
-            y += line_h
-        y += 0.06
-    # --- what it costs
-    y += 0.15
-    canvas.text(margin, y, "What it costs", size=10.5, weight="bold")
-    y += 0.22
-    for sentence in cost_lines(point):
-        for line in _wrap(sentence, per_line):
-            canvas.text(margin, y, line, size=size - 0.4)
-            y += line_h
-        y += 0.04
-    y += 0.1
-    for line in _wrap("The strategy these rules state is cheatsheet_strategy.json; "
-                      "\u201cbidou evaluate --strategy cheatsheet_strategy.json\u201d measures "
-                      "it exactly.", per_line):
-        canvas.text(margin, y, line, size=size - 1, color="#555555")
-        y += line_h
+    # --- the rules, what they cost: the largest type that fits the page
+    for size in np.arange(8.6, 5.9, -0.2):
+        if _text_column(canvas, model, point, margin, y, text_w, float(size), draw=False) \
+                <= H - 0.35:
+            break
+    _text_column(canvas, model, point, margin, y, text_w, float(size), draw=True)
     # --- the picture: the ranking, one column per rule
     py = top
     canvas.text(pic_x, py, "Hand ranking and each rule", size=10.5, weight="bold")
