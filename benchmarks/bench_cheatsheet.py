@@ -7,12 +7,12 @@ For each game: solve it (LP), grow the rule book (solver/analysis/cheatsheet.py)
 --rules-max rules, and print every Pareto point: rules, exploitability (chips per hand, exact
 best response), each side's loss against a best response, and the loss when the rules play
 against the equilibrium; then the targets of issue 13 (<= 12 rules with exploitability
-<= 0.02; the fewest rules within 0.005) and, against them, two references that show where
-the cost comes from: the equilibrium with every betting decision rounded to its most likely
-action (pure betting, exact throws) and with every throw decision rounded (pure throws, exact
-betting). With --out, every front point is written as a strategy file
-(`front_<game>_<rules>.json`, measured by `bidou evaluate`) and the best book of at most 12
-rules as a cheat sheet (`<out>/<game>/`).
+<= 0.02; the fewest rules within 0.005) and, against them, references that show where the
+cost comes from: the equilibrium with every betting decision rounded to its most likely action
+(pure betting, exact throws), with every throw decision rounded (pure throws, exact betting),
+and with every betting probability rounded to a quarter. With --out, every front point is
+written as a strategy file (`front_<game>_<rules>.json`, measured by `bidou evaluate`) and the
+best book of at most 12 rules as a cheat sheet (`<out>/<game>/`).
 """
 
 from __future__ import annotations
@@ -20,6 +20,8 @@ from __future__ import annotations
 import argparse
 import time
 from pathlib import Path
+
+import numpy as np
 
 from games.bidou.params import BidouParams
 from solver import best_response
@@ -32,8 +34,10 @@ GAMES = {"default": BidouParams(), "keep": BidouParams(reroll="keep"),
          "french": BidouParams(ranking="french")}
 
 
-def references(solution) -> tuple[float, float]:
-    """Exploitability of the equilibrium with its betting rounded, then with its throws."""
+def references(solution) -> dict[str, float]:
+    """Exploitability of the equilibrium with its betting made pure (each decision's most
+    likely action), with its throws made pure, and with its betting probabilities rounded to
+    quarters: where the cost of simple play comes from."""
     model, eq = solution.model, solution.strategy
     rounded = simplify.round_strategy(model, eq)
     pure_betting = eq.copy()
@@ -41,8 +45,14 @@ def references(solution) -> tuple[float, float]:
     pure_throws = eq.copy()
     for role in (0, 1):
         pure_throws.throw[role][...] = rounded.throw[role]
-    return (best_response.exploitability(model, pure_betting).exploitability,
-            best_response.exploitability(model, pure_throws).exploitability)
+    quarters = eq.copy()
+    for key, probs in eq.betting.items():
+        q = np.round(probs * 4) / 4
+        q[q.argmax(axis=0), np.arange(q.shape[1])] += 1 - q.sum(axis=0)
+        quarters.betting[key] = q
+    return {name: best_response.exploitability(model, s).exploitability
+            for name, s in (("pure betting", pure_betting), ("pure throws", pure_throws),
+                            ("betting in quarters", quarters))}
 
 
 def run(name: str, rules_max: int, out: Path | None) -> None:
@@ -72,14 +82,13 @@ def run(name: str, rules_max: int, out: Path | None) -> None:
           f"{'met' if best12.exploitability.exploitability <= 0.02 else 'NOT met'}")
     print("  fewest rules within 0.005: "
           + (f"{close[0].size}" if close else f"none up to {points[-1].size} rules"))
-    pure_betting, pure_throws = references(solution)
-    print(f"  references: equilibrium with pure betting {pure_betting:.4f}, "
-          f"with pure throws {pure_throws:.4f}")
+    print("  references (the equilibrium with): " + ", ".join(
+        f"{name} {value:.4f}" for name, value in references(solution).items()))
     if out is not None:
         for p in points:
             write_json_atomic(out / f"front_{name}_{p.size:02d}.json", strategy_to_json(
                 model, rulebook.build_strategy(model, p.rules),
-                {"method": "cheatsheet", **p.to_dict(model)}))
+                p.to_dict(model)))
         from solver.export.cheatsheet_page import write_cheatsheet
 
         write_cheatsheet(model, best12, out / name,

@@ -208,6 +208,8 @@ class FrontPoint:
     def to_dict(self, model: HandModel) -> dict[str, Any]:
         e = self.exploitability
         return {
+            "method": "cheatsheet",
+            "status": f"{self.size} threshold rules",
             "rules_count": self.size,
             "exploitability": e.exploitability,
             "nash_conv": e.nash_conv,

@@ -417,7 +417,7 @@ def action_text(model: HandModel, rule: Rule) -> str:
         return f"keep {prefs}; if none of these, throw all three dice"
     if rule.kind == "throw":
         (k,) = p
-        again = ("throw again, keeping what your keep rule says"
+        again = ("throw again and keep what your keep rule says"
                  if model.params.reroll == "keep" else "throw all three dice again")
         if k == 0:
             return f"never stop: {again}"

@@ -151,7 +151,7 @@ DOCS_IMAGES = ("reroll_chart", "betting_chart_c1_o1", "betting_chart_c3_o1", "re
                "reroll_chart_keep")
 
 
-def docs_images(out_dir: str | os.PathLike = "docs/img", dpi: float = 90) -> list[Path]:
+def docs_images(out_dir: str | os.PathLike = "docs/img", dpi: float = 150) -> list[Path]:
     """The small PNGs docs/charts.md shows, for the default game (and its reroll=keep round).
 
     Rendered like every chart, then reduced to a 64-colour palette to keep the repository

@@ -331,13 +331,26 @@ def draw_cell(canvas: Canvas, x: float, y: float, w: float, h: float, cell: Cell
             canvas.text(left + width / 2, y + h / 2, text, size=fontsize, ha="center",
                         color=color, path_effects=_OUTLINE)
         return
-    # A slice too thin for its label: the whole cell says every slice, left to right.
-    text = " | ".join(t for t, _, _ in inside)
-    size = fontsize
-    while size > 4.0 and not _fits(text, w, size):
-        size -= 0.25
+    # A slice too thin for its label: the whole cell says every slice, left to right, on
+    # one line or, if that needs a smaller type, on two.
+    texts = [t for t, _, _ in inside]
+    one = " | ".join(texts)
+    half = (len(texts) + 1) // 2
+    two = " | ".join(texts[:half]) + "\n" + " | ".join(texts[half:])
+    size_one = _largest_fit([one], w, fontsize)
+    size_two = _largest_fit(two.split("\n"), w, min(fontsize, h * 72 * 0.45))
+    text, size = (one, size_one) if size_one >= size_two else (two, size_two)
     canvas.text(x + w / 2, y + h / 2, text, size=size, ha="center", color=color,
-                path_effects=_OUTLINE)
+                path_effects=_OUTLINE, linespacing=0.95)
+
+
+def _largest_fit(lines: Sequence[str], width: float, start: float, floor: float = 4.0
+                 ) -> float:
+    """The largest type size (from `start` down to `floor`) at which every line fits."""
+    size = start
+    while size > floor and not all(_fits(line, width, size) for line in lines):
+        size -= 0.25
+    return size
 
 
 @dataclasses.dataclass

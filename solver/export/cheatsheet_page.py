@@ -79,9 +79,15 @@ def cheatsheet_markdown(model: HandModel, point: FrontPoint) -> str:
     lines += ["", "`cheatsheet_strategy.json` is the strategy these rules state; "
               "`bidou evaluate --strategy cheatsheet_strategy.json` measures it.", "",
               "## Hand ranking (strongest first)", ""]
-    lines += [f"{i:>2}. {hand_label(h, model.params.ranking)}" for i, h in enumerate(ranked, 1)
-              if True]
-    return "\n".join(lines).replace("\n" + " 1. ", "\n 1. ") + "\n"
+    lines += [f"- {i}: {hand_label(h, model.params.ranking)}" for i, h in enumerate(ranked, 1)]
+    lines += [f"- Exception: {w} beats {lo}." for w, lo in _exceptions(model)]
+    return "\n".join(lines) + "\n"
+
+
+def _exceptions(model: HandModel) -> list[tuple[str, str]]:
+    """(winner, loser) pairs that beat the ranking's order (french: 1-1-1 beats 2-1-1)."""
+    return [(rules.format_hand(model.hands[w]), rules.format_hand(model.hands[lo]))
+            for w, lo in model.exceptions]
 
 
 def _wrap(text: str, per_line: int) -> list[str]:
@@ -226,6 +232,10 @@ def cheatsheet_figure(model: HandModel, point: FrontPoint, page: str = "a4") -> 
     canvas.text(pic_x + label_w + col_w * len(drawn) / 2, grid_top - 0.24, "rule",
                 size=6.5, ha="center", va="bottom")
     bottom = grid_top + n * row_h
+    for winner, loser in _exceptions(model):
+        canvas.text(pic_x, bottom + 0.12, f"Exception: {winner} beats {loser}.", size=6.5,
+                    style="italic")
+        bottom += 0.15
     entries = [THROW_STYLES["stop"], THROW_STYLES["reroll"]] if model.throws > 1 else []
     entries += [BET_STYLES[k] for k in ("pass", "bet", "call", "fold")]
     draw_legend(canvas, pic_x, bottom + 0.2, entries, fontsize=6.5, off_path=None,
@@ -245,6 +255,6 @@ def write_cheatsheet(model: HandModel, point: FrontPoint, out_dir: str | os.Path
     write_bytes_atomic(paths[2], figure_bytes(a4, "png", dpi))
     write_text_atomic(paths[3], cheatsheet_markdown(model, point))
     strategy: Strategy = rulebook.build_strategy(model, point.rules)
-    document = {"method": "cheatsheet", **dict(result or {}), **point.to_dict(model)}
+    document = {**dict(result or {}), **point.to_dict(model)}
     write_json_atomic(paths[4], strategy_to_json(model, strategy, document))
     return paths
