@@ -1,7 +1,7 @@
 """The Pareto front of cheat sheets: number of rules against exploitability, per rule set.
 
     python benchmarks/bench_cheatsheet.py [--games default,keep,french] [--rules-max 16]
-                                          [--out DIR]
+                                          [--beam B] [--out DIR]
 
 For each game: solve it (LP), grow the rule book (solver/analysis/cheatsheet.py) up to
 --rules-max rules, and print every Pareto point: rules, exploitability (chips per hand, exact
@@ -55,7 +55,7 @@ def references(solution) -> dict[str, float]:
                             ("betting in quarters", quarters))}
 
 
-def run(name: str, rules_max: int, out: Path | None) -> None:
+def run(name: str, rules_max: int, out: Path | None, beam: int = 1) -> None:
     solution = solve(GAMES[name])
     model = solution.model
     start = time.perf_counter()
@@ -65,7 +65,7 @@ def run(name: str, rules_max: int, out: Path | None) -> None:
 
     print(f"== {name}: {model.params.describe()}; value {solution.value:+.6f}")
     points = cheatsheet.front_points(model, solution.strategy, solution.value, rules_max,
-                                     progress)
+                                     progress, beam=beam)
     seconds = time.perf_counter() - start
     print(f"  {'rules':>5} {'exploit.':>9} {'captain':>8} {'opponent':>8} "
           f"{'vs eq. C':>8} {'vs eq. O':>8}")
@@ -103,9 +103,11 @@ def main() -> None:
     parser.add_argument("--games", default="default,keep,french")
     parser.add_argument("--rules-max", type=int, default=16)
     parser.add_argument("--out", type=Path, default=None)
+    parser.add_argument("--beam", type=int, default=1,
+                        help="books kept at each step of the search (slower, sometimes better)")
     args = parser.parse_args()
     for name in args.games.split(","):
-        run(name, args.rules_max, args.out)
+        run(name, args.rules_max, args.out, args.beam)
 
 
 if __name__ == "__main__":

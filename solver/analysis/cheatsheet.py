@@ -248,44 +248,49 @@ def measure(model: HandModel, rules: Sequence[Rule], equilibrium: Strategy,
 
 def pareto_front(model: HandModel, max_rules: int,
                  progress: Callable[[int, float], None] | None = None,
-                 window: int = WINDOW) -> list[tuple[Rule, ...]]:
+                 window: int = WINDOW, beam: int = 1) -> list[tuple[Rule, ...]]:
     """The best rule book found of each size from the roots up to `max_rules` rules.
 
-    Each step tries every split of every rule (the two halves' thresholds moved within
-    `window` places of the parent's), keeps the best, then descends on every threshold.
-    A book is kept only if it beats every smaller one (a Pareto point).
+    Each step tries every split of every rule of the `beam` books kept (the two halves'
+    thresholds moved within `window` hands of the parent's), keeps the `beam` best, then
+    descends on every threshold of each. A book is kept only if it beats every smaller one
+    (a Pareto point).
     """
-    book = Book(model, rulebook.root_rules(model))
-    book.descend()
-    front = [tuple(book.rules)]
-    best = book.objective
+    root = Book(model, rulebook.root_rules(model))
+    root.descend()
+    books = [root]
+    front = [tuple(root.rules)]
+    best = root.objective
     if progress:
-        progress(len(book.rules), best)
-    while len(book.rules) < max_rules:
-        chosen = None
-        for i, f, cut in book.splits():
-            trial = book.split(i, f, cut)
-            trial.descend([i, i + 1], sweeps=1, window=window)
-            if chosen is None or trial.objective < chosen.objective - IMPROVEMENT:
-                chosen = trial
-        if chosen is None:
+        progress(len(root.rules), best)
+    while len(books[0].rules) < max_rules:
+        trials: dict[tuple[Rule, ...], Book] = {}
+        for book in books:
+            for i, f, cut in book.splits():
+                trial = book.split(i, f, cut)
+                trial.descend([i, i + 1], sweeps=1, window=window)
+                trials.setdefault(tuple(trial.rules), trial)
+        if not trials:
             break
-        chosen.descend()
-        book = chosen
+        books = sorted(trials.values(), key=lambda b: round(b.objective, 12))[:beam]
+        for book in books:
+            book.descend()
+        books.sort(key=lambda b: round(b.objective, 12))
         if progress:
-            progress(len(book.rules), book.objective)
-        if book.objective < best - IMPROVEMENT:
-            best = book.objective
-            front.append(tuple(book.rules))
+            progress(len(books[0].rules), books[0].objective)
+        if books[0].objective < best - IMPROVEMENT:
+            best = books[0].objective
+            front.append(tuple(books[0].rules))
     return front
 
 
 def front_points(model: HandModel, equilibrium: Strategy, game_value: float, rules_max: int,
-                 progress: Callable[[int, float], None] | None = None) -> list[FrontPoint]:
+                 progress: Callable[[int, float], None] | None = None,
+                 beam: int = 1) -> list[FrontPoint]:
     """The measured Pareto front up to `rules_max` rules, smallest book first."""
     minimum = len(rulebook.root_rules(model))
     if rules_max < minimum:
         raise ValueError(f"at least {minimum} rules are needed (one per kind of decision)")
     leaves = best_response.leaf_matrices(model)
     return [measure(model, rules, equilibrium, game_value, leaves)
-            for rules in pareto_front(model, rules_max, progress)]
+            for rules in pareto_front(model, rules_max, progress, beam=beam)]

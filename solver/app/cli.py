@@ -384,10 +384,12 @@ def play(params: BidouParams, strategy_file: str | None, role: str, hands: int,
 @_STRATEGY_OPTION
 @click.option("--rules-max", type=click.IntRange(min=1), default=12, show_default=True,
               help="Most rules on the sheet (the search grows the rule book up to this).")
+@click.option("--beam", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Rule books kept at each step of the search (slower, often better).")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), required=True,
               help="Directory to write into (created if missing).")
 def cheatsheet_command(params: BidouParams, strategy_file: str | None, rules_max: int,
-                       out_dir: str, rules_given: tuple[str, ...]) -> None:
+                       beam: int, out_dir: str, rules_given: tuple[str, ...]) -> None:
     """A one-page cheat sheet: the best rule book of at most --rules-max threshold rules,
     found against the exact best response (PDF A4 and Letter, PNG, Markdown, strategy file)."""
     from solver.analysis.cheatsheet import front_points
@@ -413,7 +415,7 @@ def cheatsheet_command(params: BidouParams, strategy_file: str | None, rules_max
             sys.stderr.write(f"\r{size:>3} rules: exploitability {exploitability:.4f}   ")
             sys.stderr.flush()
 
-    points = front_points(model, strategy, summary["value"], rules_max, progress)
+    points = front_points(model, strategy, summary["value"], rules_max, progress, beam=beam)
     if show:
         sys.stderr.write("\n")
     best = points[-1]

@@ -8,6 +8,7 @@ the page is `build_strategy` of the same list, measured by `cheatsheet.measure`.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from pathlib import Path
 from typing import Any, Mapping
@@ -236,7 +237,10 @@ def cheatsheet_figure(model: HandModel, point: FrontPoint, page: str = "a4") -> 
         canvas.text(pic_x, bottom + 0.12, f"Exception: {winner} beats {loser}.", size=6.5,
                     style="italic")
         bottom += 0.15
-    entries = [THROW_STYLES["stop"], THROW_STYLES["reroll"]] if model.throws > 1 else []
+    again = THROW_STYLES["reroll"]
+    if model.params.reroll == "keep":
+        again = dataclasses.replace(again, label="throw again (keeping what the keep rule says)")
+    entries = [THROW_STYLES["stop"], again] if model.throws > 1 else []
     entries += [BET_STYLES[k] for k in ("pass", "bet", "call", "fold")]
     draw_legend(canvas, pic_x, bottom + 0.2, entries, fontsize=6.5, off_path=None,
                 max_width=pic_w)
