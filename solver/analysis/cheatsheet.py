@@ -5,9 +5,10 @@ decisions. A rule book is grown like a decision tree. It starts with one rule pe
 decision (when to stop, what to keep, how to open, how to answer a bet), then, greedily, the
 rule whose split (by one feature: player, throw, the captain's throw count, who threw more,
 each player's throw count, the bet level) lowers the exploitability most is split in two, the
-new rules' thresholds are searched, then every threshold in turn is moved to the value
-minimizing the exploitability (coordinate descent), until no move helps. Every book met on
-the way is a point of the Pareto front: number of rules against exploitability.
+new rules' cuts are searched, then every cut in turn is moved to the value minimizing the
+exploitability (coordinate descent), until no move helps; a beam search keeps the few best
+books at each step instead of one. Every book that beats all smaller ones is a point of the
+Pareto front: number of rules against exploitability.
 
 The exploitability of a pair of strategies is the mean of the two players' losses against a
 best response (`best_response.exploitability`); a player's loss depends only on his own

@@ -7,18 +7,18 @@ public state, betting so far). Every atom has a few ordinal *features* a player 
 whose features lie in one interval per feature. The rules of a rule book partition the atoms,
 so a player finds exactly one rule for every decision.
 
-A rule's action is a threshold on the ranking's table order (`rules.ranked_hands`, strongest
-first), counted in hands from the top:
-
-Cuts count hands from the strongest in quarters of a hand (`STEPS`): a cut inside a hand
-mixes it ("bet with 6-5-4 or better (with 6-5-3 half the time)").
+A rule's action is one or two *cuts* in the ranking's table order (`rules.ranked_hands`,
+strongest first). A cut counts hands from the strongest in quarters of a hand (`STEPS`): a
+cut inside a hand mixes that one hand ("bet with 6-5-4 or better (with 6-5-3 half the
+time)"). The actions, by kind of decision:
 
 * ``throw`` (k): stop with the hands inside the cut k, otherwise throw again (under
   ``reroll="keep"`` keeping what the player's ``keep`` rule says);
 * ``open`` (v, b), nothing bet yet: bet with the hands inside v and, as a bluff, with the
   hands outside b (b at the bottom: no bluff); otherwise pass;
 * ``face`` (r, c), facing a bet or raise: raise with the hands inside r, call with the rest
-  of those inside c, fold the others (at the top level, where no raise is allowed, call instead);
+  of those inside c, fold the others (at the top level, where no raise is allowed, call
+  instead);
 * ``keep`` (patterns): under ``reroll="keep"``, the dice kept when throwing again, as an
   ordered list of preferences ("a 2 and a 1, else a pair, else the highest die").
 
