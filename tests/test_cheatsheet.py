@@ -34,7 +34,7 @@ def tiny():
 @pytest.fixture(scope="module")
 def tiny_keep():
     solution = solve(TINY_KEEP)
-    points = cheatsheet.front_points(solution.model, solution.strategy, solution.value, 5)
+    points = cheatsheet.front_points(solution.model, solution.strategy, solution.value, 4)
     return solution, points
 
 
@@ -146,6 +146,10 @@ def test_keep_rules_keep_the_dice_they_name(tiny_keep):
     assert named[(3, 2, 1)] == (2, 1) and named[(3, 3, 2)] == (3, 3)
     assert named[(3, 3, 3)] == (3, 3) and named[(3, 2, 2)] == (2, 2)
     assert rulebook.keep_actions(model, ())[0] == model.throw_actions.index(())
+    kept = rulebook.kept_dice
+    assert kept((6, 4, 1), "ace") == (1,) and kept((6, 5, 3), "ace") is None
+    assert kept((6, 5, 2), "deuce") == (2,)
+    assert kept((6, 5, 2), "run") == (6, 5) and kept((6, 4, 2), "run") is None
     for h, a in enumerate(actions):
         assert model.throw_legal[a, h]
 

@@ -35,9 +35,12 @@ MAX_SWEEPS = 6
 WINDOW = 6                 # threshold moves tried when scoring a candidate split
 
 
+KEEP_LONGEST = 4           # preferences in a keep rule, at most
+
+
 def keep_orders() -> list[tuple[str, ...]]:
-    """Every ordered list of distinct keep preferences (65 with four patterns)."""
-    return [order for k in range(len(KEEP_PATTERNS) + 1)
+    """Every ordered list of at most KEEP_LONGEST distinct keep preferences (517 of six)."""
+    return [order for k in range(KEEP_LONGEST + 1)
             for order in itertools.permutations(KEEP_PATTERNS, k)]
 
 

@@ -46,10 +46,10 @@ FEATURES = {
     "face": ("player", "level", "relation", "own", "other"),
 }
 # Keep preferences: what each keeps from a hand, if it applies (None: it does not).
-KEEP_PATTERNS = ("21", "pair", "run", "high")
+KEEP_PATTERNS = ("21", "pair", "run", "ace", "deuce", "high")
 STEPS = 4                  # a cut may fall inside a hand, in quarters: "half the time"
 KEEP_WORDS = {"21": "a 2 and a 1", "pair": "a pair", "run": "two touching dice",
-              "high": "the highest die"}
+              "ace": "a 1", "deuce": "a 2", "high": "the highest die"}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -220,6 +220,10 @@ def kept_dice(hand: rules.Hand, pattern: str) -> tuple[int, ...] | None:
             if x == y + 1:
                 return (x, y)
         return None
+    if pattern == "ace":
+        return (1,) if c == 1 else None
+    if pattern == "deuce":
+        return (2,) if 2 in hand else None
     if pattern == "high":
         return (a,)
     raise ValueError(pattern)
