@@ -12,6 +12,8 @@
 ``reroll_chart.<fmt>``                     when to stop / what to keep (not with throws=1)
 ``betting_chart_c<tc>_o<to>.<fmt>``        the betting of one public state (tc, to)
 ``remember_chart.<fmt>``                   the simplified strategy on one page
+``betting_charts.pdf``                     the betting pages as one booklet with an index
+                                           page (when PDF is among the formats)
 ========================================  ====================================================
 
 `<fmt>` is each of ``formats`` (default pdf, png, svg). `export_charts` writes the charts
