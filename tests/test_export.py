@@ -154,6 +154,7 @@ def test_export_all_files(exported, small):
     stems = charts.chart_stems(small.model)
     assert stems[0] == "reroll_chart" and stems[-1] == "remember_chart"
     expected += [f"{stem}.{fmt}" for stem in stems for fmt in ("pdf", "png", "svg")]
+    expected += ["betting_charts.pdf"]
     assert names == sorted(expected)
     assert sorted(p.name for p in out.iterdir()) == names     # nothing else, no temp files
     for path in paths:
@@ -178,6 +179,36 @@ def test_chart_files_are_real(exported):
     assert b"<svg" in (out / "reroll_chart.svg").read_bytes()[:2000]
     pdf = (out / "remember_chart.pdf").read_bytes()
     assert b"CreationDate" not in pdf
+
+
+def test_betting_booklet_is_the_index_then_every_public_state(exported, small):
+    out, _ = exported
+    pdf = (out / "betting_charts.pdf").read_bytes()
+    assert pdf.startswith(b"%PDF") and b"CreationDate" not in pdf
+    assert pdf.count(b"/Type /Page\n") + pdf.count(b"/Type /Page ") + pdf.count(
+        b"/Type /Page>") == 1 + len(small.model.public_states)
+
+
+def test_columns_are_found_by_the_betting_so_far_in_words():
+    assert charts.plain_history("", CAPTAIN, CAPTAIN) == "nothing\nbet yet"
+    assert charts.plain_history("pbr", CAPTAIN, OPPONENT) == "he passed\nyou bet\nhe raised"
+    assert charts.plain_history("b", OPPONENT, CAPTAIN) == "he bet"
+
+
+def test_one_colour_one_meaning():
+    colours = [s.color for k, s in charts.THROW_STYLES.items()] + [
+        s.color for k, s in charts.BET_STYLES.items() if k != "raise"]
+    assert len(colours) == len(set(colours)) == 8
+    assert charts.BET_STYLES["raise"] == charts.BET_STYLES["bet"]
+
+
+def test_every_slice_of_a_mixed_cell_is_labelled():
+    canvas = charts.Canvas((2, 1))
+    cell = charts.Cell((charts.Segment(0.97, "keep2", "6-6"), charts.Segment(0.03, "keep2", "6-5")),
+                       True)
+    charts.draw_cell(canvas, 0, 0, 1.0, 0.2, cell, charts.THROW_STYLES, 6)
+    texts = [t.get_text() for t in canvas.ax.texts]
+    assert texts == ["6-6 97% | 6-5 3%"]
 
 
 def test_charts_are_deterministic(exported, small, tmp_path):

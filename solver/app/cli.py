@@ -746,6 +746,57 @@ def play(params: BidouParams, strategy_file: str | None, role: str, hands: int,
     click.echo(score.final(summary))
 
 
+@main.command("cheatsheet", short_help="A one-page cheat sheet: the best few rules in words.")
+@_guarded
+@game_options
+@_STRATEGY_OPTION
+@click.option("--rules-max", type=click.IntRange(min=1), default=12, show_default=True,
+              help="Most rules on the sheet (the search grows the rule book up to this).")
+@click.option("--beam", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Rule books kept at each step of the search (slower, often better).")
+@click.option("--out", "out_dir", type=click.Path(file_okay=False), required=True,
+              help="Directory to write into (created if missing).")
+def cheatsheet_command(params: BidouParams, strategy_file: str | None, rules_max: int,
+                       beam: int, out_dir: str, rules_given: tuple[str, ...]) -> None:
+    """A one-page cheat sheet: the best rule book of at most --rules-max threshold rules,
+    found against the exact best response (PDF A4 and Letter, PNG, Markdown, strategy file)."""
+    from solver.analysis.cheatsheet import front_points
+    from solver.analysis.rulebook import root_rules
+    from solver.export import unpack
+    from solver.export.cheatsheet_page import write_cheatsheet
+
+    source = _strategy_source(params, strategy_file, rules_given)
+    model, strategy, summary = unpack(source)
+    minimum = len(root_rules(model))
+    if rules_max < minimum:
+        raise ParameterError(f"--rules-max must be at least {minimum} for these rules "
+                             "(one rule per kind of decision)")
+    if os.path.exists(out_dir) and not os.path.isdir(out_dir):
+        raise ParameterError(f"--out {out_dir} exists and is not a directory")
+    os.makedirs(out_dir, exist_ok=True)
+    if not os.access(out_dir, os.W_OK):
+        raise ParameterError(f"--out {out_dir} is not writable")
+    show = sys.stderr.isatty()
+
+    def progress(size: int, exploitability: float) -> None:
+        if show:
+            sys.stderr.write(f"\r{size:>3} rules: exploitability {exploitability:.4f}   ")
+            sys.stderr.flush()
+
+    points = front_points(model, strategy, summary["value"], rules_max, progress, beam=beam)
+    if show:
+        sys.stderr.write("\n")
+    best = points[-1]
+    result = {"equilibrium_value": summary["value"],
+              "front": [{"rules_count": p.size,
+                         "exploitability": p.exploitability.exploitability,
+                         "equilibrium_loss": p.equilibrium_loss} for p in points]}
+    for path in write_cheatsheet(model, best, out_dir, result):
+        click.echo(str(path))
+    click.echo(f"{best.size} rules: exploitability {best.exploitability.exploitability:.4f} "
+               f"chips per hand, loss against the equilibrium {best.equilibrium_loss:.4f}")
+
+
 @main.command(short_help="Sequence-form LP of a small OpenSpiel game.",
               epilog="""\b
 Examples:
@@ -917,8 +968,8 @@ def round_command(params: BidouParams, chips: int, state_text: str | None, as_js
             shown = complete_unreached(stage.model, stage.strategy)   # sensible off-path play
             said = difference(stage.model, shown, hand.model, hand.strategy)
             written += [str(p) for p in write_state_charts(
-                stage.model, shown, state_text, said.sentence(), out,
-                value=solution.values[wanted])]
+                stage.model, shown, state_text, said.short(), out,
+                value=solution.values[wanted], exploitability=said.stage_exploitability)]
             if not as_json:
                 click.echo(f"difference:     {said.sentence()}")
         if not as_json:

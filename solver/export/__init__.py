@@ -12,6 +12,8 @@
 ``reroll_chart.<fmt>``                     when to stop / what to keep (not with throws=1)
 ``betting_chart_c<tc>_o<to>.<fmt>``        the betting of one public state (tc, to)
 ``remember_chart.<fmt>``                   the simplified strategy on one page
+``betting_charts.pdf``                     the betting pages as one booklet with an index
+                                           page (when PDF is among the formats)
 ========================================  ====================================================
 
 `<fmt>` is each of ``formats`` (default pdf, png, svg). `export_charts` writes the charts
@@ -242,7 +244,8 @@ def export_all(source: Any, out_dir: str | os.PathLike,
                           strategy_to_json(model, simplified.strategy, simple))
         paths.append(stage / "simplified_strategy.json")
         paths += tables.write_tables(model, strategy, stage, summary, evaluation.reach)
-        chart_names = [f"{stem}.{fmt}" for stem in stems for fmt in formats]
+        chart_names = ([f"{stem}.{fmt}" for stem in stems for fmt in formats]
+                       + ([charts.BOOKLET] if "pdf" in formats else []))
         if draw_charts:
             paths += charts.write_charts(
                 model, strategy, stage, summary, formats, dpi, simplified,
@@ -261,7 +264,8 @@ def export_all(source: Any, out_dir: str | os.PathLike,
     return [out / "summary.md", out / "summary.json"] + [out / name for name in written]
 
 
-_CHART_NAME = re.compile(r"(reroll_chart|remember_chart|betting_chart_c\d+_o\d+)\.(\w+)")
+_CHART_NAME = re.compile(r"(reroll_chart|remember_chart|betting_charts|betting_chart_c\d+_o\d+)"
+                         r"\.(\w+)")
 
 
 def _old_charts(out_dir: str | os.PathLike, formats: Sequence[str]) -> list[str]:
@@ -288,7 +292,7 @@ DOCS_IMAGES = ("reroll_chart", "betting_chart_c1_o1", "betting_chart_c3_o1", "re
                "reroll_chart_keep")
 
 
-def docs_images(out_dir: str | os.PathLike = "docs/img", dpi: float = 90) -> list[Path]:
+def docs_images(out_dir: str | os.PathLike = "docs/img", dpi: float = 150) -> list[Path]:
     """The small PNGs docs/charts.md shows, for the default game (and its reroll=keep round).
 
     Rendered like every chart, then reduced to a 64-colour palette to keep the repository

@@ -43,7 +43,6 @@ from matplotlib.figure import Figure
 from games.bidou import rules
 from games.bidou.betting import CAPTAIN, OPPONENT, ROLE_NAMES
 from games.bidou.rules import STOP
-from solver import best_response
 from solver.export.numbers import NOISE, NOISE_TEXT, percent, quality
 from solver.export.tables import PURE_TOL, REACH_TOL, hand_label, ranked_indices
 from solver.files import write_bytes_atomic
@@ -73,16 +72,19 @@ class Style:
     label: str
 
 
-# Okabe–Ito colours. Lightness order survives grayscale; hatches tell apart the rest.
+# Okabe–Ito colours, one colour for one meaning on every chart (throwing, betting, cheat
+# sheet): blue stop, sky blue keep two dice, purple keep one, orange throw all three,
+# yellow pass, vermillion bet or raise, green call, grey fold. Lightness order survives
+# grayscale; hatches tell apart the rest.
 THROW_STYLES = {
     "stop": Style("#0072B2", "", "stop"),
     "keep2": Style("#56B4E9", "", "keep two dice, throw one"),
-    "keep1": Style("#F0E442", "", "keep one die, throw two"),
+    "keep1": Style("#CC79A7", "", "keep one die, throw two"),
     "reroll": Style("#E69F00", "////", "throw again (all three dice)"),
 }
 BET_STYLES = {
     "pass": Style("#F0E442", "", "pass"),
-    "fold": Style("#56B4E9", "\\\\\\\\", "fold"),
+    "fold": Style("#8C8C8C", "\\\\", "fold"),
     "call": Style("#009E73", "", "call"),
     "bet": Style("#D55E00", "////", "bet / raise (one chip more)"),
     "raise": Style("#D55E00", "////", "bet / raise (one chip more)"),
@@ -130,15 +132,26 @@ def throw_cells(model: HandModel, strategy: Strategy, player: int, context: int,
     order = sorted(range(len(model.throw_actions)),
                    key=lambda a: (-3 if model.throw_actions[a] == STOP
                                   else -len(model.throw_actions[a])))
+    keep = model.params.reroll == "keep"
     cells = []
     for h in ranked_indices(model):
         segments = tuple(
             Segment(float(probs[a, h]), _throw_style(model.throw_actions[a]),
-                    "" if model.throw_actions[a] in (STOP, ())
-                    else rules.format_hand(model.throw_actions[a]))
+                    _keep_label(model.throw_actions[a], keep, probs[:, h]))
             for a in order if probs[a, h] > PURE_TOL)
         cells.append(Cell(_normalized(segments), bool(reach[context, throw - 1, 0, h] > REACH_TOL)))
     return cells
+
+
+def _keep_label(action, keep: bool, probs: np.ndarray) -> str:
+    """What a throw slice says: the dice kept; under reroll=keep, in a mixed cell, also
+    "stop" and "all" (throw all three), so that every slice names what to do."""
+    if action not in (STOP, ()):
+        return rules.format_hand(action)
+    mixed = int(np.sum(probs > PURE_TOL)) > 1
+    if not (keep and mixed):
+        return ""
+    return "stop" if action == STOP else "all"
 
 
 def betting_cells(model: HandModel, strategy: Strategy, public: tuple[int, int], history: str,
@@ -191,6 +204,16 @@ def decision_title(model: HandModel, public: tuple[int, int], history: str) -> s
 
 def _top_level(model: HandModel) -> int:
     return max(n.level for tree in model.trees.values() for n in tree.nodes)
+
+
+def plain_history(history: str, first: int, reader: int) -> str:
+    """The betting so far in words for the player about to act, one action a line:
+    "you passed\nhe bet" (empty history: "nothing bet yet")."""
+    if not history:
+        return "nothing\nbet yet"
+    words = {"p": "passed", "b": "bet", "r": "raised"}
+    return "\n".join(f"{'you' if (first if i % 2 == 0 else 1 - first) == reader else 'he'} "
+                     f"{words[ch]}" for i, ch in enumerate(history))
 
 
 def short_history(history: str, first: int) -> str:
@@ -297,16 +320,39 @@ def draw_cell(canvas: Canvas, x: float, y: float, w: float, h: float, cell: Cell
     if not labels:
         return
     color = INK if cell.reached else "#777777"
-    for left, width, seg in spans:
-        if cell.mixed:
-            options = [f"{seg.label} {_percent(seg.fraction)}".strip(), _percent(seg.fraction)]
-        else:
-            options = [seg.label] if seg.label else []
-        for text in options:
-            if _fits(text, width, fontsize):
-                canvas.text(left + width / 2, y + h / 2, text, size=fontsize, ha="center",
-                            color=color, path_effects=_OUTLINE)
-                break
+    if not cell.mixed:
+        seg = cell.segments[0]
+        if seg.label and _fits(seg.label, w, fontsize):
+            canvas.text(x + w / 2, y + h / 2, seg.label, size=fontsize, ha="center",
+                        color=color, path_effects=_OUTLINE)
+        return
+    inside = [(f"{seg.label} {_percent(seg.fraction)}".strip(), left, width)
+              for left, width, seg in spans]
+    if all(_fits(text, width, fontsize) for text, _, width in inside):
+        for text, left, width in inside:
+            canvas.text(left + width / 2, y + h / 2, text, size=fontsize, ha="center",
+                        color=color, path_effects=_OUTLINE)
+        return
+    # A slice too thin for its label: the whole cell says every slice, left to right, on
+    # one line or, if that needs a smaller type, on two.
+    texts = [t for t, _, _ in inside]
+    one = " | ".join(texts)
+    half = (len(texts) + 1) // 2
+    two = " | ".join(texts[:half]) + "\n" + " | ".join(texts[half:])
+    size_one = _largest_fit([one], w, fontsize)
+    size_two = _largest_fit(two.split("\n"), w, min(fontsize, h * 72 * 0.45))
+    text, size = (one, size_one) if size_one >= size_two else (two, size_two)
+    canvas.text(x + w / 2, y + h / 2, text, size=size, ha="center", color=color,
+                path_effects=_OUTLINE, linespacing=0.95)
+
+
+def _largest_fit(lines: Sequence[str], width: float, start: float, floor: float = 4.0
+                 ) -> float:
+    """The largest type size (from `start` down to `floor`) at which every line fits."""
+    size = start
+    while size > floor and not all(_fits(line, width, size) for line in lines):
+        size -= 0.25
+    return size
 
 
 @dataclasses.dataclass
@@ -453,11 +499,18 @@ def draw_legend(canvas: Canvas, x: float, y: float, entries: Sequence[Style],
 def _numbers_line(model: HandModel, summary: Mapping[str, Any] | None) -> str:
     summary = summary or {}
     parts = []
+    unit = summary.get("unit", "chips per hand")     # a round's stage pays win probability
     if summary.get("value") is not None:
-        parts.append(f"value to the captain {signed(summary['value'])} chips per hand")
+        if unit == "chips per hand":
+            parts.append(f"value to the captain {signed(summary['value'])} chips per hand")
+        else:
+            parts.append(f"captain wins {summary['value']:.4f}")
     label = quality(summary)
     if label:
-        parts.append(label)
+        parts.append(label if unit == "chips per hand" else label.replace(" chips per hand",
+                                                                          ""))
+    if summary.get("note"):
+        parts.append(summary["note"])
     return " · ".join(parts)
 
 
@@ -496,15 +549,9 @@ def _styled(builder):
 
 def _summary(model: HandModel, strategy: Strategy,
              summary: Mapping[str, Any] | None) -> dict[str, Any]:
-    """The summary, with value and exploitability computed if missing."""
-    out = dict(summary or {})
-    if out.get("value") is None or out.get("exploitability") is None:
-        e = best_response.exploitability(model, strategy)
-        if out.get("value") is None:
-            out["value"] = e.value
-        if out.get("exploitability") is None:
-            out["exploitability"] = e.exploitability
-    return out
+    """The summary as given: charts draw what was measured (`solver.evaluate`, through
+    `export.measure`), they do not measure; a number not given is not printed."""
+    return dict(summary or {})
 
 
 def _throw_panels(model: HandModel, strategy: Strategy) -> list[Panel]:
@@ -619,17 +666,88 @@ def betting_figure(model: HandModel, strategy: Strategy, public: tuple[int, int]
             columns.append(Column(decision_title(model, public, history),
                                   betting_cells(model, strategy, public, history,
                                                 reach[player]),
-                                  subheader=short_history(history, tree.first)
-                                  .replace(", ", "\n")))
+                                  subheader=plain_history(history, tree.first, player)))
         panels.append(Panel(f"{ROLE_NAMES[player].capitalize()} decides", columns))
-    note = ("Rows: your hand, strongest first. Columns: your decision, by what you face; "
-            "under it, the betting so far (C captain, O opponent). Each bet or raise is one "
+    note = ("Rows: your hand, strongest first. Columns: your decision; find yours by the "
+            "betting so far, written above each column. Each bet or raise is one "
             "chip more; folding costs one chip, a called showdown 2 chips per level to the "
             "lower hand. Mixed cells: bar widths are the frequencies.")
     _hand_grid_page(canvas, model, panels, y, gap=0.16, max_col_w=1.0, header_size=6.5,
                     legend_h=1.1, styles=BET_STYLES,
                     legend=[BET_STYLES[k] for k in ("pass", "bet", "fold", "call")], note=note)
     return canvas.finish()
+
+
+@_styled
+def booklet_index_figure(model: HandModel, summary: Mapping[str, Any] | None = None) -> Figure:
+    """The first page of the betting booklet: which page, then which column."""
+    canvas = Canvas(A4_PORTRAIT)
+    y = draw_title(canvas, "Bidou — betting charts", model, summary)
+    T = model.throws
+    canvas.text(canvas.width / 2, y + 0.2, "1. Find your page by the two throw counts",
+                size=12, ha="center", weight="bold")
+    cell_w, cell_h = 1.55, 0.62
+    x0 = canvas.width / 2 - cell_w * T / 2 + 0.45
+    top = y + 0.85
+    canvas.text(x0 + cell_w * T / 2, top - 0.34, "the opponent threw", size=9, ha="center")
+    canvas.text(x0 - 0.95, top + cell_h * T / 2, "the captain\nthrew", size=9, ha="center")
+    page = 2
+    for tc in range(1, T + 1):
+        canvas.text(x0 - 0.25, top + (tc - 0.5) * cell_h, str(tc), size=10, ha="center",
+                    weight="bold")
+        for to in range(1, T + 1):
+            if tc == 1:
+                canvas.text(x0 + (to - 0.5) * cell_w, top - 0.06, str(to), size=10,
+                            ha="center", weight="bold", va="bottom")
+            first = ROLE_NAMES[model.tree((tc, to)).first]
+            cx, cy = x0 + (to - 1) * cell_w, top + (tc - 1) * cell_h
+            canvas.rect(cx + 0.03, cy + 0.03, cell_w - 0.06, cell_h - 0.06, facecolor="#F2F2F2",
+                        edgecolor=INK, linewidth=0.5)
+            canvas.text(cx + cell_w / 2, cy + cell_h * 0.38, f"page {page}", size=11,
+                        ha="center", weight="bold")
+            canvas.text(cx + cell_w / 2, cy + cell_h * 0.7, f"{first} bets first", size=7.5,
+                        ha="center")
+            page += 1
+    y = top + cell_h * T + 0.55
+    canvas.text(canvas.width / 2, y, "2. Find your column by the betting so far", size=12,
+                ha="center", weight="bold")
+    y += 0.35
+    for who, player in (("If you bet first", CAPTAIN), ("If the other player bets first",
+                                                        OPPONENT)):
+        tree = model.trees[CAPTAIN]
+        canvas.text(0.9, y, f"{who} ({'left' if player == CAPTAIN else 'right'} half of the "
+                    "page; he is the other player):", size=9.5, weight="bold")
+        y += 0.25
+        for node in sorted((nd for nd in tree.nodes if nd.actor == player),
+                           key=lambda nd: nd.level):
+            said = plain_history(node.history, CAPTAIN, player).replace("\n", ", ")
+            column = decision_title(model, (1, 1), node.history).replace("\n", " ")
+            canvas.text(1.1, y, said, size=9)
+            canvas.text(4.3, y, "→  column \u201c" + column + "\u201d", size=9)
+            y += 0.22
+        y += 0.2
+    _wrap_text(canvas, 0.9, y + 0.1,
+               "On every page your hand is the row (strongest first) and the colour is what "
+               "you do: yellow pass, vermillion (hatched) bet or raise, green call, grey "
+               "(hatched) fold. A cell split into bars is a mixed decision: the widths and the "
+               "numbers are how often to take each action.", canvas.width - 1.8, 9)
+    return canvas.finish()
+
+
+def booklet_bytes(model: HandModel, strategy: Strategy,
+                  summary: Mapping[str, Any] | None = None) -> bytes:
+    """The betting charts as one PDF: the index page, then one page per public state."""
+    from matplotlib.backends.backend_pdf import PdfPages
+
+    summary = _summary(model, strategy, summary)
+    buffer = io.BytesIO()
+    metadata = {"CreationDate": None, "ModDate": None, "Producer": None,
+                "Creator": "bidou-solver"}
+    with matplotlib.rc_context(RC), PdfPages(buffer, metadata=metadata) as pdf:
+        pdf.savefig(booklet_index_figure(model, summary))
+        for public in model.public_states:
+            pdf.savefig(betting_figure(model, strategy, public, summary))
+    return buffer.getvalue()
 
 
 # --- the "remember this" chart -----------------------------------------------------------
@@ -802,6 +920,9 @@ def make_figure(builder, *args, **kwargs) -> Figure:
         return builder(*args, **kwargs)
 
 
+BOOKLET = "betting_charts.pdf"     # the betting pages as one PDF, with an index page
+
+
 def chart_stems(model: HandModel) -> list[str]:
     """File stems of the charts `write_charts` writes, in order."""
     stems = ["reroll_chart"] if model.throws > 1 else []
@@ -812,7 +933,8 @@ def chart_stems(model: HandModel) -> list[str]:
 def write_charts(model: HandModel, strategy: Strategy, out_dir: str | os.PathLike,
                  summary: Mapping[str, Any] | None = None, formats: Sequence[str] = FORMATS,
                  dpi: float | None = None, simplified=None, progress=None) -> list[Path]:
-    """Every chart, in every format: reroll_chart, betting_chart_c<tc>_o<to>, remember_chart.
+    """Every chart, in every format: reroll_chart, betting_chart_c<tc>_o<to>, remember_chart,
+    and (with PDF) the betting booklet betting_charts.pdf: an index page, then the nine pages.
 
     `simplified` (from `simplify.simplify`) is computed if not given; `progress(what, done,
     total)`, if given, hears of each chart before it is drawn.
@@ -821,6 +943,11 @@ def write_charts(model: HandModel, strategy: Strategy, out_dir: str | os.PathLik
     paths: list[Path] = []
     for stem, figure in chart_figures(model, strategy, summary, simplified, progress):
         paths += save_figure(figure, out / stem, formats, dpi)
+    if "pdf" in formats:
+        path = out / BOOKLET
+        write_bytes_atomic(path, booklet_bytes(model, strategy, _summary(model, strategy,
+                                                                           summary)))
+        paths.append(path)
     return paths
 
 

@@ -97,14 +97,15 @@ def write_round_chart(report: Mapping[str, Any], out_dir: str | os.PathLike,
 
 def write_state_charts(model, strategy, state_label: str, difference: str,
                        out_dir: str | os.PathLike, formats: Sequence[str] = FORMATS,
-                       value: float | None = None) -> list[Path]:
+                       value: float | None = None, exploitability: float | None = None
+                       ) -> list[Path]:
     """The reroll and betting charts of one chip state's hand, in the hand charts' style;
     the summary line gives the state, its value (a win probability) and how the strategy
     differs from the hand game's chip-counting one (`solver.round.compare`)."""
     from solver.export import charts
 
-    summary = {"value": value, "unit": "win probability", "exploitability": None,
-               "note": f"State {state_label}. {difference}"}
+    summary = {"value": value, "unit": "win probability", "exploitability": exploitability,
+               "note": f"state {state_label}: {difference}"}
     paths: list[Path] = []
     out = Path(out_dir)
     if model.throws > 1:

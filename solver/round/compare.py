@@ -20,6 +20,12 @@ class Difference:
     captain_concedes: float
     opponent_concedes: float
     differ: float             # share of the reached decisions whose likeliest action differs
+    stage_exploitability: float   # of the stage equilibrium itself (win probability)
+
+    def short(self) -> str:
+        """For a chart's title line."""
+        return (f"chip-counting play concedes {self.concedes:.1%}, differs at "
+                f"{self.differ:.0%}")
 
     def sentence(self) -> str:
         return (f"Against the hand game's chip-counting strategy: it would concede up to "
@@ -68,4 +74,4 @@ def difference(stage: HandModel, stage_strategy: Strategy, hand: HandModel,
         reached += weight.sum()
         differ += weight[a != b].sum()
     return Difference(max(captain, opponent), captain, opponent,
-                      differ / reached if reached else 0.0)
+                      differ / reached if reached else 0.0, ours.exploitability)

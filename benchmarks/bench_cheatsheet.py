@@ -1,0 +1,114 @@
+"""The Pareto front of cheat sheets: number of rules against exploitability, per rule set.
+
+    python benchmarks/bench_cheatsheet.py [--games default,keep,french] [--rules-max 16]
+                                          [--beam B] [--out DIR]
+
+For each game: solve it (LP), grow the rule book (solver/analysis/cheatsheet.py) up to
+--rules-max rules, and print every Pareto point: rules, exploitability (chips per hand, exact
+best response), each side's loss against a best response, and the loss when the rules play
+against the equilibrium; then the targets of issue 13 (<= 12 rules with exploitability
+<= 0.02; the fewest rules within 0.005) and, against them, references that show where the
+cost comes from: the equilibrium with every betting decision rounded to its most likely action
+(pure betting, exact throws), with every throw decision rounded (pure throws, exact betting),
+and with every betting probability rounded to a quarter. With --out, every front point is
+written as a strategy file (`front_<game>_<rules>.json`, measured by `bidou evaluate`) and the
+best book of at most 12 rules as a cheat sheet (`<out>/<game>/`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+
+import numpy as np
+
+from games.bidou.params import BidouParams
+from solver import best_response
+from solver.analysis import cheatsheet, rulebook, simplify
+from solver.files import write_json_atomic
+from solver.solve import solve
+from solver.strategy import strategy_to_json
+
+GAMES = {"default": BidouParams(), "keep": BidouParams(reroll="keep"),
+         "french": BidouParams(ranking="french")}
+
+
+def references(solution) -> dict[str, float]:
+    """Exploitability of the equilibrium with its betting made pure (each decision's most
+    likely action), with its throws made pure, and with its betting probabilities rounded to
+    quarters: where the cost of simple play comes from."""
+    model, eq = solution.model, solution.strategy
+    rounded = simplify.round_strategy(model, eq)
+    pure_betting = eq.copy()
+    pure_betting.betting.update(rounded.betting)
+    pure_throws = eq.copy()
+    for role in (0, 1):
+        pure_throws.throw[role][...] = rounded.throw[role]
+    quarters = eq.copy()
+    for key, probs in eq.betting.items():
+        q = np.round(probs * 4) / 4
+        q[q.argmax(axis=0), np.arange(q.shape[1])] += 1 - q.sum(axis=0)
+        quarters.betting[key] = q
+    return {name: best_response.exploitability(model, s).exploitability
+            for name, s in (("pure betting", pure_betting), ("pure throws", pure_throws),
+                            ("betting in quarters", quarters))}
+
+
+def run(name: str, rules_max: int, out: Path | None, beam: int = 1) -> None:
+    solution = solve(GAMES[name])
+    model = solution.model
+    start = time.perf_counter()
+
+    def progress(size: int, e: float) -> None:
+        print(f"    {size:>3} rules  {e:.4f}  ({time.perf_counter() - start:.0f} s)", flush=True)
+
+    print(f"== {name}: {model.params.describe()}; value {solution.value:+.6f}")
+    points = cheatsheet.front_points(model, solution.strategy, solution.value, rules_max,
+                                     progress, beam=beam)
+    seconds = time.perf_counter() - start
+    print(f"  {'rules':>5} {'exploit.':>9} {'captain':>8} {'opponent':>8} "
+          f"{'vs eq. C':>8} {'vs eq. O':>8}")
+    for p in points:
+        print(f"  {p.size:>5} {p.exploitability.exploitability:9.4f} {p.captain_loss:8.4f} "
+              f"{p.opponent_loss:8.4f} {p.versus_equilibrium[0]:8.4f} "
+              f"{p.versus_equilibrium[1]:8.4f}")
+    within12 = [p for p in points if p.size <= 12]
+    best12 = within12[-1]
+    close = [p for p in points if p.exploitability.exploitability <= 0.005]
+    print(f"  search: {seconds:.0f} s")
+    print(f"  target <= 12 rules with exploitability <= 0.02: best with <= 12 rules "
+          f"{best12.exploitability.exploitability:.4f} ({best12.size} rules) -> "
+          f"{'met' if best12.exploitability.exploitability <= 0.02 else 'NOT met'}")
+    print("  fewest rules within 0.005: "
+          + (f"{close[0].size}" if close else f"none up to {points[-1].size} rules"))
+    print("  references (the equilibrium with): " + ", ".join(
+        f"{name} {value:.4f}" for name, value in references(solution).items()))
+    if out is not None:
+        for p in points:
+            write_json_atomic(out / f"front_{name}_{p.size:02d}.json", strategy_to_json(
+                model, rulebook.build_strategy(model, p.rules),
+                p.to_dict(model)))
+        from solver.export.cheatsheet_page import write_cheatsheet
+
+        write_cheatsheet(model, best12, out / name,
+                         {"equilibrium_value": solution.value,
+                          "front": [{"rules_count": p.size,
+                                     "exploitability": p.exploitability.exploitability,
+                                     "equilibrium_loss": p.equilibrium_loss} for p in points]})
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", default="default,keep,french")
+    parser.add_argument("--rules-max", type=int, default=16)
+    parser.add_argument("--out", type=Path, default=None)
+    parser.add_argument("--beam", type=int, default=1,
+                        help="books kept at each step of the search (slower, sometimes better)")
+    args = parser.parse_args()
+    for name in args.games.split(","):
+        run(name, args.rules_max, args.out, args.beam)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,300 @@
+"""The best rule book of each size, found against the exact best response, and what it costs.
+
+The family is `rulebook`'s: threshold rules on the hand ranking, each covering a box of
+decisions. A rule book is grown like a decision tree. It starts with one rule per kind of
+decision (when to stop, what to keep, how to open, how to answer a bet), then, greedily, the
+rule whose split (by one feature: player, throw, the captain's throw count, who threw more,
+each player's throw count, the bet level) lowers the exploitability most is split in two, the
+new rules' cuts are searched, then every cut in turn is moved to the value minimizing the
+exploitability (coordinate descent), until no move helps; a beam search keeps the few best
+books at each step instead of one. Every book that beats all smaller ones is a point of the
+Pareto front: number of rules against exploitability.
+
+The exploitability of a pair of strategies is the mean of the two players' losses against a
+best response (`best_response.exploitability`); a player's loss depends only on his own
+part, so a threshold of one player's rule is scored by that player's loss alone (as in
+`simplify._descend`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from solver import best_response
+from solver.analysis import rulebook
+from solver.analysis.rulebook import FEATURES, KEEP_PATTERNS, STEPS, Atom, Rule
+from solver.model import CAPTAIN, OPPONENT, HandModel
+from solver.strategy import Strategy
+
+IMPROVEMENT = 1e-10
+MAX_SWEEPS = 6
+WINDOW = 6                 # threshold moves tried when scoring a candidate split
+
+
+KEEP_LONGEST = 4           # preferences in a keep rule, at most
+
+
+def keep_orders() -> list[tuple[str, ...]]:
+    """Every ordered list of at most KEEP_LONGEST distinct keep preferences (517 of six)."""
+    return [order for k in range(KEEP_LONGEST + 1)
+            for order in itertools.permutations(KEEP_PATTERNS, k)]
+
+
+class Book:
+    """A rule book being optimized: its rules, the strategy they state, the two losses."""
+
+    def __init__(self, model: HandModel, rules: Sequence[Rule], leaves: dict | None = None):
+        self.model = model
+        self.atoms = rulebook.atoms(model)
+        self.pos = rulebook.positions(model)
+        self.leaves = leaves or best_response.leaf_matrices(model)
+        self.rules = [rulebook.canonical(model, r) for r in rules]
+        self.owner = rulebook.assign(self.rules, self.atoms)
+        self.strategy = rulebook.build_strategy(model, self.rules)
+        self.losses = [self._loss(CAPTAIN), self._loss(OPPONENT)]
+
+    def copy(self) -> "Book":
+        other = object.__new__(Book)
+        other.__dict__.update(self.__dict__)
+        other.rules = list(self.rules)
+        other.owner = list(self.owner)
+        other.strategy = self.strategy.copy()
+        other.losses = list(self.losses)
+        return other
+
+    @property
+    def objective(self) -> float:
+        """The exploitability of the pair (mean of the two losses)."""
+        return (self.losses[0] + self.losses[1]) / 2
+
+    def _loss(self, player: int) -> float:
+        other = OPPONENT if player == CAPTAIN else CAPTAIN
+        return best_response.best_response(self.model, self.strategy, other, self.leaves).value
+
+    def players(self, i: int) -> tuple[int, ...]:
+        lo, hi = self.rules[i].scope[0]
+        return tuple(range(lo, hi + 1))
+
+    def set_params(self, i: int, params: tuple) -> None:
+        """Change rule i's action, update the strategy and the losses it touches."""
+        rule = rulebook.canonical(self.model, dataclasses.replace(self.rules[i], params=params))
+        self.rules[i] = rule
+        self._restate(i)
+        for p in self.players(i):
+            self.losses[p] = self._loss(p)
+
+    def _restate(self, i: int) -> None:
+        kind = self.rules[i].kind
+        targets = [j for j, a in enumerate(self.atoms)
+                   if (self.owner[j] == i) or (kind == "keep" and a.kind == "throw"
+                                               and self.rules[i].covers(self._keep_atom(a)))]
+        for j in targets:
+            atom = self.atoms[j]
+            if atom.kind == "keep":
+                continue
+            rulebook.set_atom(self.model, self.strategy, atom, rulebook.action_probs(
+                self.model, self.rules[self.owner[j]], atom, self.pos, self._keep(atom)))
+
+    def _keep_atom(self, atom: Atom) -> Atom:
+        return Atom("keep", atom.player, (atom.player,), (atom.player,))
+
+    def _keep(self, atom: Atom) -> np.ndarray | None:
+        if atom.kind != "throw" or self.model.params.reroll != "keep":
+            return None
+        keep_atom = self._keep_atom(atom)
+        for rule in self.rules:
+            if rule.covers(keep_atom):
+                return rulebook.keep_actions(self.model, rule.params)
+        return None
+
+    def choices(self, i: int, which: int, window: int | None) -> list[tuple]:
+        """The params tried when moving parameter `which` of rule i: every whole hand (or
+        those within `window` hands), and every quarter within a hand of the current cut."""
+        rule = self.rules[i]
+        if rule.kind == "keep":
+            return [tuple(order) for order in keep_orders()]
+        top = STEPS * self.model.num_hands
+        p = list(rule.params)
+        reach = top if window is None else window * STEPS
+        lo, hi = max(0, p[which] - reach), min(top, p[which] + reach)
+        grid = set(range(lo - lo % STEPS, hi + 1, STEPS))
+        grid |= set(range(max(0, p[which] - STEPS), min(top, p[which] + STEPS) + 1))
+        top_only = rulebook.top_level_only(self.model, rule)
+        out = []
+        for value in sorted(grid):
+            q = list(p)
+            q[which] = value
+            if rulebook.valid_params(self.model, rule.kind, tuple(q), top_only):
+                out.append(tuple(q))
+        return out
+
+    def descend(self, indices: Sequence[int] | None = None, sweeps: int = MAX_SWEEPS,
+                window: int | None = None) -> None:
+        """Coordinate descent on the thresholds of the rules `indices` (default all)."""
+        indices = list(range(len(self.rules))) if indices is None else list(indices)
+        for _ in range(sweeps):
+            moved = False
+            for i in indices:
+                size = 1 if self.rules[i].kind in ("throw", "keep") else 2
+                for which in range(size):
+                    start, best = self.rules[i].params, self.objective
+                    best_params = start
+                    for params in self.choices(i, which, window):
+                        if params == start:
+                            continue
+                        self.set_params(i, params)
+                        if self.objective < best - IMPROVEMENT:
+                            best, best_params = self.objective, self.rules[i].params
+                    self.set_params(i, best_params)
+                    moved |= best_params != start
+            if not moved:
+                return
+
+    def splits(self) -> list[tuple[int, int, int]]:
+        """Every (rule, feature index, cut) splitting a rule's decisions in two."""
+        out = []
+        for i, rule in enumerate(self.rules):
+            mine = [a for a, o in zip(self.atoms, self.owner) if o == i]
+            for f, feature in enumerate(FEATURES[rule.kind]):
+                if feature == "seen" and rule.scope[0] != (1, 1):
+                    continue              # only the opponent knows the captain's count
+                values = sorted({a.features[f] for a in mine})
+                out += [(i, f, cut) for cut in values[:-1]]
+        return out
+
+    def split(self, i: int, f: int, cut: int) -> "Book":
+        """A new book with rule i cut in two at feature f (both halves keep its action)."""
+        rule = self.rules[i]
+        lo, hi = rule.scope[f]
+        halves = []
+        for iv in ((lo, cut), (cut + 1, hi)):
+            scope = list(rule.scope)
+            scope[f] = iv
+            halves.append(dataclasses.replace(
+                rule, scope=rulebook.normalize_scope(self.model, rule.kind, scope)))
+        book = self.copy()
+        book.rules = self.rules[:i] + halves + self.rules[i + 1:]
+        book.owner = rulebook.assign(book.rules, book.atoms)
+        return book
+
+
+@dataclasses.dataclass(frozen=True)
+class FrontPoint:
+    """One rule book on the Pareto front, measured exactly."""
+
+    rules: tuple[Rule, ...]
+    exploitability: best_response.Exploitability
+    game_value: float
+    versus_equilibrium: tuple[float, float]     # (captain's loss, opponent's loss)
+
+    @property
+    def size(self) -> int:
+        return len(self.rules)
+
+    @property
+    def captain_loss(self) -> float:
+        """What a best-responding opponent wins against the rules' captain, beyond the value."""
+        return self.game_value - self.exploitability.captain_guaranteed
+
+    @property
+    def opponent_loss(self) -> float:
+        return self.exploitability.captain_best - self.game_value
+
+    @property
+    def equilibrium_loss(self) -> float:
+        """Mean loss of a rules player seated against the equilibrium."""
+        return sum(self.versus_equilibrium) / 2
+
+    def to_dict(self, model: HandModel) -> dict[str, Any]:
+        e = self.exploitability
+        return {
+            "method": "cheatsheet",
+            "status": f"{self.size} threshold rules",
+            "rules_count": self.size,
+            "exploitability": e.exploitability,
+            "nash_conv": e.nash_conv,
+            "captain_loss": self.captain_loss,
+            "opponent_loss": self.opponent_loss,
+            "captain_loss_vs_equilibrium": self.versus_equilibrium[0],
+            "opponent_loss_vs_equilibrium": self.versus_equilibrium[1],
+            "equilibrium_loss": self.equilibrium_loss,
+            "game_value": self.game_value,
+            "on_policy_value": e.value,
+            "rules": [rulebook.rule_text(model, r) for r in self.rules],
+            "rule_list": [r.to_dict() for r in self.rules],
+        }
+
+
+def mix(captain: Strategy, opponent: Strategy, model: HandModel) -> Strategy:
+    """The captain's part of one strategy with the opponent's part of another."""
+    betting = {}
+    for key in captain.betting:
+        actor = model.tree(key[:2]).node(key[2]).actor
+        betting[key] = (captain if actor == CAPTAIN else opponent).betting[key].copy()
+    return Strategy((captain.throw[0].copy(), opponent.throw[1].copy()), betting)
+
+
+def measure(model: HandModel, rules: Sequence[Rule], equilibrium: Strategy,
+            game_value: float, leaves: dict | None = None) -> FrontPoint:
+    """Exact exploitability of the rules, and their loss when seated against `equilibrium`."""
+    leaves = leaves or best_response.leaf_matrices(model)
+    simple = rulebook.build_strategy(model, rules)
+    e = best_response.exploitability(model, simple, leaves)
+    as_captain = best_response.policy_value(model, mix(simple, equilibrium, model), leaves)
+    as_opponent = best_response.policy_value(model, mix(equilibrium, simple, model), leaves)
+    return FrontPoint(tuple(rules), e, float(game_value),
+                      (float(game_value - as_captain), float(as_opponent - game_value)))
+
+
+def pareto_front(model: HandModel, max_rules: int,
+                 progress: Callable[[int, float], None] | None = None,
+                 window: int = WINDOW, beam: int = 1) -> list[tuple[Rule, ...]]:
+    """The best rule book found of each size from the roots up to `max_rules` rules.
+
+    Each step tries every split of every rule of the `beam` books kept (the two halves'
+    thresholds moved within `window` hands of the parent's), keeps the `beam` best, then
+    descends on every threshold of each. A book is kept only if it beats every smaller one
+    (a Pareto point).
+    """
+    root = Book(model, rulebook.root_rules(model))
+    root.descend()
+    books = [root]
+    front = [tuple(root.rules)]
+    best = root.objective
+    if progress:
+        progress(len(root.rules), best)
+    while len(books[0].rules) < max_rules:
+        trials: dict[tuple[Rule, ...], Book] = {}
+        for book in books:
+            for i, f, cut in book.splits():
+                trial = book.split(i, f, cut)
+                trial.descend([i, i + 1], sweeps=1, window=window)
+                trials.setdefault(tuple(trial.rules), trial)
+        if not trials:
+            break
+        books = sorted(trials.values(), key=lambda b: round(b.objective, 12))[:beam]
+        for book in books:
+            book.descend()
+        books.sort(key=lambda b: round(b.objective, 12))
+        if progress:
+            progress(len(books[0].rules), books[0].objective)
+        if books[0].objective < best - IMPROVEMENT:
+            best = books[0].objective
+            front.append(tuple(books[0].rules))
+    return front
+
+
+def front_points(model: HandModel, equilibrium: Strategy, game_value: float, rules_max: int,
+                 progress: Callable[[int, float], None] | None = None,
+                 beam: int = 1) -> list[FrontPoint]:
+    """The measured Pareto front up to `rules_max` rules, smallest book first."""
+    minimum = len(rulebook.root_rules(model))
+    if rules_max < minimum:
+        raise ValueError(f"at least {minimum} rules are needed (one per kind of decision)")
+    leaves = best_response.leaf_matrices(model)
+    return [measure(model, rules, equilibrium, game_value, leaves)
+            for rules in pareto_front(model, rules_max, progress, beam=beam)]

@@ -1,0 +1,600 @@
+"""Strategies a person can state in words: a short list of threshold rules on the hand ranking.
+
+A *decision* ("atom") is one thing a player decides: a throw decision (player, the captain's
+throw count the opponent knows, the throw just made) or a betting decision point (player,
+public state, betting so far). Every atom has a few ordinal *features* a player sees
+(who he is, how many throws each made, the standing bet level), and a *rule* covers the atoms
+whose features lie in one interval per feature. The rules of a rule book partition the atoms,
+so a player finds exactly one rule for every decision.
+
+A rule's action is one or two *cuts* in the ranking's table order (`rules.ranked_hands`,
+strongest first). A cut counts hands from the strongest in quarters of a hand (`STEPS`): a
+cut inside a hand mixes that one hand ("bet with 6-5-4 or better (with 6-5-3 half the
+time)"). The actions, by kind of decision:
+
+* ``throw`` (k): stop with the hands inside the cut k, otherwise throw again (under
+  ``reroll="keep"`` keeping what the player's ``keep`` rule says);
+* ``open`` (v, b), nothing bet yet: bet with the hands inside v and, as a bluff, with the
+  hands outside b (b at the bottom: no bluff); otherwise pass;
+* ``face`` (r, c), facing a bet or raise: raise with the hands inside r, call with the rest
+  of those inside c, fold the others (at the top level, where no raise is allowed, call
+  instead);
+* ``keep`` (patterns): under ``reroll="keep"``, the dice kept when throwing again, as an
+  ordered list of preferences ("a 2 and a 1, else a pair, else the highest die").
+
+`rule_text` states a rule in words and `parse_rule` reads those words back, so the printed
+rules and the strategy file come from one source and a test can check that they agree.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from typing import Iterable, Sequence
+
+import numpy as np
+
+from games.bidou import rules
+from solver.model import CAPTAIN, OPPONENT, HandModel
+from solver.strategy import Strategy, uniform_strategy
+
+KINDS = ("throw", "keep", "open", "face")
+FEATURES = {
+    "throw": ("player", "seen", "throw"),
+    "keep": ("player",),
+    "open": ("player", "relation", "own", "other"),
+    "face": ("player", "level", "relation", "own", "other"),
+}
+# Keep preferences: what each keeps from a hand, if it applies (None: it does not).
+KEEP_PATTERNS = ("21", "pair", "run", "ace", "deuce", "high")
+STEPS = 4                  # a cut may fall inside a hand, in quarters: "half the time"
+KEEP_WORDS = {"21": "a 2 and a 1", "pair": "a pair", "run": "two touching dice",
+              "ace": "a 1", "deuce": "a 2", "high": "the highest die"}
+
+
+@dataclasses.dataclass(frozen=True)
+class Atom:
+    """One decision. `key`: (context, throw) for throws, (tc, to, history) for betting,
+    (player,) for a keep rule's scope; `features` in the order of FEATURES[kind]."""
+
+    kind: str
+    player: int
+    key: tuple
+    features: tuple[int, ...]
+
+
+@dataclasses.dataclass(frozen=True)
+class Rule:
+    """A scope (an interval per feature of its kind) and a threshold action."""
+
+    kind: str
+    scope: tuple[tuple[int, int], ...]
+    params: tuple
+
+    def covers(self, atom: Atom) -> bool:
+        return atom.kind == self.kind and all(
+            lo <= value <= hi for value, (lo, hi) in zip(atom.features, self.scope))
+
+    def to_dict(self) -> dict:
+        return {"kind": self.kind,
+                "scope": {f: list(iv) for f, iv in zip(FEATURES[self.kind], self.scope)},
+                "params": list(self.params)}
+
+
+# --- decisions ------------------------------------------------------------------------------
+
+def atoms(model: HandModel) -> list[Atom]:
+    """Every decision of both players, in a fixed order."""
+    T = model.throws
+    out: list[Atom] = []
+    for player in (CAPTAIN, OPPONENT):
+        contexts = [0] if player == CAPTAIN else list(range(T))
+        for c in contexts:
+            for t in range(1, T):
+                seen = 0 if player == CAPTAIN else c + 1
+                out.append(Atom("throw", player, (c, t), (player, seen, t)))
+        if T > 1 and model.params.reroll == "keep":
+            out.append(Atom("keep", player, (player,), (player,)))
+    for tc, to in model.public_states:
+        tree = model.tree((tc, to))
+        for node in tree.nodes:
+            own, other = (tc, to) if node.actor == CAPTAIN else (to, tc)
+            relation = int(np.sign(own - other))
+            if node.level == 0:
+                features = (node.actor, relation, own, other)
+                out.append(Atom("open", node.actor, (tc, to, node.history), features))
+            else:
+                features = (node.actor, node.level, relation, own, other)
+                out.append(Atom("face", node.actor, (tc, to, node.history), features))
+    return out
+
+
+def domains(model: HandModel) -> dict[str, dict[str, tuple[int, int]]]:
+    """The full interval of every feature of every kind."""
+    T, L = model.throws, model.params.max_level
+    return {
+        "throw": {"player": (0, 1), "seen": (0, T), "throw": (1, T - 1)},
+        "keep": {"player": (0, 1)},
+        "open": {"player": (0, 1), "relation": (-1, 1), "own": (1, T), "other": (1, T)},
+        "face": {"player": (0, 1), "level": (1, L), "relation": (-1, 1), "own": (1, T),
+                 "other": (1, T)},
+    }
+
+
+def root_rules(model: HandModel) -> list[Rule]:
+    """The coarsest rule book: one rule per kind of decision, middling thresholds."""
+    top = STEPS * model.num_hands
+    present = {a.kind for a in atoms(model)}
+    start = {"throw": (top // 2,), "keep": KEEP_PATTERNS[:2], "open": (top // 4, top),
+             "face": (STEPS * (top // (8 * STEPS)), STEPS * (top // (2 * STEPS)))}
+    dom = domains(model)
+    return [Rule(kind, tuple(dom[kind][f] for f in FEATURES[kind]), start[kind])
+            for kind in KINDS if kind in present]
+
+
+def valid_params(model: HandModel, kind: str, params: tuple, top_only: bool = False) -> bool:
+    """Whether `params` is an action of the family: cuts in range and in order, and two cuts
+    never sharing their mixed hand (so each hand mixes at most two actions)."""
+    top = STEPS * model.num_hands
+    if kind == "keep":
+        return len(set(params)) == len(params) and all(p in KEEP_PATTERNS for p in params)
+    if not all(isinstance(x, int) and 0 <= x <= top for x in params):
+        return False
+    if kind == "throw":
+        return len(params) == 1
+    first, second = params
+    if top_only and kind == "face" and first:
+        return False
+    if kind == "open":
+        return first == second == top or -(-first // STEPS) <= second // STEPS
+    return first == second or (first < second and -(-first // STEPS) * STEPS <= second)
+
+
+def normalize_scope(model: HandModel, kind: str,
+                    scope: Sequence[tuple[int, int]]) -> tuple[tuple[int, int], ...]:
+    """The one interval per feature that the words give back.
+
+    Only the opponent knows the captain's throw count ("seen"): in a scope with the captain
+    it is the full interval, and for the opponent alone 1..T is written as the full interval.
+    """
+    dom = domains(model)[kind]
+    out = [tuple(iv) for iv in scope]
+    if kind == "throw":
+        player, (lo, hi) = out[0], out[1]
+        if player != (1, 1) or (max(lo, 1), hi) == (1, dom["seen"][1]):
+            out[1] = dom["seen"]
+        else:
+            out[1] = (max(lo, 1), hi)
+    return tuple(out)  # type: ignore[return-value]
+
+
+def top_level_only(model: HandModel, rule: Rule) -> bool:
+    return rule.kind == "face" and rule.scope[1][0] == model.params.max_level
+
+
+def canonical(model: HandModel, rule: Rule) -> Rule:
+    """One way to write each action: the params that the words give back."""
+    top = STEPS * model.num_hands
+    p = rule.params
+    if rule.kind == "open" and p[0] >= p[1]:
+        p = (top, top)                          # bet with everything
+    if rule.kind == "face" and top_level_only(model, rule):
+        p = (0, p[1])                           # no raise at the top level: call
+    if rule.kind == "face" and p[0] >= p[1]:
+        p = (p[0], p[0])
+    return dataclasses.replace(rule, params=tuple(p),
+                               scope=normalize_scope(model, rule.kind, rule.scope))
+
+
+def assign(rule_list: Sequence[Rule], atom_list: Sequence[Atom]) -> list[int]:
+    """The index of the one rule covering each atom; ValueError unless they partition."""
+    out = []
+    for atom in atom_list:
+        hits = [i for i, r in enumerate(rule_list) if r.covers(atom)]
+        if len(hits) != 1:
+            raise ValueError(f"{len(hits)} rules cover the decision {atom.kind} {atom.key}")
+        out.append(hits[0])
+    return out
+
+
+# --- the strategy the rules state -----------------------------------------------------------
+
+def positions(model: HandModel) -> np.ndarray:
+    """pos[h]: 0 for the strongest hand, n-1 for the weakest (ranking table order)."""
+    index = {h: i for i, h in enumerate(model.hands)}
+    pos = np.empty(model.num_hands, dtype=np.int64)
+    for p, hand in enumerate(rules.ranked_hands(model.params.faces, model.params.ranking)):
+        pos[index[hand]] = p
+    return pos
+
+
+def kept_dice(hand: rules.Hand, pattern: str) -> tuple[int, ...] | None:
+    """What a keep preference keeps from `hand` (None: it does not apply)."""
+    a, b, c = hand
+    if pattern == "21":
+        return (2, 1) if 2 in hand and 1 in hand else None
+    if pattern == "pair":
+        return (b, b) if a == b or b == c else None
+    if pattern == "run":
+        for x, y in ((a, b), (b, c), (a, c)):
+            if x == y + 1:
+                return (x, y)
+        return None
+    if pattern == "ace":
+        return (1,) if c == 1 else None
+    if pattern == "deuce":
+        return (2,) if 2 in hand else None
+    if pattern == "high":
+        return (a,)
+    raise ValueError(pattern)
+
+
+def keep_actions(model: HandModel, patterns: Sequence[str]) -> np.ndarray:
+    """(n,) the throw action index each hand takes when it throws again."""
+    index = {a: i for i, a in enumerate(model.throw_actions)}
+    out = np.empty(model.num_hands, dtype=np.int64)
+    for h, hand in enumerate(model.hands):
+        kept: tuple[int, ...] = ()
+        for pattern in patterns:
+            found = kept_dice(hand, pattern)
+            if found is not None:
+                kept = found
+                break
+        out[h] = index[kept]
+    return out
+
+
+def above(cut: int, pos: np.ndarray) -> np.ndarray:
+    """P(hand is inside the cut): the cut counts hands from the strongest, in 1/STEPS."""
+    return np.clip(cut / STEPS - pos, 0.0, 1.0)
+
+
+def action_probs(model: HandModel, rule: Rule, atom: Atom, pos: np.ndarray,
+                 keep: np.ndarray | None = None) -> np.ndarray:
+    """The (actions, n) decision `rule` states at `atom`."""
+    n = model.num_hands
+    if atom.kind == "throw":
+        (k,) = rule.params
+        out = np.zeros(model.throw_legal.shape)
+        stop = above(k, pos)
+        out[0] = stop
+        again = keep if keep is not None else np.ones(n, dtype=np.int64)
+        out[again, np.arange(n)] += 1.0 - stop
+        return out
+    tc, to, history = atom.key
+    actions = model.tree((tc, to)).node(history).actions
+    out = np.zeros((len(actions), n))
+    if atom.kind == "open":
+        v, b = rule.params
+        bet = np.minimum(above(v, pos) + 1.0 - above(b, pos), 1.0)
+        out[actions.index("bet")] = bet
+        out[actions.index("pass")] = 1.0 - bet
+        return out
+    r, c = rule.params
+    raise_ = above(r, pos) if "raise" in actions else np.zeros(n)
+    if "raise" in actions:
+        out[actions.index("raise")] = raise_
+    out[actions.index("call")] = above(c, pos) - raise_
+    out[actions.index("fold")] = 1.0 - above(c, pos)
+    return out
+
+
+def build_strategy(model: HandModel, rule_list: Sequence[Rule]) -> Strategy:
+    """The (pure) strategy a player following `rule_list` literally plays."""
+    atom_list = atoms(model)
+    owner = assign(rule_list, atom_list)
+    pos = positions(model)
+    strategy = uniform_strategy(model)
+    keeps = {}
+    for atom, i in zip(atom_list, owner):
+        if atom.kind == "keep":
+            keeps[atom.player] = keep_actions(model, rule_list[i].params)
+    for atom, i in zip(atom_list, owner):
+        if atom.kind == "keep":
+            continue
+        set_atom(model, strategy, atom, action_probs(model, rule_list[i], atom, pos,
+                                                     keeps.get(atom.player)))
+    return strategy
+
+
+def set_atom(model: HandModel, strategy: Strategy, atom: Atom, probs: np.ndarray) -> None:
+    if atom.kind == "throw":
+        c, t = atom.key
+        strategy.throw[atom.player][c, t - 1] = probs
+    elif atom.kind != "keep":
+        strategy.betting[atom.key] = probs
+
+
+# --- words ----------------------------------------------------------------------------------
+
+_WHO = {(0, 0): "Captain", (1, 1): "Opponent", (0, 1): "Either player"}
+_OTHER = {(0, 0): "the opponent", (1, 1): "the captain", (0, 1): "the other player"}
+_RELATION = {(-1, -1): "fewer times than", (0, 0): "as many times as",
+             (1, 1): "more times than", (-1, 0): "no more times than",
+             (0, 1): "at least as many times as"}
+
+
+def _times(lo: int, hi: int) -> str:
+    words = {1: "once", 2: "twice"}
+    if lo == hi:
+        return words.get(lo, f"{lo} times")
+    if (lo, hi) == (1, 2):
+        return "once or twice"
+    return f"{lo} or {hi} times" if hi == lo + 1 else f"{lo} to {hi} times"
+
+
+def _throws(lo: int, hi: int) -> str:
+    if lo == hi:
+        return f"after throw {lo}"
+    return f"after throw {lo} or {hi}" if hi == lo + 1 else f"after throws {lo} to {hi}"
+
+
+def _levels(lo: int, hi: int, top: int) -> str:
+    if lo == 1:
+        if hi == 1:
+            return "facing a bet"
+        if hi == top:
+            return "facing a bet or a raise"
+        return f"facing a bet or a raise to {hi} or less"
+    if lo == hi:
+        return f"facing a raise to {lo}"
+    if hi == top:
+        return "facing a raise" if lo == 2 else f"facing a raise to {lo} or more"
+    return f"facing a raise to {lo} to {hi}"
+
+
+def scope_phrases(model: HandModel, kind: str, scope: Sequence[tuple[int, int]]) -> list[str]:
+    """The scope in words (player first); conditions are joined: "when A and B"."""
+    out: list[str] = []
+    for _, phrase in _scope_parts(model, kind, scope):
+        if phrase.startswith("when ") and out and out[-1].startswith("when "):
+            out[-1] += " and " + phrase.removeprefix("when ")
+        else:
+            out.append(phrase)
+    return out
+
+
+def _scope_parts(model: HandModel, kind: str, scope: Sequence[tuple[int, int]]
+                 ) -> list[tuple[str, str]]:
+    dom = domains(model)[kind]
+    named = dict(zip(FEATURES[kind], (tuple(iv) for iv in scope)))
+    player = named["player"]
+    other = _OTHER[player]
+    out = [("player", _WHO[player])]
+    for feature, (lo, hi) in named.items():
+        full = (lo, hi) == dom[feature]
+        if feature == "throw":
+            out.append((feature, _throws(lo, hi)))
+        elif feature == "seen" and lo > 0 and (lo, hi) != (1, dom[feature][1]):
+            out.append((feature, f"when the captain threw {_times(lo, hi)}"))
+        elif feature == "relation" and not full:
+            out.append((feature, f"when you threw {_RELATION[(lo, hi)]} {other}"))
+        elif feature == "own" and not full:
+            out.append((feature, f"when you threw {_times(lo, hi)}"))
+        elif feature == "other" and not full:
+            out.append((feature, f"when {other} threw {_times(lo, hi)}"))
+    if kind == "face":
+        out.append(("level", _levels(*named["level"], model.params.max_level)))
+    if kind == "open":
+        out.append(("", "with nothing bet yet"))
+    if kind == "keep":
+        out.append(("", "throwing again"))
+    return out
+
+
+def _hand(model: HandModel, position: int) -> str:
+    return rules.format_hand(rules.ranked_hands(model.params.faces, model.params.ranking)
+                             [position])
+
+
+FREQUENCIES = {1: "one time in four", 2: "half the time", 3: "three times in four"}
+
+
+def _cut(model: HandModel, verb: str, cut: int) -> str:
+    """"bet with 6-5-4 or better (with 6-5-3 half the time)"."""
+    full, part = divmod(cut, STEPS)
+    if full == 0:
+        return f"{verb} with {_hand(model, 0)} {FREQUENCIES[part]}"
+    text = f"{verb} with {_hand(model, full - 1)} or better"
+    return text + (f" (with {_hand(model, full)} {FREQUENCIES[part]})" if part else "")
+
+
+def _bluff(model: HandModel, cut: int) -> str:
+    """The hands below `cut` that bet: "bluff (bet) with 3-2-2 or worse"."""
+    full, part = divmod(cut, STEPS)
+    if not part:
+        return f"bluff (bet) with {_hand(model, full)} or worse"
+    if full + 1 == model.num_hands:
+        return f"bluff (bet) with {_hand(model, full)} {FREQUENCIES[STEPS - part]}"
+    return (f"bluff (bet) with {_hand(model, full + 1)} or worse (with {_hand(model, full)} "
+            f"{FREQUENCIES[STEPS - part]})")
+
+
+def action_text(model: HandModel, rule: Rule) -> str:
+    """What to do, in words (the part after the colon)."""
+    top = STEPS * model.num_hands
+    p = rule.params
+    if rule.kind == "keep":
+        if not p:
+            return "throw all three dice"
+        prefs = ", else ".join(KEEP_WORDS[x] for x in p)
+        return f"keep {prefs}; if none of these, throw all three dice"
+    if rule.kind == "throw":
+        (k,) = p
+        again = ("throw again and keep what your keep rule says"
+                 if model.params.reroll == "keep" else "throw all three dice again")
+        if k == 0:
+            return f"never stop: {again}"
+        if k == top:
+            return "always stop"
+        return f"{_cut(model, 'stop', k)}, otherwise {again}"
+    if rule.kind == "open":
+        v, b = p
+        if v == top:
+            return "always bet"
+        if v == 0 and b == top:
+            return "always pass"
+        parts = [_cut(model, "bet", v)] if v else []
+        if b < top:
+            parts.append(_bluff(model, b))
+        return ", ".join(parts) + ", otherwise pass"
+    r, c = p
+    if c == 0:
+        return "always fold"
+    if r == top:
+        text = "always raise"
+    else:
+        parts = [_cut(model, "raise", r)] if r else []
+        if c == top:
+            parts.append("call with anything")
+        elif c > r:
+            parts.append(_cut(model, "call", c))
+        text = ", ".join(parts) + (", otherwise fold" if c < top else "")
+    level = model.params.max_level
+    if r and rule.scope[1][1] == level and rule.scope[1][0] < level:
+        text += f" (facing a raise to {level} you cannot raise: call)"
+    return text
+
+
+def rule_text(model: HandModel, rule: Rule) -> str:
+    """One line: "Captain, after throw 1: stop with 6-5-4 or better, otherwise ..."."""
+    return ", ".join(scope_phrases(model, rule.kind, rule.scope)) + ": " + action_text(model,
+                                                                                      rule)
+
+
+# --- reading the words back -------------------------------------------------------------------
+
+class RuleTextError(ValueError):
+    """A rule line that is not in the words `rule_text` writes."""
+
+
+def _intervals(lo: int, hi: int) -> Iterable[tuple[int, int]]:
+    return ((a, b) for a in range(lo, hi + 1) for b in range(a, hi + 1))
+
+
+def _phrase_table(model: HandModel, kind: str) -> dict[str, tuple[str, tuple[int, int]]]:
+    """Every scope phrase `scope_phrases` can write for `kind`, with what it means."""
+    dom = domains(model)[kind]
+    table: dict[str, tuple[str, tuple[int, int]]] = {}
+    for feature in FEATURES[kind][1:]:
+        for iv in _intervals(*dom[feature]):
+            scope = [dom[f] if f != feature else iv for f in FEATURES[kind]]
+            for player in _WHO:
+                scope[0] = player
+                for name, phrase in _scope_parts(model, kind, scope):
+                    if name == feature:
+                        table.setdefault(phrase.replace(_OTHER[player], "{other}"),
+                                         (feature, iv))
+    return table
+
+
+def _kind_of(phrases: Sequence[str]) -> str:
+    if any(p.startswith("after throw") for p in phrases):
+        return "throw"
+    if "throwing again" in phrases:
+        return "keep"
+    if "with nothing bet yet" in phrases:
+        return "open"
+    if any(p.startswith("facing a") for p in phrases):
+        return "face"
+    raise RuleTextError(f"cannot tell which decision {', '.join(phrases)!r} is about")
+
+
+def parse_rule(model: HandModel, line: str) -> Rule:
+    """The rule a line of `rule_text` states (RuleTextError if it is not one)."""
+    line = re.sub(r"^\s*(\d+\.\s*)?", "", line.strip()).rstrip(".")
+    if ": " not in line:
+        raise RuleTextError(f"no ':' in rule {line!r}")
+    scope_text, action = line.split(": ", 1)
+    phrases = scope_text.split(", ")
+    who = {v: k for k, v in _WHO.items()}
+    if phrases[0] not in who:
+        raise RuleTextError(f"a rule starts with Captain, Opponent or Either player: {line!r}")
+    player = who[phrases[0]]
+    kind = _kind_of(phrases[1:])
+    dom = domains(model)[kind]
+    scope = {f: dom[f] for f in FEATURES[kind]}
+    scope["player"] = player
+    table = _phrase_table(model, kind)
+    conditions = []
+    for phrase in phrases[1:]:
+        if phrase.startswith("when "):
+            conditions += ["when " + part for part in phrase[5:].split(" and ")]
+        else:
+            conditions.append(phrase)
+    for phrase in conditions:
+        generic = phrase.replace(_OTHER[player], "{other}")
+        if phrase in ("with nothing bet yet", "throwing again"):
+            continue
+        if generic not in table:
+            raise RuleTextError(f"unknown condition {phrase!r}")
+        feature, iv = table[generic]
+        scope[feature] = iv
+    params = _parse_action(model, kind, action)
+    rule = Rule(kind, normalize_scope(model, kind, [scope[f] for f in FEATURES[kind]]), params)
+    if rule_text(model, canonical(model, rule)) != line:
+        raise RuleTextError(f"rule does not read back the same: {line!r}")
+    return canonical(model, rule)
+
+
+_FREQ = "(one time in four|half the time|three times in four)"
+_VERB_CUT = re.compile(rf"^(stop|bet|raise|call) with (\S+) or better(?: \(with (\S+) {_FREQ}\))?$")
+_VERB_PART = re.compile(rf"^(stop|bet|raise|call) with (\S+) {_FREQ}$")
+_BLUFF_CUT = re.compile(rf"^bluff \(bet\) with (\S+) or worse(?: \(with (\S+) {_FREQ}\))?$")
+_BLUFF_PART = re.compile(rf"^bluff \(bet\) with (\S+) {_FREQ}$")
+
+
+def _parse_action(model: HandModel, kind: str, text: str) -> tuple:
+    top = STEPS * model.num_hands
+    ranked = [rules.format_hand(h) for h in
+              rules.ranked_hands(model.params.faces, model.params.ranking)]
+    steps = {v: k for k, v in FREQUENCIES.items()}
+
+    def place(hand: str) -> int:
+        if hand not in ranked:
+            raise RuleTextError(f"unknown hand {hand!r} in {text!r}")
+        return ranked.index(hand)
+
+    if kind == "keep":
+        if text == "throw all three dice":
+            return ()
+        words = {v: k for k, v in KEEP_WORDS.items()}
+        body = text.removeprefix("keep ").split("; ")[0]
+        try:
+            return tuple(words[w] for w in body.split(", else "))
+        except KeyError:
+            raise RuleTextError(f"unknown keep preference in {text!r}") from None
+    fixed = {"always stop": (top,), "always bet": (top, top), "always pass": (0, top),
+             "always fold": (0, 0)}
+    if text in fixed:
+        return fixed[text]
+    text = re.sub(r" \(facing a raise to \d+ you cannot raise: call\)$", "", text)
+    cuts: dict[str, int] = {}
+    for clause in text.split(", "):
+        if (m := _VERB_CUT.match(clause)):
+            cuts[m.group(1)] = (place(m.group(2)) + 1) * STEPS + (steps[m.group(4)]
+                                                                  if m.group(4) else 0)
+        elif (m := _VERB_PART.match(clause)):
+            cuts[m.group(1)] = steps[m.group(3)]
+        elif (m := _BLUFF_CUT.match(clause)):
+            cuts["bluff"] = (place(m.group(1)) * STEPS if not m.group(3)
+                             else place(m.group(2)) * STEPS + STEPS - steps[m.group(3)])
+        elif (m := _BLUFF_PART.match(clause)):
+            cuts["bluff"] = place(m.group(1)) * STEPS + STEPS - steps[m.group(2)]
+        elif clause == "always raise":
+            cuts["raise"] = cuts["call"] = top
+        elif clause == "call with anything":
+            cuts["call"] = top
+        elif not (clause.startswith("otherwise ") or clause.startswith("never stop")):
+            raise RuleTextError(f"cannot read {clause!r}")
+    if kind == "throw":
+        return (cuts.get("stop", 0),)
+    if kind == "open":
+        return (cuts.get("bet", 0), cuts.get("bluff", top))
+    r = cuts.get("raise", 0)
+    return (r, cuts.get("call", r))
+
+
+def parse_rules(model: HandModel, lines: Iterable[str]) -> list[Rule]:
+    """The rules of every numbered line ("3. Captain, ...") among `lines`."""
+    return [parse_rule(model, line) for line in lines if re.match(r"^\s*\d+\.\s", line)]

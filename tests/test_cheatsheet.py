@@ -1,0 +1,214 @@
+"""The cheat sheet: rules in words, the strategy they state, its cost (tiny games only)."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from games.bidou import rules
+from games.bidou.params import BidouParams
+from solver import best_response
+from solver.analysis import cheatsheet, rulebook
+from solver.analysis.rulebook import Rule
+from solver.app.cli import main
+from solver.export.cheatsheet_page import FILES, write_cheatsheet
+from solver.model import CAPTAIN, OPPONENT
+from solver.solve import solve
+from solver.strategy import load_strategy_file
+
+TINY = BidouParams(faces=3, throws=2, max_level=2)
+TINY_KEEP = BidouParams(faces=3, throws=2, max_level=2, reroll="keep")
+
+
+@pytest.fixture(scope="module")
+def tiny():
+    solution = solve(TINY)
+    points = cheatsheet.front_points(solution.model, solution.strategy, solution.value, 6)
+    return solution, points
+
+
+@pytest.fixture(scope="module")
+def tiny_keep():
+    solution = solve(TINY_KEEP)
+    points = cheatsheet.front_points(solution.model, solution.strategy, solution.value, 4)
+    return solution, points
+
+
+def test_rules_partition_the_decisions(tiny):
+    solution, points = tiny
+    model = solution.model
+    atoms = rulebook.atoms(model)
+    # 2 captain + 3 opponent throw decisions, 9 public states x 2 players x 3 levels.
+    assert len(atoms) == 1 + 2 + 4 * 2 * 3
+    for point in points:
+        owner = rulebook.assign(point.rules, atoms)
+        assert sorted(set(owner)) == list(range(point.size))
+    overlapping = list(points[-1].rules) + [points[0].rules[0]]
+    with pytest.raises(ValueError, match="rules cover"):
+        rulebook.assign(overlapping, atoms)
+
+
+def test_front_is_a_pareto_front_with_known_numbers(tiny):
+    solution, points = tiny
+    sizes = [p.size for p in points]
+    costs = [p.exploitability.exploitability for p in points]
+    assert sizes[0] == 3 and sizes == sorted(set(sizes)) and sizes[-1] <= 6
+    assert all(a > b for a, b in zip(costs, costs[1:]))
+    assert costs[0] == pytest.approx(0.1724204, abs=1e-6)
+    assert costs[-1] < 0.1
+    for point in points:      # every point's numbers are the independent best response's
+        strategy = rulebook.build_strategy(solution.model, point.rules)
+        e = best_response.exploitability(solution.model, strategy)
+        assert point.exploitability.exploitability == pytest.approx(e.exploitability, abs=1e-12)
+        assert point.captain_loss + point.opponent_loss == pytest.approx(2 * e.exploitability)
+        # against the equilibrium nobody gains: u(simple, y*) <= V <= u(x*, simple)
+        assert min(point.versus_equilibrium) >= -1e-9
+
+
+def test_rule_texts_read_back_to_the_same_rules(tiny, tiny_keep):
+    for solution, points in (tiny, tiny_keep):
+        model = solution.model
+        for point in points:
+            for rule in point.rules:
+                text = rulebook.rule_text(model, rule)
+                assert rulebook.parse_rule(model, f"7. {text}.") == rule
+
+
+def test_thresholds_mean_what_they_say(tiny):
+    solution, _ = tiny
+    model = solution.model
+    ranked = rules.ranked_hands(3, "encyclopedia")
+    lines = ["1. Captain, after throw 1: stop with 3-2-1 or better, otherwise throw all three "
+             "dice again",
+             "2. Opponent, after throw 1: always stop",
+             "3. Either player, with nothing bet yet: bet with 3-3-3 or better, bluff (bet) "
+             "with 3-1-1 or worse, otherwise pass",
+             "4. Either player, facing a bet or a raise: raise with 2-1-1 or better, call with "
+             "3-3-1 or better, otherwise fold (facing a raise to 2 you cannot raise: call)"]
+    book = rulebook.parse_rules(model, lines)
+    stop_321 = 4 * (ranked.index((3, 2, 1)) + 1)
+    assert [r.params for r in book] == [(stop_321,), (40,), (8, 36), (4, 32)]
+    strategy = rulebook.build_strategy(model, book)
+    index = {h: i for i, h in enumerate(model.hands)}
+    stop = strategy.throw[CAPTAIN][0, 0, 0]
+    assert stop[index[(3, 2, 1)]] == 1 and stop[index[(3, 3, 2)]] == 0
+    assert np.all(strategy.throw[OPPONENT][:, 0, 0] == 1)
+    opening = strategy.betting[(1, 1, "")]           # pass, bet
+    assert opening[1, index[(3, 3, 3)]] == 1 and opening[1, index[(3, 1, 1)]] == 1
+    assert opening[0, index[(2, 2, 2)]] == 1
+    facing = strategy.betting[(1, 1, "b")]           # fold, call, raise
+    assert facing[2, index[(2, 1, 1)]] == 1 and facing[1, index[(3, 3, 1)]] == 1
+    assert facing[1, index[(3, 3, 2)]] == 1 and facing[0, index[(3, 2, 2)]] == 1
+    top = strategy.betting[(1, 1, "br")]             # fold, call: a raise is called instead
+    assert top.shape[0] == 2 and top[1, index[(2, 1, 1)]] == 1 and top[0, index[(3, 1, 1)]] == 1
+
+
+def test_a_cut_inside_a_hand_mixes_that_hand(tiny):
+    model = tiny[0].model
+    index = {h: i for i, h in enumerate(model.hands)}
+    line = ("Captain, after throw 1: stop with 2-2-1 or better (with 3-2-1 half the time), "
+            "otherwise throw all three dice again")
+    (rule,) = rulebook.parse_rules(model, ["1. " + line])
+    assert rule.params == (4 * 5 + 2,) and rulebook.rule_text(model, rule) == line
+    book = [rule, rulebook.parse_rule(model, "Opponent, after throw 1: always stop")]
+    stop = rulebook.build_strategy(model, book + rulebook.root_rules(model)[1:]).throw[0][0, 0, 0]
+    assert stop[index[(2, 2, 1)]] == 1 and stop[index[(3, 2, 1)]] == 0.5
+    assert stop[index[(3, 3, 2)]] == 0
+    bluff = ("Opponent, with nothing bet yet: bet with 2-1-1 one time in four, and bluff (bet) "
+             "with 3-1-1 or worse (with 3-2-2 three times in four), otherwise pass")
+    with pytest.raises(rulebook.RuleTextError):      # clauses are joined by ", " only
+        rulebook.parse_rule(model, bluff)
+    rule = rulebook.parse_rule(model, bluff.replace(", and bluff", ", bluff"))
+    assert rule.params == (1, 4 * 8 + 1)
+
+
+def test_bad_rule_texts_are_refused(tiny):
+    model = tiny[0].model
+    for line in ["Captain after throw 1 stop",
+                 "Dealer, after throw 1: always stop",
+                 "Captain, after throw 1: stop with 9-9-9 or better, otherwise throw all three "
+                 "dice again",
+                 "Captain, on a sunny day, after throw 1: always stop"]:
+        with pytest.raises(rulebook.RuleTextError):
+            rulebook.parse_rule(model, line)
+
+
+def test_keep_rules_keep_the_dice_they_name(tiny_keep):
+    solution, points = tiny_keep
+    model = solution.model
+    assert any(r.kind == "keep" for r in points[0].rules)
+    actions = rulebook.keep_actions(model, ("21", "pair", "high"))
+    named = {model.hands[h]: model.throw_actions[a] for h, a in enumerate(actions)}
+    assert named[(3, 2, 1)] == (2, 1) and named[(3, 3, 2)] == (3, 3)
+    assert named[(3, 3, 3)] == (3, 3) and named[(3, 2, 2)] == (2, 2)
+    assert rulebook.keep_actions(model, ())[0] == model.throw_actions.index(())
+    kept = rulebook.kept_dice
+    assert kept((6, 4, 1), "ace") == (1,) and kept((6, 5, 3), "ace") is None
+    assert kept((6, 5, 2), "deuce") == (2,)
+    assert kept((6, 5, 2), "run") == (6, 5) and kept((6, 4, 2), "run") is None
+    for h, a in enumerate(actions):
+        assert model.throw_legal[a, h]
+
+
+def test_written_sheet_states_the_strategy_file(tiny, tmp_path):
+    """A player reading the printed rules plays exactly the strategy file that was measured."""
+    solution, points = tiny
+    model, point = solution.model, points[-1]
+    paths = write_cheatsheet(model, point, tmp_path, dpi=40)
+    assert [p.name for p in paths] == list(FILES)
+    assert all(p.stat().st_size > 0 for p in paths)
+    text = (tmp_path / "cheatsheet.md").read_text()
+    read = rulebook.parse_rules(model, text.split("## What they cost")[0].splitlines())
+    assert read == list(point.rules)
+    from_text = rulebook.build_strategy(model, read)
+    model2, from_file, result = load_strategy_file(tmp_path / "cheatsheet_strategy.json")
+    assert model2.params == model.params
+    for role in (CAPTAIN, OPPONENT):
+        assert np.array_equal(from_text.throw[role], from_file.throw[role])
+    assert from_text.betting.keys() == from_file.betting.keys()
+    assert all(np.array_equal(from_text.betting[k], from_file.betting[k])
+               for k in from_text.betting)
+    assert result["rules"] == [rulebook.rule_text(model, r) for r in point.rules]
+    assert result["exploitability"] == pytest.approx(point.exploitability.exploitability)
+
+
+def test_cli_cheatsheet_and_evaluate(tmp_path):
+    runner = CliRunner()
+    out = tmp_path / "sheet"
+    result = runner.invoke(main, ["cheatsheet", "--faces", "3", "--throws", "2",
+                                  "--max-level", "2", "--rules-max", "4", "--out", str(out)],
+                           catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    assert sorted(p.name for p in out.iterdir()) == sorted(FILES)
+    document = json.loads((out / "cheatsheet_strategy.json").read_text())
+    assert document["result"]["rules_count"] <= 4
+    sheet = str(out / "cheatsheet_strategy.json")
+    evaluated = runner.invoke(main, ["evaluate", "--strategy", sheet, "--json"],
+                              catch_exceptions=False)
+    assert evaluated.exit_code == 0
+    report = json.loads(evaluated.output)
+    assert report["exploitability"] == pytest.approx(document["result"]["exploitability"],
+                                                     abs=1e-9)
+
+
+def test_cli_cheatsheet_refuses_too_few_rules(tmp_path):
+    result = CliRunner().invoke(main, ["cheatsheet", "--faces", "3", "--throws", "2",
+                                       "--max-level", "2", "--rules-max", "2",
+                                       "--out", str(tmp_path)])
+    assert result.exit_code == 2
+    assert result.output.strip().startswith("bidou: error: --rules-max must be at least 3")
+
+
+def test_canonical_rules_have_one_spelling(tiny):
+    model = tiny[0].model
+    n = model.num_hands * rulebook.STEPS
+    top = Rule("face", ((0, 1), (2, 2), (-1, 1), (1, 2), (1, 2)), (4, 6))
+    assert rulebook.canonical(model, top).params == (0, 6)       # no raise at the top level
+    everything = Rule("open", ((0, 1), (-1, 1), (1, 2), (1, 2)), (5, 3))
+    assert rulebook.canonical(model, everything).params == (n, n)
+    assert rulebook.action_text(model, dataclasses.replace(everything, params=(n, n))) == \
+        "always bet"
