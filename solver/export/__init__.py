@@ -249,7 +249,8 @@ def export_all(source: Any, out_dir: str | os.PathLike,
         if draw_charts:
             paths += charts.write_charts(
                 model, strategy, stage, summary, formats, dpi, simplified,
-                progress=lambda what, done, _: step(what, 2 + done, total))
+                progress=lambda what, done, _: step(what, 2 + done, total),
+                reach=evaluation.reach)
         step("writing the summary", total, total)
         written = [p.name for p in paths]
         names = ["summary.md", "summary.json"] + written + ([] if draw_charts else chart_names)

@@ -50,6 +50,8 @@ from solver.model import HandModel
 from solver.reach import own_reach
 from solver.strategy import Strategy
 
+Reach = tuple          # both players' own reach, by role (`solver.evaluate.OwnReach`)
+
 A4_PORTRAIT = (8.27, 11.69)
 A4_LANDSCAPE = (11.69, 8.27)
 FORMATS = ("pdf", "png", "svg")
@@ -554,10 +556,18 @@ def _summary(model: HandModel, strategy: Strategy,
     return dict(summary or {})
 
 
-def _throw_panels(model: HandModel, strategy: Strategy) -> list[Panel]:
+def _own_reach(model: HandModel, strategy: Strategy, reach: Reach | None) -> Reach:
+    """Both players' own reach: the measured one when given (`solver.evaluate`), else
+    computed for this chart (a strategy no solver measured, the simplified one say)."""
+    return reach or (own_reach(model, strategy, CAPTAIN), own_reach(model, strategy, OPPONENT))
+
+
+def _throw_panels(model: HandModel, strategy: Strategy, reach: Reach | None = None
+                  ) -> list[Panel]:
     T = model.throws
     panels = []
-    reach = {p: own_reach(model, strategy, p)[0] for p in (CAPTAIN, OPPONENT)}
+    both = _own_reach(model, strategy, reach)
+    reach = {p: both[p][0] for p in (CAPTAIN, OPPONENT)}
     panels.append(Panel("Captain", [
         Column(f"after\nthrow {t}", throw_cells(model, strategy, CAPTAIN, 0, t, reach[CAPTAIN]))
         for t in range(1, T)]))
@@ -581,7 +591,8 @@ def _layout_rows(n: int, available: float, cap: float = 0.24) -> float:
 
 @_styled
 def reroll_figure(model: HandModel, strategy: Strategy,
-                  summary: Mapping[str, Any] | None = None) -> Figure:
+                  summary: Mapping[str, Any] | None = None, reach: Reach | None = None
+                  ) -> Figure:
     """One page: when to stop throwing (and, under reroll=keep, which dice to keep)."""
     summary = _summary(model, strategy, summary)
     canvas = Canvas(A4_PORTRAIT)
@@ -599,8 +610,8 @@ def reroll_figure(model: HandModel, strategy: Strategy,
             "Mixed cells: bar widths are the frequencies.")
     if keep:
         note += " Dice written in a cell are the dice to keep."
-    _hand_grid_page(canvas, model, _throw_panels(model, strategy), y, gap=0.14, max_col_w=1.5,
-                    header_size=7.5, legend_h=1.15, styles=THROW_STYLES,
+    _hand_grid_page(canvas, model, _throw_panels(model, strategy, reach), y, gap=0.14,
+                    max_col_w=1.5, header_size=7.5, legend_h=1.15, styles=THROW_STYLES,
                     legend=_throw_legend(model), note=note)
     return canvas.finish()
 
@@ -644,7 +655,8 @@ def _wrap_text(canvas: Canvas, x: float, y: float, text: str, width: float, size
 
 @_styled
 def betting_figure(model: HandModel, strategy: Strategy, public: tuple[int, int],
-                   summary: Mapping[str, Any] | None = None) -> Figure:
+                   summary: Mapping[str, Any] | None = None, reach: Reach | None = None
+                   ) -> Figure:
     """One page for one public state: every hand's betting at every decision point."""
     summary = _summary(model, strategy, summary)
     tc, to = public
@@ -658,7 +670,8 @@ def betting_figure(model: HandModel, strategy: Strategy, public: tuple[int, int]
                 f"The {first} bets first (the captain does unless he made more throws).",
                 size=9, ha="center", style="italic")
     y += 0.22
-    reach = {p: own_reach(model, strategy, p)[1] for p in (CAPTAIN, OPPONENT)}
+    both = _own_reach(model, strategy, reach)
+    reach = {p: both[p][1] for p in (CAPTAIN, OPPONENT)}
     panels = []
     for player in (tree.first, 1 - tree.first):
         columns = []
@@ -735,7 +748,8 @@ def booklet_index_figure(model: HandModel, summary: Mapping[str, Any] | None = N
 
 
 def booklet_bytes(model: HandModel, strategy: Strategy,
-                  summary: Mapping[str, Any] | None = None) -> bytes:
+                  summary: Mapping[str, Any] | None = None, reach: Reach | None = None
+                  ) -> bytes:
     """The betting charts as one PDF: the index page, then one page per public state."""
     from matplotlib.backends.backend_pdf import PdfPages
 
@@ -746,7 +760,7 @@ def booklet_bytes(model: HandModel, strategy: Strategy,
     with matplotlib.rc_context(RC), PdfPages(buffer, metadata=metadata) as pdf:
         pdf.savefig(booklet_index_figure(model, summary))
         for public in model.public_states:
-            pdf.savefig(betting_figure(model, strategy, public, summary))
+            pdf.savefig(betting_figure(model, strategy, public, summary, reach))
     return buffer.getvalue()
 
 
@@ -932,41 +946,45 @@ def chart_stems(model: HandModel) -> list[str]:
 
 def write_charts(model: HandModel, strategy: Strategy, out_dir: str | os.PathLike,
                  summary: Mapping[str, Any] | None = None, formats: Sequence[str] = FORMATS,
-                 dpi: float | None = None, simplified=None, progress=None) -> list[Path]:
+                 dpi: float | None = None, simplified=None, progress=None,
+                 reach: Reach | None = None) -> list[Path]:
     """Every chart, in every format: reroll_chart, betting_chart_c<tc>_o<to>, remember_chart,
     and (with PDF) the betting booklet betting_charts.pdf: an index page, then the nine pages.
 
     `simplified` (from `simplify.simplify`) is computed if not given; `progress(what, done,
-    total)`, if given, hears of each chart before it is drawn.
+    total)`, if given, hears of each chart before it is drawn; `reach` is both players' own
+    reach as measured (`solver.evaluate`), computed once here if not given.
     """
     out = Path(out_dir)
+    reach = _own_reach(model, strategy, reach)
     paths: list[Path] = []
-    for stem, figure in chart_figures(model, strategy, summary, simplified, progress):
+    for stem, figure in chart_figures(model, strategy, summary, simplified, progress, reach):
         paths += save_figure(figure, out / stem, formats, dpi)
     if "pdf" in formats:
         path = out / BOOKLET
         write_bytes_atomic(path, booklet_bytes(model, strategy, _summary(model, strategy,
-                                                                           summary)))
+                                                                           summary), reach))
         paths.append(path)
     return paths
 
 
 def chart_figures(model: HandModel, strategy: Strategy, summary: Mapping[str, Any] | None = None,
-                  simplified=None, progress=None):
+                  simplified=None, progress=None, reach: Reach | None = None):
     """(stem, figure) of every chart, in `chart_stems` order, drawn one at a time."""
     from solver.analysis.simplify import simplify
 
     summary = _summary(model, strategy, summary)
+    reach = _own_reach(model, strategy, reach)
     stems = chart_stems(model)
     for done, stem in enumerate(stems, start=1):
         if progress is not None:
             progress(f"drawing {stem}", done, len(stems))
         if stem == "reroll_chart":
-            yield stem, make_figure(reroll_figure, model, strategy, summary)
+            yield stem, make_figure(reroll_figure, model, strategy, summary, reach)
         elif stem == "remember_chart":
             if simplified is None:
                 simplified = simplify(model, strategy, summary.get("value"))
             yield stem, make_figure(remember_figure, simplified, summary)
         else:
             tc, to = (int(part[1:]) for part in stem.split("_")[2:])
-            yield stem, make_figure(betting_figure, model, strategy, (tc, to), summary)
+            yield stem, make_figure(betting_figure, model, strategy, (tc, to), summary, reach)
