@@ -4,9 +4,11 @@ of every path of a tiny game (chance, throws, bets), on random and solved strate
 import numpy as np
 import pytest
 
+from games.bidou.betting import CAPTAIN, OPPONENT, Leaf
 from games.bidou.params import BidouParams
+from games.bidou.rules import STOP
 from solver.analysis import behaviour
-from solver.model import CAPTAIN, OPPONENT, STOP, build_model
+from solver.model import build_model
 from solver.solve import solve
 from solver.strategy import Strategy, check_strategy, uniform_strategy
 
@@ -53,7 +55,7 @@ def throw_paths(model, throw):
 
 def brute_force(model, strategy):
     """Enumerate every deal and every betting line; count what behaviour.py computes."""
-    compare = model.compare_matrix()
+    compare = model.compare
     kinds = {"pass": 0.0, "fold": 0.0, "showdown": 0.0}
     value = moved = throws_c = throws_o = 0.0
     ranges = {}                      # (tc, to, history, action) -> bettor hand masses, etc.
@@ -64,9 +66,9 @@ def brute_force(model, strategy):
 
             def bet(history, p):
                 nonlocal value, moved, throws_c, throws_o
-                if tree.is_leaf(history):
-                    leaf = next(x for x in tree.leaves if x.history == history)
-                    u = float(model.payoffs.leaf_value(leaf, int(compare[hc, ho])))
+                if isinstance(tree.at(history), Leaf):
+                    leaf = tree.at(history)
+                    u = float(tree.payoff(leaf, int(compare[hc, ho])))
                     kinds[leaf.kind] += p
                     value += p * u
                     moved += p * abs(u)
@@ -80,7 +82,7 @@ def brute_force(model, strategy):
                         key = (tc, to, history, action, node.actor, node.level + 1)
                         r = ranges.setdefault(key, [np.zeros(model.num_hands), 0.0])
                         r[0][hands[node.actor]] += p * probs[i]
-                    bet(history + action[0], p * probs[i])
+                    bet(tree.child(node, action).history, p * probs[i])
 
             bet("", pc * po)
     bets = {(p, a): 0.0 for p in ("captain", "opponent") for a in ("bet", "raise")}
@@ -90,7 +92,9 @@ def brute_force(model, strategy):
             continue
         who = ("captain", "opponent")[actor]
         bets[(who, action)] += mass.sum()
-        r = behaviour.indifference_hand(model, 1 - actor, level, mass)
+        tree = model.tree((tc, to))
+        facing = tree.child(tree.node(history), action)
+        r = behaviour.indifference_hand(model, tree, facing, mass)
         for h in range(model.num_hands):
             loses = r is None or (compare[h, r] < 0 if actor == CAPTAIN else compare[r, h] > 0)
             bluffs[(who, action)] += mass[h] * loses
@@ -129,20 +133,22 @@ def test_indifference_and_bluffs_on_a_known_range():
     """f2 t1 m1. Against a range all on the strongest hand only that hand calls (a tie, 0,
     beats folding, -1); against the weakest hand every hand calls."""
     model = build_model(BidouParams(faces=2, throws=1, max_level=1))
+    tree = model.tree((1, 1))
+    facing = tree.node("b")                       # the opponent faces the captain's bet
     weakest, strongest = np.argsort(model.strength)[[0, -1]]
     only = np.zeros(model.num_hands)
     only[strongest] = 1
-    assert behaviour.indifference_hand(model, OPPONENT, 1, only) == strongest  # tie: call 0 > -1
+    assert behaviour.indifference_hand(model, tree, facing, only) == strongest  # tie: call 0 > -1
     only = np.zeros(model.num_hands)
     only[weakest] = 1
-    assert behaviour.indifference_hand(model, OPPONENT, 1, only) == weakest
+    assert behaviour.indifference_hand(model, tree, facing, only) == weakest
     # f2 encyclopedia: 2-1-1 > 2-2-2 > 1-1-1 > 2-2-1. The captain bets every hand (range =
     # the prior): 2-2-1 calling loses 2 with probability 5/8 (-1.25 < -1, fold), 1-1-1
     # calling is worth 2 (3/8 - 4/8) = -0.25 >= -1: the indifference hand is 1-1-1, and the
     # bluffs are the bets with 2-2-1, probability 3/8.
     s = uniform_strategy(model)
     s.betting[(1, 1, "")][:] = [[0.0], [1.0]] * np.ones((2, model.num_hands))
-    assert model.hands[behaviour.indifference_hand(model, OPPONENT, 1, model.prior)] == (1, 1, 1)
+    assert model.hands[behaviour.indifference_hand(model, tree, facing, model.prior)] == (1, 1, 1)
     b = behaviour.bluffs(model, s)
     assert b.bets[("captain", "bet")] == pytest.approx(1.0)
     assert b.frequency("captain", "bet") == pytest.approx(3 / 8)

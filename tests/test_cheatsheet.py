@@ -10,13 +10,13 @@ import pytest
 from click.testing import CliRunner
 
 from games.bidou import rules
+from games.bidou.betting import CAPTAIN, OPPONENT
 from games.bidou.params import BidouParams
 from solver import best_response
 from solver.analysis import cheatsheet, rulebook
 from solver.analysis.rulebook import Rule
 from solver.app.cli import main
 from solver.export.cheatsheet_page import FILES, write_cheatsheet
-from solver.model import CAPTAIN, OPPONENT
 from solver.solve import solve
 from solver.strategy import load_strategy_file
 

@@ -9,8 +9,9 @@ import pytest
 from scipy.optimize import linprog
 
 from games.bidou.params import BidouParams
+from games.bidou.rules import STOP
 from solver.analysis.no_betting import exact_guarantee, solve_throw_game, stop_rule
-from solver.model import STOP, build_model
+from solver.model import build_model
 
 
 def pure_strategies(model):
@@ -44,7 +45,7 @@ def ends(model, s):
 
 
 def normal_form_value(model):
-    C = 2 * model.compare_matrix()
+    C = 2 * model.compare
     pures = list(pure_strategies(model))
     E = np.array([ends(model, s) for s in pures])            # (k, T, n)
     T, k = model.throws, len(pures)
@@ -94,7 +95,7 @@ def test_a_fixed_stopping_rule_is_measured_exactly():
     model = build_model(BidouParams(faces=2, throws=2))
     never = stop_rule(model, np.ones(model.num_hands, dtype=bool))
     value = exact_guarantee(model, never, player=0)
-    C = 2 * model.compare_matrix()
+    C = 2 * model.compare
     prior = np.array([float(p) for p in model.prior_exact])
     stop = prior @ C                                            # by opponent hand
     fresh = float(prior @ stop)

@@ -23,7 +23,10 @@ from typing import Iterator
 
 import numpy as np
 
-from solver.model import BET, CAPTAIN, OPPONENT, RAISE, STOP, BettingLeaf, HandModel
+from games.bidou.betting import CAPTAIN, OPPONENT, Action, BettingTree, Node
+from games.bidou.betting import Leaf as BettingLeaf
+from games.bidou.rules import STOP
+from solver.model import HandModel
 from solver.reach import end_mass
 from solver.strategy import Strategy
 
@@ -66,26 +69,22 @@ def _walk(model: HandModel, strategy: Strategy) -> Iterator[tuple]:
         tree = model.tree((tc, to))
         start = [captain_ends[tc - 1], opponent_ends[tc - 1, to - 1]]
 
-        def visit(history: str, reach: list[np.ndarray]) -> Iterator[tuple]:
-            if tree.is_leaf(history):
-                leaf = next(leaf for leaf in tree.leaves if leaf.history == history)
-                yield ("leaf", (tc, to), leaf, reach[0], reach[1])
-                return
-            node = tree.node(history)
-            yield ("node", (tc, to), node, reach[0], reach[1])
-            probs = strategy.betting[(tc, to, history)]
-            for i, action in enumerate(node.actions):
-                child = list(reach)
-                child[node.actor] = reach[node.actor] * probs[i]
-                yield from visit(history + action[0], child)
+        def step(node: Node, a: int, reach: tuple, tc=tc, to=to) -> tuple:
+            child = list(reach)
+            child[node.actor] = reach[node.actor] * strategy.betting[(tc, to, node.history)][a]
+            return child[0], child[1]
 
-        yield from visit("", start)
+        at_node, at_leaf = tree.push((start[0], start[1]), step)
+        for node, (rc, ro) in zip(tree.nodes, at_node):
+            yield ("node", (tc, to), node, rc, ro)
+        for leaf, (rc, ro) in zip(tree.leaves, at_leaf):
+            yield ("leaf", (tc, to), leaf, rc, ro)
 
 
-def leaf_payoffs(model: HandModel, leaf: BettingLeaf) -> np.ndarray:
+def leaf_payoffs(model: HandModel, tree: BettingTree, leaf: BettingLeaf) -> np.ndarray:
     """U[i, j]: the captain's payoff at `leaf` with captain hand i and opponent hand j."""
-    compare = model.compare_matrix().astype(int)
-    values = np.array([float(model.payoffs.leaf_value(leaf, o)) for o in (-1, 0, 1)])
+    compare = model.compare.astype(int)
+    values = np.array([float(tree.payoff(leaf, o)) for o in (-1, 0, 1)])
     return values[compare + 1]
 
 
@@ -100,7 +99,7 @@ def outcomes(model: HandModel, strategy: Strategy) -> Outcomes:
             if item.history == "":
                 by_public[public] = float(joint.sum())
             continue
-        u = leaf_payoffs(model, item)
+        u = leaf_payoffs(model, model.tree(public), item)
         kinds[item.kind] += float(joint.sum())
         value += float((joint * u).sum())
         moved += float((joint * np.abs(u)).sum())
@@ -150,28 +149,29 @@ class Bluffs:
                 for p, a in sorted(self.bets)}
 
 
-def indifference_hand(model: HandModel, responder: int, level: int,
+def indifference_hand(model: HandModel, tree: BettingTree, facing: Node,
                       bettor_range: np.ndarray) -> int | None:
-    """The weakest hand with which `responder` calls a bet at `level` at least as well as
-    he folds, against `bettor_range` (unnormalized); None if no hand should call."""
-    compare = model.compare_matrix()                  # [captain hand, opponent hand]
-    p = model.payoffs
-    showdown = np.array([float(x[level]) for x in (p.showdown_lose, p.showdown_tie,
-                                                     p.showdown_win)])
+    """The weakest hand with which the player to act at `facing` (a bet or raise to call)
+    calls at least as well as he folds, against `bettor_range` (unnormalized); None if no
+    hand should call."""
+    compare = model.compare                           # [captain hand, opponent hand]
+    responder = facing.actor
+    called, folded = tree.child(facing, Action.CALL), tree.child(facing, Action.FOLD)
+    showdown = np.array([float(tree.payoff(called, o)) for o in (-1, 0, 1)])
     weights = bettor_range / bettor_range.sum()
     if responder == CAPTAIN:
         call = showdown[compare.astype(int) + 1] @ weights          # by captain hand
-        fold = float(p.captain_folds[level])
+        fold = float(tree.payoff(folded, 0))
     else:
         call = -(weights @ showdown[compare.astype(int) + 1])       # by opponent hand
-        fold = -float(p.opponent_folds[level])
+        fold = -float(tree.payoff(folded, 0))
     callers = [h for h in np.argsort(model.strength) if call[h] >= fold - 1e-12]
     return int(callers[0]) if callers else None
 
 
 def bluffs(model: HandModel, strategy: Strategy) -> Bluffs:
     """Bet and raise frequencies per hand played, and how many of them are bluffs."""
-    compare = model.compare_matrix()
+    compare = model.compare
     bets = {(p, a): 0.0 for p in ("captain", "opponent") for a in ("bet", "raise")}
     bluff = dict(bets)
     for kind, (tc, to), node, rc, ro in _walk(model, strategy):
@@ -181,7 +181,7 @@ def bluffs(model: HandModel, strategy: Strategy) -> Bluffs:
         mine, theirs = reach[node.actor], reach[1 - node.actor]
         probs = strategy.betting[(tc, to, node.history)]
         for i, action in enumerate(node.actions):
-            if action not in (BET, RAISE):
+            if action not in (Action.BET, Action.RAISE):
                 continue
             bettor_range = mine * probs[i]
             mass = bettor_range * theirs.sum()               # P(this bet, with hand h)
@@ -189,7 +189,8 @@ def bluffs(model: HandModel, strategy: Strategy) -> Bluffs:
                 continue
             key = (("captain", "opponent")[node.actor], action)
             bets[key] += float(mass.sum())
-            r = indifference_hand(model, 1 - node.actor, node.level + 1, bettor_range)
+            tree = model.tree((tc, to))
+            r = indifference_hand(model, tree, tree.child(node, action), bettor_range)
             if r is None:
                 loses = np.ones(model.num_hands, dtype=bool)
             elif node.actor == CAPTAIN:

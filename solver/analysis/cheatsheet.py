@@ -24,10 +24,11 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from games.bidou.betting import CAPTAIN, OPPONENT
 from solver import best_response
 from solver.analysis import rulebook
 from solver.analysis.rulebook import FEATURES, KEEP_PATTERNS, STEPS, Atom, Rule
-from solver.model import CAPTAIN, OPPONENT, HandModel
+from solver.model import HandModel
 from solver.strategy import Strategy
 
 IMPROVEMENT = 1e-10

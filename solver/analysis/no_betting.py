@@ -24,8 +24,9 @@ import numpy as np
 from scipy import sparse
 from scipy.optimize import linprog
 
+from games.bidou.rules import STOP
 from solver.certificate import Certificate
-from solver.model import STOP, HandModel
+from solver.model import HandModel
 
 SHOWDOWN = 2        # chips won at a level-1 showdown
 
@@ -127,7 +128,7 @@ def _value_constraints(model: HandModel, offset: int, sign: float):
 def solve_throw_game(model: HandModel) -> ThrowGame:
     """The no-betting game's value, exact bounds and both throwing strategies."""
     T, n = model.throws, model.num_hands
-    C = SHOWDOWN * model.compare_matrix()                 # captain's payoff [hc, ho]
+    C = SHOWDOWN * model.compare                 # captain's payoff [hc, ho]
     turn = _turn(model)
     nf = len(turn.index)
 
@@ -272,7 +273,7 @@ def exact_guarantee(model: HandModel, throw: np.ndarray, player: int) -> Fractio
     """What a throwing strategy guarantees its player in the no-betting game, exactly, to
     the captain: player 0's `throw` is (T-1, A, n); player 1's (T, T-1, A, n)."""
     T, n = model.throws, model.num_hands
-    C = [[SHOWDOWN * int(c) for c in row] for row in model.compare_matrix()]
+    C = [[SHOWDOWN * int(c) for c in row] for row in model.compare]
     if player == 0:
         ends = exact_ends(model, throw)
         total = Fraction(0)

@@ -23,10 +23,11 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from games.bidou import rules
+from games.bidou.betting import CAPTAIN, OPPONENT
 from games.bidou.params import BidouParams, ParameterError
 from solver.analysis import behaviour
 from solver.analysis.no_betting import exact_guarantee, solve_throw_game, stop_rule
-from solver.model import CAPTAIN, OPPONENT, HandModel
+from solver.model import HandModel
 from solver.reach import own_reach
 
 SCHEMA, SCHEMA_VERSION = "bidou-results", 1

@@ -35,7 +35,8 @@ from typing import Iterable, Sequence
 import numpy as np
 
 from games.bidou import rules
-from solver.model import CAPTAIN, OPPONENT, HandModel
+from games.bidou.betting import CAPTAIN, OPPONENT
+from solver.model import HandModel
 from solver.strategy import Strategy, uniform_strategy
 
 KINDS = ("throw", "keep", "open", "face")
