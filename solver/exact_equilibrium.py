@@ -47,6 +47,7 @@ REACHED = 1e-12       # a float own reach above this makes a decision count
 # average mixes a little everywhere) and the recovery gives up rather than grind.
 MAX_UNKNOWNS = 400
 TIE = 1e-10           # an unplayed action this close to the played one at the float point ties
+ALL_TIES = True
 MAX_ROUNDS = 4        # of revising the responder's choices against the exact point
 ROLE_NAMES = {CAPTAIN: "captain", OPPONENT: "opponent"}
 
@@ -313,7 +314,7 @@ def _candidate_rows(responder_plan: _Plan) -> tuple[list, list]:
     for key, support in responder_plan.support.items():
         mixed += [(key, support[0], b) for b in support[1:]]
         probs, legal, reach = responder_plan.decisions[key]
-        if reach > REACHED:
+        if reach > REACHED or ALL_TIES:
             ties += [(key, support[0], b) for b in range(len(probs))
                      if b not in support and legal[b]]
     return mixed, ties
