@@ -32,6 +32,7 @@ from fractions import Fraction
 from typing import Callable
 
 import numpy as np
+import scipy.linalg
 
 from games.bidou.betting import CAPTAIN, OPPONENT, Leaf, Node
 from solver import best_response
@@ -62,6 +63,7 @@ class _Realization:
     mass: dict[tuple, Fraction]                 # reaching each decision
     split: dict[tuple, list[Fraction]]          # each action's share of it
     leaf_reach: dict[tuple, list[Fraction]]     # (tc, to, leaf index) -> per hand
+    ends: list | None = None                    # [context][throw][hand]: turn ending there
 
 
 def _outcomes(model: HandModel) -> list[dict[int, Fraction]]:
@@ -130,13 +132,16 @@ class _Plan:
             return set(self.model.public_states)
         return {(tc, to) for tc, to in self.model.public_states if tc == key[1] + 1}
 
-    def realize(self, u: list[Fraction], publics: set | None = None) -> _Realization:
-        """The plan at u; with `publics`, the leaf reach of those public states only."""
+    def realize(self, u: list[Fraction], publics: set | None = None,
+                ends: list | None = None) -> _Realization:
+        """The plan at u; with `publics`, the leaf reach of those public states only; with
+        `ends`, the turn's ends at u, known (a betting unknown leaves them as they are)."""
         m, n, T = self.model, self.model.num_hands, self.model.throws
         mass_at: dict[tuple, Fraction] = {}
         split: dict[tuple, list[Fraction]] = {}
-        ends = []
-        for c in range(self.strategy.throw[self.role].shape[0]):
+        contexts = range(self.strategy.throw[self.role].shape[0]) if ends is None else ()
+        ends = [] if ends is None else ends
+        for c in contexts:
             mass = list(m.prior_exact)
             ends_c = []
             for t in range(T - 1):
@@ -180,7 +185,7 @@ class _Plan:
             _, at_leaf = tree.push(start, step)
             for leaf, reach in zip(tree.leaves, at_leaf):
                 leaf_reach[(tc, to, leaf.index)] = reach
-        return _Realization(mass_at, split, leaf_reach)
+        return _Realization(mass_at, split, leaf_reach, ends)
 
     def exact_probabilities(self, u: list[Fraction]) -> dict[tuple, list[Fraction]] | None:
         """Exact behaviour at every decision of the player, keyed as
@@ -229,6 +234,7 @@ class _Responder:
         roots: dict[tuple, list[Fraction]] = {}
         flip = 1 if self.role == CAPTAIN else -1
         zeros = [ZERO] * n
+        compare = self.compare
         for tc, to in m.public_states:
             if publics is not None and (tc, to) not in publics:
                 roots[(tc, to)] = zeros
@@ -241,9 +247,11 @@ class _Responder:
                     return zeros
                 if not tree.compares_hands(leaf):
                     return [sign * tree.payoff(leaf, 0) * sum(reach)] * n
+                # the responder's payoff by compare(his hand, the other's): 0, 1, -1
+                pay = [sign * tree.payoff(leaf, flip * o) for o in (0, 1, -1)]
                 ys = [y for y in range(n) if reach[y]]
-                return [sign * sum((reach[y] * tree.payoff(leaf, flip * self.compare[x][y])
-                                    for y in ys), ZERO) for x in range(n)]
+                return [sum((reach[y] * pay[compare[x][y]] for y in ys), ZERO)
+                        for x in range(n)]
 
             def combine(node: Node, children: list[list[Fraction]]) -> list[Fraction]:
                 if node.actor != self.role:
@@ -323,7 +331,38 @@ def _candidate_rows(responder_plan: _Plan) -> tuple[list, list]:
 def _solve_exact(rows: list[list[Fraction]], rhs: list[Fraction], guess: list[float]
                  ) -> list[Fraction] | None:
     """A solution of rows @ u = rhs (free unknowns set to their float guesses, rounded to
-    simple fractions), or None if inconsistent."""
+    simple fractions), or None if inconsistent.
+
+    The ties give many more rows than unknowns, most of them repeats or combinations of
+    others: rows independent in floating point are picked first (QR with pivoting) and
+    solved exactly, then every row is checked exactly; only if one fails are all of them
+    eliminated in Fractions."""
+    distinct: dict[tuple, None] = {}
+    for row, b in zip(rows, rhs):
+        if any(row):
+            distinct[tuple(row) + (b,)] = None
+        elif b != 0:
+            return None                                  # 0 = b
+    if not distinct:
+        return _eliminate([], [], guess)
+    rows = [list(key[:-1]) for key in distinct]
+    rhs = [key[-1] for key in distinct]
+    floats = np.array([[float(x) if x else 0.0 for x in row] for row in rows])
+    floats /= np.abs(floats).max(axis=1, keepdims=True)
+    _, r, order = scipy.linalg.qr(floats.T, mode="economic", pivoting=True)
+    size = np.abs(np.diag(r))
+    rank = int(np.sum(size > 1e-9 * size[0]))
+    picked = sorted(order[:rank].tolist())
+    u = _eliminate([rows[i] for i in picked], [rhs[i] for i in picked], guess)
+    if u is not None and all(sum((x * y for x, y in zip(row, u) if x), ZERO) == b
+                             for row, b in zip(rows, rhs)):
+        return u
+    return _eliminate(rows, rhs, guess)
+
+
+def _eliminate(rows: list[list[Fraction]], rhs: list[Fraction], guess: list[float]
+               ) -> list[Fraction] | None:
+    """Gauss-Jordan elimination in Fractions: `_solve_exact`'s answer, from every row."""
     U = len(guess)
     A = [row[:] + [b] for row, b in zip(rows, rhs)]
     pivots = []
@@ -374,7 +413,8 @@ def _affine_rows(plan: _Plan, responder: _Responder, rows,
         e = zero[:]
         e[k] = Fraction(1)
         publics = plan.publics(plan.unknowns[k])
-        moved = plan.realize(e, publics)
+        moved = plan.realize(e, publics,
+                             base_plan.ends if plan.unknowns[k][0][0] == "bet" else None)
         delta = _Realization(
             {}, {},
             {leaf: [a - b if a != b else ZERO
@@ -406,8 +446,8 @@ def _recover_role(model: HandModel, strategy: Strategy, plans: dict, role: int,
         matrix, rhs = _affine_rows(plan, responder, mixed + ties, progress, step)
         guess = plan.float_values
         # ties: decisions where another action is as good at the float point
-        at_guess = [sum(a * g for a, g in zip(row, guess)) - float(b)
-                    for row, b in zip(matrix, rhs)]
+        floats = np.array([[float(x) if x else 0.0 for x in row] for row in matrix])
+        at_guess = floats @ np.asarray(guess) - np.array([float(b) for b in rhs])
         keep = list(range(len(mixed))) + [
             len(mixed) + i for i, row in enumerate(ties)
             if abs(at_guess[len(mixed) + i]) <= TIE or row in forced]
