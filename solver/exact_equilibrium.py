@@ -47,9 +47,12 @@ REACHED = 1e-12       # a float own reach above this makes a decision count
 # More unknowns than this for one player: the supports are not an LP vertex's (a CFR
 # average mixes a little everywhere) and the recovery gives up rather than grind.
 MAX_UNKNOWNS = 400
+# Strategies further than this from equilibrium (NashConv, by the float best response) are
+# refused at once: the LP's are within 1e-8 (solve.LP_TOLERANCE), CFR's near its target (1e-6).
+NEAR_EQUILIBRIUM = 1e-7
 TIE = 1e-10           # an unplayed action this close to the played one at the float point ties
 ALL_TIES = True
-MAX_ROUNDS = 4        # of revising the responder's choices against the exact point
+MAX_ROUNDS = 3        # of revising the responder's choices against the exact point
 ROLE_NAMES = {CAPTAIN: "captain", OPPONENT: "opponent"}
 
 # progress(step, done, total): e.g. ("captain's strategy", 12, 58), then ("proof", 0, 1)
@@ -516,7 +519,15 @@ def recover(model: HandModel, strategy: Strategy,
     """The interval (a single value when the recovery works) proved by the exact
     strategies recovered from `strategy`, or from its completion if that fails, and why
     the value is not proved when it is not. Every attempt is a proof, so their
-    intersection is one too. `progress(step, done, total)` is called along the way."""
+    intersection is one too. `progress(step, done, total)` is called along the way.
+
+    What cannot work is refused before the exact work starts: strategies measurably away
+    from equilibrium (a CFR average, a perturbed file) or mixing at too many decisions."""
+    gap = best_response.exploitability(model, strategy).nash_conv
+    if not gap <= NEAR_EQUILIBRIUM:
+        return Recovery(None, f"these strategies are {gap:.2g} from equilibrium (NashConv), "
+                              f"more than {NEAR_EQUILIBRIUM:g}: only an LP's equilibrium is "
+                              f"close enough to recover")
     proofs: list[Certificate] = []
     reasons: list[str] = []
     for completed in (False, True):
@@ -543,7 +554,7 @@ def recover(model: HandModel, strategy: Strategy,
                        f"an interval of width {float(proofs[-1].width):.2g})")
     certificate = None if not proofs else Certificate(
         lower=max(p.lower for p in proofs), upper=min(p.upper for p in proofs))
-    return Recovery(certificate, reasons[-1] if reasons else None)
+    return Recovery(certificate, reasons[-1])
 
 
 def exact_value(model: HandModel, strategy: Strategy,

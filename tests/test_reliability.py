@@ -225,18 +225,16 @@ def test_full_disk_during_export_leaves_the_old_set(tmp_path, strategy_file, mon
 
 
 def test_failed_exact_leaves_no_out_file(tmp_path, monkeypatch):
-    real = solver.solve.solve
-
-    def unproved(*args, **kwargs):
-        solution = real(*args, **kwargs)
+    def unproved(solution, progress=None):
         wide = Certificate(solution.certificate.lower - Fraction(1, 10**12),
                            solution.certificate.upper)
-        return dataclasses.replace(solution, certificate=wide)
+        return dataclasses.replace(solution, certificate=wide), "a reason"
 
-    monkeypatch.setattr(solver.solve, "solve", unproved)
+    monkeypatch.setattr(solver.solve, "exact_recovery", unproved)
     out = tmp_path / "s.json"
     result = run("solve", *TINY, "--exact", "--out", out)
     one_error_line(result, "no strategy file written", code=1)
+    assert "strategies: a reason; the interval" in result.output
     assert "value:" in result.output and not out.exists() and no_temp_files(tmp_path)
 
 

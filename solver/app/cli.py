@@ -193,6 +193,12 @@ class _Progress:
                              f"exploitability {exploitability:.3e}   ")
             sys.stderr.flush()
 
+    def exact(self, step: str, done: int, total: int) -> None:
+        """The exact recovery's progress (solver/exact_equilibrium.py)."""
+        if self.enabled:
+            sys.stderr.write(f"\rexact equilibrium: {step} {done}/{total}" + " " * 12)
+            sys.stderr.flush()
+
     def close(self) -> None:
         if self.enabled:
             sys.stderr.write("\n")
@@ -209,7 +215,7 @@ class _Progress:
               default=None, help="CFR: stop once the exact exploitability is this low.")
 @click.option("--exact", is_flag=True,
               help="Also recover the exact rational equilibrium and prove the value itself "
-                   "(about 8 s on the default game); exit 1 if it cannot.")
+                   "(a few seconds at the default level); exit 1 if it cannot.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 @click.option("--out", type=click.Path(dir_okay=False, writable=True), default=None,
               help="Write the strategy file (versioned JSON) here.")
@@ -218,6 +224,7 @@ def solve(params: BidouParams, method: str, iterations: int | None,
           out: str | None) -> None:
     """Solve one hand: value to the captain, exploitability, and the strategies."""
     from solver.files import check_file_destination, write_json_atomic
+    from solver.solve import exact_recovery
     from solver.solve import solve as run
 
     if method == "lp" and (iterations is not None or target_exploitability is not None):
@@ -228,10 +235,12 @@ def solve(params: BidouParams, method: str, iterations: int | None,
     if out is not None:
         check_file_destination(out)             # before the work, not after it
     progress = _Progress(enabled=not as_json)
+    why_not = None
     try:
         solution = run(params, method, iterations=iterations,
-                       target_exploitability=target_exploitability, progress=progress,
-                       exact=exact)
+                       target_exploitability=target_exploitability, progress=progress)
+        if exact:
+            solution, why_not = exact_recovery(solution, progress.exact)
     finally:
         progress.close()
     summary = solution.summary()
@@ -249,8 +258,8 @@ def solve(params: BidouParams, method: str, iterations: int | None,
         _fail(f"{method} stopped before reaching the target ({solution.status}): "
               f"the value above is approximate{not_written}", 1)
     if not proved:
-        _fail("no exact equilibrium could be recovered from these strategies: the interval "
-              f"above is proved, the value itself is not{not_written}", 1)
+        _fail(f"no exact equilibrium could be recovered from these strategies: {why_not}; "
+              f"the interval above is proved, the value itself is not{not_written}", 1)
 
 
 def _strategy_source(params: BidouParams, strategy_file: str | None,
