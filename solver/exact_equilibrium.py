@@ -7,17 +7,26 @@ one action at each mixed decision), and the other player's indifference at each 
 mixed decisions is a linear equation in them: each player's exact strategy solves a small
 linear system built from the other's indifferences. Its coefficients are computed exactly,
 from the rules' fractions, by evaluating the (affine) counterfactual values at zero and at
-the unit vectors; the system is solved in Fractions. Where the indifferences leave unknowns
-free, ties at the responder's pure decisions (equal values at the float point, as at an LP
-vertex) are added as equations, and unknowns still free keep their float values, rounded to
-simple fractions.
+the unit vectors (each touching a few public states); the system is solved in Fractions.
 
-Decisions a player never reaches, and the responder's later choices, take the most likely
-action of the strategy. Where that play is arbitrary (the raw LP's) the recovery can miss,
-so `exact_value` tries again on the strategy completed by best responses to a trembling
-opponent (`best_response.complete_unreached`, as `solve` does). Which completion works is
-not understood: on the french ranking `solve`'s strategy works and completing it once more
-does not, while the raw LP strategy fails and its completion works.
+The indifferences alone often leave unknowns free (the LP's vertex is degenerate: 13 of the
+captain's 58 with `--reroll keep --ranking french`), and a free unknown set to its rounded
+float value breaks, by 1e-19, a tie the equilibrium needs. So every tie of the responder at
+the float point (an unplayed action within 1e-10 of the played one) is an equation too: at
+his pure decisions, at his mixed ones (an action outside the support as good as those in
+it), and at the decisions he never reaches, whose play is what an unplayed action earlier
+is worth. Unknowns still free keep their rounded float values.
+
+An unplayed action's value reads the responder's later choices, which are his float
+strategy's most likely actions; where two are tied in floats, the exact point can prefer
+the other one. So, against the exact point, his choices at decisions he never reaches are
+revised to exact best responses and the system is solved again, until nothing changes
+(one round on every rule set of the default level). That also makes the raw LP strategy
+work as it is; the completion by `best_response.complete_unreached` is only a second try.
+
+What cannot work is refused before the exact work: strategies more than 1e-7 from
+equilibrium (NashConv) and supports with more than MAX_UNKNOWNS unknowns (a CFR average).
+A failure says why (`recover(...).reason`); `progress(step, done, total)` follows the work.
 
 Nothing here is trusted: the strategies go to `solver.certificate`, whose bounds meet only
 if they are an exact equilibrium. `exact_value` returns None whenever the supports or the
