@@ -60,7 +60,6 @@ MAX_UNKNOWNS = 400
 # refused at once: the LP's are within 1e-8 (solve.LP_TOLERANCE), CFR's near its target (1e-6).
 NEAR_EQUILIBRIUM = 1e-7
 TIE = 1e-10           # an unplayed action this close to the played one at the float point ties
-ALL_TIES = True
 MAX_ROUNDS = 3        # of revising the responder's choices against the exact point
 ROLE_NAMES = {CAPTAIN: "captain", OPPONENT: "opponent"}
 
@@ -328,15 +327,14 @@ class _Responder:
 
 def _candidate_rows(responder_plan: _Plan) -> tuple[list, list]:
     """The responder's indifferences: (decision, a, b) for a, b in the support of a mixed
-    decision; and, at every decision he reaches, (decision, played, other legal action):
-    candidates for the ties that pin a vertex down."""
+    decision; and, at every decision, reached or not, (decision, played, other legal
+    action): candidates for the ties that pin a vertex down."""
     mixed, ties = [], []
     for key, support in responder_plan.support.items():
         mixed += [(key, support[0], b) for b in support[1:]]
-        probs, legal, reach = responder_plan.decisions[key]
-        if reach > REACHED or ALL_TIES:
-            ties += [(key, support[0], b) for b in range(len(probs))
-                     if b not in support and legal[b]]
+        probs, legal, _ = responder_plan.decisions[key]
+        ties += [(key, support[0], b) for b in range(len(probs))
+                 if b not in support and legal[b]]
     return mixed, ties
 
 
