@@ -8,7 +8,9 @@ of 0.5 s and 2 s. Part 2: on small variants, the same value computed by
   - our generic sequence-form LP over the faithful OpenSpiel tree (solver/checks/openspiel_lp.py),
   - OpenSpiel's own `sequence_form_lp` (cvxpy) over the faithful tree,
   - pygambit's rational `lp_solve` over the faithful tree (where it finishes),
-with medians and the ratio of each peer's time to the compact LP's. Part 3, exact answers:
+with medians and the ratio of each peer's time to the compact LP's. The peers that need the
+test extra (cvxpy for OpenSpiel's LP, pygambit) are skipped, with a message, when missing:
+`pip install -e '.[test]'` brings them. Part 3, exact answers:
 the compact LP followed by the exact certificate (solver/certificate.py: bounds proved in
 rational arithmetic) beside pygambit's rational LP on the faithful game, which gives the
 exact value; and, on the full games, the certificate alone with the width it proves, then
@@ -18,6 +20,7 @@ the recovery of the exact equilibrium (solver/exact_equilibrium.py) and the valu
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import statistics
 import time
 from typing import Callable
@@ -38,6 +41,15 @@ def median_time(func: Callable[[], float], repeats: int) -> tuple[float, float]:
     return statistics.median(times), value
 
 
+def available(module: str, purpose: str) -> bool:
+    """Whether an optional peer is installed; if not, say which part is skipped."""
+    if importlib.util.find_spec(module) is not None:
+        return True
+    print(f"   (skipped: {purpose} needs {module}, from the test extra: "
+          f"pip install -e '.[test]')")
+    return False
+
+
 def part_full_games(repeats: int) -> None:
     print("== The full hand game, compact LP (scipy HiGHS, dual simplex) ==")
     print(f"{'rules':<62} {'median s':>9} {'target s':>9} {'value':>16}")
@@ -50,30 +62,29 @@ def part_full_games(repeats: int) -> None:
 
 
 def part_peers(repeats: int, quick: bool) -> None:
-    from open_spiel.python.algorithms import sequence_form_lp
-
+    from solver.checks.gambit_bridge import gambit_value
     from solver.checks.openspiel_lp import solve_openspiel_game
 
-    try:
-        from solver.checks.gambit_bridge import gambit_value
-    except ImportError:                      # pygambit is a test extra
-        gambit_value = None
-
+    print("== Small variants: the compact LP beside peers on the faithful OpenSpiel game ==")
+    with_cvxpy = available("cvxpy", "OpenSpiel's sequence_form_lp")
+    with_gambit = available("pygambit", "pygambit's lp_solve")
+    if with_cvxpy:
+        from open_spiel.python.algorithms import sequence_form_lp
     variants = [BidouParams(faces=2, throws=1, max_level=1),
                 BidouParams(faces=3, throws=1, max_level=2, ranking="french"),
                 BidouParams(faces=2, throws=2, max_level=2)]
     if not quick:
         variants.append(BidouParams(faces=2, throws=2, max_level=1, reroll="keep"))
-    print("== Small variants: the compact LP beside peers on the faithful OpenSpiel game ==")
     for params in variants:
         game = load_game(params)
         model = build_model(params)
         rows = [("compact LP (ours)", lambda: solve_lp(model).value)]
         rows.append(("generic LP on OpenSpiel tree (ours)",
                      lambda: solve_openspiel_game(game).value))
-        rows.append(("OpenSpiel sequence_form_lp",
-                     lambda: sequence_form_lp.solve_zero_sum_game(game)[0]))
-        if gambit_value is not None and params.throws == 1:
+        if with_cvxpy:
+            rows.append(("OpenSpiel sequence_form_lp",
+                         lambda: sequence_form_lp.solve_zero_sum_game(game)[0]))
+        if with_gambit and params.throws == 1:
             rows.append(("pygambit lp_solve (rational)", lambda: float(gambit_value(game))))
         print(f"-- {params.to_game_string()}")
         base = None
@@ -88,14 +99,12 @@ def part_peers(repeats: int, quick: bool) -> None:
 
 def part_exact(repeats: int) -> None:
     from solver.certificate import certify
+    from solver.checks.gambit_bridge import gambit_value
     from solver.exact_equilibrium import exact_value
     from solver.solve import solve
 
-    try:
-        from solver.checks.gambit_bridge import gambit_value
-    except ImportError:                      # pygambit is a test extra
-        gambit_value = None
     print("== Exact answers: LP + certificate (ours) beside pygambit's rational LP ==")
+    with_gambit = available("pygambit", "pygambit's rational lp_solve")
     for params in (BidouParams(faces=2, throws=1, max_level=1),
                    BidouParams(faces=3, throws=1, max_level=2, ranking="french")):
         model = build_model(params)
@@ -107,7 +116,7 @@ def part_exact(repeats: int) -> None:
         print(f"-- {params.to_game_string()}")
         print(f"   {'compact LP + certificate (ours)':<38} median {seconds:9.4f} s  x{1:9.1f}  "
               f"value in [{float(proof.lower):+.15f}, {float(proof.upper):+.15f}]")
-        if gambit_value is not None:
+        if with_gambit:
             game = load_game(params)
             theirs, exact = median_time(lambda: gambit_value(game), max(1, min(repeats, 3)))
             print(f"   {'pygambit lp_solve (rational)':<38} median {theirs:9.4f} s  "

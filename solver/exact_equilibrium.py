@@ -514,11 +514,14 @@ def _exact_strategies(model: HandModel, strategy: Strategy,
 
 @dataclasses.dataclass(frozen=True)
 class Recovery:
-    """What the recovery proved (None if it found no strategies) and, when the value is
-    not proved, why."""
+    """What the recovery proved (None if it found no strategies); when the value is proved,
+    the exact probabilities (keyed like `certificate.decisions`) and the float strategy
+    they were recovered from (the LP's, or its completion); otherwise why not."""
 
     certificate: Certificate | None
     reason: str | None = None
+    exact: dict[tuple, list[Fraction]] | None = None
+    strategy: Strategy | None = None
 
 
 def recover(model: HandModel, strategy: Strategy,
@@ -556,7 +559,7 @@ def recover(model: HandModel, strategy: Strategy,
         if progress is not None:
             progress("proof", 1, 1)
         if proofs[-1].exact is not None:
-            return Recovery(proofs[-1])
+            return Recovery(proofs[-1], exact=found, strategy=candidate)
         reasons.append(f"the recovered strategies are not an exact equilibrium (they prove "
                        f"an interval of width {float(proofs[-1].width):.2g})")
     certificate = None if not proofs else Certificate(

@@ -11,6 +11,7 @@ import dataclasses
 import json
 import os
 import stat
+from fractions import Fraction
 from typing import Any, Mapping
 
 import numpy as np
@@ -22,7 +23,10 @@ from games.bidou.rules import throw_action_name
 from solver.model import HandModel, build_model
 
 SCHEMA = "bidou-strategy"
-SCHEMA_VERSION = 1
+# Version 2 adds the optional "exact" section (exact rational probabilities, written by
+# `exact_to_json`); version 1 files, which have none, are read as before.
+SCHEMA_VERSION = 2
+READABLE_VERSIONS = (1, 2)
 # How far a decision's probabilities may sum from 1 (and stray outside [0, 1]): the bound
 # `certificate.exact_probabilities` enforces, so a strategy the loader accepts is one the
 # certificate can turn into exact rationals; a looser file fails here, in one message.
@@ -142,10 +146,10 @@ def strategy_from_json(document: Any) -> tuple[HandModel, Strategy, dict[str, An
     if not isinstance(document, dict) or document.get("schema") != SCHEMA:
         raise StrategyFileError(f"not a {SCHEMA} file")
     version = document.get("schema_version")
-    if not _is_int(version) or version != SCHEMA_VERSION:
+    if not _is_int(version) or version not in READABLE_VERSIONS:
         raise StrategyFileError(
             f"schema_version {document.get('schema_version')!r} is not supported "
-            f"(this program reads version {SCHEMA_VERSION})")
+            f"(this program reads versions {', '.join(map(str, READABLE_VERSIONS))})")
     rules_document = document.get("rules")
     if not isinstance(rules_document, dict):
         raise StrategyFileError("strategy file has no valid 'rules' object")
@@ -247,3 +251,110 @@ def load_strategy_file(path: str | os.PathLike) -> tuple[HandModel, Strategy, di
 def _reject_constant(name: str) -> float:
     raise ValueError(f"{name} is not a number")
 
+
+
+# --- the exact section ----------------------------------------------------------------------
+# A strategy proved to be an exact equilibrium (`bidou solve --exact`) carries its exact
+# rational probabilities beside the floats, laid out like them, as "p/q" strings: reading
+# them back, `certificate.prove_fractions` proves the exact value again. Keys of the exact
+# probabilities are those of `certificate.decisions`: ("throw", role, context, throw, hand)
+# and ("bet", (tc, to, history), hand), each a list over the decision's actions.
+
+ExactProbabilities = dict[tuple, list[Fraction]]
+
+
+def exact_to_json(document: Mapping[str, Any], model: HandModel, strategy: Strategy,
+                  exact: Mapping[tuple, Any]) -> dict[str, Any]:
+    """The strategy document with an "exact" section holding `exact`'s probabilities."""
+    n = model.num_hands
+
+    def grid(role: int, context: int, throw: int) -> list[list[str]]:
+        rows = [exact[("throw", role, context, throw, h)] for h in range(n)]
+        return [[str(Fraction(rows[h][a])) for h in range(n)]
+                for a in range(len(model.throw_actions))]
+
+    T = model.throws
+    contexts = strategy.throw[OPPONENT].shape[0]
+    section = {
+        "about": "exact rational probabilities of the strategy above, laid out like it",
+        "throw": {
+            "captain": [grid(CAPTAIN, 0, t) for t in range(T - 1)],
+            "opponent": [[grid(OPPONENT, c, t) for t in range(T - 1)] for c in range(contexts)],
+        },
+        "betting": [
+            {"captain_throws": tc, "opponent_throws": to, "history": history,
+             "probabilities": [[str(Fraction(exact[("bet", (tc, to, history), h)][i]))
+                                for h in range(n)] for i in range(array.shape[0])]}
+            for (tc, to, history), array in sorted(strategy.betting.items())
+        ],
+    }
+    return {**document, "schema_version": SCHEMA_VERSION, "exact": section}
+
+
+def exact_from_json(document: Mapping[str, Any], model: HandModel, strategy: Strategy,
+                    tol: float = TOLERANCE) -> ExactProbabilities | None:
+    """The exact probabilities of a strategy document, or None if it has no "exact"
+    section. StrategyFileError if the section is malformed, is not a distribution at some
+    decision, or disagrees with the floats beside it."""
+    section = document.get("exact") if isinstance(document, Mapping) else None
+    if section is None:
+        return None
+    T, n = model.throws, model.num_hands
+    legal = model.throw_legal
+    out: ExactProbabilities = {}
+    try:
+        grids = [((CAPTAIN, 0, t), section["throw"]["captain"][t]) for t in range(T - 1)]
+        opponent = section["throw"]["opponent"]
+        if len(section["throw"]["captain"]) != T - 1 or len(opponent) != T:
+            raise StrategyFileError("the exact throw probabilities have the wrong shape")
+        grids += [((OPPONENT, c, t), opponent[c][t]) for c in range(T) for t in range(T - 1)]
+        for (role, c, t), rows in grids:
+            floats = strategy.throw[role][c, t]
+            for h in range(n):
+                out[("throw", role, c, t, h)] = _exact_row(
+                    [rows[a][h] for a in range(len(rows))], floats[:, h], legal[:, h], tol)
+            if len(rows) != floats.shape[0]:
+                raise StrategyFileError("the exact throw probabilities have the wrong shape")
+        seen = set()
+        for entry in section["betting"]:
+            key = (int(entry["captain_throws"]), int(entry["opponent_throws"]),
+                   str(entry["history"]))
+            if key not in strategy.betting or key in seen:
+                raise StrategyFileError(f"exact betting node {key} is unknown or repeated")
+            seen.add(key)
+            rows, floats = entry["probabilities"], strategy.betting[key]
+            if len(rows) != floats.shape[0]:
+                raise StrategyFileError(f"exact betting node {key} has the wrong shape")
+            for h in range(n):
+                out[("bet", key, h)] = _exact_row([row[h] for row in rows], floats[:, h],
+                                                  np.ones(floats.shape[0], bool), tol)
+        if seen != set(strategy.betting):
+            raise StrategyFileError("the exact section misses betting decisions")
+    except StrategyFileError:
+        raise
+    except (KeyError, TypeError, ValueError, IndexError, ZeroDivisionError):
+        raise StrategyFileError("the exact section of the strategy file is malformed") from None
+    return out
+
+
+def _exact_row(texts: list, floats: np.ndarray, legal: np.ndarray, tol: float
+               ) -> list[Fraction]:
+    if len(texts) != len(floats) or not all(isinstance(t, str) for t in texts):
+        raise StrategyFileError("exact probabilities must be \"p/q\" strings, one per action")
+    row = [Fraction(t) for t in texts]
+    if sum(row) != 1 or min(row) < 0 or any(p and not ok for p, ok in zip(row, legal)):
+        raise StrategyFileError("exact probabilities are not a distribution over legal actions")
+    if any(abs(float(p) - f) > tol for p, f in zip(row, floats)):
+        raise StrategyFileError("the exact probabilities disagree with the strategy's floats")
+    return row
+
+
+def load_exact(path: str | os.PathLike, model: HandModel, strategy: Strategy
+               ) -> ExactProbabilities | None:
+    """The exact section of a strategy file already read by `load_strategy_file`."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            document = json.load(handle, parse_constant=_reject_constant)
+    except (OSError, ValueError, UnicodeDecodeError) as error:
+        raise StrategyFileError(f"cannot read {path}: {error}") from None
+    return exact_from_json(document, model, strategy)

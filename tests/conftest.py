@@ -17,4 +17,4 @@ def published():
 @pytest.fixture(scope="session")
 def default_solution(published):
     """The default game, solved by the LP with its exact value proved."""
-    return published["default"]
+    return published["default"].solution

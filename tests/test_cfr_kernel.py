@@ -45,7 +45,7 @@ def _pair(model, rule, **options):
 
 
 def test_kernel_is_built():
-    # CI installs with a C compiler: a silently skipped build would hide a 7x slowdown
+    # CI installs with a C compiler: a silently skipped build would hide a 6x slowdown
     assert cfr_kernel.available()
 
 

@@ -40,9 +40,13 @@ def test_solve_writes_a_strategy_file_that_export_reads(tmp_path):
 
 
 @pytest.mark.parametrize("args, words", [
-    (("solve", "--faces", "7"), "faces must be an integer from 2 to 6"),
-    (("solve", "--throws", "0"), "throws must be an integer from 1 to 3"),
-    (("solve", "--max-level", "0"), "max_level"),
+    (("solve", "--faces", "7"), "--faces must be an integer from 2 to 6"),
+    (("solve", "--throws", "0"), "--throws must be an integer from 1 to 3"),
+    (("solve", "--max-level", "0"), "--max-level must be an integer from 1 to 20"),
+    (("solve", "--method", "nope"), "invalid value for '--method'"),
+    (("solve", "--no-such-option"), "no such option"),
+    (("nope",), "no such command"),
+    (("stats", "--throws", "2"), "no such option"),
     (("solve", "--iterations", "10"), "apply to CFR methods"),
     (("lp", "nonsense_game"), "cannot load game"),
     (("lp", "kuhn_poker(players=3)"), "two-player"),
@@ -53,6 +57,8 @@ def test_bad_input_is_one_line_and_exit_2(args, words):
     assert result.exit_code == 2
     assert words in result.output
     assert "Traceback" not in result.output
+    # one style for every error: one line, never click's usage block
+    assert result.output.startswith("bidou: error: ") and result.output.count("\n") == 1
 
 
 def test_hand_edited_numbers_in_a_strategy_file(tmp_path):
@@ -151,8 +157,35 @@ def test_cfr_solve_json_reports_iterations_and_converges():
     assert summary["value"] == pytest.approx(-0.040339379159681, abs=2e-5)
 
 
-def test_cfr_that_stops_short_says_so_and_exits_1():
+def test_cfr_that_stops_short_says_so_and_exits_1(tmp_path):
+    out = tmp_path / "s.json"
     result = CliRunner().invoke(main, ["solve", "--faces", "3", "--method", "cfr",
-                                       "--iterations", "5", "--json"])
+                                       "--iterations", "5", "--target-exploitability", "1e-9",
+                                       "--json", "--out", str(out)])
     assert result.exit_code == 1
-    assert "stopped before reaching the target" in result.output
+    assert "before reaching exploitability 1e-09" in result.output
+    # the user asked for 5 iterations: he gets their strategy, labelled with its quality
+    assert "strategy file written" in result.output
+    written = json.loads(out.read_text())["result"]
+    assert written["iterations"] == 5 and written["exploitability"] > 1e-3
+
+
+def test_cfr_with_iterations_alone_keeps_that_strategy(tmp_path):
+    out = tmp_path / "s.json"
+    result = run("solve", "--faces", "3", "--method", "cfr", "--iterations", "5",
+                 "--out", str(out))
+    assert result.exit_code == 0, result.output
+    assert "iteration limit" in result.output and "strategy:" in result.output
+    assert json.loads(out.read_text())["result"]["iterations"] == 5
+
+
+def test_every_cfr_method_succeeds_with_its_defaults():
+    """Vanilla CFR converges too slowly for 1e-6; its default target is 1e-3."""
+    from solver.app.cli import CFR_DEFAULT_TARGET
+
+    assert CFR_DEFAULT_TARGET == {"cfr": 1e-3, "cfr+": 1e-6, "dcfr": 1e-6, "pcfr+": 1e-6}
+    result = run("solve", "--faces", "4", "--method", "cfr", "--json")
+    assert result.exit_code == 0, result.output
+    summary = json.loads(result.output)
+    assert summary["converged"] and summary["exploitability"] <= 1e-3
+    assert "1e-3" in run("solve", "--help").output

@@ -6,6 +6,8 @@ from pathlib import Path
 import pytest
 
 from solver.app.outputs import VARIANTS, stale_files
+from solver.round.publish import ROUNDS
+from solver.round.solve import solve_round
 
 ROOT = Path(__file__).resolve().parent.parent / "outputs"
 
@@ -16,7 +18,9 @@ def fresh(published):
 
 
 def test_outputs_are_current(fresh):
-    assert stale_files(ROOT, fresh) == []
+    """Every file but the charts (drawing them all takes a minute; `bidou outputs --check`
+    compares them too, and tests/test_newcomer.py checks that it does)."""
+    assert stale_files(ROOT, fresh, charts=False, rounds=False) == []
 
 
 @pytest.mark.parametrize("name", sorted(VARIANTS))
@@ -32,6 +36,7 @@ def test_outputs_hold_value_exploitability_and_charts(name):
         for fmt in ("pdf", "png"):
             assert (folder / f"{chart}.{fmt}").stat().st_size > 10_000
     assert "value" in (folder / "summary.md").read_text()
+    assert "exact" in strategy                   # the exact equilibrium, proved on reading
 
 
 def test_stale_outputs_are_detected(tmp_path, fresh):
@@ -49,4 +54,35 @@ def test_stale_outputs_are_detected(tmp_path, fresh):
     row[column] = "0.5" if row[column] != "0.5" else "0.25"
     lines[1] = ",".join(row)
     csv_path.write_text("\n".join(lines) + "\n")
-    assert stale_files(tmp_path, fresh) == [str(csv_path)]
+    assert stale_files(tmp_path, fresh, charts=False, rounds=False) == [str(csv_path)]
+
+
+@pytest.mark.parametrize("name", sorted(ROUNDS))
+def test_round_outputs_are_proved_reports(name):
+    report = json.loads((ROOT / name / "round.json").read_text())
+    assert report["schema"] == "bidou-round" and report["rules"] == ROUNDS[name].to_dict()
+    assert report["max_width"] <= 1e-9 and abs(report["min_p_end"] - 1) <= 1e-9
+    assert len(report["states"]) == 51
+    for entry in report["states"]:
+        assert float(entry["lower"]) <= entry["value"] <= float(entry["upper"])
+    for fmt in ("pdf", "png"):
+        assert (ROOT / name / f"win_probability.{fmt}").stat().st_size > 10_000
+    assert f"{report['start_value']:.12f}" in (ROOT / name / "summary.md").read_text()
+
+
+def test_published_round_holds_a_fresh_solve_of_its_last_states():
+    """Solving the whole round takes minutes (`bidou outputs --check` does it); the states
+    with an empty centre form the component solved first, which depends on nothing else:
+    solved again here, they must match outputs/round/round.json."""
+    report = json.loads((ROOT / "round" / "round.json").read_text())
+    published = {(s["centre"], s["captain"], s["opponent"]): s["value"]
+                 for s in report["states"]}
+    solution = solve_round(ROUNDS["round"], components=1)
+    assert len(solution.values) == 7
+    for state, value in solution.values.items():
+        chips = ROUNDS["round"].chips
+        if hasattr(state, "low"):
+            key = (state.centre, state.low, chips - state.centre - state.low)
+        else:
+            key = (state.centre, state.captain, state.opponent)
+        assert value == pytest.approx(published[key], abs=1e-9)

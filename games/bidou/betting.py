@@ -247,7 +247,15 @@ class BettingTree:
     supply: Supply | None = None
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "_by_history", {n.history: n for n in self.nodes})
+        named: dict[str, Node | Leaf] = {n.history: n for n in self.nodes}
+        named.update({leaf.history: leaf for leaf in self.leaves})
+        parent = {}
+        for node in self.nodes:
+            for a, edge in enumerate(node.edges):
+                child = self.nodes[edge.node] if edge.leaf is None else self.leaves[edge.leaf]
+                parent[child.history] = (node, a)
+        object.__setattr__(self, "_named", named)
+        object.__setattr__(self, "_parent", parent)
 
     @property
     def root(self) -> Node:
@@ -255,7 +263,30 @@ class BettingTree:
 
     def node(self, history: str) -> Node:
         """The decision named `history` (KeyError if there is none)."""
-        return self._by_history[history]      # type: ignore[attr-defined]
+        found = self.at(history)
+        if not isinstance(found, Node):
+            raise KeyError(history)
+        return found
+
+    def at(self, history: str) -> Node | Leaf:
+        """The decision or leaf named `history` (KeyError if there is none)."""
+        return self._named[history]           # type: ignore[attr-defined]
+
+    def child(self, node: Node, action: str) -> Node | Leaf:
+        """Where `action` leads from `node` (KeyError if it is not legal there)."""
+        for edge in node.edges:
+            if edge.action == action:
+                return self.nodes[edge.node] if edge.leaf is None else self.leaves[edge.leaf]
+        raise KeyError(f"{action!r} is not legal at {node.history!r}")
+
+    def path(self, history: str) -> list[tuple[Node, int]]:
+        """The (decision, action index) pairs from the root to the point named `history`."""
+        steps = []
+        while history in self._parent:        # type: ignore[attr-defined]
+            node, a = self._parent[history]   # type: ignore[attr-defined]
+            steps.append((node, a))
+            history = node.history
+        return steps[::-1]
 
     def after(self, actions: Sequence[str]) -> Node | Leaf:
         """Where the betting is after `actions` (names, from the root): a decision or a leaf.

@@ -18,7 +18,13 @@ from typing import Any, Callable
 
 import click
 
-from games.bidou.params import RANKINGS, REROLL_MODES, BidouParams, ParameterError
+from games.bidou.params import (
+    MAX_LEVEL_LIMIT,
+    RANKINGS,
+    REROLL_MODES,
+    BidouParams,
+    ParameterError,
+)
 from solver.app.signals import EXIT_INTERRUPTED, EXIT_TERMINATED, Terminated, sigterm_unwinds
 from solver.errors import SolverError
 from solver.files import DestinationError
@@ -68,56 +74,115 @@ def _quiet_stderr():
         os.close(saved)
 
 
-def game_options(func: Callable) -> Callable:
-    """The rules options shared by every command; they become one `params` argument."""
+RULES = ("faces", "throws", "max_level", "reroll", "ranking", "aces_beat_bidou")
+
+
+def _option_name(name: str) -> str:
+    return "--" + name.replace("_", "-")
+
+
+def _rules_error(error: ParameterError) -> ParameterError:
+    """The library's message, naming the command-line option (--max-level, not max_level)."""
+    text = str(error)
+    for name in RULES:
+        if text.startswith(name + " "):
+            return ParameterError(_option_name(name) + text[len(name):])
+    return error
+
+
+def game_options(func: Callable | None = None, *, only: tuple[str, ...] = RULES) -> Callable:
+    """The rules options shared by every command; they become one `params` argument.
+
+    `only` keeps the options that matter to a command (stats needs no betting rules);
+    the others keep their defaults.
+    """
+    if func is None:
+        return functools.partial(game_options, only=only)
     defaults = BidouParams()
-    options = [
-        click.option("--faces", type=int, default=defaults.faces, show_default=True,
-                     help="Sides of each die (2..6)."),
-        click.option("--throws", type=int, default=defaults.throws, show_default=True,
-                     help="Most throws in a turn (1..3)."),
-        click.option("--max-level", type=int, default=defaults.max_level,
-                     show_default=True, help="Highest bet level a raise may reach."),
-        click.option("--reroll", type=click.Choice(REROLL_MODES), default=defaults.reroll,
-                     show_default=True, help="Rethrow all dice, or keep some aside."),
-        click.option("--ranking", type=click.Choice(RANKINGS), default=defaults.ranking,
-                     show_default=True, help="Ranking of hands."),
-        click.option("--aces-beat-bidou/--no-aces-beat-bidou",
-                     default=defaults.aces_beat_bidou, show_default=True,
-                     help="French ranking: 1-1-1 beats 2-1-1."),
-    ]
+    options = {
+        "faces": click.option("--faces", type=int, default=defaults.faces, show_default=True,
+                              help="Sides of each die (2..6)."),
+        "throws": click.option("--throws", type=int, default=defaults.throws,
+                               show_default=True, help="Most throws in a turn (1..3)."),
+        "max_level": click.option(
+            "--max-level", type=int, default=defaults.max_level, show_default=True,
+            help=f"Highest bet level a raise may reach (1..{MAX_LEVEL_LIMIT}; the nine "
+                 "chips of a real game allow 4)."),
+        "reroll": click.option(
+            "--reroll", type=click.Choice(REROLL_MODES), default=defaults.reroll,
+            show_default=True, help="Throw all three dice again, or keep some aside."),
+        "ranking": click.option(
+            "--ranking", type=click.Choice(RANKINGS), default=defaults.ranking,
+            show_default=True, help="Ranking of hands (`bidou stats` lists it)."),
+        "aces_beat_bidou": click.option(
+            "--aces-beat-bidou/--no-aces-beat-bidou", default=defaults.aces_beat_bidou,
+            show_default=True, help="French ranking only: 1-1-1 beats the bidou 2-1-1."),
+    }
 
     @functools.wraps(func)
-    def wrapper(*args: Any, faces: int, throws: int, max_level: int, reroll: str,
-                ranking: str, aces_beat_bidou: bool, **kwargs: Any) -> Any:
-        if ranking != "french":          # the flag means nothing there: one spelling of rules
-            aces_beat_bidou = defaults.aces_beat_bidou
-        params = BidouParams(faces=faces, throws=throws, max_level=max_level, reroll=reroll,
-                             ranking=ranking, aces_beat_bidou=aces_beat_bidou)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        rules = {name: kwargs.pop(name) for name in only}
+        if rules.get("ranking", defaults.ranking) != "french":    # the flag means nothing
+            rules["aces_beat_bidou"] = defaults.aces_beat_bidou  # there: one spelling
+        try:
+            params = BidouParams(**rules)
+        except ParameterError as error:
+            raise _rules_error(error) from None
         if "rules_given" in inspect.signature(func).parameters:
             context = click.get_current_context()
             kwargs["rules_given"] = tuple(
-                name for name in ("faces", "throws", "max_level", "reroll", "ranking",
-                                  "aces_beat_bidou")
+                name for name in only
                 if context.get_parameter_source(name) != click.core.ParameterSource.DEFAULT)
         return func(*args, params=params, **kwargs)
 
-    for option in reversed(options):
-        wrapper = option(wrapper)
+    for name in reversed(RULES):
+        if name in only:
+            wrapper = options[name](wrapper)
     return wrapper
 
 
+class _OneLineError(click.ClickException):
+    """A usage error shown like every other error: one line, exit status 2."""
+
+    exit_code = 2
+
+    def show(self, file: Any = None) -> None:
+        click.echo(f"bidou: error: {self.format_message()}", err=True)
+
+
+def _usage_message(error: click.UsageError) -> str:
+    text = error.format_message().rstrip(".")
+    command = error.ctx.command_path if error.ctx is not None else "bidou"
+    return f"{text[:1].lower()}{text[1:]} (see `{command} --help`)"
+
+
+# `bidou` alone prints the help (click 8.2+ raises this usage error to do it): left as is
+_HELP_ERRORS = tuple(getattr(click.exceptions, name) for name in ("NoArgsIsHelpError",)
+                     if hasattr(click.exceptions, name))
+
+
 class _Bidou(click.Group):
-    """The command group: usage errors in one line; Ctrl-C and SIGTERM end with 130 and 143
-    (not click's "Aborted!" and 1, which would read as a solver failure)."""
+    """The command group, with click's usage errors (unknown option, bad choice, missing
+    value) reported in the same one-line style as the library's errors."""
+
+    def make_context(self, *args: Any, **kwargs: Any) -> click.Context:
+        try:
+            return super().make_context(*args, **kwargs)
+        except click.UsageError as error:
+            if isinstance(error, _HELP_ERRORS):
+                raise
+            raise _OneLineError(_usage_message(error)) from None
 
     def invoke(self, ctx: click.Context) -> Any:
+        """Ctrl-C and SIGTERM end with 130 and 143 (not click's "Aborted!" and 1, which
+        would read as a solver failure)."""
         with sigterm_unwinds():
             try:
                 return super().invoke(ctx)
-            except click.UsageError as error:          # bad option or value: one line too
-                where = error.ctx.command_path if error.ctx else "bidou"
-                _fail(f"{error.format_message()} (see '{where} --help')", 2)
+            except click.UsageError as error:
+                if isinstance(error, _HELP_ERRORS):
+                    raise
+                raise _OneLineError(_usage_message(error)) from None
             except Terminated:
                 click.echo("\nbidou: terminated", err=True)
                 sys.exit(EXIT_TERMINATED)
@@ -128,18 +193,34 @@ class _Bidou(click.Group):
                 sys.exit(EXIT_INTERRUPTED)
 
 
-@click.group(cls=_Bidou)
+@click.group(cls=_Bidou, epilog="""\b
+Examples:
+  bidou solve                          value and exploitability of the default game
+  bidou solve --exact --out s.json     prove the exact value, save the exact strategy
+  bidou charts --strategy s.json --out charts
+  bidou play                           play five hands against the equilibrium
+  bidou stats --faces 4                the ranking of hands with four-sided dice
+
+Every command accepts the rules options (--faces, --throws, --max-level, --reroll,
+--ranking); `bidou COMMAND --help` lists them with their ranges.""")
 @click.version_option(package_name="bidou-solver")
 def main() -> None:
     """Exact equilibria of two-hand Bidou, the bluffing dice game."""
 
 
-@main.command()
+@main.command(short_help="The ranking of hands, their odds and what each beats.",
+              epilog="""\b
+Examples:
+  bidou stats
+  bidou stats --ranking french --json""")
 @_guarded
-@game_options
+@game_options(only=("faces", "ranking", "aces_beat_bidou"))
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def stats(params: BidouParams, as_json: bool) -> None:
-    """The ranking table: every hand, strongest first, its probability and what it beats."""
+    """The ranking table: every hand, strongest first, its probability and what it beats.
+
+    Only the dice and the ranking matter here: the throws and the betting rules do not
+    change which hand beats which."""
     from games.bidou.stats import stats_json, stats_text
 
     if as_json:
@@ -193,38 +274,60 @@ class _Progress:
                              f"exploitability {exploitability:.3e}   ")
             sys.stderr.flush()
 
-    def exact(self, step: str, done: int, total: int) -> None:
-        """The exact recovery's progress (solver/exact_equilibrium.py)."""
-        if self.enabled:
-            sys.stderr.write(f"\rexact equilibrium: {step} {done}/{total}" + " " * 12)
-            sys.stderr.flush()
-
     def close(self) -> None:
         if self.enabled:
             sys.stderr.write("\n")
 
 
-@main.command()
+# What a CFR method stops at when the command line says neither --iterations nor
+# --target-exploitability. Vanilla CFR converges like 1/sqrt(T): it reaches 1e-3 on the
+# default game in about 3 600 iterations (0.6 s) but 1e-6 in no reasonable time, so its
+# default target is 1e-3; the others reach 1e-6 in a second or two.
+CFR_DEFAULT_TARGET = {"cfr": 1e-3, "cfr+": 1e-6, "dcfr": 1e-6, "pcfr+": 1e-6}
+CFR_DEFAULT_CAP = 100_000
+
+
+@main.command(short_help="Solve one hand: value, exploitability, strategies.", epilog="""\b
+Examples:
+  bidou solve                                  the default game by the exact LP
+  bidou solve --exact --out s.json             prove the exact rational value, save it
+  bidou solve --method pcfr+                   CFR family: stops at exploitability 1e-6
+  bidou solve --method cfr+ --iterations 500   the strategy after 500 iterations
+  bidou solve --faces 4 --throws 2 --json""")
 @_guarded
 @game_options
 @click.option("--method", type=click.Choice(["lp", "cfr", "cfr+", "dcfr", "pcfr+"]),
-              default="lp", show_default=True, help="Exact LP, or a CFR variant.")
+              default="lp", show_default=True,
+              help="The exact sequence-form LP, or a CFR variant (cfr: vanilla, cfr+, "
+                   "dcfr: discounted, pcfr+: predictive).")
 @click.option("--iterations", type=click.IntRange(min=1), default=None,
-              help="CFR: most iterations.")
+              help=f"CFR: run this many iterations and keep that strategy, labelled with "
+                   f"its measured exploitability (with a target too: stop at whichever "
+                   f"comes first). Without it CFR stops at the target, or fails after "
+                   f"{CFR_DEFAULT_CAP:,} iterations.")
 @click.option("--target-exploitability", type=click.FloatRange(min=0, min_open=True),
-              default=None, help="CFR: stop once the exact exploitability is this low.")
+              default=None,
+              help="CFR: stop once the exact exploitability is this low; exit 1 if it is "
+                   "not reached. Default 1e-6 (vanilla cfr: 1e-3, as it converges slowly).")
 @click.option("--exact", is_flag=True,
               help="Also recover the exact rational equilibrium and prove the value itself "
-                   "(a few seconds at the default level); exit 1 if it cannot.")
+                   "(a few seconds at the default level; with --out the file keeps the "
+                   "exact probabilities); exit 1 if it cannot, saying why.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 @click.option("--out", type=click.Path(dir_okay=False, writable=True), default=None,
               help="Write the strategy file (versioned JSON) here.")
 def solve(params: BidouParams, method: str, iterations: int | None,
           target_exploitability: float | None, exact: bool, as_json: bool,
           out: str | None) -> None:
-    """Solve one hand: value to the captain, exploitability, and the strategies."""
+    """Solve one hand: the value to the captain, each side's exploitability measured by an
+    exact best response, a value interval proved in exact arithmetic, and the strategies.
+
+    The LP solves the default game in well under a second. The CFR methods stop at
+    --target-exploitability (default 1e-6; vanilla cfr 1e-3) or after --iterations; a run
+    that misses its target exits 1, and writes a strategy file only if --iterations asked
+    for that run.
+    """
     from solver.files import check_file_destination, write_json_atomic
-    from solver.solve import exact_recovery
     from solver.solve import solve as run
 
     if method == "lp" and (iterations is not None or target_exploitability is not None):
@@ -232,34 +335,74 @@ def solve(params: BidouParams, method: str, iterations: int | None,
     if target_exploitability is not None and not math.isfinite(target_exploitability):
         raise ParameterError(f"--target-exploitability must be a finite number above 0, "
                              f"got {target_exploitability}")
+    if method != "lp" and iterations is None and target_exploitability is None:
+        target_exploitability = CFR_DEFAULT_TARGET[method]
+    if method != "lp" and iterations is None:
+        iterations = CFR_DEFAULT_CAP
+        capped_by_user = False
+    else:
+        capped_by_user = iterations is not None
     if out is not None:
         check_file_destination(out)             # before the work, not after it
     progress = _Progress(enabled=not as_json)
-    why_not = None
     try:
         solution = run(params, method, iterations=iterations,
                        target_exploitability=target_exploitability, progress=progress)
-        if exact:
-            solution, why_not = exact_recovery(solution, progress.exact)
     finally:
         progress.close()
+    document = why_not = None
+    if exact:
+        solution, document, why_not = _exact_solution(solution, quiet=as_json)
+    # an explicit --iterations asks for that run's strategy, whatever its exploitability
+    keep = solution.converged or capped_by_user
     summary = solution.summary()
     proved = not exact or solution.certificate.exact is not None
     if as_json:
         click.echo(json.dumps(summary, indent=1))
     else:
         _print_solution(summary)
-    if out is not None and solution.converged and proved:
-        write_json_atomic(out, solution.to_json())    # DestinationError: printed above, exit 2
+    if out and keep and proved:
+        write_json_atomic(out, document or solution.to_json())   # failure: printed, exit 2
         if not as_json:
-            click.echo(f"strategy:       {out}")
-    not_written = ", no strategy file written" if out is not None else ""
-    if not solution.converged:
-        _fail(f"{method} stopped before reaching the target ({solution.status}): "
-              f"the value above is approximate{not_written}", 1)
+            click.echo(f"strategy:       {out}"
+                       + (" (with its exact probabilities)" if document else ""))
+    not_written = ", no strategy file written" if out and not (keep and proved) else ""
+    if target_exploitability is not None and not solution.converged:
+        _fail(f"{method} stopped after {solution.iterations} iterations, before reaching "
+              f"exploitability {target_exploitability:g} ({solution.status}): the value above "
+              f"is approximate" + ("" if not out else
+                                   ", strategy file written" if keep and proved else
+                                   ", no strategy file written")
+              + ("" if capped_by_user else "; pass a larger --iterations or a looser "
+                 "--target-exploitability"), 1)
     if not proved:
         _fail(f"no exact equilibrium could be recovered from these strategies: {why_not}; "
               f"the interval above is proved, the value itself is not{not_written}", 1)
+
+
+def _exact_solution(solution: Any, quiet: bool = False):
+    """The solution with the exact value proved, its strategy document with the exact
+    probabilities and None; or, if the value could not be proved exactly, the solution
+    with what was proved, None, and why."""
+    import dataclasses
+
+    from solver import best_response
+    from solver.app.progress import Progress, within
+    from solver.exact_file import narrowed, recover
+    from solver.strategy import exact_to_json
+
+    with Progress(enabled=None if not quiet else False) as progress:
+        found = recover(solution.model, solution.strategy,
+                        within(progress, "recovering the exact rational equilibrium"))
+    certificate = narrowed(solution.certificate, found.certificate)
+    if found.exact is None:
+        return dataclasses.replace(solution, certificate=certificate), None, found.reason
+    # the strategy kept is the float rounding of the exact one, measured again
+    measured = best_response.exploitability(solution.model, found.strategy)
+    solution = dataclasses.replace(solution, strategy=found.strategy, exploitability=measured,
+                                   certificate=certificate)
+    document = exact_to_json(solution.to_json(), solution.model, solution.strategy, found.exact)
+    return solution, document, None
 
 
 def _strategy_source(params: BidouParams, strategy_file: str | None,
@@ -276,14 +419,22 @@ def _strategy_source(params: BidouParams, strategy_file: str | None,
     model, strategy, summary = load_strategy_file(strategy_file)
     context = click.get_current_context(silent=True)
     given = context.params if context else {}            # as typed, before normalizing
-    clashes = [f"{name}={getattr(model.params, name)}" for name in rules_given
+    clashes = [f"{_option_value(name, getattr(model.params, name))}, not "
+               f"{_option_value(name, given.get(name, getattr(params, name)))}"
+               for name in rules_given
                if given.get(name, getattr(params, name)) != getattr(model.params, name)
                and (name != "aces_beat_bidou" or model.params.ranking == "french")]
     if clashes:
         raise StrategyFileError(
-            f"{strategy_file} was solved for other rules ({', '.join(clashes)}; "
-            f"{model.params.describe()})")
+            f"{strategy_file} was solved for other rules ({'; '.join(clashes)}): its rules "
+            f"are {model.params.describe()}; leave out the rules options to use them")
     return model, strategy, summary
+
+
+def _option_value(name: str, value: Any) -> str:
+    if isinstance(value, bool):
+        return _option_name(name) if value else "--no-" + _option_name(name)[2:]
+    return f"{_option_name(name)} {value}"
 
 
 _STRATEGY_OPTION = click.option(
@@ -291,7 +442,7 @@ _STRATEGY_OPTION = click.option(
     help="A strategy file from `bidou solve --out` (default: solve now).")
 
 
-def _writer_command(func: Callable) -> Callable:
+def _writer_command(short_help: str, epilog: str) -> Callable:
     """export and charts: rules or a strategy file in, a directory of files out."""
     options = [
         _guarded, game_options, _STRATEGY_OPTION,
@@ -299,39 +450,95 @@ def _writer_command(func: Callable) -> Callable:
                      help="Directory to write into (created if missing)."),
         click.option("--format", "formats", type=click.Choice(["pdf", "png", "svg"]),
                      multiple=True, help="Chart formats (repeatable; default: all three)."),
+        click.option("--exact", is_flag=True,
+                     help="Recover the exact rational equilibrium first (about 10 s on the "
+                          "default game), so the labels can say it is one; exit 1 if it "
+                          "cannot. A strategy file that holds exact probabilities "
+                          "(`bidou solve --exact --out`) needs no flag."),
     ]
-    for option in reversed(options):
-        func = option(func)
-    return main.command()(func)
+
+    def decorate(func: Callable) -> Callable:
+        for option in reversed(options):
+            func = option(func)
+        return main.command(short_help=short_help, epilog=epilog)(func)
+    return decorate
 
 
 def _write(writer_name: str, params: BidouParams, strategy_file: str | None, out_dir: str,
-           formats: tuple[str, ...], rules_given: tuple[str, ...]) -> None:
+           formats: tuple[str, ...], rules_given: tuple[str, ...], exact: bool) -> None:
     from solver import export as exporting
+    from solver.app.progress import Progress
     from solver.files import check_directory_destination
 
     check_directory_destination(out_dir)
-    source = _strategy_source(params, strategy_file, rules_given)
-    writer = getattr(exporting, writer_name)
-    for path in writer(source, out_dir, formats=formats or exporting.FORMATS):
+    with Progress() as progress:
+        progress(f"reading and measuring {strategy_file}" if strategy_file
+                 else f"solving {params.describe()}")
+        source, fractions = _exact_source(
+            _strategy_source(params, strategy_file, rules_given), strategy_file, exact,
+            progress)
+        writer = getattr(exporting, writer_name)
+        paths = writer(source, out_dir, formats=formats or exporting.FORMATS,
+                       progress=progress, exact=fractions)
+    for path in paths:
         click.echo(str(path))
 
 
-@_writer_command
+def _exact_source(source: Any, strategy_file: str | None, exact: bool, progress: Callable):
+    """(source, exact probabilities or None): those a strategy file holds, else with
+    `exact` those recovered now (the source's strategy then becomes their rounding)."""
+    from solver.exact_file import recover
+    from solver.export import unpack
+    from solver.strategy import load_exact
+
+    fractions = None
+    if strategy_file is not None:
+        model, strategy, _ = source
+        fractions = load_exact(strategy_file, model, strategy)
+    if exact and fractions is None:
+        model, strategy, summary = unpack(source)
+        found = recover(model, strategy,
+                        lambda what, done, total: progress(
+                            f"recovering the exact rational equilibrium: {what}", done, total))
+        if found.exact is None:
+            raise SolverError(f"no exact equilibrium could be recovered from this strategy "
+                              f"({found.reason}); leave out --exact for its proved interval")
+        summary = {k: v for k, v in summary.items() if k != "value"}
+        source, fractions = (model, found.strategy, summary), found.exact
+    return source, fractions
+
+
+_WRITER_EXAMPLES = """\b
+Examples:
+  bidou {name} --out {out}                     the default game, solved now
+  bidou {name} --reroll keep --out {out}-keep
+  bidou solve --exact --out s.json && bidou {name} --strategy s.json --out {out}
+  bidou {name} --exact --format png --out {out}"""
+
+
+@_writer_command("Every table, strategy file and chart of a solved hand.",
+                 _WRITER_EXAMPLES.format(name="export", out="out"))
 def export(params: BidouParams, strategy_file: str | None, out_dir: str,
-           formats: tuple[str, ...], rules_given: tuple[str, ...]) -> None:
-    """Every table (CSV, Markdown, JSON) and chart (PDF, PNG, SVG) of a solved hand."""
-    _write("export_all", params, strategy_file, out_dir, formats, rules_given)
+           formats: tuple[str, ...], exact: bool, rules_given: tuple[str, ...]) -> None:
+    """Every table (CSV, Markdown), strategy file (JSON), summary and chart (PDF, PNG, SVG)
+    of a solved hand. About 25 s on the default game."""
+    _write("export_all", params, strategy_file, out_dir, formats, rules_given, exact)
 
 
-@_writer_command
+@_writer_command("The printable throwing, betting and remember-this charts.",
+                 _WRITER_EXAMPLES.format(name="charts", out="charts"))
 def charts(params: BidouParams, strategy_file: str | None, out_dir: str,
-           formats: tuple[str, ...], rules_given: tuple[str, ...]) -> None:
-    """The printable reroll, betting and remember-this charts alone."""
-    _write("export_charts", params, strategy_file, out_dir, formats, rules_given)
+           formats: tuple[str, ...], exact: bool, rules_given: tuple[str, ...]) -> None:
+    """The printable charts alone: when to stop throwing, how to bet in each public state,
+    and a simplified strategy to remember (docs/charts.md explains how to read them)."""
+    _write("export_charts", params, strategy_file, out_dir, formats, rules_given, exact)
 
 
-@main.command()
+@main.command(short_help="Exploitability of every CFR method against time (PNG, PDF).",
+              epilog="""\b
+Examples:
+  bidou convergence --out plots
+  bidou convergence --faces 4 --iterations 5000""")
 @_guarded
 @game_options
 @click.option("--iterations", type=click.IntRange(min=1), default=20_000, show_default=True,
@@ -341,44 +548,89 @@ def charts(params: BidouParams, strategy_file: str | None, out_dir: str,
 def convergence(params: BidouParams, iterations: int, out_dir: str) -> None:
     """Exploitability against iterations and seconds for every CFR method (PNG and PDF)."""
     from solver.app.convergence import run_methods, write_convergence
+    from solver.app.progress import Progress
     from solver.files import check_directory_destination
     from solver.lp import solve_lp
     from solver.model import build_model
 
     check_directory_destination(out_dir)
     model = build_model(params)
-    runs = run_methods(model, iterations=iterations)
-    for method, run in runs.items():
+    with Progress() as progress:
+        runs = run_methods(model, iterations=iterations, progress=progress)
+        progress("solving the LP for the reference value")
+        lp_value = solve_lp(model).value
+    for method, run in runs.items():                  # printed before the files are written
         click.echo(f"{method:>6}: {run.iterations:>6} iterations, {run.seconds:7.2f} s, "
                    f"exploitability {run.exploitability.exploitability:.3e}")
-    for path in write_convergence(runs, out_dir, lp_value=solve_lp(model).value):
+    with Progress() as progress:
+        progress("drawing the curves")
+        paths = write_convergence(runs, out_dir, lp_value=lp_value)
+    for path in paths:
         click.echo(str(path))
 
 
-@main.command()
+@main.command(short_help="Re-solve the published games in outputs/ (or check them).",
+              epilog="""\b
+Examples:
+  bidou outputs --check      are the published files current? (about 100 s: all re-drawn)
+  bidou outputs              rewrite them (about 100 s)""")
 @_guarded
-@click.option("--root", type=click.Path(file_okay=False), default="outputs",
-              show_default=True, help="Where the solved games live.")
-@click.option("--check", is_flag=True, help="Only say which files are stale (exit 1 if any).")
-def outputs(root: str, check: bool) -> None:
-    """Re-solve the default game and the keep and french variants into outputs/."""
-    from solver.app.outputs import stale_files, write_outputs
-    from solver.files import check_directory_destination
+@click.option("--root", type=click.Path(file_okay=False), default=None,
+              help="Folder of the solved games (default: outputs/ of this source checkout, "
+                   "found wherever you run the command).")
+@click.option("--check", is_flag=True,
+              help="Only say which files are stale or missing (exit 1 if any): every file "
+                   "`bidou outputs` writes, the charts re-drawn and compared byte for byte.")
+def outputs(root: str | None, check: bool) -> None:
+    """Re-solve the default game and the keep and french variants into outputs/, with
+    their exact values, tables and charts."""
+    from pathlib import Path
 
-    if check:
-        stale = stale_files(root)
-        for path in stale:
-            click.echo(f"stale: {path}")
-        if stale:
-            _fail(f"{len(stale)} files in {root} are stale; run `bidou outputs`", 1)
-        click.echo(f"{root} is current")
+    from solver.app.outputs import VARIANTS, project_outputs, stale_files, write_outputs
+    from solver.app.progress import Progress
+
+    if root is None:
+        found = project_outputs()
+        if found is None:
+            raise ParameterError("no outputs/ folder here: this bidou is not run from a source "
+                                 "checkout; pass --root DIR")
+        root = str(found)
+    if check and not any((Path(root) / name).is_dir() for name in VARIANTS):
+        raise ParameterError(f"{root} holds none of the solved games "
+                             f"({', '.join(VARIANTS)}); nothing to check")
+    if not check:
+        from solver.files import check_directory_destination
+
+        check_directory_destination(root)             # before the solving, not after it
+    from solver.app.docs import charts_doc_path, update_charts_doc
+
+    # the passages of docs/charts.md that describe the published solution follow it
+    docs = charts_doc_path() if Path(root) == project_outputs() else None
+    with Progress() as progress:
+        if check:
+            stale = stale_files(root, progress=progress)
+            if docs is not None and not stale and not update_charts_doc(root, docs, False):
+                stale.append(str(docs))
+        else:
+            paths = write_outputs(root, progress=progress)
+            if docs is not None and not update_charts_doc(root, docs):
+                paths.append(docs)
+    if not check:
+        for path in paths:
+            click.echo(str(path))
         return
-    check_directory_destination(root)
-    for path in write_outputs(root):
-        click.echo(str(path))
+    for path in stale:
+        click.echo(f"stale: {path}")
+    if stale:
+        _fail(f"{len(stale)} files in {root} are stale; `bidou outputs` rewrites them", 1)
+    click.echo(f"{root} is current")
 
 
-@main.command()
+@main.command(short_help="Measure a strategy file: value, exploitability, proof.",
+              epilog="""\b
+Examples:
+  bidou evaluate --strategy s.json
+  bidou evaluate --strategy outputs/default/simplified_strategy.json --json""")
 @_guarded
 @game_options
 @click.option("--strategy", "strategy_file", type=click.Path(dir_okay=False), required=True,
@@ -386,46 +638,80 @@ def outputs(root: str, check: bool) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def evaluate(params: BidouParams, strategy_file: str, as_json: bool,
              rules_given: tuple[str, ...]) -> None:
-    """Measure a strategy file: its value, each side's exploitability, certified bounds."""
+    """Measure a strategy file: the value of its strategy pair, what a best response wins
+    against each side, and the interval of the game value it proves in exact arithmetic
+    (the value itself when the file holds an exact equilibrium). Nothing recorded in the
+    file is trusted; the rules are the file's own (rules options must agree with them)."""
     from solver.export import unpack
+    from solver.strategy import load_exact
 
-    model, _, summary = unpack(_strategy_source(params, strategy_file, rules_given))
+    source = _strategy_source(params, strategy_file, rules_given)
+    model, strategy, _ = source
+    recorded_game_value = (source[2] or {}).get("game_value")
+    model, _, summary = unpack(source, load_exact(strategy_file, model, strategy))
     report = {key: summary.get(key) for key in (
         "on_policy_value", "exploitability", "nash_conv", "captain_exploitability",
         "opponent_exploitability", "certified_value")}
     report["rules"] = model.params.to_dict()
     report["claimed"] = {key: summary.get(key) for key in ("method", "status", "value")}
+    report["exploitability_against"] = "on_policy_value"
     if as_json:
         click.echo(json.dumps(report, indent=1))
         return
+    from solver.certificate import Certificate
+
+    proof = Certificate.from_dict(report["certified_value"])
+    game_value = proof.exact if proof.exact is not None else recorded_game_value
+    pair = report["on_policy_value"]
     claimed = report["claimed"]
     solved_by = (f"{claimed['method']} ({claimed['status']}), as the file claims; the numbers "
                  f"below are measured" if claimed["method"] else "not recorded")
-    click.echo("\n".join([
-        f"rules:          {model.params.describe()}",
+    lines = [
+        f"rules:          {model.params.describe()} (the file's)",
         f"solved by:      {solved_by}",
-        f"value:          {report['on_policy_value']:+.12f} chips per hand to the captain, "
-        f"both playing this strategy",
-        f"exploitability: {report['exploitability']:.3e} (captain "
-        f"{report['captain_exploitability']:.3e}, opponent "
-        f"{report['opponent_exploitability']:.3e})",
-        f"certified:      {_proved(report['certified_value'], 'game value')}"]))
+        f"pair value:     {pair:+.12f} chips per hand to the captain, both playing the "
+        f"file's strategies",
+        f"exploitability: {report['exploitability']:.3e} (NashConv / 2, the mean of the two "
+        f"below)",
+    ]
+    for side, key, who in (("captain", "captain_exploitability", "opponent"),
+                           ("opponent", "opponent_exploitability", "captain")):
+        line = (f"  vs {side + ':':9s} a best-responding {who} wins {report[key]:.3e} more "
+                f"than the pair value")
+        if game_value is not None:
+            beyond = (float(game_value) - (pair - report[key]) if side == "captain"
+                      else pair + report[key] - float(game_value))
+            line += f" ({beyond:.3e} more than the game value {float(game_value):+.6f})"
+        lines.append(line)
+    lines.append(f"certified:      {_proved(report['certified_value'], 'game value')}")
+    click.echo("\n".join(lines))
 
 
-@main.command()
+@main.command(short_help="Play hands of Bidou against the equilibrium.",
+              epilog="""\b
+Examples:
+  bidou play                        five hands, seats alternating
+  bidou play --role captain --hands 20 --seed 1
+  bidou play --strategy outputs/default/simplified_strategy.json
+
+Type the first letters of a choice (e.g. `s` for stop); `?` shows the ranking of
+hands; Ctrl-D ends the game.""")
 @_guarded
 @game_options
 @_STRATEGY_OPTION
 @click.option("--role", type=click.Choice(["captain", "opponent", "alternate"]),
-              default="alternate", show_default=True, help="Your seat.")
-@click.option("--hands", type=click.IntRange(min=1), default=5, show_default=True)
+              default="alternate", show_default=True,
+              help="Your seat: the captain throws first and reveals his throw count first.")
+@click.option("--hands", type=click.IntRange(min=1), default=5, show_default=True,
+              help="How many hands to play.")
 @click.option("--seed", type=int, default=None, help="Dice seed (default: random).")
 def play(params: BidouParams, strategy_file: str | None, role: str, hands: int,
          seed: int | None, rules_given: tuple[str, ...]) -> None:
-    """Play hands against the equilibrium strategy."""
+    """Play hands against the equilibrium strategy, and learn from each: after every hand,
+    what the equilibrium would have done with your dice and what your choices cost."""
     import numpy as np
 
-    from solver.app.play import play_hand
+    from solver.app import play as game
     from solver.export import unpack
 
     if seed is not None and seed < 0:
@@ -434,18 +720,40 @@ def play(params: BidouParams, strategy_file: str | None, role: str, hands: int,
     rng = np.random.default_rng(seed)
 
     def ask(prompt: str, options) -> str:
-        return click.prompt(prompt, type=_ShortChoice(list(options)), show_choices=True)
+        while True:
+            try:
+                answer = click.prompt(prompt, prompt_suffix=" ")
+            except click.Abort:
+                raise EOFError from None
+            choice = game.match_choice(answer, options)
+            if choice == "?":
+                click.echo(game.ranking_text(model))
+            elif choice is not None:
+                return choice
+            else:
+                click.echo(f"  Please type one of: {', '.join(options)} (or ? for the ranking).")
 
-    total = 0.0
-    for number in range(hands):
-        seat = {"captain": 0, "opponent": 1}.get(role, number % 2)
-        click.echo(f"\n-- hand {number + 1} of {hands} --")
-        total += play_hand(model, strategy, seat, rng, ask, click.echo)
-    click.echo(f"\nTotal over {hands} hands: {total:+g} chips "
-               f"(the game is worth {summary['value']:+.4f} a hand to the captain).")
+    click.echo(game.introduction(model, summary))
+    advisor = game.Advisor(model, strategy)
+    score = game.Score()
+    try:
+        for number in range(hands):
+            seat = {"captain": 0, "opponent": 1}.get(role, number % 2)
+            click.echo(f"\n— Hand {number + 1} of {hands} —")
+            result = game.play_hand(model, strategy, seat, rng, ask, click.echo, advisor)
+            score.add(result)
+            click.echo(score.line())
+    except EOFError:
+        click.echo("\nGame over (end of input).")
+    click.echo(score.final(summary))
 
 
-@main.command()
+@main.command(short_help="Sequence-form LP of a small OpenSpiel game.",
+              epilog="""\b
+Examples:
+  bidou lp kuhn_poker                       value -1/18 to player 0
+  bidou lp "python_bidou(faces=3,throws=1)"
+  bidou lp leduc_poker --json""")
 @click.argument("game_string")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 @_guarded
@@ -471,9 +779,11 @@ def lp(game_string: str, as_json: bool) -> None:
         first_line = (str(error).splitlines() or [""])[0]
         raise ParameterError(f"game {game_string!r} failed while being walked: "
                              f"{first_line}") from None
-    summary = {"game": game_string, "value": solution.value, "status": solution.status,
-               "message": solution.message, "seconds": solution.seconds,
-               "num_sequences": list(solution.num_sequences)}
+    # the same words as `bidou solve`: a solution that is returned is optimal (any other
+    # linprog status raises); scipy's own code is kept beside it
+    summary = {"game": game_string, "value": solution.value, "status": "optimal",
+               "linprog_status": solution.status, "message": solution.message,
+               "seconds": solution.seconds, "num_sequences": list(solution.num_sequences)}
     if as_json:
         click.echo(json.dumps(summary, indent=1))
     else:
@@ -514,7 +824,7 @@ class _RoundProgress:
             sys.stderr.write("\r" + " " * 60 + "\r")
 
 
-@main.command(name="round")
+@main.command(name="round", short_help="Solve and prove a whole round (every chip state).")
 @_guarded
 @game_options
 @click.option("--chips", type=int, default=9, show_default=True,

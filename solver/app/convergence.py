@@ -5,7 +5,7 @@ from __future__ import annotations
 import io
 import os
 from pathlib import Path
-from typing import Sequence
+from typing import Callable, Sequence
 
 import matplotlib
 
@@ -26,12 +26,25 @@ STYLES = {
 
 
 def run_methods(model: HandModel, methods: Sequence[str] = CFR_METHODS,
-                iterations: int = 20_000, target_exploitability: float = 1e-9
+                iterations: int = 20_000, target_exploitability: float = 1e-9,
+                progress: Callable[[str, int, int], None] | None = None
                 ) -> dict[str, Solution]:
-    """Each method for the same budget; the histories hold the curves."""
-    return {m: solve(model.params, m, iterations=iterations,
-                     target_exploitability=target_exploitability, model=model)
-            for m in methods}
+    """Each method for the same budget; the histories hold the curves.
+    `progress(what, done, total)` hears of each method and each exploitability check."""
+    runs = {}
+    for done, m in enumerate(methods, start=1):
+        def checked(iteration: int, seconds: float, exploitability: float,
+                    m: str = m, done: int = done) -> None:
+            if progress is not None:
+                progress(f"{m}: iteration {iteration} of {iterations}, exploitability "
+                         f"{exploitability:.2e}",
+                         done, len(methods))
+        if progress is not None:
+            progress(f"{m}: starting", done, len(methods))
+        runs[m] = solve(model.params, m, iterations=iterations,
+                        target_exploitability=target_exploitability, model=model,
+                        progress=checked)
+    return runs
 
 
 def plot_convergence(runs: dict[str, Solution], lp_value: float | None = None):

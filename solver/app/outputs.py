@@ -3,26 +3,33 @@
     bidou outputs            # re-solve and rewrite outputs/
     bidou outputs --check    # re-solve and say which files are stale (exit 1 if any)
 
-The games are solved with `exact=True`, so each summary states the exact rational value.
-The check compares the strategy, tables and summary numbers (probabilities to 1e-9), not
-the charts' bytes: the charts are drawn from the same strategy by deterministic code.
+Each game is solved by the LP, then its exact rational equilibrium is recovered
+(`solver.exact_file.recover`): each summary states the exact value, and each strategy.json
+holds the exact probabilities, so reading it proves that value again. The files are
+byte-for-byte reproducible (`solver.export.numbers`), so the check re-exports into a
+temporary folder and compares every file `bidou outputs` writes: Markdown and charts byte
+for byte, JSON and CSV number by number (to 1e-9, ignoring provenance such as library
+versions, which differ between machines).
 """
 
 from __future__ import annotations
 
 import csv
+import dataclasses
 import io
 import json
 import math
+import tempfile
 from fractions import Fraction
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from games.bidou.params import BidouParams
+from solver.app.progress import within
+from solver.exact_file import Exact, narrowed, recover
 from solver.export import export_all
-from solver.export import tables as table_export
+from solver.round.publish import ROUNDS, solve_and_report, stale_round_files, write_round
 from solver.solve import Solution, solve
-from solver.strategy import strategy_to_json
 
 VARIANTS: dict[str, BidouParams] = {
     "default": BidouParams(),
@@ -35,47 +42,113 @@ VARIANT_FORMATS: dict[str, Sequence[str]] = {name: ("pdf", "png") for name in VA
 VOLATILE = ("seconds", "versions", "message")
 TOLERANCE = 1e-9
 
+Step = Callable[[str, int, int], None]
 
-def write_outputs(root: str | Path = "outputs") -> list[Path]:
+
+@dataclasses.dataclass(frozen=True)
+class Published:
+    """A variant as `outputs/` publishes it: the solution and its exact probabilities."""
+
+    solution: Solution
+    exact: Exact | None
+
+
+def project_outputs() -> Path | None:
+    """The `outputs/` folder of the source checkout this package runs from, or None (an
+    installed copy has none): found from the package, whatever the current folder."""
+    root = Path(__file__).resolve().parents[2]
+    if (root / "pyproject.toml").is_file() and (root / "outputs").is_dir():
+        return root / "outputs"
+    return None
+
+
+def write_outputs(root: str | Path, solutions: dict[str, Published] | None = None,
+                  progress: Step | None = None, rounds: bool = True) -> list[Path]:
+    """Solve every variant (unless `solutions` are given) and export it under `root`; then
+    solve and prove every round (ROUNDS) and publish it (`solver.round.publish`)."""
+    solutions = solutions or fresh_solutions(progress)
     paths: list[Path] = []
-    for name, solution in fresh_solutions().items():
-        paths += export_all(solution, Path(root) / name, formats=VARIANT_FORMATS[name])
+    for name, published in solutions.items():
+        paths += export_all(published.solution, Path(root) / name,
+                            formats=VARIANT_FORMATS.get(name, ("pdf", "png")),
+                            progress=within(progress, f"exporting {name}"),
+                            exact=published.exact)
+    if rounds:
+        for name, report in fresh_rounds(progress).items():
+            paths += write_round(root, name, report)
     return paths
 
 
-def fresh_solutions() -> dict[str, Solution]:
+def fresh_rounds(progress: Step | None = None) -> dict[str, dict]:
+    """Each published round solved and proved now (several minutes each)."""
+    out = {}
+    for name, params in ROUNDS.items():
+        step = within(progress, f"solving and proving the round {name}")
+        out[name] = solve_and_report(
+            params, progress=lambda done, total, what, s=step: s(f"state {what}", done, total))
+    return out
+
+
+def fresh_solutions(progress: Step | None = None) -> dict[str, Published]:
     """Each variant solved now, as `write_outputs` solves it."""
-    return {name: solve(params, exact=True) for name, params in VARIANTS.items()}
+    out = {}
+    for done, (name, params) in enumerate(VARIANTS.items(), start=1):
+        if progress is not None:
+            progress(f"solving {name} and recovering its exact equilibrium", done,
+                     len(VARIANTS))
+        out[name] = publish(solve(params))
+    return out
 
 
-def stale_files(root: str | Path = "outputs",
-                solutions: dict[str, Solution] | None = None) -> list[str]:
-    """Files under `root` that a fresh solve would write differently (or that are missing);
-    `solutions` (from `fresh_solutions`) saves solving again."""
-    solutions = solutions or fresh_solutions()
+def publish(solution: Solution) -> Published:
+    """The solution with its exact equilibrium, when one is recovered: the strategy becomes
+    the rounding of the exact one, and the certificate proves the value."""
+    from solver import best_response
+
+    found = recover(solution.model, solution.strategy)
+    certificate = narrowed(solution.certificate, found.certificate)
+    if found.exact is None:
+        return Published(dataclasses.replace(solution, certificate=certificate), None)
+    measured = best_response.exploitability(solution.model, found.strategy)
+    return Published(dataclasses.replace(solution, strategy=found.strategy,
+                                         exploitability=measured, certificate=certificate),
+                     found.exact)
+
+
+def stale_files(root: str | Path, solutions: dict[str, Published] | None = None,
+                charts: bool = True, progress: Step | None = None,
+                rounds: bool = True) -> list[str]:
+    """Files under `root` that `write_outputs` would write differently (or that are
+    missing); `solutions` (from `fresh_solutions`) saves solving again. With
+    `charts=False` the charts are not drawn nor compared (the rest still is); with
+    `rounds=False` the rounds are not solved again nor compared."""
+    solutions = solutions or fresh_solutions(progress)
     stale = []
-    for name in VARIANTS:
-        solution = solutions[name]
+    if rounds:
+        for name, report in fresh_rounds(progress).items():
+            stale += stale_round_files(root, name, report, _same)
+    for name, published in solutions.items():
         folder = Path(root) / name
-        for filename, expected in _expected_files(solution).items():
-            path = folder / filename
-            if not path.exists() or not _same(filename, path.read_text(encoding="utf-8"),
-                                              expected):
-                stale.append(str(path))
+        with tempfile.TemporaryDirectory(prefix="bidou-check-") as tmp:
+            formats = VARIANT_FORMATS.get(name, ("pdf", "png"))
+            written = export_all(published.solution, tmp, formats=formats,
+                                 progress=within(progress, f"checking {name}"),
+                                 exact=published.exact, draw_charts=charts)
+            for expected in written:
+                path = folder / expected.name
+                if not path.is_file() or not _same(expected.name, path.read_bytes(),
+                                                   expected.read_bytes()):
+                    stale.append(str(path))
     return stale
 
 
-def _expected_files(solution: Solution) -> dict[str, str]:
-    model, strategy = solution.model, solution.strategy
-    summary = solution.summary()
-    files = {"strategy.json": json.dumps(strategy_to_json(model, strategy, summary))}
-    for table in (table_export.reroll_table(model, strategy),
-                  table_export.betting_table(model, strategy)):
-        files[f"{table.name}.csv"] = table_export.table_to_csv(table)
-    return files
-
-
-def _same(filename: str, found: str, expected: str) -> bool:
+def _same(filename: str, found_bytes: bytes, expected_bytes: bytes) -> bool:
+    if not filename.endswith((".json", ".csv")):
+        return found_bytes == expected_bytes
+    try:
+        found, expected = found_bytes.decode("utf-8"), expected_bytes.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
     if filename.endswith(".json"):
         try:
             return _close(json.loads(found), json.loads(expected))

@@ -1,17 +1,27 @@
-"""Play hands against the equilibrium strategy.
+"""Play hands against the equilibrium strategy, and learn from each one.
 
 The engine is a pure function of the strategy, a random generator and two callbacks (`ask`
 for the person's choices, `tell` for what he sees), so tests can script a whole hand.
+After each hand it says, for every choice the person made, what the equilibrium does with
+his hand there and what his choice cost in expectation: the expected value of each action
+against the equilibrium opponent, everybody playing the equilibrium afterwards (`Advisor`).
+
+Betting decisions and leaves are named by their `history` (as in strategies); the tree's
+API (`games/bidou/betting.py`) says where a name and an action lead.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import math
 from typing import Callable, Sequence
 
 import numpy as np
 
 from games.bidou import rules
-from games.bidou.betting import CAPTAIN, OPPONENT, ROLE_NAMES, Leaf, Node
+from games.bidou.betting import CAPTAIN, OPPONENT, ROLE_NAMES, BettingTree
+from games.bidou.betting import Leaf as BettingLeaf
+from games.bidou.betting import Node as BettingNode
 from games.bidou.rules import STOP, throw_action_name
 from solver.model import HandModel
 from solver.strategy import Strategy
@@ -20,77 +30,437 @@ Ask = Callable[[str, Sequence[str]], str]
 Tell = Callable[[str], None]
 
 
+# --- betting decisions by name -------------------------------------------------------------
+
+def _node(tree: BettingTree, history: str) -> BettingNode | None:
+    """The decision at `history`, or None at a leaf."""
+    found = tree.at(history)
+    return found if isinstance(found, BettingNode) else None
+
+
+def _leaf(tree: BettingTree, history: str) -> BettingLeaf:
+    found = tree.at(history)
+    assert isinstance(found, BettingLeaf)
+    return found
+
+
+def _child(tree: BettingTree, history: str, action: str) -> str:
+    return tree.child(tree.node(history), action).history
+
+
+# --- words ----------------------------------------------------------------------------------
+
+def throw_choice_name(action) -> str:
+    """"stop", "throw again" (all three dice, as on the charts), "keep 6-6"."""
+    name = throw_action_name(action)
+    return "throw again" if name == "reroll" else name
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'s' if n != 1 else ''}"
+
+
+def _signed_chips(x: float) -> str:
+    """"+2 chips", "-1 chip", "0 chips": a score, never "+0"."""
+    if x == 0:
+        return "0 chips"
+    return ("+" if x > 0 else "-") + _chips(abs(x))
+
+
+def _chips(x: float) -> str:
+    return _plural(int(x), "chip") if float(x).is_integer() else f"{x:g} chips"
+
+
+def bet_choice_text(tree: BettingTree, node: BettingNode, me: int) -> str:
+    """The question at a betting decision, in words, with what each answer costs."""
+    k = node.level
+    if k == 0:
+        return "Pass, or bet one chip?"
+    folded = tree.payoff(tree.child(node, "fold"), 0)        # to the captain
+    fold = folded if me == CAPTAIN else -folded
+    showdown = tree.payoff(tree.child(node, "call"), 1)
+    facing = "a bet" if k == 1 else f"a raise to {k}"
+    text = (f"You face {facing}. Fold (you take {_chips(-fold)}), call (showdown: the weaker "
+            f"hand takes {_chips(showdown)})")
+    if "raise" in node.actions:
+        text += f", or raise to {k + 1}"
+    return text + "?"
+
+
+def match_choice(answer: str, options: Sequence[str]) -> str | None:
+    """The option a typed answer means: the option itself or a unique beginning of it
+    (`s` for stop, `t` for throw again), "?" for the ranking, None if unclear."""
+    text = " ".join(answer.strip().lower().split())
+    if text in ("?", "help", "ranking"):
+        return "?"
+    if text in options:
+        return text
+    starts = [o for o in options if text and o.startswith(text)]
+    return starts[0] if len(starts) == 1 else None
+
+
+def ranking_text(model: HandModel) -> str:
+    """The ranking of hands, strongest first (what `bidou stats` prints)."""
+    from games.bidou.stats import stats_text
+
+    return stats_text(model.params)
+
+
+def introduction(model: HandModel, summary: dict | None = None) -> str:
+    """The rules in a few lines, before the first hand."""
+    p = model.params
+    keep = ("throw again all three dice, or keep some aside and throw the others"
+            if p.reroll == "keep" else "throw all three dice again")
+    lines = [
+        f"Bidou, {p.describe()}.",
+        f"Each player throws three {p.faces}-sided dice under a cup, up to "
+        f"{_plural(p.throws, 'time')}; after each throw he may stop or {keep}.",
+        "Only the number of throws is shown: the captain throws first, then the opponent, "
+        "knowing how many times the captain threw.",
+        "Then the betting, one chip at a time: pass or bet; facing a bet, fold, call or "
+        f"raise (up to {p.max_level}). The captain bets first unless he threw more times.",
+        "Chips are penalties: whoever folds or loses the showdown takes them.",
+        "Type the first letters of your choice; ? shows the ranking of hands; Ctrl-D stops.",
+    ]
+    return "\n".join(lines)
+
+
+# --- expected values against the equilibrium -------------------------------------------------
+
+class Advisor:
+    """Expected payoff of each action at a person's decision, to him, against the
+    equilibrium opponent, both playing the equilibrium afterwards.
+
+    Betting: the opponent's hands are weighted by how likely he holds each after the public
+    throw counts and his own actions so far (his strategy), and the tree is walked below
+    the decision. Throwing: stopping is worth the betting that follows, against the other
+    player's hands given the throw counts; throwing again is worth the average, over the
+    next throw's hands, of playing on as the equilibrium does.
+    """
+
+    def __init__(self, model: HandModel, strategy: Strategy):
+        self.model, self.strategy = model, strategy
+        compare = model.compare
+        self._leaf_matrix: dict[tuple[int, int], np.ndarray] = {}   # (first bettor, leaf)
+        self._compare = compare
+        self.end = {CAPTAIN: self._ends(CAPTAIN, 0)}
+        self.end_opponent = [self._ends(OPPONENT, c) for c in range(model.throws)]
+
+    def _ends(self, role: int, context: int) -> np.ndarray:
+        """(T, n): probability of stopping after throw t+1 with each hand."""
+        m, T = self.model, self.model.throws
+        mass = m.prior.copy()
+        out = np.zeros((T, m.num_hands))
+        for t in range(T - 1):
+            probs = self.strategy.throw[role][context, t]           # (A, n)
+            nxt = np.zeros(m.num_hands)
+            for a, action in enumerate(m.throw_actions):
+                share = mass * probs[a]
+                if action == STOP:
+                    out[t] += share
+                else:
+                    nxt += share.sum() * m.outcome[a]
+            mass = nxt
+        out[T - 1] += mass
+        return out
+
+    def _payoff(self, tree: BettingTree, leaf: BettingLeaf, me: int) -> np.ndarray:
+        """(mine, theirs) matrix of my payoff at a leaf."""
+        key = (int(tree.first), leaf.index)
+        if key not in self._leaf_matrix:
+            values = {o: float(tree.payoff(leaf, o)) for o in (-1, 0, 1)}
+            self._leaf_matrix[key] = np.select(
+                [self._compare > 0, self._compare < 0], [values[1], values[-1]], values[0])
+        captain = self._leaf_matrix[key]
+        return captain if me == CAPTAIN else -captain.T
+
+    def _walk(self, public: tuple[int, int], history: str, me: int,
+              theirs: np.ndarray) -> np.ndarray:
+        """My expected payoff below `history` for each of my hands, times the mass of the
+        other's hands (`theirs`, unnormalized), both playing the strategy."""
+        tree = self.model.tree(public)
+        node = _node(tree, history)
+        if node is None:
+            return self._payoff(tree, _leaf(tree, history), me) @ theirs
+        probs = self.strategy.betting[(*public, history)]             # (k, n)
+        total = np.zeros(self.model.num_hands)
+        for i, action in enumerate(node.actions):
+            child = _child(tree, history, action)
+            if node.actor == me:
+                total += probs[i] * self._walk(public, child, me, theirs)
+            else:
+                total += self._walk(public, child, me, theirs * probs[i])
+        return total
+
+    def _theirs_at_root(self, public: tuple[int, int], me: int) -> np.ndarray:
+        tc, to = public
+        if me == CAPTAIN:
+            return self.end_opponent[tc - 1][to - 1]
+        return self.end[CAPTAIN][tc - 1]
+
+    def bet_values(self, public: tuple[int, int], history: str, me: int, hand: int
+                   ) -> dict[str, float]:
+        """Expected payoff to me of each action at my decision `history` with `hand`."""
+        tree = self.model.tree(public)
+        theirs = self._theirs_at_root(public, me).copy()
+        for node, a in tree.path(history):          # the other's actions so far weigh his hands
+            if node.actor != me:
+                theirs = theirs * self.strategy.betting[(*public, node.history)][a]
+        mass = theirs.sum()
+        node = _node(tree, history)
+        if mass <= 0:
+            return {action: 0.0 for action in node.actions}
+        return {action: float(self._walk(public, _child(tree, history, action), me, theirs)[hand]
+                              / mass) for action in node.actions}
+
+    def stop_value(self, me: int, context: int, throw: int) -> np.ndarray:
+        """My expected payoff, per hand, of stopping after `throw` (1-based)."""
+        if me == CAPTAIN:
+            total = np.zeros(self.model.num_hands)
+            for to in range(1, self.model.throws + 1):
+                total += self._walk((throw, to), "", me, self.end_opponent[throw - 1][to - 1])
+            return total
+        theirs = self.end[CAPTAIN][context]
+        return self._walk((context + 1, throw), "", me, theirs) / theirs.sum()
+
+    def _continuation(self, me: int, context: int, throw: int) -> np.ndarray:
+        """Per hand, my expected payoff standing after `throw`, playing the strategy."""
+        stop = self.stop_value(me, context, throw)
+        if throw == self.model.throws:
+            return stop
+        later = self._continuation(me, context, throw + 1)
+        probs = self.strategy.throw[me][context, throw - 1]
+        total = np.zeros(self.model.num_hands)
+        for a, action in enumerate(self.model.throw_actions):
+            total += probs[a] * (stop if action == STOP else float(self.model.outcome[a] @ later))
+        return total
+
+    def throw_values(self, me: int, context: int, throw: int, hand: int) -> dict[str, float]:
+        """Expected payoff to me of each legal throw action after `throw` with `hand`."""
+        m = self.model
+        stop = self.stop_value(me, context, throw)[hand]
+        later = self._continuation(me, context, throw + 1)
+        return {throw_choice_name(action): float(stop if action == STOP
+                                                 else m.outcome[a] @ later)
+                for a, action in enumerate(m.throw_actions) if m.throw_legal[a, hand]}
+
+
+# --- one hand -------------------------------------------------------------------------------
+
+@dataclasses.dataclass(frozen=True)
+class Review:
+    """One of the person's choices, beside what the equilibrium does there."""
+
+    situation: str
+    chosen: str
+    equilibrium: dict[str, float]        # the strategy's probabilities
+    values: dict[str, float]             # expected payoff of each action to the person
+
+    @property
+    def cost(self) -> float:
+        """Expected chips the choice gave up against following the equilibrium here."""
+        best = sum(p * self.values[a] for a, p in self.equilibrium.items())
+        return max(0.0, best - self.values[self.chosen])
+
+    def text(self) -> str:
+        mix = ", ".join(f"{a} {_percent(p)}" for a, p in sorted(
+            self.equilibrium.items(), key=lambda item: -item[1]) if p > 5e-4)
+        cost = self.cost
+        if cost >= 5e-4:
+            verdict = f"cost {cost:.3f} chips in expectation"
+        elif self.equilibrium.get(self.chosen, 0.0) > 5e-4:
+            verdict = "as the equilibrium does"
+        else:
+            verdict = "no cost in expectation here"
+        return f"{self.situation}: you chose {self.chosen} ({verdict}); equilibrium: {mix}."
+
+
+def _percent(p: float) -> str:
+    return "always" if p > 1 - 5e-4 else f"{100 * p:.0f}%"
+
+
+@dataclasses.dataclass(frozen=True)
+class HandResult:
+    """A hand's payoff to the person (to the captain when nobody is seated), his seat,
+    and his choices reviewed."""
+
+    payoff: float
+    seat: int | None
+    reviews: tuple[Review, ...] = ()
+
+    @property
+    def cost(self) -> float:
+        return sum(r.cost for r in self.reviews)
+
+
 def _draw(rng: np.random.Generator, probs: np.ndarray) -> int:
     probs = np.maximum(probs, 0.0)
     return int(rng.choice(len(probs), p=probs / probs.sum()))
 
 
 def _throw_turn(model: HandModel, strategy: Strategy, role: int, context: int,
-                human: int | None, rng: np.random.Generator, ask: Ask | None, tell: Tell
-                ) -> tuple[int, int]:
+                human: int | None, rng: np.random.Generator, ask: Ask | None, tell: Tell,
+                advisor: Advisor | None, reviews: list[Review]) -> tuple[int, int]:
     """One throwing turn; returns (throws made, final hand index)."""
     hand = _draw(rng, model.prior)
     for t in range(1, model.throws + 1):
-        if role == human:
+        mine = role == human
+        if mine:
             tell(f"Throw {t}: you have {rules.format_hand(model.hands[hand])} "
                  f"({rules.hand_name(model.hands[hand], model.params.ranking)}).")
         if t == model.throws:
+            if mine:
+                tell("That was your last throw.")
             return t, hand
         legal = np.nonzero(model.throw_legal[:, hand])[0]
-        if role == human:
-            names = [throw_action_name(model.throw_actions[a]) for a in legal]
+        probs = strategy.throw[role][context, t - 1, :, hand]
+        if mine:
+            names = [throw_choice_name(model.throw_actions[a]) for a in legal]
             assert ask is not None
-            choice = legal[names.index(ask("Your choice", names))]
+            question = ("Stop, keep some dice, or throw all three again?" if len(names) > 2
+                        else "Stop, or throw again?")
+            chosen = ask(f"{question} [{'/'.join(names)}]", names)
+            choice = legal[names.index(chosen)]
+            if advisor is not None:
+                reviews.append(Review(
+                    f"after throw {t} with {rules.format_hand(model.hands[hand])}", chosen,
+                    {names[i]: float(probs[a]) for i, a in enumerate(legal)},
+                    advisor.throw_values(role, context, t, hand)))
         else:
-            choice = _draw(rng, strategy.throw[role][context, t - 1, :, hand])
+            choice = _draw(rng, probs)
         if model.throw_actions[choice] == STOP:
             return t, hand
         hand = _draw(rng, model.outcome[choice])
     raise AssertionError("unreachable")
 
 
-def captain_payoff(model: HandModel, leaf: Leaf, hands: tuple[int, int],
+def captain_payoff(model: HandModel, history: str, hands: tuple[int, int],
                    public: tuple[int, int]) -> float:
     """The captain's payoff at a betting leaf, from the rules' `compare`."""
+    tree = model.tree(public)
     outcome = rules.compare(model.hands[hands[0]], model.hands[hands[1]],
                             model.params.ranking, model.params.aces_beat_bidou)
-    return float(model.tree(public).payoff(leaf, outcome))
+    return float(tree.payoff(_leaf(tree, history), outcome))
+
+
+_SAYS = {"pass": "passes", "bet": "bets one chip", "fold": "folds", "call": "calls",
+         "raise": "raises"}
 
 
 def play_hand(model: HandModel, strategy: Strategy, human: int | None,
-              rng: np.random.Generator, ask: Ask | None, tell: Tell) -> float:
-    """Play one hand with the person in role `human`; returns his payoff in chips.
+              rng: np.random.Generator, ask: Ask | None, tell: Tell,
+              advisor: Advisor | None = None) -> HandResult:
+    """Play one hand with the person in role `human` (None: the strategy plays both seats).
 
-    With `human=None` the strategy plays both seats and the captain's payoff is returned.
+    With an `advisor` (`Advisor(model, strategy)`), each of the person's choices is
+    reviewed. `ask` raising EOFError ends the hand at once (the caller stops the game).
     """
+    reviews: list[Review] = []
     if human is not None:
-        tell(f"You are the {ROLE_NAMES[human]}.")
-    tc, captain_hand = _throw_turn(model, strategy, CAPTAIN, 0, human, rng, ask, tell)
+        tell(f"You are the {ROLE_NAMES[human]}"
+             + (": you throw first." if human == CAPTAIN else ": the captain throws first."))
+    tc, captain_hand = _throw_turn(model, strategy, CAPTAIN, 0, human, rng, ask, tell,
+                                   advisor, reviews)
     if human == OPPONENT:
-        tell(f"The captain threw {tc} time{'s' if tc > 1 else ''}.")
-    to, opponent_hand = _throw_turn(model, strategy, OPPONENT, tc - 1, human, rng, ask, tell)
+        tell(f"The captain threw {_plural(tc, 'time')}.")
+    to, opponent_hand = _throw_turn(model, strategy, OPPONENT, tc - 1, human, rng, ask, tell,
+                                    advisor, reviews)
     if human == CAPTAIN:
-        tell(f"The opponent threw {to} time{'s' if to > 1 else ''}.")
+        tell(f"The opponent threw {_plural(to, 'time')}.")
     hands = (captain_hand, opponent_hand)
-    tree = model.tree((tc, to))
-    at: Node | Leaf = tree.root
-    while isinstance(at, Node):
-        node = at
+    public = (tc, to)
+    tree = model.tree(public)
+    if human is not None:
+        first = ROLE_NAMES[tree.first]
+        why = ("the captain bets first unless he threw more times than the opponent"
+               if tree.first == CAPTAIN else "the captain threw more times, so the opponent "
+               "bets first")
+        tell(f"Betting: {'you bet' if tree.first == human else f'the {first} bets'} first "
+             f"({why}).")
+    history = ""
+    while (node := _node(tree, history)) is not None:
+        probs = strategy.betting[(tc, to, history)][:, hands[node.actor]]
         if node.actor == human and ask is not None:
-            action = ask(f"Bet level {node.level}", list(node.actions))
+            action = ask(bet_choice_text(tree, node, human) + f" [{'/'.join(node.actions)}]",
+                         list(node.actions))
+            if advisor is not None:
+                hand = rules.format_hand(model.hands[hands[human]])
+                reviews.append(Review(
+                    f"betting with {hand}, " + ("opening" if not history else
+                                                f"facing level {node.level}"
+                                                if node.level else "after a pass"),
+                    action, {a: float(p) for a, p in zip(node.actions, probs)},
+                    advisor.bet_values(public, history, human, hands[human])))
         else:
-            probs = strategy.betting[(tc, to, node.history)][:, hands[node.actor]]
             action = node.actions[_draw(rng, probs)]
-            tell(f"The {ROLE_NAMES[node.actor]} says: {action}.")
-        edge = node.edges[node.actions.index(action)]
-        at = tree.nodes[edge.node] if edge.leaf is None else tree.leaves[edge.leaf]
-    leaf = at
-    payoff = captain_payoff(model, leaf, hands, (tc, to))
-    if leaf.kind == "showdown":
+            if human is not None:
+                tell(f"The {ROLE_NAMES[node.actor]} {_SAYS[action]}.")
+        history = _child(tree, history, action)
+    payoff = captain_payoff(model, history, hands, public)
+    leaf = _leaf(tree, history)
+    if leaf.kind == "showdown" and human is not None:
         tell(f"Showdown: captain {rules.format_hand(model.hands[captain_hand])}, "
              f"opponent {rules.format_hand(model.hands[opponent_hand])}.")
     if human is None:
-        return payoff
+        return HandResult(payoff, None)
     mine = payoff if human == CAPTAIN else -payoff
-    tell(f"Your payoff: {mine:+g} (chips are penalties: + means your opponent takes them).")
-    return mine
+    if mine > 0:
+        tell(f"You win: your opponent takes {_chips(mine)}.")
+    elif mine < 0:
+        tell(f"You lose: you take {_chips(-mine)}.")
+    else:
+        tell("Nobody takes a chip.")
+    for review in reviews:
+        tell("  " + review.text())
+    return HandResult(mine, human, tuple(reviews))
+
+
+# --- the score ------------------------------------------------------------------------------
+
+@dataclasses.dataclass
+class Score:
+    """Payoffs so far, their mean and its standard error, and what the choices cost."""
+
+    payoffs: list[float] = dataclasses.field(default_factory=list)
+    seats: list[int] = dataclasses.field(default_factory=list)
+    cost: float = 0.0
+
+    def add(self, result: HandResult) -> None:
+        self.payoffs.append(result.payoff)
+        self.seats.append(result.seat)
+        self.cost += result.cost
+
+    @property
+    def total(self) -> float:
+        return float(sum(self.payoffs))
+
+    def standard_error(self) -> float | None:
+        """Standard error of the total (None before two hands)."""
+        n = len(self.payoffs)
+        if n < 2:
+            return None
+        return float(np.std(self.payoffs, ddof=1) * math.sqrt(n))
+
+    def line(self) -> str:
+        n = len(self.payoffs)
+        se = self.standard_error()
+        spread = f" (± {se:.1f})" if se is not None else ""
+        return (f"Score after {_plural(n, 'hand')}: {_signed_chips(self.total)}{spread}, "
+                f"chips your opponent took minus chips you took; your choices cost "
+                f"{self.cost:.3f} chips in expectation so far.")
+
+    def final(self, summary: dict | None) -> str:
+        if not self.payoffs:
+            return "No hand played."
+        summary = summary or {}
+        value = summary.get("value")
+        lines = [self.line()]
+        if value is not None:
+            expected = sum(value if seat == CAPTAIN else -value for seat in self.seats)
+            equilibrium = (summary.get("exploitability") or 0.0) < 1e-6
+            what = ("the equilibrium is worth" if equilibrium else
+                    "this strategy pair is worth (it is not an equilibrium)")
+            lines.append(f"In your seats {what} {expected:+.3f} chips over "
+                         f"{_plural(len(self.payoffs), 'hand')} in expectation "
+                         f"({value:+.4f} a hand to the captain); the rest is the dice.")
+        return "\n".join(lines)

@@ -110,7 +110,15 @@ def gambit_value(game: pyspiel.Game | str, rational: bool = True) -> Fraction:
         raise ValueError("gambit_value needs a two-player game")
     g = gambit_game(game)
     result = pygambit.nash.lp_solve(g, rational=rational)
-    if not result.equilibria:
+    # pygambit 17 returns one `equilibrium` (and `success`); 16.x a list of `equilibria`
+    equilibrium = getattr(result, "equilibrium", None)
+    if equilibrium is None and getattr(result, "equilibria", None):
+        equilibrium = result.equilibria[0]
+    if equilibrium is None or getattr(result, "success", True) is False:
         raise RuntimeError("pygambit.nash.lp_solve returned no equilibrium")
-    payoff = result.equilibria[0].payoff(list(g.players)[0])
+    player = list(g.players)[0]
+    if hasattr(equilibrium, "payoff"):                  # pygambit 16
+        payoff = equilibrium.payoff(player)
+    else:                                               # pygambit 17: a payoff vector
+        payoff = equilibrium.payoffs[player]
     return Fraction(payoff) if rational else Fraction(float(payoff))

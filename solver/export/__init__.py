@@ -17,8 +17,11 @@
 `<fmt>` is each of ``formats`` (default pdf, png, svg). `export_charts` writes the charts
 alone. `source` is a `solve.Solution`, or a tuple ``(model, strategy)`` or
 ``(model, strategy, summary)``, whose exploitability and certified interval are measured
-afresh (`unpack`). Every file is written atomically; the same inputs write the same bytes,
-except the solver's own provenance (``seconds``, ``versions``) inside the JSON and summary.
+afresh (`unpack`). `exact`, exact rational probabilities of the strategy
+(`solver.exact_file.recover`), proves the value itself and is saved in ``strategy.json``.
+Every file is written atomically, and the same strategy writes the same bytes: measured
+numbers are rounded (`numbers.stable`), run times left out, figures carry no dates.
+`progress(what, done, total)`, if given, hears of every step.
 """
 
 from __future__ import annotations
@@ -27,20 +30,30 @@ import json
 import math
 import os
 import re
+from fractions import Fraction
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from solver import best_response
 from solver.analysis import simplify
 from solver.certificate import Certificate, certify
-from solver.export import charts, tables
+from solver.export import charts, numbers, tables
 from solver.files import publish, staging_folder, write_json_atomic, write_text_atomic
 from solver.model import HandModel
-from solver.strategy import MAX_FILE_BYTES, Strategy, StrategyFileError, strategy_to_json
+from solver.strategy import (
+    MAX_FILE_BYTES,
+    Strategy,
+    StrategyFileError,
+    exact_to_json,
+    strategy_to_json,
+)
 
 __all__ = ["export_all", "export_charts", "unpack", "summary_markdown", "docs_images", "FORMATS"]
 
 FORMATS = charts.FORMATS
+
+Exact = Mapping[tuple, Sequence[Fraction]]
+Step = Callable[[str, int, int], None]
 
 
 # What a summary says of its strategy's quality: recomputed, never trusted, when the
@@ -52,7 +65,8 @@ CLAIMS = ("method", "status", "message", "iterations", "converged", "seconds", "
 FROM_FILE = "strategy file"        # summary["source"] when the summary is a file's claims
 
 
-def unpack(source: Any) -> tuple[HandModel, Strategy, dict[str, Any]]:
+def unpack(source: Any, exact: Exact | None = None
+           ) -> tuple[HandModel, Strategy, dict[str, Any]]:
     """(model, strategy, summary) from a Solution, or from (model, strategy[, summary]).
 
     For a tuple (a strategy file, say) the exploitability and the certified interval are
@@ -60,10 +74,12 @@ def unpack(source: Any) -> tuple[HandModel, Strategy, dict[str, Any]]:
     (StrategyFileError): a hand-edited number is never printed as if it were right. Of the
     rest only how it was solved (CLAIMS) is kept, marked ``source: "strategy file"`` so that
     it is shown as the file's claim; the rules are the model's.
+    `exact` (exact probabilities of the same strategy) narrows the certified interval to
+    what they prove: the value itself when they are an exact equilibrium.
     """
     if hasattr(source, "model") and hasattr(source, "strategy"):
         model, strategy = source.model, source.strategy
-        return model, strategy, dict(source.summary())
+        return model, strategy, _with_exact(model, strategy, dict(source.summary()), exact)
     items = tuple(source)
     if len(items) not in (2, 3):
         raise TypeError("export needs a Solution or (model, strategy[, summary])")
@@ -87,7 +103,27 @@ def unpack(source: Any) -> tuple[HandModel, Strategy, dict[str, Any]]:
     summary.update({key: measured[key] for key in MEASURED})
     summary["value"] = e.value if claimed is None else float(claimed)
     summary["certified_value"] = certify(model, strategy).to_dict()
-    return model, strategy, summary
+    return model, strategy, _with_exact(model, strategy, summary, exact)
+
+
+def _with_exact(model: HandModel, strategy: Strategy, summary: dict[str, Any],
+                exact: Exact | None) -> dict[str, Any]:
+    """The summary with its certified interval narrowed by what `exact` proves."""
+    if exact is None:
+        return summary
+    from solver.certificate import prove_fractions
+
+    proof = prove_fractions(model, strategy, {k: list(v) for k, v in exact.items()})
+    known = summary.get("certified_value")
+    if known:
+        known = Certificate.from_dict(known)
+        lower, upper = max(known.lower, proof.lower), min(known.upper, proof.upper)
+        if lower > upper:          # two proofs cannot disagree: the file is inconsistent
+            raise StrategyFileError("the exact probabilities prove a value outside the "
+                                    "interval the strategy proves: was the file edited?")
+        proof = Certificate(lower, upper)
+    summary["certified_value"] = proof.to_dict()
+    return summary
 
 
 def _plain_claim(value: Any) -> bool:
@@ -113,7 +149,7 @@ def summary_markdown(model: HandModel, summary: Mapping[str, Any],
                        ("captain_exploitability", "what a best response wins vs the captain"),
                        ("opponent_exploitability", "what a best response wins vs the opponent")):
         if e.get(key) is not None:
-            lines.append(f"| {label} | {e[key]:.12g} |")
+            lines.append(f"| {label} | {numbers.measured(e[key])} |")
     if e.get("certified_value"):
         proof = Certificate.from_dict(e["certified_value"])
         if proof.exact is not None:
@@ -145,44 +181,69 @@ def summary_markdown(model: HandModel, summary: Mapping[str, Any],
 
 def export_charts(source: Any, out_dir: str | os.PathLike,
                   formats: Sequence[str] = FORMATS, dpi: float | None = None,
-                  simplified: simplify.Simplified | None = None) -> list[Path]:
+                  simplified: simplify.Simplified | None = None,
+                  progress: Step | None = None, exact: Exact | None = None) -> list[Path]:
     """Write every chart (reroll, betting per public state, remember) in every format."""
-    model, strategy, summary = unpack(source)
+    model, strategy, summary = unpack(source, exact)
     with staging_folder(out_dir) as stage:
-        names = [p.name for p in charts.write_charts(model, strategy, stage, summary, formats,
-                                                     dpi, simplified)]
+        names = [p.name for p in charts.write_charts(
+            model, strategy, stage, numbers.stable_document(summary), formats, dpi,
+            simplified, progress=progress)]
         publish(stage, out_dir, names, _old_charts(out_dir, formats))
     return [Path(out_dir) / name for name in names]
 
 
 def export_all(source: Any, out_dir: str | os.PathLike,
-               formats: Sequence[str] = FORMATS, dpi: float | None = None) -> list[Path]:
+               formats: Sequence[str] = FORMATS, dpi: float | None = None,
+               progress: Step | None = None, exact: Exact | None = None,
+               draw_charts: bool = True) -> list[Path]:
     """Write every table, the strategy files, the summaries and every chart; returns paths.
 
     The set is rendered in a hidden folder inside `out_dir`, then moved in (renames, so the
     folder is mixed for milliseconds at most, and not at all if the rendering fails or is
     interrupted); files a previous export listed in its summary.json and this one does not
     (charts of a bigger game, say) are deleted. Other files in `out_dir` are left alone.
+    With `draw_charts=False` the charts are neither drawn nor returned, but the summaries
+    list them as usual (`bidou outputs --check` compares the rest that way, quickly).
     """
-    model, strategy, summary = unpack(source)
+    step = progress or (lambda what, done, total: None)
+    model, strategy, summary = unpack(source, exact)
+    summary = numbers.stable_document(summary)
+    stems = charts.chart_stems(model)
+    total = 3 + len(stems)
+    step("simplifying the strategy", 1, total)
     simplified = simplify.simplify(model, strategy, summary.get("value"))
+    simple = numbers.stable_document(simplified.to_dict())
     with staging_folder(out_dir) as stage:
+        step("writing the strategy files and tables", 2, total)
         paths: list[Path] = []
-        write_json_atomic(stage / "strategy.json", strategy_to_json(model, strategy, summary))
+        document = strategy_to_json(model, strategy, summary)
+        if exact is not None and Certificate.from_dict(
+                summary["certified_value"]).exact is not None:
+            document = exact_to_json(document, model, strategy, exact)
+        write_json_atomic(stage / "strategy.json", document)
         paths.append(stage / "strategy.json")
         write_json_atomic(stage / "simplified_strategy.json",
-                          strategy_to_json(model, simplified.strategy, simplified.to_dict()))
+                          strategy_to_json(model, simplified.strategy, simple))
         paths.append(stage / "simplified_strategy.json")
         paths += tables.write_tables(model, strategy, stage, summary)
-        paths += charts.write_charts(model, strategy, stage, summary, formats, dpi, simplified)
-        names = ["summary.md", "summary.json"] + [p.name for p in paths]
-        write_json_atomic(stage / "summary.json", {**summary, "simplified": simplified.to_dict(),
+        chart_names = [f"{stem}.{fmt}" for stem in stems for fmt in formats]
+        if draw_charts:
+            paths += charts.write_charts(
+                model, strategy, stage, summary, formats, dpi, simplified,
+                progress=lambda what, done, _: step(what, 2 + done, total))
+        step("writing the summary", total, total)
+        written = [p.name for p in paths]
+        names = ["summary.md", "summary.json"] + written + ([] if draw_charts else chart_names)
+        write_json_atomic(stage / "summary.json", {**summary, "simplified": simple,
                                                    "files": names})
         write_text_atomic(stage / "summary.md",
                           summary_markdown(model, summary, simplified, names))
-        stale = _listed_files(out_dir) + _old_charts(out_dir, FORMATS)
-        publish(stage, out_dir, names[2:] + names[:2], stale)   # the manifest goes last
-    return [Path(out_dir) / name for name in names]
+        stale = [name for name in _listed_files(out_dir) + _old_charts(out_dir, FORMATS)
+                 if name not in names]
+        publish(stage, out_dir, written + ["summary.md", "summary.json"], stale)  # manifest last
+    out = Path(out_dir)
+    return [out / "summary.md", out / "summary.json"] + [out / name for name in written]
 
 
 _CHART_NAME = re.compile(r"(reroll_chart|remember_chart|betting_chart_c\d+_o\d+)\.(\w+)")

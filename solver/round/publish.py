@@ -1,0 +1,119 @@
+"""The solved rounds kept in `outputs/round*/`: the report (round.json), its summary page and
+the win-probability chart, written and checked by `bidou outputs`."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Callable, Mapping
+
+from games.bidou.params import BidouParams
+from games.bidou.round_params import RoundParams
+from solver.export.charts import figure_bytes
+from solver.export.round_charts import win_probability_figure
+from solver.round.certify import certify_round
+from solver.round.match import match_table
+from solver.round.report import round_report
+from solver.round.solve import solve_round
+
+ROUNDS: dict[str, RoundParams] = {
+    "round": RoundParams(),
+    "round-keep": RoundParams(hand=BidouParams(reroll="keep")),
+}
+CHART_FORMATS = ("pdf", "png")
+# What a fresh solve may write differently without the numbers changing.
+VOLATILE = ("seconds", "solve_seconds", "versions")
+
+
+def solve_and_report(params: RoundParams,
+                     progress: Callable[[int, int, str], None] | None = None) -> dict:
+    """Solve and prove the round; its report (numbers only, no timings: see VOLATILE)."""
+    solution = solve_round(params, progress=progress)
+    report = round_report(solution, certify_round(solution), seconds=0.0)
+    return report
+
+
+def round_files(report: Mapping[str, Any]) -> dict[str, bytes]:
+    """Every file of a published round, by name, as bytes (no timings or versions, so a
+    fresh solve writes the same files)."""
+    kept = {key: value for key, value in report.items() if key not in VOLATILE}
+    files = {"round.json": (json.dumps(kept, indent=1) + "\n").encode()}
+    figure = win_probability_figure(report)
+    for fmt in CHART_FORMATS:
+        files[f"win_probability.{fmt}"] = figure_bytes(figure, fmt)
+    files["summary.md"] = summary_markdown(report).encode()
+    return files
+
+
+def summary_markdown(report: Mapping[str, Any]) -> str:
+    rules = RoundParams.from_mapping(report["rules"])
+    lines = [
+        "# Bidou: solved round", "",
+        f"Rules: {rules.describe()}.", "",
+        f"The first captain (all {rules.chips} chips in the centre) wins the round with "
+        f"probability **{report['start_value']:.12f}**, proved in exact arithmetic to lie in "
+        f"[{report['start_lower']}, {report['start_upper']}].", "",
+        f"Every one of the {len(report['states'])} states is proved likewise (every interval "
+        f"narrower than {width_bound(report['max_width'])}); under the solved strategies every "
+        f"round ends with "
+        f"probability 1 (to {max(0.0, 1 - report['min_p_end']):.0e}). Reproduce with "
+        f"`bidou round{_options(rules)} --charts --out DIR`; docs/round.md says how.", "",
+        "![win probability](win_probability.png)", "",
+        "| centre | captain's pile | opponent's pile | value | proved interval | "
+        "exploitability | P(round ends) |",
+        "|---|---|---|---|---|---|---|"]
+    for s in report["states"]:
+        kind = " (open throw: the first thrower's chance)" if s["open_throw"] else ""
+        lines.append(f"| {s['centre']} | {s['captain']} | {s['opponent']} | "
+                     f"{s['value']:.9f}{kind} | [{s['lower'][:11]}, {s['upper'][:11]}] | "
+                     f"{_tiny(s['exploitability'])} | {_one(s['p_end'])} |")
+    lines += ["", "## The match (all, keep, all; best of three)", "",
+              "| round | reroll | score | P(win the match) |", "|---|---|---|---|"]
+    lines += [f"| {r['round']} | {r['reroll']} | {r['wins']}-{r['losses']} | "
+              f"{r['p_match']} |" for r in match_table()]
+    return "\n".join(lines) + "\n"
+
+
+def width_bound(width: float) -> str:
+    """A power of ten above `width`: "1e-11" (stable when a re-solve moves the last digits)."""
+    exponent = -12
+    while 10.0 ** exponent < width:
+        exponent += 1
+    return f"1e{exponent}"
+
+
+def _options(rules: RoundParams) -> str:
+    default = BidouParams()
+    return "".join(f" --{name.replace('_', '-')} {value}"
+                   for name, value in rules.hand.to_dict().items()
+                   if value != getattr(default, name))
+
+
+def _tiny(x: float) -> str:
+    return f"< {width_bound(x)}" if x < 1e-9 else f"{x:.1e}"
+
+
+def _one(p: float) -> str:
+    return "1" if abs(1 - p) < 1e-12 else f"{p:.12f}"
+
+
+def write_round(root: str | Path, name: str, report: Mapping[str, Any]) -> list[Path]:
+    from solver.files import write_bytes_atomic
+
+    folder = Path(root) / name
+    paths = []
+    for filename, data in round_files(report).items():
+        write_bytes_atomic(folder / filename, data)
+        paths.append(folder / filename)
+    return paths
+
+
+def stale_round_files(root: str | Path, name: str, report: Mapping[str, Any],
+                      same: Callable[[str, bytes, bytes], bool]) -> list[str]:
+    """Files of outputs/<name> that `report` would write differently (`same` compares)."""
+    stale = []
+    for filename, data in round_files(report).items():
+        path = Path(root) / name / filename
+        if not path.is_file() or not same(filename, path.read_bytes(), data):
+            stale.append(str(path))
+    return stale
