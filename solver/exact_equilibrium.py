@@ -7,17 +7,26 @@ one action at each mixed decision), and the other player's indifference at each 
 mixed decisions is a linear equation in them: each player's exact strategy solves a small
 linear system built from the other's indifferences. Its coefficients are computed exactly,
 from the rules' fractions, by evaluating the (affine) counterfactual values at zero and at
-the unit vectors; the system is solved in Fractions. Where the indifferences leave unknowns
-free, ties at the responder's pure decisions (equal values at the float point, as at an LP
-vertex) are added as equations, and unknowns still free keep their float values, rounded to
-simple fractions.
+the unit vectors (each touching a few public states); the system is solved in Fractions.
 
-Decisions a player never reaches, and the responder's later choices, take the most likely
-action of the strategy. Where that play is arbitrary (the raw LP's) the recovery can miss,
-so `exact_value` tries again on the strategy completed by best responses to a trembling
-opponent (`best_response.complete_unreached`, as `solve` does). Which completion works is
-not understood: on the french ranking `solve`'s strategy works and completing it once more
-does not, while the raw LP strategy fails and its completion works.
+The indifferences alone often leave unknowns free (the LP's vertex is degenerate: 13 of the
+captain's 58 with `--reroll keep --ranking french`), and a free unknown set to its rounded
+float value breaks, by 1e-19, a tie the equilibrium needs. So every tie of the responder at
+the float point (an unplayed action within 1e-10 of the played one) is an equation too: at
+his pure decisions, at his mixed ones (an action outside the support as good as those in
+it), and at the decisions he never reaches, whose play is what an unplayed action earlier
+is worth. Unknowns still free keep their rounded float values.
+
+An unplayed action's value reads the responder's later choices, which are his float
+strategy's most likely actions; where two are tied in floats, the exact point can prefer
+the other one. So, against the exact point, his choices at decisions he never reaches are
+revised to exact best responses and the system is solved again, until nothing changes
+(one round on every rule set of the default level). That also makes the raw LP strategy
+work as it is; the completion by `best_response.complete_unreached` is only a second try.
+
+What cannot work is refused before the exact work: strategies more than 1e-7 from
+equilibrium (NashConv) and supports with more than MAX_UNKNOWNS unknowns (a CFR average).
+A failure says why (`recover(...).reason`); `progress(step, done, total)` follows the work.
 
 Nothing here is trusted: the strategies go to `solver.certificate`, whose bounds meet only
 if they are an exact equilibrium. `exact_value` returns None whenever the supports or the
@@ -29,8 +38,10 @@ from __future__ import annotations
 
 import dataclasses
 from fractions import Fraction
+from typing import Callable
 
 import numpy as np
+import scipy.linalg
 
 from games.bidou.betting import CAPTAIN, OPPONENT, Leaf, Node
 from solver import best_response
@@ -45,6 +56,15 @@ REACHED = 1e-12       # a float own reach above this makes a decision count
 # More unknowns than this for one player: the supports are not an LP vertex's (a CFR
 # average mixes a little everywhere) and the recovery gives up rather than grind.
 MAX_UNKNOWNS = 400
+# Strategies further than this from equilibrium (NashConv, by the float best response) are
+# refused at once: the LP's are within 1e-8 (solve.LP_TOLERANCE), CFR's near its target (1e-6).
+NEAR_EQUILIBRIUM = 1e-7
+TIE = 1e-10           # an unplayed action this close to the played one at the float point ties
+MAX_ROUNDS = 3        # of revising the responder's choices against the exact point
+ROLE_NAMES = {CAPTAIN: "captain", OPPONENT: "opponent"}
+
+# progress(step, done, total): e.g. ("captain's strategy", 12, 58), then ("proof", 0, 1)
+Progress = Callable[[str, int, int], None]
 
 
 @dataclasses.dataclass
@@ -54,6 +74,7 @@ class _Realization:
     mass: dict[tuple, Fraction]                 # reaching each decision
     split: dict[tuple, list[Fraction]]          # each action's share of it
     leaf_reach: dict[tuple, list[Fraction]]     # (tc, to, leaf index) -> per hand
+    ends: list | None = None                    # [context][throw][hand]: turn ending there
 
 
 def _outcomes(model: HandModel) -> list[dict[int, Fraction]]:
@@ -112,12 +133,26 @@ class _Plan:
         out[support[-1]] = mass - sum(out[a] for a in support[:-1])
         return out
 
-    def realize(self, u: list[Fraction]) -> _Realization:
+    def publics(self, unknown: tuple) -> set[tuple[int, int]]:
+        """The public states whose leaves an unknown's weight reaches: one for a betting
+        unknown, every state its turn can end in for a throw unknown."""
+        key = unknown[0]
+        if key[0] == "bet":
+            return {key[1:3]}
+        if self.role == CAPTAIN:
+            return set(self.model.public_states)
+        return {(tc, to) for tc, to in self.model.public_states if tc == key[1] + 1}
+
+    def realize(self, u: list[Fraction], publics: set | None = None,
+                ends: list | None = None) -> _Realization:
+        """The plan at u; with `publics`, the leaf reach of those public states only; with
+        `ends`, the turn's ends at u, known (a betting unknown leaves them as they are)."""
         m, n, T = self.model, self.model.num_hands, self.model.throws
         mass_at: dict[tuple, Fraction] = {}
         split: dict[tuple, list[Fraction]] = {}
-        ends = []
-        for c in range(self.strategy.throw[self.role].shape[0]):
+        contexts = range(self.strategy.throw[self.role].shape[0]) if ends is None else ()
+        ends = [] if ends is None else ends
+        for c in contexts:
             mass = list(m.prior_exact)
             ends_c = []
             for t in range(T - 1):
@@ -139,6 +174,8 @@ class _Plan:
             ends.append(ends_c)
         leaf_reach: dict[tuple, list[Fraction]] = {}
         for tc, to in m.public_states:
+            if publics is not None and (tc, to) not in publics:
+                continue
             tree = m.tree((tc, to))
             c = 0 if self.role == CAPTAIN else tc - 1
             start = ends[c][(tc if self.role == CAPTAIN else to) - 1]
@@ -159,7 +196,7 @@ class _Plan:
             _, at_leaf = tree.push(start, step)
             for leaf, reach in zip(tree.leaves, at_leaf):
                 leaf_reach[(tc, to, leaf.index)] = reach
-        return _Realization(mass_at, split, leaf_reach)
+        return _Realization(mass_at, split, leaf_reach, ends)
 
     def exact_probabilities(self, u: list[Fraction]) -> dict[tuple, list[Fraction]] | None:
         """Exact behaviour at every decision of the player, keyed as
@@ -183,43 +220,63 @@ class _Plan:
 
 
 class _Responder:
-    """The other player's counterfactual action values against a realization plan, with his
-    later choices fixed to his float strategy's most likely action."""
+    """The other player's counterfactual action values against a realization plan. His later
+    choices are his float strategy's most likely action, except where `choice` says
+    otherwise (decisions he never reaches, revised to exact best responses)."""
 
     def __init__(self, model: HandModel, strategy: Strategy, role: int):
         self.model, self.strategy, self.role = model, strategy, role
         self.outcome = _outcomes(model)
         self.compare = model.compare.astype(int).tolist()     # rules.compare
+        self.choice: dict[tuple, int] = {}
 
-    def q_values(self, plan: _Realization) -> dict[tuple, list[Fraction]]:
+    def _pick(self, key: tuple, probs: np.ndarray) -> int:
+        return self.choice.get(key, int(np.argmax(probs)))
+
+    def q_values(self, plan: _Realization, best: bool = False, publics: set | None = None
+                 ) -> dict[tuple, list[Fraction]]:
         """Counterfactual value of each action at each of the responder's decisions: linear
-        in the plan's leaf reach (the only part of the plan it reads)."""
+        in the plan's leaf reach (the only part of the plan it reads). With `best`, later
+        choices are the best ones instead; with `publics`, the other public states' leaf
+        reach is taken as zero (their decisions are left out)."""
         m, n, T = self.model, self.model.num_hands, self.model.throws
         sign = 1 if self.role == CAPTAIN else -1
         q: dict[tuple, list[list[Fraction]]] = {}
         roots: dict[tuple, list[Fraction]] = {}
         flip = 1 if self.role == CAPTAIN else -1
+        zeros = [ZERO] * n
+        compare = self.compare
         for tc, to in m.public_states:
+            if publics is not None and (tc, to) not in publics:
+                roots[(tc, to)] = zeros
+                continue
             tree = m.tree((tc, to))
 
             def leaf_value(leaf: Leaf) -> list[Fraction]:
                 reach = plan.leaf_reach[(tc, to, leaf.index)]
                 if not any(reach):
-                    return [ZERO] * n
+                    return zeros
                 if not tree.compares_hands(leaf):
                     return [sign * tree.payoff(leaf, 0) * sum(reach)] * n
+                # the responder's payoff by compare(his hand, the other's): 0, 1, -1
+                pay = [sign * tree.payoff(leaf, flip * o) for o in (0, 1, -1)]
                 ys = [y for y in range(n) if reach[y]]
-                return [sign * sum((reach[y] * tree.payoff(leaf, flip * self.compare[x][y])
-                                    for y in ys), Fraction(0)) for x in range(n)]
+                return [sum((reach[y] * pay[compare[x][y]] for y in ys), ZERO)
+                        for x in range(n)]
 
             def combine(node: Node, children: list[list[Fraction]]) -> list[Fraction]:
                 if node.actor != self.role:
-                    return [sum(ch[x] for ch in children) for x in range(n)]
+                    live = [ch for ch in children if ch is not zeros]
+                    if not live:
+                        return zeros
+                    return [sum(ch[x] for ch in live) for x in range(n)]
                 probs = self.strategy.betting[(tc, to, node.history)]
                 out = []
                 for x in range(n):
-                    q[("bet", tc, to, node.history, x)] = [ch[x] for ch in children]
-                    out.append(children[int(np.argmax(probs[:, x]))][x])
+                    key = ("bet", tc, to, node.history, x)
+                    q[key] = [ch[x] for ch in children]
+                    out.append(max(q[key]) if best
+                               else children[self._pick(key, probs[:, x])][x])
                 return out
 
             roots[(tc, to)] = tree.pull([leaf_value(leaf) for leaf in tree.leaves], combine)[0]
@@ -232,38 +289,90 @@ class _Responder:
                 stop = [roots[(c + 1, to)] for to in range(1, T + 1)]
             v = stop[T - 1]
             for t in range(T - 2, -1, -1):
-                again = [None] + [sum((p * v[k] for k, p in self.outcome[a].items()), Fraction(0))
+                again = [None] + [sum((p * v[k] for k, p in self.outcome[a].items()), ZERO)
                                   for a in range(1, len(m.throw_actions))]
                 new = []
                 for x in range(n):
                     options = [stop[t][x]] + [again[a] if m.throw_legal[a, x] else None
                                               for a in range(1, len(m.throw_actions))]
-                    q[("throw", c, t, x)] = options
+                    key = ("throw", c, t, x)
+                    q[key] = options
                     probs = np.where(m.throw_legal[:, x], throw[c, t, :, x], -1.0)
-                    new.append(options[int(np.argmax(probs))])
+                    new.append(max(o for o in options if o is not None) if best
+                               else options[self._pick(key, probs)])
                 v = new
         return q
+
+    def revise(self, plan: _Realization, responder_plan: _Plan) -> tuple[int, set]:
+        """Against the exact plan: at the decisions the responder never reaches, switch his
+        later choice to an exactly best action where the float one is not (an unplayed
+        action's value reads them). Returns how many switched, and the unplayed actions
+        that beat the played one at a decision he reaches (ties the system must impose)."""
+        q = self.q_values(plan, best=True)
+        switched, beaten = 0, set()
+        for key, values in q.items():
+            probs, legal, reach = responder_plan.decisions[key]
+            options = [a for a, v in enumerate(values) if v is not None and legal[a]]
+            top = max(values[a] for a in options)
+            if reach <= REACHED:
+                if values[self._pick(key, np.where(legal, probs, -1.0))] < top:
+                    self.choice[key] = next(a for a in options if values[a] == top)
+                    switched += 1
+            else:
+                support = responder_plan.support[key]
+                beaten |= {(key, support[0], b) for b in options
+                           if b not in support and values[b] > values[support[0]]}
+        return switched, beaten
 
 
 def _candidate_rows(responder_plan: _Plan) -> tuple[list, list]:
     """The responder's indifferences: (decision, a, b) for a, b in the support of a mixed
-    decision; and, at his reached pure decisions, (decision, played, other legal action):
-    candidates for the ties that pin a vertex down."""
+    decision; and, at every decision, reached or not, (decision, played, other legal
+    action): candidates for the ties that pin a vertex down."""
     mixed, ties = [], []
     for key, support in responder_plan.support.items():
-        if len(support) >= 2:
-            mixed += [(key, support[0], b) for b in support[1:]]
-        elif responder_plan.decisions[key][2] > REACHED:
-            probs, legal, _ = responder_plan.decisions[key]
-            ties += [(key, support[0], b) for b in range(len(probs))
-                     if b != support[0] and legal[b]]
+        mixed += [(key, support[0], b) for b in support[1:]]
+        probs, legal, _ = responder_plan.decisions[key]
+        ties += [(key, support[0], b) for b in range(len(probs))
+                 if b not in support and legal[b]]
     return mixed, ties
 
 
 def _solve_exact(rows: list[list[Fraction]], rhs: list[Fraction], guess: list[float]
                  ) -> list[Fraction] | None:
     """A solution of rows @ u = rhs (free unknowns set to their float guesses, rounded to
-    simple fractions), or None if inconsistent."""
+    simple fractions), or None if inconsistent.
+
+    The ties give many more rows than unknowns, most of them repeats or combinations of
+    others: rows independent in floating point are picked first (QR with pivoting) and
+    solved exactly, then every row is checked exactly; only if one fails are all of them
+    eliminated in Fractions."""
+    distinct: dict[tuple, None] = {}
+    for row, b in zip(rows, rhs):
+        if any(row):
+            distinct[tuple(row) + (b,)] = None
+        elif b != 0:
+            return None                                  # 0 = b
+    if not distinct:
+        return _eliminate([], [], guess)
+    rows = [list(key[:-1]) for key in distinct]
+    rhs = [key[-1] for key in distinct]
+    floats = np.array([[float(x) if x else 0.0 for x in row] for row in rows])
+    floats /= np.abs(floats).max(axis=1, keepdims=True)
+    _, r, order = scipy.linalg.qr(floats.T, mode="economic", pivoting=True)
+    size = np.abs(np.diag(r))
+    rank = int(np.sum(size > 1e-9 * size[0]))
+    picked = sorted(order[:rank].tolist())
+    u = _eliminate([rows[i] for i in picked], [rhs[i] for i in picked], guess)
+    if u is not None and all(sum((x * y for x, y in zip(row, u) if x), ZERO) == b
+                             for row, b in zip(rows, rhs)):
+        return u
+    return _eliminate(rows, rhs, guess)
+
+
+def _eliminate(rows: list[list[Fraction]], rhs: list[Fraction], guess: list[float]
+               ) -> list[Fraction] | None:
+    """Gauss-Jordan elimination in Fractions: `_solve_exact`'s answer, from every row."""
     U = len(guess)
     A = [row[:] + [b] for row, b in zip(rows, rhs)]
     pivots = []
@@ -294,73 +403,173 @@ def _solve_exact(rows: list[list[Fraction]], rhs: list[Fraction], guess: list[fl
     return u
 
 
-def _affine_rows(plan: _Plan, responder: _Responder, rows) -> tuple[list, list]:
+def _affine_rows(plan: _Plan, responder: _Responder, rows,
+                 progress: Progress | None = None, step: str = "") -> tuple[list, list]:
     """Exact coefficients of each indifference row in the plan's unknowns."""
     U = len(plan.unknowns)
 
     def rows_of(q):
-        return [q[key][a] - q[key][b] for key, a, b in rows]
+        return [q[key][a] - q[key][b] if key in q else ZERO for key, a, b in rows]
 
-    # q is linear in the plan's leaf reach and its turn ends, and they are affine in u:
-    # each column comes from the (sparse) change a unit vector makes.
+    # q is linear in the plan's leaf reach, which is affine in u: each column is the change
+    # a unit vector makes, and it reaches the leaves of a few public states only.
     zero = [Fraction(0)] * U
     base_plan = plan.realize(zero)
     base = rows_of(responder.q_values(base_plan))
     columns = []
     for k in range(U):
+        if progress is not None:
+            progress(step, k, U)
         e = zero[:]
         e[k] = Fraction(1)
-        moved = plan.realize(e)
+        publics = plan.publics(plan.unknowns[k])
+        moved = plan.realize(e, publics,
+                             base_plan.ends if plan.unknowns[k][0][0] == "bet" else None)
         delta = _Realization(
             {}, {},
             {leaf: [a - b if a != b else ZERO
-                    for a, b in zip(moved.leaf_reach[leaf], base_plan.leaf_reach[leaf])]
-             for leaf in base_plan.leaf_reach})
-        columns.append(rows_of(responder.q_values(delta)))
+                    for a, b in zip(reach, base_plan.leaf_reach[leaf])]
+             for leaf, reach in moved.leaf_reach.items()})
+        columns.append(rows_of(responder.q_values(delta, publics=publics)))
+    if progress is not None:
+        progress(step, U, U)
     matrix = [[columns[k][i] for k in range(U)] for i in range(len(rows))]
     return matrix, [-b0 for b0 in base]
 
 
-def exact_strategies(model: HandModel, strategy: Strategy
-                     ) -> dict[tuple, list[Fraction]] | None:
-    """Exact probabilities at every decision of both players, or None."""
-    plans = {role: _Plan(model, strategy, role) for role in (CAPTAIN, OPPONENT)}
-    if any(len(plan.unknowns) > MAX_UNKNOWNS for plan in plans.values()):
-        return None
-    out: dict[tuple, list[Fraction]] = {}
-    for role in (CAPTAIN, OPPONENT):
-        other = plans[1 - role]
-        responder = _Responder(model, strategy, 1 - role)
-        mixed, ties = _candidate_rows(other)
-        matrix, rhs = _affine_rows(plans[role], responder, mixed + ties)
-        guess = plans[role].float_values
-        # ties: pure decisions where another action is as good at the float point
-        at_guess = [sum(a * g for a, g in zip(row, guess)) - float(b)
-                    for row, b in zip(matrix, rhs)]
-        keep = list(range(len(mixed))) + [len(mixed) + i for i in range(len(ties))
-                                          if abs(at_guess[len(mixed) + i]) <= 1e-10]
+class RecoveryError(Exception):
+    """Why no exact equilibrium was recovered (one line, for the user)."""
+
+
+def _recover_role(model: HandModel, strategy: Strategy, plans: dict, role: int,
+                  progress: Progress | None) -> dict[tuple, list[Fraction]]:
+    """The player's exact strategy: solve the other's indifferences, then, against the
+    exact point, revise the other's choices at decisions he never reaches and impose the
+    ties an unplayed action wins; until nothing changes."""
+    plan, other = plans[role], plans[1 - role]
+    who = ROLE_NAMES[role]
+    responder = _Responder(model, strategy, 1 - role)
+    mixed, ties = _candidate_rows(other)
+    forced: set = set()
+    for round_ in range(1, MAX_ROUNDS + 1):
+        step = f"{who}'s strategy" + (f" (round {round_})" if round_ > 1 else "")
+        matrix, rhs = _affine_rows(plan, responder, mixed + ties, progress, step)
+        guess = plan.float_values
+        # ties: decisions where another action is as good at the float point
+        floats = np.array([[float(x) if x else 0.0 for x in row] for row in matrix])
+        at_guess = floats @ np.asarray(guess) - np.array([float(b) for b in rhs])
+        keep = list(range(len(mixed))) + [
+            len(mixed) + i for i, row in enumerate(ties)
+            if abs(at_guess[len(mixed) + i]) <= TIE or row in forced]
         u = _solve_exact([matrix[i] for i in keep], [rhs[i] for i in keep], guess)
         if u is None:
             u = _solve_exact(matrix[:len(mixed)], rhs[:len(mixed)], guess)
-        probs = None if u is None else plans[role].exact_probabilities(u)
+        if u is None:
+            raise RecoveryError(
+                f"the {ROLE_NAMES[1 - role]}'s indifferences at his mixed decisions have no "
+                f"exact solution in the {who}'s unknowns: these supports are not an "
+                f"equilibrium's")
+        probs = plan.exact_probabilities(u)
         if probs is None:
-            return None
-        out.update(probs)
+            raise RecoveryError(f"the {who}'s exact strategy would play an action with a "
+                                f"negative probability: the supports are not an equilibrium's")
+        switched, beaten = responder.revise(plan.realize(u), other)
+        if not switched and not beaten - forced:
+            return probs
+        forced |= beaten
+    raise RecoveryError(f"the {who}'s strategy still changed after {MAX_ROUNDS} rounds of "
+                        f"ties")
+
+
+def _plans(model: HandModel, strategy: Strategy) -> dict[int, _Plan]:
+    """Both plans; RecoveryError if one mixes at too many decisions for an LP vertex."""
+    plans = {role: _Plan(model, strategy, role) for role in (CAPTAIN, OPPONENT)}
+    for role, plan in plans.items():
+        if len(plan.unknowns) > MAX_UNKNOWNS:
+            mixed = sum(len(s) > 1 for s in plan.support.values())
+            raise RecoveryError(
+                f"the {ROLE_NAMES[role]}'s strategy mixes at {mixed} decisions "
+                f"({len(plan.unknowns)} unknowns, more than {MAX_UNKNOWNS}): not the few "
+                f"supports of an LP vertex (a CFR average mixes a little everywhere)")
+    return plans
+
+
+def exact_strategies(model: HandModel, strategy: Strategy,
+                     progress: Progress | None = None) -> dict[tuple, list[Fraction]] | None:
+    """Exact probabilities at every decision of both players, or None."""
+    try:
+        return _exact_strategies(model, strategy, progress)
+    except RecoveryError:
+        return None
+
+
+def _exact_strategies(model: HandModel, strategy: Strategy,
+                      progress: Progress | None) -> dict[tuple, list[Fraction]]:
+    plans = _plans(model, strategy)
+    out: dict[tuple, list[Fraction]] = {}
+    for role in (CAPTAIN, OPPONENT):
+        out.update(_recover_role(model, strategy, plans, role, progress))
     return out
 
 
-def exact_value(model: HandModel, strategy: Strategy) -> Certificate | None:
+@dataclasses.dataclass(frozen=True)
+class Recovery:
+    """What the recovery proved (None if it found no strategies); when the value is proved,
+    the exact probabilities (keyed like `certificate.decisions`) and the float strategy
+    they were recovered from (the LP's, or its completion); otherwise why not."""
+
+    certificate: Certificate | None
+    reason: str | None = None
+    exact: dict[tuple, list[Fraction]] | None = None
+    strategy: Strategy | None = None
+
+
+def recover(model: HandModel, strategy: Strategy,
+            progress: Progress | None = None) -> Recovery:
     """The interval (a single value when the recovery works) proved by the exact
-    strategies recovered from `strategy`, or from its completion if that fails; None if
-    nothing was recovered. Every attempt is a proof, so their intersection is one too."""
+    strategies recovered from `strategy`, or from its completion if that fails, and why
+    the value is not proved when it is not. Every attempt is a proof, so their
+    intersection is one too. `progress(step, done, total)` is called along the way.
+
+    What cannot work is refused before the exact work starts: strategies measurably away
+    from equilibrium (a CFR average, a perturbed file) or mixing at too many decisions."""
+    gap = best_response.exploitability(model, strategy).nash_conv
+    if not gap <= NEAR_EQUILIBRIUM:
+        return Recovery(None, f"these strategies are {gap:.2g} from equilibrium (NashConv), "
+                              f"more than {NEAR_EQUILIBRIUM:g}: only an LP's equilibrium is "
+                              f"close enough to recover")
     proofs: list[Certificate] = []
+    reasons: list[str] = []
     for completed in (False, True):
         candidate = best_response.complete_unreached(model, strategy) if completed else strategy
-        found = exact_strategies(model, candidate)
-        if found is not None:
-            proofs.append(prove_fractions(model, candidate, found))
-            if proofs[-1].exact is not None:
-                break
-    if not proofs:
-        return None
-    return Certificate(lower=max(p.lower for p in proofs), upper=min(p.upper for p in proofs))
+        try:
+            plans = _plans(model, candidate)
+        except RecoveryError as error:
+            return Recovery(None, str(error))     # completion changes no reached decision
+        try:
+            found: dict = {}
+            for role in (CAPTAIN, OPPONENT):
+                found.update(_recover_role(model, candidate, plans, role, progress))
+        except RecoveryError as error:
+            reasons.append(str(error))
+            continue
+        if progress is not None:
+            progress("proof", 0, 1)
+        proofs.append(prove_fractions(model, candidate, found))
+        if progress is not None:
+            progress("proof", 1, 1)
+        if proofs[-1].exact is not None:
+            return Recovery(proofs[-1], exact=found, strategy=candidate)
+        reasons.append(f"the recovered strategies are not an exact equilibrium (they prove "
+                       f"an interval of width {float(proofs[-1].width):.2g})")
+    certificate = None if not proofs else Certificate(
+        lower=max(p.lower for p in proofs), upper=min(p.upper for p in proofs))
+    return Recovery(certificate, reasons[-1])
+
+
+def exact_value(model: HandModel, strategy: Strategy,
+                progress: Progress | None = None) -> Certificate | None:
+    """The interval (a single value when the recovery works) proved by the exact
+    strategies recovered from `strategy`, or from its completion if that fails; None if
+    nothing was recovered (`recover` also says why)."""
+    return recover(model, strategy, progress).certificate

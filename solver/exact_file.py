@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import dataclasses
 from fractions import Fraction
+from typing import Callable
 
 import numpy as np
 
-from solver import best_response
-from solver.certificate import Certificate, prove_fractions
+from solver import exact_equilibrium
+from solver.certificate import Certificate
 from solver.errors import SolverError
-from solver.exact_equilibrium import exact_strategies
 from solver.model import HandModel
 from solver.strategy import Strategy
 
@@ -27,30 +27,25 @@ Exact = dict[tuple, list[Fraction]]
 @dataclasses.dataclass(frozen=True)
 class Recovered:
     """What the recovery proved: `exact` is None unless the value is proved exactly, and
-    `strategy` is then the float rounding of `exact` (the strategy to save beside it)."""
+    `strategy` is then the float rounding of `exact` (the strategy to save beside it);
+    otherwise `reason` says why not."""
 
     certificate: Certificate | None
     strategy: Strategy | None = None
     exact: Exact | None = None
+    reason: str | None = None
 
 
-def recover(model: HandModel, strategy: Strategy) -> Recovered:
-    """Try the strategy as it is, then with its unreached decisions completed (as
-    `exact_equilibrium.exact_value` does); every attempt is a proof, so the certificate is
-    their intersection."""
-    proofs: list[Certificate] = []
-    for completed in (False, True):
-        candidate = best_response.complete_unreached(model, strategy) if completed else strategy
-        found = exact_strategies(model, candidate)
-        if found is None:
-            continue
-        proof = prove_fractions(model, candidate, found)
-        proofs.append(proof)
-        if proof.exact is not None:
-            return Recovered(proof, to_floats(candidate, found), found)
-    if not proofs:
-        return Recovered(None)
-    return Recovered(Certificate(max(p.lower for p in proofs), min(p.upper for p in proofs)))
+def recover(model: HandModel, strategy: Strategy,
+            progress: Callable[[str, int, int], None] | None = None) -> Recovered:
+    """`exact_equilibrium.recover` (the strategy as it is, then with its unreached decisions
+    completed; the certificate is the intersection of the attempts' proofs), keeping the
+    exact probabilities when they prove the value. `progress(step, done, total)` follows
+    the work."""
+    found = exact_equilibrium.recover(model, strategy, progress)
+    if found.exact is None:
+        return Recovered(found.certificate, reason=found.reason)
+    return Recovered(found.certificate, to_floats(found.strategy, found.exact), found.exact)
 
 
 def narrowed(known: Certificate | None, proof: Certificate | None) -> Certificate | None:

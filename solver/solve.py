@@ -35,13 +35,14 @@ CERTIFICATE_AGREEMENT = 1e-11
 def solve(params: BidouParams, method: str = "lp", iterations: int | None = None,
           target_exploitability: float | None = None,
           progress: Callable[[int, float, float], None] | None = None,
-          model: HandModel | None = None, exact: bool = False) -> Solution:
+          model: HandModel | None = None, exact: bool = False,
+          exact_progress: Callable[[str, int, int], None] | None = None) -> Solution:
     """Solve one hand under `params`. Raises SolverError if an LP solve is not trustworthy.
 
     CFR methods stop at `iterations` or at `target_exploitability`, whichever comes first,
     calling `progress(iteration, seconds, exploitability)` at each check. With `exact`, the
     exact rational equilibrium is recovered from the strategies and proves the value itself
-    (`Solution.certificate.exact`) when it can.
+    (`Solution.certificate.exact`) when it can, calling `exact_progress(step, done, total)`.
     """
     if method not in METHODS:
         raise ValueError(f"method must be one of {', '.join(METHODS)}, got {method!r}")
@@ -53,7 +54,7 @@ def solve(params: BidouParams, method: str = "lp", iterations: int | None = None
                                  target_exploitability=target_exploitability,
                                  progress=progress)
     solution = with_certificate(solution)
-    return with_exact_value(solution) if exact else solution
+    return with_exact_value(solution, exact_progress) if exact else solution
 
 
 def with_certificate(solution: Solution) -> Solution:
@@ -76,22 +77,34 @@ def with_certificate(solution: Solution) -> Solution:
     return dataclasses.replace(solution, certificate=proof)
 
 
-def with_exact_value(solution: Solution) -> Solution:
+def with_exact_value(solution: Solution,
+                     progress: Callable[[str, int, int], None] | None = None) -> Solution:
     """The solution with the certificate narrowed by the exact equilibrium recovered from
     its strategies (solver/exact_equilibrium.py): a single value when the recovery works,
-    the same interval when it does not."""
-    from solver.exact_equilibrium import exact_value
+    the same interval when it does not (and its message then says why)."""
+    return exact_recovery(solution, progress)[0]
 
-    proof = exact_value(solution.model, solution.strategy)
+
+def exact_recovery(solution: Solution,
+                   progress: Callable[[str, int, int], None] | None = None
+                   ) -> tuple[Solution, str | None]:
+    """`with_exact_value`, and why the value is not proved (None when it is)."""
+    from solver.exact_equilibrium import recover
+
+    recovery = recover(solution.model, solution.strategy, progress)
+    if recovery.reason is not None:
+        solution = dataclasses.replace(
+            solution, message=f"{solution.message}; exact value not proved: {recovery.reason}")
+    proof = recovery.certificate
     if proof is None:
-        return solution
+        return solution, recovery.reason
     known = solution.certificate
     lower, upper = max(known.lower, proof.lower), min(known.upper, proof.upper)
     if lower > upper:           # two proofs cannot disagree: one of them is wrong
         raise SolverError(f"the exact strategies prove [{float(proof.lower):.17g}, "
                           f"{float(proof.upper):.17g}], outside [{float(known.lower):.17g}, "
                           f"{float(known.upper):.17g}]; refusing to report either")
-    return dataclasses.replace(solution, certificate=Certificate(lower, upper))
+    return dataclasses.replace(solution, certificate=Certificate(lower, upper)), recovery.reason
 
 
 def _solve_lp(model: HandModel) -> Solution:

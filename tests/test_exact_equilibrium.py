@@ -33,12 +33,15 @@ def test_recovered_equilibrium_proves_the_value(kwargs, exact):
 
 
 def test_recovery_from_the_raw_lp_strategy():
-    # play at unreached decisions is arbitrary there; exact_value retries on its completion
+    # play at unreached decisions is arbitrary there: the responder's choices at them are
+    # revised against the exact point, so no completion is needed
     from solver.lp import solve_lp
     from solver.model import build_model
 
     model = build_model(BidouParams(faces=4, throws=3))
     raw = solve_lp(model).strategy
+    found = exact_equilibrium.exact_strategies(model, raw)
+    assert certificate.prove_fractions(model, raw, found).exact == Fraction(-10422557, 301989888)
     assert exact_equilibrium.exact_value(model, raw).exact == Fraction(-10422557, 301989888)
 
 
@@ -64,18 +67,73 @@ def test_the_published_games_are_proved_exactly():
         assert float(Fraction(exact)) == pytest.approx(summary["value"], abs=1e-12)
 
 
-def test_a_wrong_support_never_gives_a_wrong_value():
-    # strategies far from equilibrium: whatever is recovered, the certificate only ever
-    # proves true bounds, so the exact value stays inside them or nothing is claimed
+@pytest.mark.parametrize("kwargs, exact", [
+    # the recovery before ties at mixed and unreached decisions missed these (issue 11)
+    (dict(faces=3, throws=2, max_level=3, reroll="keep", ranking="french"),
+     Fraction(-29347004, 508943331)),
+    (dict(faces=4, throws=2, max_level=2, reroll="keep", ranking="french"),
+     Fraction(-19194593, 335544320)),
+])
+def test_variants_the_first_recovery_missed(kwargs, exact):
+    solution = solve(BidouParams(**kwargs))
+    assert solution.certificate.exact is None and solution.certificate.contains(exact)
+    recovery = exact_equilibrium.recover(solution.model, solution.strategy)
+    assert recovery.certificate.exact == exact and recovery.reason is None
+
+
+def test_french_keep_at_the_default_level():
+    # `bidou solve --exact --reroll keep --ranking french` failed after 25 s (issue 11)
+    solution = solve(BidouParams(reroll="keep", ranking="french"), exact=True)
+    exact = Fraction(-3199364025509, 63915771340800)
+    assert solution.certificate.exact == exact
+    assert float(exact) == pytest.approx(solution.value, abs=1e-15)
+
+
+def test_progress_is_reported_step_by_step():
+    solution = solve(BidouParams(faces=3, throws=2, max_level=3, reroll="keep",
+                                 ranking="french"))
+    calls = []
+    exact_equilibrium.recover(solution.model, solution.strategy,
+                              lambda step, done, total: calls.append((step, done, total)))
+    plans = [exact_equilibrium._Plan(solution.model, solution.strategy, role)
+             for role in (0, 1)]
+    sizes = {step: total for step, _, total in calls}
+    assert sizes == {"captain's strategy": len(plans[0].unknowns),
+                     "opponent's strategy": len(plans[1].unknowns), "proof": 1}
+    assert all(0 <= done <= total for _, done, total in calls)
+    assert calls[-1] == ("proof", 1, 1)
+    assert [done for step, done, _ in calls if step == "captain's strategy"] == \
+        list(range(len(plans[0].unknowns) + 1))
+
+
+def _perturbed():
     solution = solve(BidouParams(faces=3, throws=2, max_level=2))
-    exact = solution.certificate.exact                     # -794/19683 (simple fractions)
     strategy = solution.strategy.copy()
     rng = np.random.default_rng(0)
     for key, probs in strategy.betting.items():
         w = probs + 0.3 * rng.random(probs.shape)
         strategy.betting[key] = w / w.sum(axis=0)
-    proof = exact_equilibrium.exact_value(solution.model, strategy)
-    assert proof is None or proof.contains(exact)
+    return solution, strategy
+
+
+def test_a_wrong_support_never_gives_a_wrong_value():
+    # strategies far from equilibrium: whatever is recovered, the certificate only ever
+    # proves true bounds, so the exact value stays inside them or nothing is claimed
+    solution, strategy = _perturbed()
+    exact = solution.certificate.exact                     # -794/19683 (simple fractions)
+    assert exact == Fraction(-794, 19683)
+    found = exact_equilibrium.exact_strategies(solution.model, strategy)
+    assert found is None or certificate.prove_fractions(
+        solution.model, strategy, found).contains(exact)
+
+
+def test_strategies_away_from_equilibrium_are_refused_at_once():
+    solution, strategy = _perturbed()
+    calls = []
+    recovery = exact_equilibrium.recover(solution.model, strategy,
+                                         lambda *args: calls.append(args))
+    assert recovery.certificate is None and calls == []        # no exact work started
+    assert "from equilibrium (NashConv)" in recovery.reason
 
 
 def test_cfr_averages_are_refused_quickly():
@@ -83,4 +141,8 @@ def test_cfr_averages_are_refused_quickly():
     solution = solve(BidouParams(), method="pcfr+", target_exploitability=1e-3)
     plans = [exact_equilibrium._Plan(solution.model, solution.strategy, role) for role in (0, 1)]
     assert max(len(p.unknowns) for p in plans) > exact_equilibrium.MAX_UNKNOWNS
+    with pytest.raises(exact_equilibrium.RecoveryError, match="unknowns, more than 400"):
+        exact_equilibrium._plans(solution.model, solution.strategy)
     assert exact_equilibrium.exact_value(solution.model, solution.strategy) is None
+    solved = solve(BidouParams(), method="pcfr+", target_exploitability=1e-3, exact=True)
+    assert solved.certificate.exact is None and "exact value not proved" in solved.message

@@ -225,12 +225,14 @@ def test_failed_exact_leaves_no_out_file(tmp_path, monkeypatch):
     import solver.exact_file
 
     monkeypatch.setattr(solver.exact_file, "recover",
-                        lambda model, strategy: solver.exact_file.Recovered(None))
+                        lambda model, strategy, progress=None: solver.exact_file.Recovered(
+                            None, reason="a reason"))
     # and the certificate's own simple-fraction reading, which proves small games exactly
     monkeypatch.setattr(solver.certificate, "simple_fractions", lambda *args, **kw: None)
     out = tmp_path / "s.json"
     result = run("solve", *TINY, "--exact", "--out", out)
     one_error_line(result, "no strategy file written", code=1)
+    assert "strategies: a reason; the interval" in result.output
     assert "value:" in result.output and not out.exists() and no_temp_files(tmp_path)
 
 

@@ -311,8 +311,8 @@ Examples:
                    "not reached. Default 1e-6 (vanilla cfr: 1e-3, as it converges slowly).")
 @click.option("--exact", is_flag=True,
               help="Also recover the exact rational equilibrium and prove the value itself "
-                   "(about 10 s on the default game; with --out the file keeps the exact "
-                   "probabilities); exit 1 if it cannot.")
+                   "(a few seconds at the default level; with --out the file keeps the "
+                   "exact probabilities); exit 1 if it cannot, saying why.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 @click.option("--out", type=click.Path(dir_okay=False, writable=True), default=None,
               help="Write the strategy file (versioned JSON) here.")
@@ -350,9 +350,9 @@ def solve(params: BidouParams, method: str, iterations: int | None,
                        target_exploitability=target_exploitability, progress=progress)
     finally:
         progress.close()
-    document = None
+    document = why_not = None
     if exact:
-        solution, document = _exact_solution(solution, quiet=as_json)
+        solution, document, why_not = _exact_solution(solution, quiet=as_json)
     # an explicit --iterations asks for that run's strategy, whatever its exploitability
     keep = solution.converged or capped_by_user
     summary = solution.summary()
@@ -376,32 +376,33 @@ def solve(params: BidouParams, method: str, iterations: int | None,
               + ("" if capped_by_user else "; pass a larger --iterations or a looser "
                  "--target-exploitability"), 1)
     if not proved:
-        _fail("no exact equilibrium could be recovered from these strategies: the interval "
-              f"above is proved, the value itself is not{not_written}", 1)
+        _fail(f"no exact equilibrium could be recovered from these strategies: {why_not}; "
+              f"the interval above is proved, the value itself is not{not_written}", 1)
 
 
 def _exact_solution(solution: Any, quiet: bool = False):
-    """The solution with the exact value proved, and its strategy document with the exact
-    probabilities (None if the value could not be proved exactly)."""
+    """The solution with the exact value proved, its strategy document with the exact
+    probabilities and None; or, if the value could not be proved exactly, the solution
+    with what was proved, None, and why."""
     import dataclasses
 
     from solver import best_response
-    from solver.app.progress import Progress
+    from solver.app.progress import Progress, within
     from solver.exact_file import narrowed, recover
     from solver.strategy import exact_to_json
 
     with Progress(enabled=None if not quiet else False) as progress:
-        progress("recovering the exact rational equilibrium", 1, 1)
-        found = recover(solution.model, solution.strategy)
+        found = recover(solution.model, solution.strategy,
+                        within(progress, "recovering the exact rational equilibrium"))
     certificate = narrowed(solution.certificate, found.certificate)
     if found.exact is None:
-        return dataclasses.replace(solution, certificate=certificate), None
+        return dataclasses.replace(solution, certificate=certificate), None, found.reason
     # the strategy kept is the float rounding of the exact one, measured again
     measured = best_response.exploitability(solution.model, found.strategy)
     solution = dataclasses.replace(solution, strategy=found.strategy, exploitability=measured,
                                    certificate=certificate)
     document = exact_to_json(solution.to_json(), solution.model, solution.strategy, found.exact)
-    return solution, document
+    return solution, document, None
 
 
 def _strategy_source(params: BidouParams, strategy_file: str | None,
@@ -496,11 +497,12 @@ def _exact_source(source: Any, strategy_file: str | None, exact: bool, progress:
         fractions = load_exact(strategy_file, model, strategy)
     if exact and fractions is None:
         model, strategy, summary = unpack(source)
-        progress("recovering the exact rational equilibrium")
-        found = recover(model, strategy)
+        found = recover(model, strategy,
+                        lambda what, done, total: progress(
+                            f"recovering the exact rational equilibrium: {what}", done, total))
         if found.exact is None:
-            raise SolverError("no exact equilibrium could be recovered from this strategy; "
-                              "leave out --exact for its proved interval")
+            raise SolverError(f"no exact equilibrium could be recovered from this strategy "
+                              f"({found.reason}); leave out --exact for its proved interval")
         summary = {k: v for k, v in summary.items() if k != "value"}
         source, fractions = (model, found.strategy, summary), found.exact
     return source, fractions
