@@ -43,13 +43,17 @@ def test_a_sample_of_the_table_solved_again():
         row = by_key[rule_key(params)]
         fresh = solve_row(params.to_dict(), exact=True)
         assert fresh["value"] == pytest.approx(row["value"], abs=1e-12)
-        assert fresh["exact"] == row["exact"]
         if row["exact"] is not None:
+            assert fresh["exact"] == row["exact"]
             assert row["lower"] <= Fraction(row["exact"]) <= row["upper"]
-        else:       # f2 t3 m2 french: the exact recovery fails; the interval is proved
-            assert (fresh["lower"], fresh["upper"]) == pytest.approx(
-                (row["lower"], row["upper"]), abs=1e-15)
+        else:       # f2 t3 m2 french: the table's recovery failed; the interval is proved,
+            # and a later recovery may prove the value itself, inside that interval
             assert row["upper"] - row["lower"] < 1e-14
+            if fresh["exact"] is not None:
+                assert row["lower"] - 1e-15 <= Fraction(fresh["exact"]) <= row["upper"] + 1e-15
+            else:
+                assert (fresh["lower"], fresh["upper"]) == pytest.approx(
+                    (row["lower"], row["upper"]), abs=1e-15)
     # the headline numbers are the README's
     default = DOC["games"]["default"]["certificate"]
     assert default["exact"] == "-67764799477/1836660096000"
