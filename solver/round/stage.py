@@ -8,8 +8,6 @@ import dataclasses
 from fractions import Fraction
 from typing import Callable
 
-import numpy as np
-
 from games.bidou.betting import CAPTAIN, OPPONENT, OUTCOMES, Leaf, build_tree
 from solver.model import HandModel
 from solver.reach import end_mass
@@ -69,9 +67,3 @@ def transitions(model: HandModel, chips: int, state: ChipState, strategy: Strate
         nxt = after_leaf(chips, state, leaf, o)
         out[nxt] = out.get(nxt, 0.0) + p
     return out
-
-
-def check_total(probabilities: dict, tol: float = 1e-9) -> None:
-    total = float(np.sum(list(probabilities.values())))
-    if abs(total - 1) > tol:
-        raise AssertionError(f"stage transition probabilities add up to {total}")
