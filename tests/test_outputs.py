@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from solver.app.outputs import VARIANTS, stale_files
-from solver.round.publish import ROUNDS
+from solver.app.round_outputs import ROUNDS
 from solver.round.solve import solve_round
 
 ROOT = Path(__file__).resolve().parent.parent / "outputs"

@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 
 from games.bidou.params import BidouParams
-from solver.analysis import behaviour, results
+from solver.analysis import behaviour
 from solver.analysis.no_betting import solve_throw_game
+from solver.app import results
 from solver.app.sweep import read_rows, rule_key, solve_row
 from solver.model import build_model
 from solver.solve import solve

@@ -1041,7 +1041,7 @@ def sweep(faces: str, throws: str, max_level: str, reroll: str, ranking: str,
               help="The project directory (reads docs/data/sweep.csv).")
 def results(root: str) -> None:
     """docs/results.md: the findings, from the sweep table and exact solves (~1-2 minutes)."""
-    from solver.analysis.results import write_results
+    from solver.app.results import write_results
 
     terminal = sys.stderr.isatty()
 

@@ -26,9 +26,9 @@ from typing import Any, Callable, Sequence
 
 from games.bidou.params import BidouParams
 from solver.app.progress import within
+from solver.app.round_outputs import ROUNDS, solve_and_report, stale_round_files, write_round
 from solver.exact_file import Exact, narrowed, recover
 from solver.export import export_all
-from solver.round.publish import ROUNDS, solve_and_report, stale_round_files, write_round
 from solver.solve import Solution, solve
 
 VARIANTS: dict[str, BidouParams] = {
@@ -65,7 +65,7 @@ def project_outputs() -> Path | None:
 def write_outputs(root: str | Path, solutions: dict[str, Published] | None = None,
                   progress: Step | None = None, rounds: bool = True) -> list[Path]:
     """Solve every variant (unless `solutions` are given) and export it under `root`; then
-    solve and prove every round (ROUNDS) and publish it (`solver.round.publish`)."""
+    solve and prove every round (ROUNDS) and publish it (`solver.app.round_outputs`)."""
     solutions = solutions or fresh_solutions(progress)
     paths: list[Path] = []
     for name, published in solutions.items():
