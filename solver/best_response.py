@@ -48,6 +48,16 @@ class Exploitability:
         """What a best-responding captain gains against the opponent's strategy."""
         return self.captain_best - self.value
 
+    def captain_loss(self, game_value: float) -> float:
+        """What a best-responding opponent wins against the captain's strategy, beyond the
+        game value (not the pair's own value: see `captain_exploitability`)."""
+        return game_value - self.captain_guaranteed
+
+    def opponent_loss(self, game_value: float) -> float:
+        """What a best-responding captain wins against the opponent's strategy, beyond the
+        game value."""
+        return self.captain_best - game_value
+
     @property
     def nash_conv(self) -> float:
         return self.captain_exploitability + self.opponent_exploitability

@@ -199,11 +199,11 @@ class FrontPoint:
     @property
     def captain_loss(self) -> float:
         """What a best-responding opponent wins against the rules' captain, beyond the value."""
-        return self.game_value - self.exploitability.captain_guaranteed
+        return self.exploitability.captain_loss(self.game_value)
 
     @property
     def opponent_loss(self) -> float:
-        return self.exploitability.captain_best - self.game_value
+        return self.exploitability.opponent_loss(self.game_value)
 
     @property
     def equilibrium_loss(self) -> float:

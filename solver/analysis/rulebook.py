@@ -201,12 +201,9 @@ def assign(rule_list: Sequence[Rule], atom_list: Sequence[Atom]) -> list[int]:
 # --- the strategy the rules state -----------------------------------------------------------
 
 def positions(model: HandModel) -> np.ndarray:
-    """pos[h]: 0 for the strongest hand, n-1 for the weakest (ranking table order)."""
-    index = {h: i for i, h in enumerate(model.hands)}
-    pos = np.empty(model.num_hands, dtype=np.int64)
-    for p, hand in enumerate(rules.ranked_hands(model.params.faces, model.params.ranking)):
-        pos[index[hand]] = p
-    return pos
+    """pos[h]: 0 for the strongest hand, n-1 for the weakest (ranking table order): the
+    model's strength (0 for the weakest) counted from the other end."""
+    return (model.num_hands - 1 - model.strength).astype(np.int64)
 
 
 def kept_dice(hand: rules.Hand, pattern: str) -> tuple[int, ...] | None:

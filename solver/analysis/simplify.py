@@ -35,6 +35,7 @@ from games.bidou import rules
 from games.bidou.betting import CAPTAIN, OPPONENT, ROLE_NAMES
 from games.bidou.rules import STOP, throw_action_name
 from solver import best_response
+from solver.analysis.rulebook import positions
 from solver.best_response import Exploitability
 from solver.evaluate import Evaluation, evaluate
 from solver.model import HandModel
@@ -92,12 +93,12 @@ class Simplified:
     @property
     def captain_loss(self) -> float:
         """What a best-responding opponent wins against the simplified captain (vs the value)."""
-        return self.game_value - self.exploitability.captain_guaranteed
+        return self.exploitability.captain_loss(self.game_value)
 
     @property
     def opponent_loss(self) -> float:
         """What a best-responding captain wins against the simplified opponent (vs the value)."""
-        return self.exploitability.captain_best - self.game_value
+        return self.exploitability.opponent_loss(self.game_value)
 
     def describe(self) -> list[str]:
         """The throwing rules in words, one line each."""
@@ -148,15 +149,6 @@ def _one_hot(probs: np.ndarray, axis: int) -> np.ndarray:
 def is_pure(strategy: Strategy, tol: float = 0.0) -> bool:
     arrays = list(strategy.throw) + list(strategy.betting.values())
     return all(np.all((np.abs(a) <= tol) | (np.abs(a - 1) <= tol)) for a in arrays)
-
-
-def _ranked_positions(model: HandModel) -> np.ndarray:
-    """pos[h] = 0 for the strongest hand, n-1 for the weakest (ranking table order)."""
-    index = {h: i for i, h in enumerate(model.hands)}
-    pos = np.empty(model.num_hands, dtype=np.int64)
-    for p, hand in enumerate(rules.ranked_hands(model.params.faces, model.params.ranking)):
-        pos[index[hand]] = p
-    return pos
 
 
 def _keep_choices(model: HandModel, strategy: Strategy, player: int) -> np.ndarray:
@@ -210,7 +202,7 @@ def simplify(model: HandModel, strategy: Strategy, game_value: float | None = No
         game_value = exact.value
     rounded = round_strategy(model, strategy)
     rounded_e = best_response.exploitability(model, rounded)
-    pos = _ranked_positions(model)
+    pos = positions(model)
     T = model.throws
     simple = rounded.copy()
     rules_out: list[ThresholdRule] = []

@@ -219,6 +219,22 @@ def solve_featured(progress=None) -> tuple[dict[str, Any], dict[str, Any]]:
 
 # --- the Markdown ------------------------------------------------------------------------------
 
+
+def _variant_tables(tables: dict, row_name: str, rows, column_names: list[str], columns
+                    ) -> list[str]:
+    """One Markdown table of values per rule variant: `tables[variant]["row,column"]`."""
+    lines: list[str] = []
+    for variant in ("all, encyclopedia", "keep, encyclopedia", "all, french, aces beat bidou"):
+        table = tables[variant]
+        lines += [f"*reroll {variant}*", "", f"| {row_name} | " + " | ".join(column_names)
+                  + " |", "|" + "---|" * (len(column_names) + 1)]
+        for r in rows:
+            lines.append(f"| {r} | " + " | ".join(_value(table[f"{r},{c}"]) for c in columns)
+                         + " |")
+        lines.append("")
+    return lines
+
+
 def _value(cell: Mapping[str, Any], digits: int = 5) -> str:
     return f"{cell['value']:+.{digits}f}"
 
@@ -268,14 +284,8 @@ def render(doc: Mapping[str, Any]) -> str:
         "(columns), `--max-level 4`:",
         "",
     ]
-    for variant in ("all, encyclopedia", "keep, encyclopedia", "all, french, aces beat bidou"):
-        table = s["faces_throws"][variant]
-        lines += [f"*reroll {variant}*", "", "| faces | 1 throw | 2 throws | 3 throws |",
-                  "|---|---|---|---|"]
-        for f in range(2, 7):
-            lines.append(f"| {f} | " + " | ".join(_value(table[f"{f},{t}"])
-                                                  for t in range(1, 4)) + " |")
-        lines.append("")
+    lines += _variant_tables(s["faces_throws"], "faces", range(2, 7),
+                             ["1 throw", "2 throws", "3 throws"], range(1, 4))
     nb = d["no_betting"]
     one = s["faces_throws"]["all, encyclopedia"]["6,1"]
     first = sum(p for k, p in o["by_public"].items()
@@ -299,14 +309,8 @@ def render(doc: Mapping[str, Any]) -> str:
         "The one-chip limit: value by most throws (rows) and `--max-level` (columns), 6 faces:",
         "",
     ]
-    for variant in ("all, encyclopedia", "keep, encyclopedia", "all, french, aces beat bidou"):
-        table = s["levels"][variant]
-        lines += [f"*reroll {variant}*", "", "| throws | level 1 | level 2 | level 3 | level 4 |",
-                  "|---|---|---|---|---|"]
-        for t in range(1, 4):
-            lines.append(f"| {t} | " + " | ".join(_value(table[f"{t},{m}"])
-                                                  for m in range(1, 5)) + " |")
-        lines.append("")
+    lines += _variant_tables(s["levels"], "throws", range(1, 4),
+                             [f"level {m}" for m in range(1, 5)], range(1, 5))
     effect = s["level_effect"]
     six, every = effect["6 faces"], effect["all"]
     lines += [
