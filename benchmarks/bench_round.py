@@ -47,7 +47,7 @@ def part_targets(repeats: int) -> None:
 
 def part_shapley(repeats: int) -> None:
     print("== ours (Newton steps) against Shapley value iteration, solve only")
-    for chips, hand in ((5, BidouParams(faces=4, throws=2)), (9, BidouParams(faces=4)),
+    for chips, hand in ((5, BidouParams(faces=4, throws=2)), (9, BidouParams(faces=4, throws=2)),
                         (9, BidouParams())):
         params = RoundParams(chips=chips, hand=hand)
         ours, solution = timed(lambda p=params: solve_round(p), repeats)
