@@ -149,8 +149,34 @@ def _assemble(model: HandModel, strategy: Strategy, ints: dict) -> ExactStrategy
 
 
 def _binary(model: HandModel, strategy: Strategy) -> dict:
-    return {where: exact_probabilities(probs, legal)
-            for where, probs, legal in decisions(model, strategy)}
+    """`exact_probabilities` of every decision, keyed like `decisions`, a whole array of
+    decisions (actions x hands) at a time."""
+    n, out = model.num_hands, {}
+    for role in (CAPTAIN, OPPONENT):
+        for c, context in enumerate(strategy.throw[role]):
+            for t, decision in enumerate(context):
+                for h, ints in enumerate(_exact_columns(decision, model.throw_legal)):
+                    out[("throw", role, c, t, h)] = ints
+    for key, probs in strategy.betting.items():
+        columns = _exact_columns(probs, np.ones(probs.shape, dtype=bool))
+        out.update({("bet", key, h): columns[h] for h in range(n)})
+    return out
+
+
+def _exact_columns(probs: np.ndarray, legal: np.ndarray) -> list[list[int]]:
+    """`exact_probabilities` of each column of `probs` (actions x hands), the same integers."""
+    sums = np.where(legal, probs, 0.0).sum(axis=0)
+    bad = np.flatnonzero(np.abs(sums - 1.0) > 1e-9)
+    if len(bad):
+        column = probs[:, bad[0]]
+        raise ValueError(f"a decision's probabilities sum to {np.sum(column[legal[:, bad[0]]])!r}"
+                         f", not 1")
+    # p * 2^53 is exact in floating point and its floor fits in 64 bits
+    ints = np.where(legal, np.floor(np.maximum(probs, 0.0) * float(Q)), 0).astype(np.int64)
+    largest = np.argmax(np.where(legal, probs, -np.inf), axis=0)
+    columns = range(probs.shape[1])
+    ints[largest, columns] += Q - ints.sum(axis=0)
+    return ints.T.tolist()
 
 
 def simple_fractions(model: HandModel, strategy: Strategy, max_denominator: int = 10 ** 6,

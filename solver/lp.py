@@ -376,31 +376,129 @@ def solve_lp(model: HandModel, method: str | None = None,
     """
     start = time.perf_counter()
     method = method or default_method(model)
-    lp = _SequenceFormLP(model, maximizer)
-    lp.build()
-    c, A_ub, A_eq, b_eq, bounds = lp.arrays()
-    size = (len(c), A_ub.shape[0] + A_eq.shape[0], A_ub.nnz + A_eq.nnz)
-    A_ub, c, bounds, kept, dropped, slack = _substitute_leaf_rows(A_ub, c, bounds)
-    res = scipy.optimize.linprog(c, A_ub=A_ub, b_ub=np.zeros(A_ub.shape[0]), A_eq=A_eq,
-                                 b_eq=b_eq, bounds=bounds, method=method)
+    built = _Built(model, maximizer)
+    res = scipy.optimize.linprog(built.c, A_ub=built.A_ub, b_ub=np.zeros(built.A_ub.shape[0]),
+                                 A_eq=built.A_eq, b_eq=built.b_eq, bounds=built.bounds,
+                                 method=method)
     if res.status != 0:
         raise SolverError(f"HiGHS did not reach an optimum: {res.message}")
-    dual = np.empty(lp.dual.size)
-    dual[kept] = -res.ineqlin.marginals
-    dual[dropped] = res.lower.marginals[slack]
-    plans = {maximizer: res.x[:lp.nx], lp.minimizer: dual}
-    spaces = {maximizer: lp.primal, lp.minimizer: lp.dual}
-    strategy = Strategy(
-        (_behaviour_throw(model, spaces[CAPTAIN], plans[CAPTAIN]),
-         _behaviour_throw(model, spaces[OPPONENT], plans[OPPONENT])),
-        {**_behaviour_betting(spaces[CAPTAIN], plans[CAPTAIN]),
-         **_behaviour_betting(spaces[OPPONENT], plans[OPPONENT])})
-    sign = 1.0 if maximizer == CAPTAIN else -1.0
-    return LPSolution(
-        value=sign * float(-res.fun), status=int(res.status),
-        message=f"scipy linprog {method}: {res.message}",
-        seconds=time.perf_counter() - start, iterations=int(getattr(res, "nit", 0) or 0),
-        strategy=strategy, reach=(plans[CAPTAIN], plans[OPPONENT]), size=size)
+    return built.solution(res.x, -res.ineqlin.marginals, res.lower.marginals, -res.fun,
+                          f"scipy linprog {method}: {res.message}",
+                          int(getattr(res, "nit", 0) or 0), time.perf_counter() - start)
+
+
+@dataclasses.dataclass(frozen=True)
+class Basis:
+    """HiGHS's final simplex basis (column and row statuses), to start another LP of the
+    same shape from: a stage game re-solved with nearby continuation values."""
+
+    cols: np.ndarray                # int8, HighsBasisStatus per column
+    rows: np.ndarray                # int8, per row
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return len(self.cols), len(self.rows)
+
+
+# A warm start needs the final basis, which scipy's linprog does not return; highspy is
+# HiGHS's own binding. Tighter than HiGHS's 1e-7: the round's fixed point is solved to
+# 1e-13, and a basis that is optimal to 1e-7 moves stage values by ~1e-8.
+WARM_TOLERANCE = 1e-10
+
+
+def solve_lp_from(model: HandModel, start: Basis | None,
+                  maximizer: int = CAPTAIN) -> tuple[LPSolution, Basis]:
+    """`solve_lp` by HiGHS's dual simplex starting from `start` (a basis of an LP of the
+    same shape, else ignored), with its final basis. A start that does not lead to an
+    optimum is dropped for a cold solve; raise SolverError unless that reaches one."""
+    import highspy
+
+    begin = time.perf_counter()
+    built = _Built(model, maximizer)
+    A = sp.vstack([built.A_ub, built.A_eq]).tocsc()
+    inf = highspy.kHighsInf
+    lp = highspy.HighsLp()
+    lp.num_col_, lp.num_row_ = A.shape[1], A.shape[0]
+    lp.col_cost_ = built.c
+    lp.col_lower_ = np.where(np.isinf(built.bounds[:, 0]), -inf, built.bounds[:, 0])
+    lp.col_upper_ = np.where(np.isinf(built.bounds[:, 1]), inf, built.bounds[:, 1])
+    lp.row_lower_ = np.concatenate([np.full(built.A_ub.shape[0], -inf), built.b_eq])
+    lp.row_upper_ = np.concatenate([np.zeros(built.A_ub.shape[0]), built.b_eq])
+    lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
+    lp.a_matrix_.num_col_, lp.a_matrix_.num_row_ = A.shape[1], A.shape[0]
+    lp.a_matrix_.start_, lp.a_matrix_.index_, lp.a_matrix_.value_ = A.indptr, A.indices, A.data
+    shape = (A.shape[1], A.shape[0])
+    for basis in ([start] if start is not None and start.shape == shape else []) + [None]:
+        # the plain binding: highspy.Highs prints a banner on standard output
+        h = getattr(highspy, "_Highs", highspy.Highs)()
+        for option, value in (("output_flag", False), ("solver", "simplex"),
+                              ("simplex_strategy", 1),      # dual simplex, as highs-ds
+                              ("dual_feasibility_tolerance", WARM_TOLERANCE),
+                              ("primal_feasibility_tolerance", WARM_TOLERANCE)):
+            h.setOptionValue(option, value)
+        h.passModel(lp)
+        if basis is not None:
+            h.setBasis(_to_highs(highspy, basis))
+        h.run()
+        if h.getModelStatus() == highspy.HighsModelStatus.kOptimal:
+            break
+    else:
+        raise SolverError(f"HiGHS did not reach an optimum: "
+                          f"{h.modelStatusToString(h.getModelStatus())}")
+    solution, final, info = h.getSolution(), h.getBasis(), h.getInfo()
+    cols = np.array(list(map(int, final.col_status)), dtype=np.int8)
+    rows = np.array(list(map(int, final.row_status)), dtype=np.int8)
+    at_lower = cols == int(highspy.HighsBasisStatus.kLower)
+    row_dual = np.asarray(solution.row_dual)[:built.A_ub.shape[0]]
+    lower = np.where(at_lower, np.asarray(solution.col_dual), 0.0)
+    found = built.solution(np.asarray(solution.col_value), -row_dual, lower,
+                           -info.objective_function_value,
+                           f"highspy dual simplex: {h.modelStatusToString(h.getModelStatus())}",
+                           int(info.simplex_iteration_count), time.perf_counter() - begin)
+    return found, Basis(cols, rows)
+
+
+def _to_highs(highspy, basis: Basis):
+    out = highspy.HighsBasis()
+    out.col_status = list(map(highspy.HighsBasisStatus, basis.cols.tolist()))
+    out.row_status = list(map(highspy.HighsBasisStatus, basis.rows.tolist()))
+    out.valid = True
+    return out
+
+
+class _Built:
+    """The LP of `model` in scipy's form (fold and pass rows turned into bounds), and how
+    to read both plans back from a solution."""
+
+    def __init__(self, model: HandModel, maximizer: int):
+        self.model, self.maximizer = model, maximizer
+        self.lp = _SequenceFormLP(model, maximizer)
+        self.lp.build()
+        c, A_ub, A_eq, self.b_eq, bounds = self.lp.arrays()
+        self.size = (len(c), A_ub.shape[0] + A_eq.shape[0], A_ub.nnz + A_eq.nnz)
+        (self.A_ub, self.c, self.bounds, self.kept, self.dropped,
+         self.slack) = _substitute_leaf_rows(A_ub, c, bounds)
+        self.A_eq = A_eq
+
+    def solution(self, x: np.ndarray, row_duals: np.ndarray, lower_duals: np.ndarray,
+                 value: float, message: str, iterations: int, seconds: float) -> LPSolution:
+        """`row_duals`: minus scipy's marginals of the kept best-reply rows; `lower_duals`:
+        the marginals of the variables' lower bounds."""
+        lp, model = self.lp, self.model
+        dual = np.empty(lp.dual.size)
+        dual[self.kept] = row_duals
+        dual[self.dropped] = lower_duals[self.slack]
+        plans = {self.maximizer: x[:lp.nx], lp.minimizer: dual}
+        spaces = {self.maximizer: lp.primal, lp.minimizer: lp.dual}
+        strategy = Strategy(
+            (_behaviour_throw(model, spaces[CAPTAIN], plans[CAPTAIN]),
+             _behaviour_throw(model, spaces[OPPONENT], plans[OPPONENT])),
+            {**_behaviour_betting(spaces[CAPTAIN], plans[CAPTAIN]),
+             **_behaviour_betting(spaces[OPPONENT], plans[OPPONENT])})
+        sign = 1.0 if self.maximizer == CAPTAIN else -1.0
+        return LPSolution(value=sign * float(value), status=0, message=message,
+                          seconds=seconds, iterations=iterations, strategy=strategy,
+                          reach=(plans[CAPTAIN], plans[OPPONENT]), size=self.size)
 
 
 def _substitute_leaf_rows(A_ub: sp.csr_matrix, c: np.ndarray, bounds: np.ndarray):

@@ -142,3 +142,22 @@ def test_round_command_bad_input(args, words):
     result = run("round", "--chips", "3", "--faces", "2", "--throws", "1", *args)
     assert result.exit_code == 2
     assert words in result.output
+
+
+def test_cfr_guess_is_close_and_newton_agrees_with_shapley(small):
+    """The CFR guess that starts each cyclic component lands near the solved values (so the
+    LPs' Newton steps start close), and the solve agrees with plain value iteration."""
+    from solver.model import build_model
+    from solver.round.solve import _warm_guess
+
+    solution, _ = small
+    base = build_model(SMALL.hand)
+    values = dict(solution.values)
+    for component in solution.components:
+        if len(component) < 2:
+            continue
+        guess = _warm_guess(SMALL, base, list(component),
+                            {**values, **{s: 0.5 for s in component}})
+        assert max(abs(guess[s] - values[s]) for s in component) < 1e-3
+    shapley = solve_round(SMALL, newton=False)
+    assert max(abs(shapley.values[s] - values[s]) for s in values) < 1e-11

@@ -192,3 +192,27 @@ def test_either_player_as_primal_gives_the_same_game(reroll):
     assert a.value == pytest.approx(b.value, abs=1e-12)
     for solution in (a, b):
         assert exploitability(model, solution.strategy).nash_conv <= 1e-9
+
+
+def test_warm_started_lp_matches_scipy_and_restarts_from_its_basis():
+    """`solve_lp_from` (highspy, for the round's re-solves) solves the same LP as
+    `solve_lp`; started from its own final basis it needs no pivot, from a basis of another
+    shape it solves cold, and a changed game re-solved from the old basis still has the new
+    game's value."""
+    model = build_model(BidouParams(faces=3, throws=2, max_level=2))
+    cold, basis = lp.solve_lp_from(model, None)
+    assert cold.value == pytest.approx(lp.solve_lp(model).value, abs=1e-12)
+    assert exploitability(model, cold.strategy).nash_conv <= 1e-9
+    again, _ = lp.solve_lp_from(model, basis)
+    assert again.iterations == 0 and again.value == pytest.approx(cold.value, abs=1e-14)
+    wrong = lp.Basis(basis.cols[:-1], basis.rows)
+    assert lp.solve_lp_from(model, wrong)[0].iterations > 0
+
+    def scaled(leaf):
+        base = hand_payoff(leaf.kind, leaf.level, leaf.folder)
+        return tuple(1.5 * float(x) + (0.25 if leaf.level == 1 else 0.0) for x in base)
+    other = build_model(model.params, {first: build_tree(first, 2, payoff=scaled)
+                                       for first in (CAPTAIN, OPPONENT)})
+    warm, _ = lp.solve_lp_from(other, basis)
+    assert warm.value == pytest.approx(lp.solve_lp(other).value, abs=1e-12)
+    assert warm.value != pytest.approx(cold.value, abs=1e-3)

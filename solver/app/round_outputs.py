@@ -4,11 +4,13 @@ the win-probability chart, written and checked by `bidou outputs`."""
 from __future__ import annotations
 
 import json
+from fractions import Fraction
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from games.bidou.params import BidouParams
 from games.bidou.round_params import RoundParams
+from solver.certificate import decimal
 from solver.export.charts import figure_bytes
 from solver.export.round_charts import win_probability_figure
 from solver.round.certify import certify_round
@@ -65,13 +67,21 @@ def summary_markdown(report: Mapping[str, Any]) -> str:
     for s in report["states"]:
         kind = " (open throw: the first thrower's chance)" if s["open_throw"] else ""
         lines.append(f"| {s['centre']} | {s['captain']} | {s['opponent']} | "
-                     f"{s['value']:.9f}{kind} | [{s['lower'][:11]}, {s['upper'][:11]}] | "
+                     f"{s['value']:.9f}{kind} | {_interval(s)} | "
                      f"{_tiny(s['exploitability'])} | {_one(s['p_end'])} |")
     lines += ["", "## The match (all, keep, all; best of three)", "",
               "| round | reroll | score | P(win the match) |", "|---|---|---|---|"]
     lines += [f"| {r['round']} | {r['reroll']} | {r['wins']}-{r['losses']} | "
               f"{r['p_match']} |" for r in match_table()]
     return "\n".join(lines) + "\n"
+
+
+def _interval(entry: Mapping[str, Any]) -> str:
+    """The proved interval to 9 decimals, rounded outwards so that it still holds (and
+    stays the same when a re-solve moves the last digits)."""
+    lower = decimal(Fraction(entry["lower"]), 9, up=False)
+    upper = decimal(Fraction(entry["upper"]), 9, up=True)
+    return f"[{lower}, {upper}]"
 
 
 def width_bound(width: float) -> str:
