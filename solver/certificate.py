@@ -246,11 +246,17 @@ class _ExactGame:
         # payoffs as integers over one denominator
         values = [v for tree in model.trees.values() for row in tree.payoffs for v in row]
         self.pay_den = math.lcm(*(Fraction(v).denominator for v in values))
-        # for responder hand x: the other player's hands x beats, loses to, ties
+        # showdowns by the ranking's order (sums over weaker and equal hands), then the
+        # pairs where rules.compare says otherwise (the french aces over bidou), as moves of
+        # the other player's hand j between (x beats j, x loses to j, tie) for responder x
         compare = model.compare                   # rules.compare, entries -1, 0, 1
-        self.wins = [np.flatnonzero(row > 0).tolist() for row in compare]
-        self.losses = [np.flatnonzero(row < 0).tolist() for row in compare]
-        self.ties = [np.flatnonzero(row == 0).tolist() for row in compare]
+        self.strength = model.strength.tolist()
+        self.levels = int(model.strength.max()) + 1
+        ordered = np.sign(model.strength[:, None] - model.strength[None, :])
+        category = {1: 0, -1: 1, 0: 2}
+        self.moves = [[(j, category[int(ordered[x, j])], category[int(compare[x, j])])
+                       for j in np.flatnonzero(ordered[x] != compare[x])]
+                      for x in range(n)]
         self.throw, self.betting = strategy
 
     # --- the fixed player's reach ---------------------------------------------------------
@@ -305,10 +311,22 @@ class _ExactGame:
                 win, lose = payoff(leaf, 1), payoff(leaf, -1)
                 if_x_beats, if_x_loses = (win, lose) if responder == CAPTAIN else (lose, win)
                 tie = payoff(leaf, 0)
-                out = [sign * (if_x_beats * sum(nums[j] for j in self.wins[x])
-                               + if_x_loses * sum(nums[j] for j in self.losses[x])
-                               + tie * sum(nums[j] for j in self.ties[x]))
-                       for x in range(self.n)]
+                weights = (if_x_beats, if_x_loses, tie)
+                at = [0] * self.levels                # the other's mass by strength
+                for j, v in enumerate(nums):
+                    at[self.strength[j]] += v
+                below, running = [], 0
+                for v in at:
+                    below.append(running)
+                    running += v
+                out = []
+                for x in range(self.n):
+                    level = self.strength[x]
+                    value = (if_x_beats * below[level] + tie * at[level]
+                             + if_x_loses * (running - below[level] - at[level]))
+                    for j, was, now in self.moves[x]:
+                        value += (weights[now] - weights[was]) * nums[j]
+                    out.append(sign * value)
             else:
                 out = [payoff(leaf, 0) * sign * sum(nums)] * self.n
             return out, den * self.pay_den

@@ -368,15 +368,18 @@ class _SequenceFormLP:
 
 
 def solve_lp(model: HandModel, method: str | None = None,
-             maximizer: int = CAPTAIN) -> LPSolution:
+             maximizer: int = CAPTAIN, fixed_throw: np.ndarray | None = None) -> LPSolution:
     """Solve the hand exactly; raise SolverError unless HiGHS reports an optimum.
 
     `maximizer` is the player whose plan is the LP's primal (the other's comes from the
     duals); both give the same value; the captain as primal is about twice as fast.
+    `fixed_throw` pins the maximizer's throwing to a pure strategy ((T-1, A, n) for the
+    captain, (T, T-1, A, n) by the captain's count for the opponent; 1 where the action is
+    taken): the value is then what he guarantees throwing so and betting as well as he can.
     """
     start = time.perf_counter()
     method = method or default_method(model)
-    built = _Built(model, maximizer)
+    built = _Built(model, maximizer, fixed_throw)
     res = scipy.optimize.linprog(built.c, A_ub=built.A_ub, b_ub=np.zeros(built.A_ub.shape[0]),
                                  A_eq=built.A_eq, b_eq=built.b_eq, bounds=built.bounds,
                                  method=method)
@@ -458,6 +461,23 @@ def solve_lp_from(model: HandModel, start: Basis | None,
     return found, Basis(cols, rows)
 
 
+def _pin_throw(space: _Space, model: HandModel, player: int, rule: np.ndarray,
+               bounds: np.ndarray) -> None:
+    """Bound to 0 the throwing sequences a pure rule does not take (the flows then follow
+    the rule exactly)."""
+    T, (A, n) = model.throws, model.throw_legal.shape
+    rule = np.asarray(rule, dtype=float)
+    expected = (T - 1, A, n) if player == CAPTAIN else (T, T - 1, A, n)
+    if rule.shape != expected:
+        raise ValueError(f"a fixed throwing strategy has shape {expected}, not {rule.shape}")
+    if not np.all((rule == 0) | (rule == 1)):
+        raise ValueError("a fixed throwing strategy must be pure (probabilities 0 or 1)")
+    rule = rule.reshape((-1, T - 1, A, n))
+    index = space.throw[:, :T - 1]                        # (contexts, T-1, A, n)
+    banned = (index >= 0) & (rule == 0)
+    bounds[index[banned], 1] = 0.0
+
+
 def _to_highs(highspy, basis: Basis):
     out = highspy.HighsBasis()
     out.col_status = list(map(highspy.HighsBasisStatus, basis.cols.tolist()))
@@ -470,11 +490,13 @@ class _Built:
     """The LP of `model` in scipy's form (fold and pass rows turned into bounds), and how
     to read both plans back from a solution."""
 
-    def __init__(self, model: HandModel, maximizer: int):
+    def __init__(self, model: HandModel, maximizer: int, fixed_throw: np.ndarray | None = None):
         self.model, self.maximizer = model, maximizer
         self.lp = _SequenceFormLP(model, maximizer)
         self.lp.build()
         c, A_ub, A_eq, self.b_eq, bounds = self.lp.arrays()
+        if fixed_throw is not None:
+            _pin_throw(self.lp.primal, model, maximizer, fixed_throw, bounds)
         self.size = (len(c), A_ub.shape[0] + A_eq.shape[0], A_ub.nnz + A_eq.nnz)
         (self.A_ub, self.c, self.bounds, self.kept, self.dropped,
          self.slack) = _substitute_leaf_rows(A_ub, c, bounds)

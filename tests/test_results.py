@@ -6,11 +6,14 @@ import json
 from fractions import Fraction
 from pathlib import Path
 
+import numpy as np
 import pytest
 
+from games.bidou import rules
 from games.bidou.params import BidouParams
+from solver import lp
 from solver.analysis import behaviour
-from solver.analysis.no_betting import solve_throw_game
+from solver.analysis.no_betting import solve_throw_game, stop_rule
 from solver.app import results
 from solver.app.sweep import read_rows, rule_key, solve_row
 from solver.model import build_model
@@ -108,3 +111,34 @@ def test_results_refuses_an_incomplete_sweep_before_solving(tmp_path):
     assert result.exit_code == 2
     assert result.output.startswith("bidou: error: the sweep table lacks 360 rule sets")
     assert result.output.count("\n") == 1
+
+
+def test_the_folk_rule_with_betting_solved_again():
+    """The restricted game of section 5 (the captain's throwing pinned to "stop with a 6 or
+    better", everything else optimized): the LP again, and its guarantee proved exactly
+    matches what the page says; pinning costs, and never gains."""
+    from solver.app.results import FOLK_HAND
+    from solver.certificate import exact_best_response
+
+    published = DOC["games"]["default"]["folk"]["with_betting"]
+    model = build_model(BidouParams())
+    stops = np.array([rules.compare(h, FOLK_HAND, "encyclopedia", True) >= 0
+                      for h in model.hands])
+    rule = stop_rule(model, stops)
+    restricted = lp.solve_lp(model, fixed_throw=rule)
+    guarantee = -exact_best_response(model, restricted.strategy, 1)
+    assert str(guarantee) == published["captain"]["guarantee"]
+    assert restricted.value == pytest.approx(float(guarantee), abs=1e-9)
+    assert restricted.value < DOC["games"]["default"]["value"] - 0.05
+
+
+def test_the_round_section_is_the_published_round():
+    """Section 5's round numbers: the same first state as outputs/round, and the chip
+    counter's proved bounds on either side of both the value and the Markov chain's
+    figure against the equilibrium."""
+    r = DOC["round"]
+    report = json.loads((ROOT / "outputs" / "round" / "round.json").read_text())
+    assert r["value"] == pytest.approx(report["start_value"], abs=1e-11)
+    assert float(Fraction(r["captain_guarantee"])) < r["captain_against_equilibrium"] < r["value"]
+    assert r["value"] < r["opponent_against_equilibrium"] < float(
+        Fraction(r["opponent_concedes"]))

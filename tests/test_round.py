@@ -161,3 +161,54 @@ def test_cfr_guess_is_close_and_newton_agrees_with_shapley(small):
         assert max(abs(guess[s] - values[s]) for s in component) < 1e-3
     shapley = solve_round(SMALL, newton=False)
     assert max(abs(shapley.values[s] - values[s]) for s in values) < 1e-11
+
+
+def test_chip_counting_play_in_the_round(small):
+    """Playing the hand game's equilibrium at every state of the round is proved to cost
+    win probability from both seats, and the proof agrees with a Markov chain written
+    apart (`evaluate.pair_values`): a best reply does at least as well against chip
+    counting as the round's equilibrium strategy does."""
+    from solver.round.compare import chip_counting_round, hand_strategy_in_stage
+    from solver.solve import solve
+
+    solution, proof = small
+    hand = solve(SMALL.hand)
+    counting = chip_counting_round(solution, hand.model, hand.strategy)
+    first = start(SMALL.chips)
+    value = solution.values[first]
+    lower, upper = counting.states[first].lower, counting.states[first].upper
+    assert lower < proof.states[first].lower and upper > proof.states[first].upper
+    assert value - float(lower) > 0.05 and float(upper) - value > 0.05
+
+    def chip_counter(state, strategy):
+        return hand_strategy_in_stage(solution.stages[state].model, hand.model, hand.strategy)
+
+    # A = chip counter; as captain he wins no more than against the best reply...
+    against_equilibrium = pair_values(solution, chip_counter, solved)
+    assert float(lower) <= against_equilibrium[(first, 0)] + 1e-12
+    # ...and as opponent he lets the captain win at most `upper`
+    assert 1 - against_equilibrium[(first, 1)] <= float(upper) + 1e-12
+
+
+def test_a_round_that_need_not_end_is_not_proved(small):
+    """The bounds need every reply to end the round with probability 1, and that is proved,
+    not assumed: against a player who always passes (and calls a bet), a deviator who
+    passes too keeps swapping the captain forever, and the certificate refuses."""
+    import dataclasses
+
+    from games.bidou.betting import Action
+    from solver.round.certify import RoundCertificateError, _prove_termination
+
+    solution, _ = small
+    _prove_termination(solution)                        # the equilibrium: every round ends
+    stages = {}
+    for state, stage in solution.stages.items():
+        passive = stage.strategy.copy()
+        for (tc, to, history), probs in passive.betting.items():
+            actions = stage.model.tree((tc, to)).node(history).actions
+            keep = Action.PASS if Action.PASS in actions else Action.CALL
+            probs[...] = 0.0
+            probs[actions.index(keep)] = 1.0
+        stages[state] = dataclasses.replace(stage, strategy=passive)
+    with pytest.raises(RoundCertificateError, match="forever"):
+        certify_round(dataclasses.replace(solution, stages=stages))

@@ -216,3 +216,25 @@ def test_warm_started_lp_matches_scipy_and_restarts_from_its_basis():
     warm, _ = lp.solve_lp_from(other, basis)
     assert warm.value == pytest.approx(lp.solve_lp(other).value, abs=1e-12)
     assert warm.value != pytest.approx(cold.value, abs=1e-3)
+
+
+def test_pinned_throwing_gives_the_restricted_games_value():
+    """`fixed_throw`: pinned to the equilibrium's own (pure) throwing the value does not
+    move; pinned to "always stop at once" it drops for the captain and rises for a pinned
+    opponent; an impure or misshapen rule is refused."""
+    model = build_model(BidouParams(faces=3, throws=2, max_level=2))
+    free = lp.solve_lp(model)
+    T, (A, n) = model.throws, model.throw_legal.shape
+    stop_now = np.zeros((T - 1, A, n))
+    stop_now[:, 0] = 1.0
+    captain = lp.solve_lp(model, fixed_throw=stop_now)
+    opponent = lp.solve_lp(model, maximizer=OPPONENT, fixed_throw=np.stack([stop_now] * T))
+    assert captain.value < free.value - 1e-3 and opponent.value > free.value + 1e-3
+    for solution, player in ((captain, CAPTAIN), (opponent, OPPONENT)):
+        reached = own_reach(model, solution.strategy, player)[0].sum(axis=-2) > 0
+        taken = solution.strategy.throw[player][..., 0, :]
+        assert np.all(taken[reached[..., :T - 1, :]] == 1.0)
+    with pytest.raises(ValueError, match="pure"):
+        lp.solve_lp(model, fixed_throw=np.full((T - 1, A, n), 0.5))
+    with pytest.raises(ValueError, match="shape"):
+        lp.solve_lp(model, fixed_throw=stop_now[0])

@@ -167,6 +167,31 @@ def folk_costs(model: HandModel, equilibrium: Fraction) -> dict[str, Any]:
             "opponent_cost": float(opponent - equilibrium)}
 
 
+def folk_costs_with_betting(model: HandModel, value: Fraction) -> dict[str, Any]:
+    """The folk stopping rule in the game itself: the restricted game where one player's
+    throwing follows the rule and everything else is optimized (the LP with his throwing
+    pinned), and what his solved strategy guarantees, exactly, against a best response."""
+    from solver.certificate import exact_best_response
+    from solver.lp import solve_lp
+
+    stops = np.array([rules.compare(h, FOLK_HAND, model.params.ranking,
+                                    model.params.aces_beat_bidou) >= 0 for h in model.hands])
+    rule = stop_rule(model, stops)
+    pinned = {CAPTAIN: rule, OPPONENT: np.stack([rule] * model.throws)}
+    out: dict[str, Any] = {}
+    for player, name in ((CAPTAIN, "captain"), (OPPONENT, "opponent")):
+        lp = solve_lp(model, maximizer=player, fixed_throw=pinned[player])
+        strategy = lp.strategy.copy()
+        strategy.throw[player][...] = pinned[player].reshape(strategy.throw[player].shape)
+        other = OPPONENT if player == CAPTAIN else CAPTAIN
+        best = exact_best_response(model, strategy, other)     # the other's payoff
+        guarantee = -best if player == CAPTAIN else best        # to the captain
+        cost = value - guarantee if player == CAPTAIN else guarantee - value
+        out[name] = {"lp_value": lp.value, "guarantee": str(guarantee),
+                     "cost": float(cost)}
+    return out
+
+
 def game_results(name: str, solution, throw_game=None) -> dict[str, Any]:
     """A featured game's proved value and its equilibrium behaviour."""
     model, strategy = solution.model, solution.strategy
@@ -185,11 +210,13 @@ def game_results(name: str, solution, throw_game=None) -> dict[str, Any]:
             middle = (throw_game.certificate.lower + throw_game.certificate.upper) / 2
             out["folk"] = folk_costs(model, middle)
             out["folk"]["equilibrium_width"] = float(throw_game.certificate.width)
+            proved = (proof.lower + proof.upper) / 2
+            out["folk"]["with_betting"] = folk_costs_with_betting(model, proved)
     return out
 
 
 def compute(sweep_rows: Sequence[Mapping[str, Any]], solutions: Mapping[str, Any],
-            throw_games: Mapping[str, Any]) -> dict[str, Any]:
+            throw_games: Mapping[str, Any], round_solution=None) -> dict[str, Any]:
     """Every number of docs/results.md, as one JSON document."""
     for name, solution in solutions.items():
         if solution.certificate is None:
@@ -197,10 +224,44 @@ def compute(sweep_rows: Sequence[Mapping[str, Any]], solutions: Mapping[str, Any
     games = {name: game_results(name, s, throw_games.get(name))
              for name, s in solutions.items()}
     french, unbeaten = solutions["french"], solutions["french_unbeaten"]
-    return {"schema": SCHEMA, "schema_version": SCHEMA_VERSION,
-            "sweep": sweep_tables(sweep_rows), "games": games,
-            "cycle_shift": behaviour_shift((french.model, french.strategy),
-                                           (unbeaten.model, unbeaten.strategy))}
+    doc = {"schema": SCHEMA, "schema_version": SCHEMA_VERSION,
+           "sweep": sweep_tables(sweep_rows), "games": games,
+           "cycle_shift": behaviour_shift((french.model, french.strategy),
+                                          (unbeaten.model, unbeaten.strategy))}
+    if round_solution is not None:
+        doc["round"] = chip_counting_results(round_solution, solutions["default"])
+    return doc
+
+
+def chip_counting_results(round_solution, hand_solution) -> dict[str, Any]:
+    """The round's first state when one player plays the hand game's equilibrium at every
+    hand (chip-counting play) against a best reply, both sides proved
+    (`round.compare.chip_counting_round`), beside the round's proved value."""
+    from solver.round.certify import certify_round
+    from solver.round.compare import chip_counting_round, hand_strategy_in_stage
+    from solver.round.evaluate import pair_values, solved
+    from solver.round.states import start
+
+    first = start(round_solution.params.chips)
+    proof = certify_round(round_solution).states[first]
+    counting = chip_counting_round(round_solution, hand_solution.model,
+                                   hand_solution.strategy).states[first]
+
+    def chip_counter(state, strategy):
+        return hand_strategy_in_stage(round_solution.stages[state].model,
+                                      hand_solution.model, hand_solution.strategy)
+
+    # against the round's equilibrium, which does not exploit him (a Markov chain)
+    against = pair_values(round_solution, chip_counter, solved)
+    value = (proof.lower + proof.upper) / 2
+    return {"rules": round_solution.params.to_dict(),
+            "value": float(value), "lower": str(proof.lower), "upper": str(proof.upper),
+            "captain_guarantee": str(counting.lower),
+            "opponent_concedes": str(counting.upper),
+            "captain_cost": float(value - counting.lower),
+            "opponent_cost": float(counting.upper - value),
+            "captain_against_equilibrium": against[(first, 0)],
+            "opponent_against_equilibrium": 1 - against[(first, 1)]}
 
 
 def solve_featured(progress=None) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -247,6 +308,11 @@ def _proved(cert: Mapping[str, Any]) -> str:
 
 def _pct(x: float) -> str:
     return f"{100 * x:.1f}%"
+
+
+def _points(x: float) -> str:
+    """A difference of probabilities, in percentage points."""
+    return f"{100 * x:.2f} percentage points"
 
 
 def render(doc: Mapping[str, Any]) -> str:
@@ -483,12 +549,54 @@ def _split_section(doc: Mapping[str, Any]) -> list[str]:
         f"{float(Fraction(folk['opponent_guarantee'])):+.6f}, a cost of "
         f"{folk['opponent_cost']:.6f} to him.",
         "",
-        "*With the betting*: TODO. The restricted game (the stopping rule fixed, the rest "
-        "of the play optimized, then the best response to it) needs the sequence-form LP "
-        "with some throwing probabilities pinned, which `solver/lp.py` does not offer yet.",
+        "*With the betting*: the restricted game where one player's throwing follows the "
+        "rule and the rest of his play (all his betting) and all of the other's is "
+        "optimized: the sequence-form LP with his throwing pinned "
+        "(`solve_lp(model, fixed_throw=...)`), and what his solved strategy guarantees, "
+        "exactly, against a best response. " + _folk_betting(folk["with_betting"],
+                                                             g["default"]["value"]),
         "",
     ]
+    if "round" in doc:
+        lines += _round_folk(doc["round"])
     return lines
+
+
+def _round_folk(r: Mapping[str, Any]) -> list[str]:
+    return [
+        "*In the round*: the other piece of folk wisdom is to play every hand as the hand "
+        "game says, counting chips as chips whatever the piles. One player plays the hand "
+        "game's equilibrium at every state of the nine-chip round (the same throwing; the "
+        "same betting probabilities over the bets the chips allow; open throws played as "
+        "in the solved round). From the round's first state, where the first captain wins "
+        f"with probability {r['value']:.9f} at equilibrium:",
+        "",
+        "| chip counter's seat | P(the first captain wins), other player best-replies "
+        "(proved) | the other plays the round's equilibrium |",
+        "|---|---|---|",
+        f"| first captain | at least {float(Fraction(r['captain_guarantee'])):.6f} (a loss of "
+        f"{_points(r['captain_cost'])}) | {r['captain_against_equilibrium']:.6f} |",
+        f"| opponent | at most {float(Fraction(r['opponent_concedes'])):.6f} (a loss of "
+        f"{_points(r['opponent_cost'])} to him) | {r['opponent_against_equilibrium']:.6f} |",
+        "",
+        "A player who knows the round exploits chip counting hand after hand: in a single "
+        "hand the hand strategy concedes little with chips in the centre and up to about "
+        "3 points of win probability once the centre is empty (`bidou round --state 0,4,5 "
+        "--charts --out DIR` says 3.4%), where chips flow both ways and hands repeat, and "
+        "the losses add up. The best reply is proved by the "
+        "round's certificate (a super-solution checked in exact arithmetic); the last "
+        "column is the Markov chain of `round/evaluate.py`. Reproduce: `bidou results` "
+        "(`solver/round/compare.py`: `chip_counting_round`).",
+        "",
+    ]
+
+
+def _folk_betting(folk: Mapping[str, Any], value: float) -> str:
+    captain, opponent = folk["captain"], folk["opponent"]
+    return (f"A captain who stops with a 6 or better and bets well guarantees "
+            f"{float(Fraction(captain['guarantee'])):+.6f} (the game: {value:+.6f}), a cost of "
+            f"{captain['cost']:.6f} chips per hand; an opponent doing so concedes "
+            f"{float(Fraction(opponent['guarantee'])):+.6f}, a cost of {opponent['cost']:.6f}.")
 
 
 # --- plots and files ---------------------------------------------------------------------------
@@ -544,7 +652,12 @@ def write_results(root: str | Path = ".", progress=None) -> list[Path]:
     rows = read_rows(root / "docs" / "data")
     sweep_tables(rows)                           # an incomplete table fails before solving
     solutions, throw_games = solve_featured(progress)
-    doc = compute(rows, solutions, throw_games)
+    from games.bidou.round_params import RoundParams
+    from solver.round.solve import solve_round
+
+    if progress:
+        progress("the round")
+    doc = compute(rows, solutions, throw_games, solve_round(RoundParams()))
     paths = [root / "docs" / "data" / "results.json", root / "docs" / "results.md"]
     write_json_atomic(paths[0], doc)
     write_text_atomic(paths[1], render(json.loads(json.dumps(doc))))

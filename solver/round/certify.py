@@ -24,10 +24,11 @@ report a wrong interval.
 Why a super-solution bounds every reply of the deviator: W+(state) is a supermartingale
 along the play until the round ends, so for every reply, P(win) + E[W+ at the state where
 play is after k hands; not ended] <= W+(start). When every reply ends the round with
-probability 1 the second term vanishes. D is finite exactly when every reply ends the round
-in finite expected time; it is computed in floating point (not proved), and the solve
-fails if it diverges. `p_end` reports the probability that the round ends for the solved
-strategies against each other (it must be 1).
+probability 1 the second term vanishes, and that is proved exactly too
+(`_prove_termination`: the deviator's decision process has no end component, no set of
+states in which he could keep play forever). D only sizes the margins: it is computed in
+floating point, and the certificate fails if it diverges. `p_end` reports the probability
+that the round ends for the solved strategies against each other (it must be 1).
 
 Open throws are perfect-information and X's policy there is optimal for the continuation
 c* it was solved with, so a deviator facing it with another continuation c gets at most
@@ -44,15 +45,23 @@ import numpy as np
 from games.bidou.betting import CAPTAIN, OPPONENT
 from solver import best_response
 from solver.certificate import exact_best_response
-from solver.round.open_throw import reply_to_open_throw
+from solver.round.open_throw import least_end_chance, reply_to_open_throw
 from solver.round.solve import RoundSolution
 from solver.round.stage import stage_model, transitions
-from solver.round.states import ChipState, Next, OpenThrow, State, after_open_throw
+from solver.round.states import (
+    ChipState,
+    Next,
+    OpenThrow,
+    State,
+    after_open_throw,
+    state_graph,
+)
 
 ETAS = (Fraction(1, 10 ** 14), Fraction(1, 10 ** 12), Fraction(1, 10 ** 10))
 MAX_DURATION = 1e6          # hands: a deviator who can make the round last longer fails
 OPEN_LEAK = 1.25            # see `_open_duration`
 FLOAT_STOP = 1e-15
+OPEN_NEAR = 1e-9            # see `_open_piece`
 MAX_SWEEPS = 200
 
 # Roles of the deviator: at a chip state captain (FIRST) or opponent (SECOND); at an open
@@ -98,21 +107,46 @@ def _deviator_value(nxt: Next, deviator_is_here: bool, W: dict) -> float | Fract
 def _open_bound(solution: RoundSolution, state: OpenThrow, role: int, W: dict,
                 exact: bool) -> float | Fraction:
     """The deviator's best value at an open throw, against X's solved policy."""
-    star = solution.open_throws[state]
-    nxt = after_open_throw(solution.params.chips, state)
-    if role == FIRST:                      # deviator throws first: c is his continuation
-        c = _deviator_value(nxt, True, W)
-    else:
-        c = 1 - _deviator_value(nxt, False, W)          # X's continuation as the low player
     if exact:
-        low = reply_to_open_throw(solution.params.hand, c, star.solved,
-                                  deviator_is_low=role == FIRST).value
+        star = solution.open_throws[state]
+        low = reply_to_open_throw(solution.params.hand, _open_continuation(solution, state,
+                                                                           role, W),
+                                  star.solved, deviator_is_low=role == FIRST).value
         return low if role == FIRST else 1 - low
-    # in floating point, the bound v* + max(0, c - c*) (the deviator's value has slope <= 1)
-    c_star, v_star = float(star.continuation), star.value
+    constant, slope = _open_piece(solution, state, role, W)
+    nxt = after_open_throw(solution.params.chips, state)
+    return min(1.0, constant + slope * _deviator_value(nxt, role == FIRST, W))
+
+
+def _open_continuation(solution: RoundSolution, state: OpenThrow, role: int, W: dict):
+    """The low player's continuation (his value if the high player wins the throw): the
+    deviator's when he is low (FIRST), X's otherwise."""
+    nxt = after_open_throw(solution.params.chips, state)
     if role == FIRST:
-        return v_star + max(0.0, c - c_star)
-    return 1 - (v_star + min(0.0, c - c_star))
+        return _deviator_value(nxt, True, W)
+    return 1 - _deviator_value(nxt, False, W)
+
+
+def _open_piece(solution: RoundSolution, state: OpenThrow, role: int, W: dict
+                ) -> tuple[float, float]:
+    """In floating point, the deviator's value at an open throw as constant + slope x his
+    value after it, the piece in force at W. Near X's own continuation c* the bound
+    v* + max(0, c - c*) (his value's slope in c is a probability) is tight and free; away
+    from it (X is not playing the round's equilibrium elsewhere) the deviator's exact best
+    reply is solved and its probabilities give the piece."""
+    star = solution.open_throws[state]
+    c = float(_open_continuation(solution, state, role, W))
+    c_star, v_star = float(star.continuation), star.value
+    if abs(c - c_star) > OPEN_NEAR:
+        reply = reply_to_open_throw(solution.params.hand, Fraction(c), star.solved,
+                                    deviator_is_low=role == FIRST)
+        p_low = float(reply.p_l_wins)
+        # low: p_low + (1 - p_low) c; high: wins only if the throw goes on, then has his value
+        return (p_low, 1 - p_low) if role == FIRST else (0.0, 1 - p_low)
+    if role == FIRST:
+        return (v_star - c_star, 1.0) if c > c_star else (v_star, 0.0)
+    # 1 - (v* + min(0, c - c*)), c being 1 - the deviator's value after the throw
+    return (c_star - v_star, 1.0) if c < c_star else (1 - v_star, 0.0)
 
 
 def _stage_step(solution: RoundSolution, state: ChipState, role: int, W: dict,
@@ -189,19 +223,10 @@ def _policy_evaluation(solution, keys, replies, W, plus_one: bool = False) -> No
                 r[i] += 1 / (1 - float(star.p_tie))
                 add(i, nxt, role == FIRST, OPEN_LEAK * (1 - star.p_low_wins))
                 continue
-            # the piece of `_open_bound` in force at W
-            c = _deviator_value(nxt, role == FIRST, W)
-            c_star = float(star.continuation)
-            if role == FIRST:
-                r[i] += star.value
-                if c > c_star:
-                    r[i] -= c_star
-                    add(i, nxt, True, 1.0)
-            elif 1 - c < c_star:                # X's continuation below c*: 1 - v* - c_x + c*
-                r[i] += c_star - star.value
-                add(i, nxt, False, 1.0)
-            else:
-                r[i] += 1 - star.value
+            constant, slope = _open_piece(solution, s, role, W)    # in force at W
+            r[i] += constant
+            if slope:
+                add(i, nxt, role == FIRST, slope)
             continue
         model, br = replies[(s, role)]
         mixed = solution.stages[s].strategy.copy()
@@ -309,9 +334,88 @@ def _p_end(solution: RoundSolution) -> dict[State, float]:
     return {s: float(min(1.0, x[index[s]])) for s in states}
 
 
+def _lasting_order(solution: RoundSolution) -> list[set]:
+    """Layers of (state, deviator's role) from which the deviator cannot keep the round
+    going with probability 1: the first layer against every state still in play, each
+    next one against what the earlier layers left. Found with floating-point best responses
+    (`_can_stay`); `_prove_termination` checks each layer exactly."""
+    graph = state_graph(solution.params.chips, solution.params.hand.max_level)
+    remaining = {(s, r) for s in solution.values for r in (FIRST, SECOND)}
+    candidates = set(remaining)
+    layers = []
+    while candidates:
+        layer = {key for key in candidates if not _can_stay(solution, key, remaining, False)}
+        if not layer:
+            break
+        layers.append(layer)
+        remaining -= layer
+        # only a key whose state leads to a dropped state can fall next
+        dropped = {s for s, _ in layer}
+        candidates = {key for key in remaining
+                      if any(t in dropped for t in graph.successors(key[0]))}
+    return layers
+
+
+def _can_stay(solution: RoundSolution, key: tuple, inside: set, exact: bool) -> bool:
+    """Can the deviator play this hand (or open throw) so that, with probability 1, it
+    neither ends the round nor leads out of `inside`? In a hand: his best response when
+    leaving pays him -1 and staying 0 is 0. At an open throw: no, when every attempt ends
+    the round with positive probability whatever he does (`least_end_chance`)."""
+    s, role = key
+    if isinstance(s, OpenThrow):
+        star = solution.open_throws[s]
+        return least_end_chance(solution.params.hand, star.solved, role == FIRST) == 0
+    stage = solution.stages[s]
+    here = role == FIRST
+    sign = -1 if here else 1            # paid to the captain: -1 (or +1) when play leaves
+
+    def leaves(nxt: Next) -> int:
+        if nxt.state is None:
+            return sign
+        target = (nxt.state, FIRST if nxt.same == here else SECOND)
+        return 0 if target in inside else sign
+
+    model = stage_model(stage.model, solution.params.chips, s, leaves)
+    player = CAPTAIN if here else OPPONENT
+    if exact:
+        return exact_best_response(model, stage.strategy, player) == 0
+    # a float best response above -1e-9 counts as staying (the exact check only confirms
+    # what is dropped, so erring this way costs a failed proof, never a wrong one)
+    return best_response.best_response(model, stage.strategy, player).value > -1e-9
+
+
+def _prove_termination(solution: RoundSolution) -> None:
+    """Prove that every reply of the deviator ends the round with probability 1, which the
+    super-solution's bound needs (a round that never ends is worth 1/2 to each player).
+
+    A finite Markov decision process reaches its end with probability 1 under every policy
+    when it has no end component: no set of states in which the deviator can stay forever
+    with probability 1. Here the layers found in floating point are checked in exact
+    arithmetic: no key of a layer can stay among the keys of the layers from it on (with
+    the strategies read as exact binary fractions, as the bounds are). If every key falls in
+    some layer, no set can hold the deviator forever: the first key of any such set to fall
+    would have been able to stay within it."""
+    layers = _lasting_order(solution)
+    remaining = {(s, r) for s in solution.values for r in (FIRST, SECOND)}
+    for layer in layers:
+        for key in sorted(layer, key=lambda k: (k[0].label(), k[1])):
+            if _can_stay(solution, key, remaining, True):
+                raise RoundCertificateError(
+                    f"the proof that every round ends failed at {key[0].label()}: a "
+                    f"deviator might keep the round going forever")
+        remaining -= layer
+    if remaining:
+        where = sorted(k[0].label() for k in remaining)[0]
+        raise RoundCertificateError(
+            f"a deviator can keep the round going forever from {where} and "
+            f"{len(remaining) - 1} other (state, role) pairs: the bounds would not hold")
+
+
 def certify_round(solution: RoundSolution) -> RoundCertificate:
     """Exact brackets for every state (see the module docstring); raises
-    RoundCertificateError if no super-solution is verified."""
+    RoundCertificateError if no super-solution is verified, or if it cannot be proved that
+    every reply ends the round."""
+    _prove_termination(solution)
     W = _float_values(solution)
     D = _durations(solution)
     p_end = _p_end(solution)

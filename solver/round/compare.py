@@ -75,3 +75,19 @@ def difference(stage: HandModel, stage_strategy: Strategy, hand: HandModel,
         differ += weight[a != b].sum()
     return Difference(max(captain, opponent), captain, opponent,
                       differ / reached if reached else 0.0, ours.exploitability)
+
+
+def chip_counting_round(solution, hand: HandModel, hand_strategy: Strategy):
+    """The round when one player plays the hand game's equilibrium at every state (mapped by
+    `hand_strategy_in_stage`; open throws played optimally) and the other best-replies: the
+    round's certificate run on those strategies. Its interval at a state is [what the
+    chip-counting captain guarantees, what a chip-counting opponent concedes], both proved;
+    the equilibrium value lies between them."""
+    import dataclasses as dc
+
+    from solver.round.certify import certify_round
+
+    stages = {state: dc.replace(stage, strategy=hand_strategy_in_stage(
+                  stage.model, hand, hand_strategy))
+              for state, stage in solution.stages.items()}
+    return certify_round(dc.replace(solution, stages=stages))

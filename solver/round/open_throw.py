@@ -146,6 +146,29 @@ def reply_to_open_throw(params: BidouParams, continuation: Fraction, fixed: Open
     return _solve_replays(c, attempt)
 
 
+def least_end_chance(params: BidouParams, fixed: OpenThrow, deviator_is_low: bool
+                     ) -> Fraction:
+    """The smallest probability, over the deviator's policies, that one attempt of the open
+    throw ends the round (L wins it) when the other player keeps `fixed`'s policy. The
+    round's certificate needs it to be positive: else a deviator could stay at the open
+    throw or come back to it without the round ever ending."""
+    faces = params.faces
+    only_l_wins = (1, 0, 0)                       # score a triple by P(L wins) alone
+    h_values: dict[Hand, Triple] = {}
+    for l_hand in rules.all_hands(faces):
+        leaf = {g: _outcome(params, l_hand, g) for g in rules.all_hands(faces)}
+        if deviator_is_low:
+            policy = {(j, g): a for (lh, j, g), a in fixed.h_policy.items() if lh == l_hand}
+            h_values[l_hand] = _fixed_turn(params, leaf, policy)
+        else:
+            h_values[l_hand], _ = _turn(params, leaf, only_l_wins, maximize=False)
+    if deviator_is_low:
+        triple, _ = _turn(params, h_values, only_l_wins, maximize=False)
+    else:
+        triple = _fixed_turn(params, h_values, fixed.l_policy)
+    return Fraction(triple[0], (faces ** (3 * params.throws)) ** 2)
+
+
 def _outcome(params: BidouParams, l_hand: Hand, h_hand: Hand) -> Triple:
     sign = rules.compare(l_hand, h_hand, params.ranking, params.aces_beat_bidou)
     return (1, 0, 0) if sign > 0 else (0, 1, 0) if sign < 0 else (0, 0, 1)
