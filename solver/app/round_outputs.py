@@ -56,9 +56,9 @@ def summary_markdown(report: Mapping[str, Any]) -> str:
         f"probability **{report['start_value']:.12f}**, proved in exact arithmetic to lie in "
         f"[{report['start_lower']}, {report['start_upper']}].", "",
         f"Every one of the {len(report['states'])} states is proved likewise (every interval "
-        f"narrower than {width_bound(report['max_width'])}); under the solved strategies every "
-        f"round ends with "
-        f"probability 1 (to {max(0.0, 1 - report['min_p_end']):.0e}). Reproduce with "
+        f"narrower than {width_bound(report['max_width'])}); every round ends with "
+        f"probability 1 whatever either player does (proved in exact arithmetic; under the "
+        f"solved strategies, computed: {_one(report['min_p_end'])}). Reproduce with "
         f"`bidou round{_options(rules)} --charts --out DIR`; docs/round.md says how.", "",
         "![win probability](win_probability.png)", "",
         "| centre | captain's pile | opponent's pile | value | proved interval | "
