@@ -116,8 +116,8 @@ class RoundSolution:
 
 def solve_stage(base: HandModel, chips: int, state: ChipState, values: dict,
                 start: Basis | None = None) -> tuple[Stage, Basis]:
-    """The stage game of `state` against `values`, by an LP started from `start` (a basis
-    from an earlier solve of this stage, or of one shaped like it), and its final basis."""
+    """The stage game of `state` against `values`, by an LP started from `start` (the
+    basis of an earlier solve of this stage), and its final basis."""
     model = stage_model(base, chips, state, lambda nxt: nxt.value(values))
     lp, basis = solve_lp_from(model, start)
     return Stage(model, lp.strategy, lp.value), basis
@@ -179,15 +179,13 @@ class _Stages:
     """Solves the stages of a component against given values, in parallel worker processes
     when there are several cores and the hand is large enough to be worth shipping.
 
-    Each LP starts from the last basis of the same stage, or for a first solve from the
-    last basis of a stage with the same chip supply (often the same shape): successive
-    solves differ only in a few continuation values, and from the previous optimal basis
-    the dual simplex needs a handful of pivots instead of thousands."""
+    Each LP after a stage's first starts from that stage's last basis: successive solves
+    differ only in a few continuation values, and from the previous optimal basis the dual
+    simplex needs a handful of pivots instead of thousands."""
 
     def __init__(self, params: RoundParams, base: HandModel, workers: int):
         self.params, self.base = params, base
         self.bases: dict[State, Basis] = {}
-        self.by_supply: dict = {}
         # fork where the platform has it: workers start at once and need no importable
         # __main__ (the solves hold no threads or locks when the pool starts)
         method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
@@ -201,8 +199,7 @@ class _Stages:
     def solve(self, component, values, stages, opens) -> dict[State, float]:
         """Solve every stage of the component against `values`; the stage values."""
         needed = {s: values[s] for s in values}
-        starts = [None if isinstance(s, OpenThrow)
-                  else self.bases.get(s, self.by_supply.get(s.supply())) for s in component]
+        starts = [self.bases.get(s) for s in component]
         if self.pool is not None and len(component) > 1:
             results = list(self.pool.map(_solve_task, [self.params] * len(component),
                                          component, [needed] * len(component), starts))
@@ -216,7 +213,7 @@ class _Stages:
                 out[s] = result.value
             else:
                 strategy, value, basis = result
-                self.bases[s] = self.by_supply[s.supply()] = basis
+                self.bases[s] = basis
                 model = stage_model(self.base, self.params.chips, s,
                                     lambda nxt: nxt.value(values))
                 stages[s] = Stage(model, strategy, value)
@@ -240,7 +237,10 @@ def _warm_guess(params: RoundParams, base: HandModel, component: list[State],
             cfr = CFRSolver(model, RULES["pcfr+"], engine=engine)
             cfr.run(WARM_ITERATIONS)
             stages[s] = Stage(model, cfr.average_strategy(), float("nan"))
-        guess.update(_evaluate(params, component, stages, opens, guess))
+        try:
+            guess.update(_evaluate(params, component, stages, opens, guess))
+        except np.linalg.LinAlgError:      # play that never leaves: no guess, start from 1/2
+            return {s: values[s] for s in component}
     return {s: min(1.0, max(0.0, guess[s])) for s in component}
 
 
@@ -291,12 +291,16 @@ def _solve_components(params, graph, order, runner, progress, begin, newton) -> 
             residuals.append(residual)
             if not cyclic or residual <= STOP_RESIDUAL:
                 break
-            if not newton:
+            try:
+                evaluated = _evaluate(params, component, stages, opens, values) if newton else None
+            except np.linalg.LinAlgError:       # these strategies never leave: no Newton step
+                evaluated = None
+            if evaluated is None:
                 values.update(found)
                 found = runner.solve(component, values, stages, opens)
                 continue
             trial = dict(values)
-            trial.update(_evaluate(params, component, stages, opens, values))
+            trial.update(evaluated)
             trial_stages, trial_opens = dict(stages), dict(opens)
             check = runner.solve(component, trial, trial_stages, trial_opens)
             if max(abs(check[s] - trial[s]) for s in component) < residual:
