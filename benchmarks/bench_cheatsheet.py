@@ -98,6 +98,32 @@ def run(name: str, rules_max: int, out: Path | None, beam: int = 1) -> None:
                                      "equilibrium_loss": p.equilibrium_loss} for p in points]})
 
 
+def write_front_table(out: Path) -> Path:
+    """`front.md` in `out`: one line per front strategy file there (its recorded costs)."""
+    import json
+
+    from solver.files import write_text_atomic
+
+    lines = ["# Pareto fronts of cheat sheets", "",
+             "Each file is a strategy that `bidou evaluate --strategy FILE` (with the game's "
+             "rule options) measures and certifies; written by `python "
+             "benchmarks/bench_cheatsheet.py --rules-max 12 --beam 3 --out DIR`. Chips per "
+             "hand; exploitability is the mean of what a best response wins against each "
+             "side beyond the game value; \"vs equilibrium\" is what the rules lose seated "
+             "against the exact equilibrium (captain, opponent).", "",
+             "| file | rules | exploitability | captain | opponent | vs equilibrium |",
+             "|---|---|---|---|---|---|"]
+    for path in sorted(out.glob("front_*.json")):
+        meta = json.loads(path.read_text())["result"]
+        lines.append(f"| `{path.name}` | {meta['rules_count']} | {meta['exploitability']:.4f} "
+                     f"| {meta['captain_loss']:.4f} | {meta['opponent_loss']:.4f} | "
+                     f"{meta['captain_loss_vs_equilibrium']:.4f}, "
+                     f"{meta['opponent_loss_vs_equilibrium']:.4f} |")
+    path = out / "front.md"
+    write_text_atomic(path, "\n".join(lines) + "\n")
+    return path
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", default="default,keep,french")
@@ -108,6 +134,8 @@ def main() -> None:
     args = parser.parse_args()
     for name in args.games.split(","):
         run(name, args.rules_max, args.out, args.beam)
+    if args.out is not None:
+        write_front_table(args.out)
 
 
 if __name__ == "__main__":

@@ -129,6 +129,10 @@ def test_round_command_json():
         assert set(entry) >= {"centre", "captain", "opponent", "value", "lower", "upper",
                               "exploitability", "p_end"}
         assert float(entry["lower"]) <= entry["value"] <= float(entry["upper"])
+    # the convergence of each cyclic component: residuals down to the stopping point
+    assert report["convergence"]
+    for component in report["convergence"]:
+        assert component["residuals"][-1] <= 1e-13 < component["residuals"][0]
 
 
 @pytest.mark.parametrize("args, words", [

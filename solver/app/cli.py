@@ -952,6 +952,7 @@ def round_command(params: BidouParams, chips: int, state_text: str | None, as_js
             f"states:         {len(report['states'])}, every one proved (widest interval "
             f"{report['max_width']:.1e}); every round ends with probability 1, whatever "
             f"either player does (proved)",
+            f"convergence:    {_convergence_line(report['convergence'])}",
             f"seconds:        {report['seconds']:.1f}"]))
     if out is not None and charts:
         from solver.export.round_charts import write_round_chart, write_state_charts
@@ -980,6 +981,19 @@ def round_command(params: BidouParams, chips: int, state_text: str | None, as_js
         write_json_atomic(out, report)
         if not as_json:
             click.echo(f"report:         {out}")
+
+
+def _convergence_line(components: list[dict]) -> str:
+    """How the cyclic components settled: rounds of stage solves, and the slowest one's
+    residuals."""
+    if not components:
+        return "no cyclic component"
+    rounds = sorted(len(c["residuals"]) for c in components)
+    slowest = max(components, key=lambda c: (len(c["residuals"]), c["residuals"][0]))
+    shown = ", ".join(f"{r:.0e}" for r in slowest["residuals"])
+    spread = (f"{rounds[0]}" if rounds[0] == rounds[-1] else f"{rounds[0]} to {rounds[-1]}")
+    return (f"{len(components)} cyclic components, {spread} rounds of stage solves each "
+            f"(residuals at {slowest['states'][0]}: {shown})")
 
 
 @main.command(short_help="Solve a grid of rule sets in parallel on Dask.")

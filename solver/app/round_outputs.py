@@ -24,7 +24,7 @@ ROUNDS: dict[str, RoundParams] = {
 }
 CHART_FORMATS = ("pdf", "png")
 # What a fresh solve may write differently without the numbers changing.
-VOLATILE = ("seconds", "solve_seconds", "versions")
+VOLATILE = ("seconds", "solve_seconds", "convergence", "versions")
 
 
 def solve_and_report(params: RoundParams,

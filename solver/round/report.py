@@ -54,8 +54,20 @@ def round_report(solution: RoundSolution, certificate: RoundCertificate,
         "states": [state_entry(solution, certificate, s) for s in states],
         "seconds": seconds,
         "solve_seconds": solution.seconds,
+        "convergence": convergence(solution),
         "versions": versions(),
     }
+
+
+def convergence(solution: RoundSolution) -> list[dict[str, Any]]:
+    """Each cyclic component's residuals max |stage value - V|, one per round of stage
+    solves (the first after the CFR guess; the last below solve.STOP_RESIDUAL)."""
+    out = []
+    for number, component in enumerate(solution.components):
+        residuals = solution.history.get(number, [])
+        if len(residuals) > 1:
+            out.append({"states": [s.label() for s in component], "residuals": residuals})
+    return out
 
 
 def _order(state) -> tuple:
