@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -212,3 +213,35 @@ def test_canonical_rules_have_one_spelling(tiny):
     assert rulebook.canonical(model, everything).params == (n, n)
     assert rulebook.action_text(model, dataclasses.replace(everything, params=(n, n))) == \
         "always bet"
+
+
+FRONT = Path(__file__).resolve().parent.parent / "outputs" / "cheatsheet-front"
+
+
+@pytest.mark.parametrize("game", ["default", "french", "keep"])
+def test_published_front_files_measure_what_they_record(game):
+    """outputs/cheatsheet-front: every point of each game's front is a strategy file whose
+    rules, read back from their words, state exactly its strategy, whose exploitability
+    measured again is the one recorded (and listed in front.md), falling with every rule
+    added; its 12-rule point is the published cheat sheet."""
+    files = sorted(FRONT.glob(f"front_{game}_*.json"))
+    assert len(files) >= 9
+    table = (FRONT / "front.md").read_text()
+    sizes, costs = [], []
+    for path in files:
+        model, strategy, result = load_strategy_file(path)
+        stated = rulebook.build_strategy(model, [rulebook.parse_rule(model, line)
+                                                 for line in result["rules"]])
+        for role in (CAPTAIN, OPPONENT):
+            assert np.allclose(stated.throw[role], strategy.throw[role], atol=1e-14)
+        assert all(np.allclose(stated.betting[k], strategy.betting[k], atol=1e-14)
+                   for k in strategy.betting)
+        measured = best_response.exploitability(model, strategy).exploitability
+        assert measured == pytest.approx(result["exploitability"], abs=1e-9)
+        assert f"| `{path.name}` | {result['rules_count']} | {measured:.4f} |" in table
+        sizes.append(result["rules_count"])
+        costs.append(measured)
+    assert sizes == sorted(sizes) and all(a > b for a, b in zip(costs, costs[1:]))
+    published = json.loads((FRONT.parent / game / "cheatsheet_strategy.json").read_text())
+    last = json.loads(files[-1].read_text())
+    assert (last["throw"], last["betting"]) == (published["throw"], published["betting"])
