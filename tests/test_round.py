@@ -216,3 +216,18 @@ def test_a_round_that_need_not_end_is_not_proved(small):
         stages[state] = dataclasses.replace(stage, strategy=passive)
     with pytest.raises(RoundCertificateError, match="forever"):
         certify_round(dataclasses.replace(solution, stages=stages))
+
+
+def test_a_variant_whose_solved_strategies_let_play_stall_is_refused():
+    """In this small variant the solved strategies pass, with every hand, wherever a
+    deviator can lead play at 1,2,2 (centre 1, piles 2 and 2): passing too, he swaps the
+    captain forever, and a round that never ends is worth 1/2 to each, which the solve did
+    not price. The certificate finds it and refuses; the command exits 1."""
+    from solver.round.certify import RoundCertificateError
+
+    rules = RoundParams(chips=5, hand=BidouParams(faces=3, reroll="keep", ranking="french"))
+    with pytest.raises(RoundCertificateError, match="forever from 1,2,2"):
+        certify_round(solve_round(rules))
+    result = run("round", "--chips", "5", "--faces", "3", "--reroll", "keep", "--ranking",
+                 "french")
+    assert result.exit_code == 1 and "could not be proved" in result.output

@@ -338,13 +338,15 @@ def _lasting_order(solution: RoundSolution) -> list[set]:
     """Layers of (state, deviator's role) from which the deviator cannot keep the round
     going with probability 1: the first layer against every state still in play, each
     next one against what the earlier layers left. Found with floating-point best responses
-    (`_can_stay`); `_prove_termination` checks each layer exactly."""
+    where they are clear (`_can_stay`); `_prove_termination` checks each layer exactly."""
     graph = state_graph(solution.params.chips, solution.params.hand.max_level)
     remaining = {(s, r) for s in solution.values for r in (FIRST, SECOND)}
     candidates = set(remaining)
     layers = []
     while candidates:
         layer = {key for key in candidates if not _can_stay(solution, key, remaining, False)}
+        if not layer:   # stuck in floating point: what is left, once in exact arithmetic
+            layer = {key for key in remaining if not _can_stay(solution, key, remaining, True)}
         if not layer:
             break
         layers.append(layer)
@@ -377,11 +379,14 @@ def _can_stay(solution: RoundSolution, key: tuple, inside: set, exact: bool) -> 
 
     model = stage_model(stage.model, solution.params.chips, s, leaves)
     player = CAPTAIN if here else OPPONENT
-    if exact:
-        return exact_best_response(model, stage.strategy, player) == 0
-    # a float best response above -1e-9 counts as staying (the exact check only confirms
-    # what is dropped, so erring this way costs a failed proof, never a wrong one)
-    return best_response.best_response(model, stage.strategy, player).value > -1e-9
+    if not exact:
+        # in floating point, clearly below 0 is leaving and about 0 is staying; in between
+        # is decided exactly (a strategy may leave with a probability of 1e-13, which still
+        # ends every round)
+        value = best_response.best_response(model, stage.strategy, player).value
+        if value < -1e-9 or value > -1e-15:
+            return value > -1e-15
+    return exact_best_response(model, stage.strategy, player) == 0
 
 
 def _prove_termination(solution: RoundSolution) -> None:
