@@ -135,7 +135,7 @@ def _open_piece(solution: RoundSolution, state: OpenThrow, role: int, W: dict
     from it (X is not playing the round's equilibrium elsewhere) the deviator's exact best
     reply is solved and its probabilities give the piece."""
     star = solution.open_throws[state]
-    c = float(_open_continuation(solution, state, role, W))
+    c = min(1.0, max(0.0, float(_open_continuation(solution, state, role, W))))
     c_star, v_star = float(star.continuation), star.value
     if abs(c - c_star) > OPEN_NEAR:
         reply = reply_to_open_throw(solution.params.hand, Fraction(c), star.solved,
