@@ -100,8 +100,7 @@ def _deviator_value(nxt: Next, deviator_is_here: bool, W: dict) -> float | Fract
     (`deviator_is_here`: the deviator is that person)."""
     if nxt.state is None:
         return nxt.end if deviator_is_here else 1 - nxt.end
-    role = FIRST if nxt.same == deviator_is_here else SECOND
-    return W[(nxt.state, role)]
+    return W[(nxt.state, nxt.seat(deviator_is_here))]
 
 
 def _open_bound(solution: RoundSolution, state: OpenThrow, role: int, W: dict,
@@ -209,7 +208,7 @@ def _policy_evaluation(solution, keys, replies, W, plus_one: bool = False) -> No
         if nxt.state is None:
             r[i] += 0.0 if plus_one else p * (nxt.end if here else 1 - nxt.end)
             return
-        target = (nxt.state, FIRST if nxt.same == here else SECOND)
+        target = (nxt.state, nxt.seat(here))
         if target in index:
             M[i, index[target]] += p * slope
         else:
@@ -300,7 +299,7 @@ def _open_duration(solution: RoundSolution, state: OpenThrow, here: bool, D: dic
 def _duration_of(nxt: Next, here: bool, D: dict) -> float:
     if nxt.state is None:
         return 0.0
-    return D[(nxt.state, FIRST if nxt.same == here else SECOND)]
+    return D[(nxt.state, nxt.seat(here))]
 
 
 def _p_end(solution: RoundSolution) -> dict[State, float]:
@@ -374,8 +373,7 @@ def _can_stay(solution: RoundSolution, key: tuple, inside: set, exact: bool) -> 
     def leaves(nxt: Next) -> int:
         if nxt.state is None:
             return sign
-        target = (nxt.state, FIRST if nxt.same == here else SECOND)
-        return 0 if target in inside else sign
+        return 0 if (nxt.state, nxt.seat(here)) in inside else sign
 
     model = stage_model(stage.model, solution.params.chips, s, leaves)
     player = CAPTAIN if here else OPPONENT

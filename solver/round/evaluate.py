@@ -51,9 +51,7 @@ def pair_values(solution: RoundSolution, mine: Change, theirs: Change) -> dict:
             if nxt.state is None:
                 rhs[i] += p * (nxt.end if a_first else 1 - nxt.end)
             else:
-                # the hand's first person keeps his seat at nxt.state iff nxt.same
-                target_role = 0 if nxt.same == a_first else 1
-                M[i, index[(nxt.state, target_role)]] += p
+                M[i, index[(nxt.state, nxt.seat(a_first))]] += p
     values = np.linalg.solve(np.eye(len(keys)) - M, rhs)
     return {k: float(values[i]) for k, i in index.items()}
 

@@ -67,6 +67,11 @@ class Next:
         v = values[self.state]
         return v if self.same else 1 - v
 
+    def seat(self, first: bool) -> int:
+        """At `state`, the seat (0: captain or first thrower, 1: the other) of the person
+        who held seat 0 in the hand if `first`, else seat 1."""
+        return 0 if self.same == first else 1
+
 
 def start(chips: int) -> ChipState:
     """A round starts with every chip in the centre (the first captain by a die throw)."""
