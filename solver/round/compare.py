@@ -11,6 +11,8 @@ import numpy as np
 from solver import best_response
 from solver.model import HandModel
 from solver.reach import own_reach
+from solver.round.certify import RoundCertificate, certify_round
+from solver.round.solve import RoundSolution
 from solver.strategy import Strategy
 
 
@@ -77,17 +79,14 @@ def difference(stage: HandModel, stage_strategy: Strategy, hand: HandModel,
                       differ / reached if reached else 0.0, ours.exploitability)
 
 
-def chip_counting_round(solution, hand: HandModel, hand_strategy: Strategy):
+def chip_counting_round(solution: RoundSolution, hand: HandModel,
+                        hand_strategy: Strategy) -> RoundCertificate:
     """The round when one player plays the hand game's equilibrium at every state (mapped by
     `hand_strategy_in_stage`; open throws played optimally) and the other best-replies: the
     round's certificate run on those strategies. Its interval at a state is [what the
     chip-counting captain guarantees, what a chip-counting opponent concedes], both proved;
     the equilibrium value lies between them."""
-    import dataclasses as dc
-
-    from solver.round.certify import certify_round
-
-    stages = {state: dc.replace(stage, strategy=hand_strategy_in_stage(
+    stages = {state: dataclasses.replace(stage, strategy=hand_strategy_in_stage(
                   stage.model, hand, hand_strategy))
               for state, stage in solution.stages.items()}
-    return certify_round(dc.replace(solution, stages=stages))
+    return certify_round(dataclasses.replace(solution, stages=stages))
