@@ -407,6 +407,7 @@ class Basis:
 # HiGHS's own binding. Tighter than HiGHS's 1e-7: the round's fixed point is solved to
 # 1e-13, and a basis that is optimal to 1e-7 moves stage values by ~1e-8.
 WARM_TOLERANCE = 1e-10
+DEFAULT_TOLERANCE = 1e-7
 
 
 def solve_lp_from(model: HandModel, start: Basis | None,
@@ -431,13 +432,17 @@ def solve_lp_from(model: HandModel, start: Basis | None,
     lp.a_matrix_.num_col_, lp.a_matrix_.num_row_ = A.shape[1], A.shape[0]
     lp.a_matrix_.start_, lp.a_matrix_.index_, lp.a_matrix_.value_ = A.indptr, A.indices, A.data
     shape = (A.shape[1], A.shape[0])
-    for basis in ([start] if start is not None and start.shape == shape else []) + [None]:
+    # from `start`; else cold; else cold with HiGHS's own tolerances (the tight ones can
+    # stall HiGHS on a degenerate stage; the round's certificate judges the result anyway)
+    attempts = ([(start, WARM_TOLERANCE)] if start is not None and start.shape == shape
+                else []) + [(None, WARM_TOLERANCE), (None, DEFAULT_TOLERANCE)]
+    for basis, tolerance in attempts:
         # the plain binding: highspy.Highs prints a banner on standard output
         h = getattr(highspy, "_Highs", highspy.Highs)()
         for option, value in (("output_flag", False), ("solver", "simplex"),
                               ("simplex_strategy", 1),      # dual simplex, as highs-ds
-                              ("dual_feasibility_tolerance", WARM_TOLERANCE),
-                              ("primal_feasibility_tolerance", WARM_TOLERANCE)):
+                              ("dual_feasibility_tolerance", tolerance),
+                              ("primal_feasibility_tolerance", tolerance)):
             h.setOptionValue(option, value)
         h.passModel(lp)
         if basis is not None:
