@@ -118,28 +118,14 @@ def reply_to_open_throw(params: BidouParams, continuation: Fraction, fixed: Open
     best reply, the probabilities it gives, and the deviator's policy. The round's
     certificate bounds what a deviator gains at an open throw with it."""
     c = _fraction("continuation", continuation)
-    faces = params.faces
-    weights_of = (lambda x: (c.denominator * x.denominator, c.numerator * x.denominator,
-                             x.numerator * c.denominator))
+    scale = (params.faces ** (3 * params.throws)) ** 2
 
     def attempt(x: Fraction) -> OpenThrowStep:
-        weights = weights_of(x)
-        h_values: dict[Hand, Triple] = {}
-        h_policy: dict[tuple[Hand, int, Hand], Action] = {}
-        for l_hand in rules.all_hands(faces):
-            leaf = {g: _outcome(params, l_hand, g) for g in rules.all_hands(faces)}
-            if deviator_is_low:
-                policy = {(j, g): a for (lh, j, g), a in fixed.h_policy.items() if lh == l_hand}
-                h_values[l_hand] = _fixed_turn(params, leaf, policy)
-            else:
-                h_values[l_hand], policy = _turn(params, leaf, weights, maximize=False)
-            for (j, g), action in policy.items():
-                h_policy[(l_hand, j, g)] = action
-        if deviator_is_low:
-            triple, l_policy = _turn(params, h_values, weights, maximize=True)
-        else:
-            triple, l_policy = _fixed_turn(params, h_values, fixed.l_policy), fixed.l_policy
-        scale = (faces ** (3 * params.throws)) ** 2
+        weights = (c.denominator * x.denominator, c.numerator * x.denominator,
+                   x.numerator * c.denominator)
+        # L maximizes his score, H minimizes it
+        triple, l_policy, h_policy = _one_sided_attempt(params, fixed, deviator_is_low,
+                                                        weights, maximize=deviator_is_low)
         pw, pl, pt = (Fraction(n, scale) for n in triple)
         return OpenThrowStep(pw + c * pl + x * pt, pw, pl, pt, l_policy, h_policy)
 
@@ -152,21 +138,34 @@ def least_end_chance(params: BidouParams, fixed: OpenThrow, deviator_is_low: boo
     throw ends the round (L wins it) when the other player keeps `fixed`'s policy. The
     round's certificate needs it to be positive: else a deviator could stay at the open
     throw or come back to it without the round ever ending."""
-    faces = params.faces
     only_l_wins = (1, 0, 0)                       # score a triple by P(L wins) alone
+    triple, _, _ = _one_sided_attempt(params, fixed, deviator_is_low, only_l_wins,
+                                      maximize=False)
+    return Fraction(triple[0], (params.faces ** (3 * params.throws)) ** 2)
+
+
+def _one_sided_attempt(params: BidouParams, fixed: OpenThrow, deviator_is_low: bool,
+                       weights: Triple, maximize: bool):
+    """One attempt when one player keeps `fixed`'s policy and the deviator optimizes the
+    score `weights` (maximizing it if `maximize`): the attempt's triple (scale
+    `faces ** (3 * throws)` squared) and both players' policies."""
+    hands = rules.all_hands(params.faces)
     h_values: dict[Hand, Triple] = {}
-    for l_hand in rules.all_hands(faces):
-        leaf = {g: _outcome(params, l_hand, g) for g in rules.all_hands(faces)}
+    h_policy: dict[tuple[Hand, int, Hand], Action] = {}
+    for l_hand in hands:
+        leaf = {g: _outcome(params, l_hand, g) for g in hands}
         if deviator_is_low:
             policy = {(j, g): a for (lh, j, g), a in fixed.h_policy.items() if lh == l_hand}
             h_values[l_hand] = _fixed_turn(params, leaf, policy)
         else:
-            h_values[l_hand], _ = _turn(params, leaf, only_l_wins, maximize=False)
+            h_values[l_hand], policy = _turn(params, leaf, weights, maximize=maximize)
+        for (j, g), action in policy.items():
+            h_policy[(l_hand, j, g)] = action
     if deviator_is_low:
-        triple, _ = _turn(params, h_values, only_l_wins, maximize=False)
+        triple, l_policy = _turn(params, h_values, weights, maximize=maximize)
     else:
-        triple = _fixed_turn(params, h_values, fixed.l_policy)
-    return Fraction(triple[0], (faces ** (3 * params.throws)) ** 2)
+        triple, l_policy = _fixed_turn(params, h_values, fixed.l_policy), fixed.l_policy
+    return triple, l_policy, h_policy
 
 
 def _outcome(params: BidouParams, l_hand: Hand, h_hand: Hand) -> Triple:
