@@ -164,7 +164,8 @@ def _binary(model: HandModel, strategy: Strategy) -> dict:
 
 
 def _exact_columns(probs: np.ndarray, legal: np.ndarray) -> list[list[int]]:
-    """`exact_probabilities` of each column of `probs` (actions x hands), the same integers."""
+    """`exact_probabilities` of each column of `probs` (actions x hands): one decision a
+    column, all at once."""
     sums = np.where(legal, probs, 0.0).sum(axis=0)
     bad = np.flatnonzero(np.abs(sums - 1.0) > 1e-9)
     if len(bad):
@@ -203,14 +204,11 @@ def simple_fractions(model: HandModel, strategy: Strategy, max_denominator: int 
 
 
 def exact_probabilities(probs: np.ndarray, legal: np.ndarray | None = None) -> list[int]:
-    """One decision's probabilities as integers over Q summing to exactly Q."""
-    legal = np.ones(len(probs), dtype=bool) if legal is None else legal
-    if abs(float(np.sum(probs[legal])) - 1.0) > 1e-9:
-        raise ValueError(f"a decision's probabilities sum to {np.sum(probs[legal])!r}, not 1")
-    ints = [math.floor(max(float(p), 0.0) * Q) if ok else 0 for p, ok in zip(probs, legal)]
-    largest = max((i for i in range(len(ints)) if legal[i]), key=lambda i: probs[i])
-    ints[largest] += Q - sum(ints)           # a few units of 2^-53 either way
-    return ints
+    """One decision's probabilities as integers over Q summing to exactly Q (each rounded
+    down, the likeliest legal action taking the few units of 2^-53 left over)."""
+    probs = np.asarray(probs, dtype=float)
+    legal = np.ones(len(probs), dtype=bool) if legal is None else np.asarray(legal, bool)
+    return _exact_columns(probs[:, None], legal[:, None])[0]
 
 
 # A vector of exact numbers is a list of integers over one common denominator.
