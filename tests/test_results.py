@@ -6,14 +6,12 @@ import json
 from fractions import Fraction
 from pathlib import Path
 
-import numpy as np
 import pytest
 
-from games.bidou import rules
 from games.bidou.params import BidouParams
 from solver import lp
 from solver.analysis import behaviour
-from solver.analysis.no_betting import solve_throw_game, stop_rule
+from solver.analysis.no_betting import solve_throw_game
 from solver.app import results
 from solver.app.sweep import read_rows, rule_key, solve_row
 from solver.model import build_model
@@ -117,15 +115,12 @@ def test_the_folk_rule_with_betting_solved_again():
     """The restricted game of section 5 (the captain's throwing pinned to "stop with a 6 or
     better", everything else optimized): the LP again, and its guarantee proved exactly
     matches what the page says; pinning costs, and never gains."""
-    from solver.app.results import FOLK_HAND
     from solver.certificate import exact_best_response
 
     published = DOC["games"]["default"]["folk"]["with_betting"]
     model = build_model(BidouParams())
-    stops = np.array([rules.compare(h, FOLK_HAND, "encyclopedia", True) >= 0
-                      for h in model.hands])
-    rule = stop_rule(model, stops)
-    restricted = lp.solve_lp(model, fixed_throw=rule)
+    _, rule = results.folk_rule(model)
+    restricted = lp.solve_lp(model, fixed_throw=rule[0])
     guarantee = -exact_best_response(model, restricted.strategy, 1)
     assert str(guarantee) == published["captain"]["guarantee"]
     assert restricted.value == pytest.approx(float(guarantee), abs=1e-9)

@@ -172,7 +172,7 @@ def test_chip_counting_play_in_the_round(small):
     win probability from both seats, and the proof agrees with a Markov chain written
     apart (`evaluate.pair_values`): a best reply does at least as well against chip
     counting as the round's equilibrium strategy does."""
-    from solver.round.compare import chip_counting_round, hand_strategy_in_stage
+    from solver.round.compare import chip_counting, chip_counting_round
     from solver.solve import solve
 
     solution, proof = small
@@ -184,11 +184,9 @@ def test_chip_counting_play_in_the_round(small):
     assert lower < proof.states[first].lower and upper > proof.states[first].upper
     assert value - float(lower) > 0.05 and float(upper) - value > 0.05
 
-    def chip_counter(state, strategy):
-        return hand_strategy_in_stage(solution.stages[state].model, hand.model, hand.strategy)
-
+    counter = chip_counting(solution, hand.model, hand.strategy)
     # A = chip counter; as captain he wins no more than against the best reply...
-    against_equilibrium = pair_values(solution, chip_counter, solved)
+    against_equilibrium = pair_values(solution, lambda state, _: counter[state], solved)
     assert float(lower) <= against_equilibrium[(first, 0)] + 1e-12
     # ...and as opponent he lets the captain win at most `upper`
     assert 1 - against_equilibrium[(first, 1)] <= float(upper) + 1e-12

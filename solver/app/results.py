@@ -153,14 +153,21 @@ def behaviour_shift(a: tuple[HandModel, Any], b: tuple[HandModel, Any], top: int
              "shift": value} for (p, part, h), value in ranked]
 
 
-def folk_costs(model: HandModel, equilibrium: Fraction) -> dict[str, Any]:
-    """The folk stopping rule in the game without betting: what each player guarantees
-    with it (exact, against a best response), against the game's proved value."""
+def folk_rule(model: HandModel) -> tuple[np.ndarray, dict[int, np.ndarray]]:
+    """The hands that stop under the folk rule (a 6 or better), and the pure throwing
+    strategy it gives each player (the opponent's the same whatever the captain's count)."""
     stops = np.array([rules.compare(h, FOLK_HAND, model.params.ranking,
                                     model.params.aces_beat_bidou) >= 0 for h in model.hands])
     rule = stop_rule(model, stops)
-    captain = exact_guarantee(model, rule, player=0)
-    opponent = exact_guarantee(model, np.stack([rule] * model.throws), player=1)
+    return stops, {CAPTAIN: rule, OPPONENT: np.stack([rule] * model.throws)}
+
+
+def folk_costs(model: HandModel, equilibrium: Fraction) -> dict[str, Any]:
+    """The folk stopping rule in the game without betting: what each player guarantees
+    with it (exact, against a best response), against the game's proved value."""
+    stops, rule = folk_rule(model)
+    captain = exact_guarantee(model, rule[CAPTAIN], player=0)
+    opponent = exact_guarantee(model, rule[OPPONENT], player=1)
     return {"stop_hands": int(stops.sum()), "stop_probability": float(model.prior[stops].sum()),
             "captain_guarantee": str(captain), "opponent_guarantee": str(opponent),
             "captain_cost": float(equilibrium - captain),
@@ -174,10 +181,7 @@ def folk_costs_with_betting(model: HandModel, value: Fraction) -> dict[str, Any]
     from solver.certificate import exact_best_response
     from solver.lp import solve_lp
 
-    stops = np.array([rules.compare(h, FOLK_HAND, model.params.ranking,
-                                    model.params.aces_beat_bidou) >= 0 for h in model.hands])
-    rule = stop_rule(model, stops)
-    pinned = {CAPTAIN: rule, OPPONENT: np.stack([rule] * model.throws)}
+    _, pinned = folk_rule(model)
     out: dict[str, Any] = {}
     for player, name in ((CAPTAIN, "captain"), (OPPONENT, "opponent")):
         lp = solve_lp(model, maximizer=player, fixed_throw=pinned[player])
@@ -238,7 +242,7 @@ def chip_counting_results(round_solution, hand_solution) -> dict[str, Any]:
     hand (chip-counting play) against a best reply, both sides proved
     (`round.compare.chip_counting_round`), beside the round's proved value."""
     from solver.round.certify import certify_round
-    from solver.round.compare import chip_counting_round, hand_strategy_in_stage
+    from solver.round.compare import chip_counting, chip_counting_round
     from solver.round.evaluate import pair_values, solved
     from solver.round.states import start
 
@@ -247,12 +251,9 @@ def chip_counting_results(round_solution, hand_solution) -> dict[str, Any]:
     counting = chip_counting_round(round_solution, hand_solution.model,
                                    hand_solution.strategy).states[first]
 
-    def chip_counter(state, strategy):
-        return hand_strategy_in_stage(round_solution.stages[state].model,
-                                      hand_solution.model, hand_solution.strategy)
-
+    counter = chip_counting(round_solution, hand_solution.model, hand_solution.strategy)
     # against the round's equilibrium, which does not exploit him (a Markov chain)
-    against = pair_values(round_solution, chip_counter, solved)
+    against = pair_values(round_solution, lambda state, _: counter[state], solved)
     value = (proof.lower + proof.upper) / 2
     return {"rules": round_solution.params.to_dict(),
             "value": float(value), "lower": str(proof.lower), "upper": str(proof.upper),

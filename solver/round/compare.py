@@ -13,6 +13,7 @@ from solver.model import HandModel
 from solver.reach import own_reach
 from solver.round.certify import RoundCertificate, certify_round
 from solver.round.solve import RoundSolution
+from solver.round.states import ChipState
 from solver.strategy import Strategy
 
 
@@ -79,14 +80,22 @@ def difference(stage: HandModel, stage_strategy: Strategy, hand: HandModel,
                       differ / reached if reached else 0.0, ours.exploitability)
 
 
+def chip_counting(solution: RoundSolution, hand: HandModel, hand_strategy: Strategy
+                  ) -> dict[ChipState, Strategy]:
+    """The hand game's equilibrium at every chip state of a solved round
+    (`hand_strategy_in_stage`): how a chip-counting player plays the round."""
+    return {state: hand_strategy_in_stage(stage.model, hand, hand_strategy)
+            for state, stage in solution.stages.items()}
+
+
 def chip_counting_round(solution: RoundSolution, hand: HandModel,
                         hand_strategy: Strategy) -> RoundCertificate:
-    """The round when one player plays the hand game's equilibrium at every state (mapped by
-    `hand_strategy_in_stage`; open throws played optimally) and the other best-replies: the
+    """The round when one player plays the hand game's equilibrium at every state
+    (`chip_counting`; open throws played optimally) and the other best-replies: the
     round's certificate run on those strategies. Its interval at a state is [what the
     chip-counting captain guarantees, what a chip-counting opponent concedes], both proved;
     the equilibrium value lies between them."""
-    stages = {state: dataclasses.replace(stage, strategy=hand_strategy_in_stage(
-                  stage.model, hand, hand_strategy))
+    counter = chip_counting(solution, hand, hand_strategy)
+    stages = {state: dataclasses.replace(stage, strategy=counter[state])
               for state, stage in solution.stages.items()}
     return certify_round(dataclasses.replace(solution, stages=stages))
