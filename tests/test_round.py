@@ -20,7 +20,7 @@ from solver.round.match import match_table, match_win
 from solver.round.policy import SolvedPolicy
 from solver.round.simulate import simulate_rounds
 from solver.round.solve import solve_round
-from solver.round.states import ChipState, OpenThrow, solve_order, start, state_graph
+from solver.round.states import ChipState, OpenThrowState, solve_order, start, state_graph
 
 TINY = BidouParams(faces=2, throws=1, max_level=1)
 SMALL = RoundParams(chips=4, hand=BidouParams(faces=2, throws=2, max_level=2))
@@ -45,7 +45,7 @@ def test_state_graph_and_its_components():
     # once the centre is empty chips flow both ways: one component, with its open throw
     empty = next(c for c in order if any(isinstance(s, ChipState) and s.centre == 0
                                          for s in c))
-    assert OpenThrow(0, 1) in empty and len(empty) == 7
+    assert OpenThrowState(0, 1, 8) in empty and len(empty) == 7
 
 
 # OpenSpiel's sequence-form LP on the faithful capped round (tests/test_round_game.py
@@ -65,7 +65,7 @@ def test_capped_round_equals_openspiel(rules, cap, chips, expected):
     values = solve_capped(rules, cap)
     state = state_of(rules.chips, *chips)
     ours = 2 * values[state] - 1
-    if isinstance(state, OpenThrow) and chips[1] == rules.chips - 1:
+    if isinstance(state, OpenThrowState) and chips[1] == rules.chips - 1:
         ours = -ours                          # player 0 holds chips - 1: he throws second
     assert ours == pytest.approx(expected, abs=2e-9)
 

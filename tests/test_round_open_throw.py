@@ -16,7 +16,8 @@ import pytest
 from games.bidou import rules
 from games.bidou.params import BidouParams, ParameterError
 from games.bidou.round_params import RoundParams
-from solver.round.open_throw import STOP, open_throw_step, solve_open_throw
+from games.bidou.rules import STOP
+from solver.round.open_throw import open_throw_step, solve_open_throw
 
 # --- round parameters -------------------------------------------------------------------------
 

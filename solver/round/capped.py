@@ -15,7 +15,7 @@ from solver.lp import solve_lp
 from solver.model import build_model
 from solver.round.open_throw import open_throw_step
 from solver.round.stage import stage_model
-from solver.round.states import ChipState, OpenThrow, State, after_open_throw, state_graph
+from solver.round.states import ChipState, OpenThrowState, State, after_open_throw, state_graph
 
 
 def solve_capped(params: RoundParams, stages: int) -> dict[State, float]:
@@ -27,12 +27,12 @@ def solve_capped(params: RoundParams, stages: int) -> dict[State, float]:
     for _ in range(stages):
         new: dict[State, float] = {}
         for s in graph:
-            if isinstance(s, OpenThrow):
-                c = Fraction(after_open_throw(params.chips, s).value(values))
+            if isinstance(s, OpenThrowState):
+                c = Fraction(after_open_throw(s).value(values))
                 step = open_throw_step(params.hand, c, Fraction(values[s]))
                 new[s] = float(step.value)
             else:
-                model = stage_model(base, params.chips, s, lambda nxt: nxt.value(values))
+                model = stage_model(base, s, lambda nxt: nxt.value(values))
                 new[s] = solve_lp(model).value
         values = new
     return values
@@ -40,7 +40,8 @@ def solve_capped(params: RoundParams, stages: int) -> dict[State, float]:
 
 def state_of(chips: int, centre: int, captain: int, opponent: int) -> State:
     """The state with these chips, the first player named being the captain (or, at an open
-    throw, whichever player holds one chip or none)."""
+    throw, whichever player holds one chip or none); `chips` is their sum."""
     if chips - 1 in (captain, opponent):
-        return OpenThrow(centre, opponent if captain == chips - 1 else captain)
+        low, high = sorted((captain, opponent))
+        return OpenThrowState(centre, low, high)
     return ChipState(centre, captain, opponent)

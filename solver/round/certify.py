@@ -39,19 +39,23 @@ from __future__ import annotations
 
 import dataclasses
 from fractions import Fraction
+from typing import Callable, Mapping
 
 import numpy as np
 
 from games.bidou.betting import CAPTAIN, OPPONENT
 from solver import best_response
+from solver.best_response import BestResponse
 from solver.certificate import exact_best_response
+from solver.model import HandModel
+from solver.round import markov
 from solver.round.open_throw import least_end_chance, reply_to_open_throw
 from solver.round.solve import RoundSolution
 from solver.round.stage import stage_model, transitions
 from solver.round.states import (
     ChipState,
     Next,
-    OpenThrow,
+    OpenThrowState,
     State,
     after_open_throw,
     state_graph,
@@ -67,6 +71,11 @@ MAX_SWEEPS = 200
 # Roles of the deviator: at a chip state captain (FIRST) or opponent (SECOND); at an open
 # throw the first thrower, low (FIRST) or high (SECOND).
 FIRST, SECOND = 0, 1
+
+Key = tuple[State, int]                 # (state, the deviator's role)
+Floats = dict[Key, float]               # the deviator's values (or durations) by key
+Exacts = Mapping[Key, Fraction]
+Replies = dict[Key, tuple[HandModel, BestResponse]]
 
 
 class RoundCertificateError(RuntimeError):
@@ -95,38 +104,57 @@ class RoundCertificate:
     margin: Fraction
 
 
-def _deviator_value(nxt: Next, deviator_is_here: bool, W: dict) -> float | Fraction:
+def _deviator_value(nxt: Next, deviator_is_here: bool, W: Mapping[Key, float]) -> float:
     """The deviator's win probability after `nxt`, seen from the person whose hand it was
-    (`deviator_is_here`: the deviator is that person)."""
+    (`deviator_is_here`: the deviator is that person), in floating point."""
     if nxt.state is None:
+        assert nxt.end is not None
         return nxt.end if deviator_is_here else 1 - nxt.end
     return W[(nxt.state, nxt.seat(deviator_is_here))]
 
 
-def _open_bound(solution: RoundSolution, state: OpenThrow, role: int, W: dict,
-                exact: bool) -> float | Fraction:
-    """The deviator's best value at an open throw, against X's solved policy."""
-    if exact:
-        star = solution.open_throws[state]
-        low = reply_to_open_throw(solution.params.hand, _open_continuation(solution, state,
-                                                                           role, W),
-                                  star.solved, deviator_is_low=role == FIRST).value
-        return low if role == FIRST else 1 - low
+def _exact_deviator_value(nxt: Next, deviator_is_here: bool, W: Exacts) -> Fraction:
+    """`_deviator_value` in exact arithmetic."""
+    if nxt.state is None:
+        assert nxt.end is not None
+        return Fraction(nxt.end if deviator_is_here else 1 - nxt.end)
+    return W[(nxt.state, nxt.seat(deviator_is_here))]
+
+
+def _exact_open_bound(solution: RoundSolution, state: OpenThrowState, role: int,
+                      W: Exacts) -> Fraction:
+    """The deviator's best value at an open throw against X's solved policy, exactly: his
+    one-sided best reply for the continuation W gives him."""
+    star = solution.open_throws[state]
+    nxt = after_open_throw(state)
+    if role == FIRST:
+        continuation = _exact_deviator_value(nxt, True, W)
+    else:
+        continuation = 1 - _exact_deviator_value(nxt, False, W)
+    low = reply_to_open_throw(solution.params.hand, continuation, star.solved,
+                              deviator_is_low=role == FIRST).value
+    return low if role == FIRST else 1 - low
+
+
+def _float_open_bound(solution: RoundSolution, state: OpenThrowState, role: int,
+                      W: Floats) -> float:
+    """The deviator's best value at an open throw against X's solved policy, in floating
+    point (the piece of the bound in force at W)."""
     constant, slope = _open_piece(solution, state, role, W)
-    nxt = after_open_throw(solution.params.chips, state)
+    nxt = after_open_throw(state)
     return min(1.0, constant + slope * _deviator_value(nxt, role == FIRST, W))
 
 
-def _open_continuation(solution: RoundSolution, state: OpenThrow, role: int, W: dict):
+def _open_continuation(state: OpenThrowState, role: int, W: Floats) -> float:
     """The low player's continuation (his value if the high player wins the throw): the
     deviator's when he is low (FIRST), X's otherwise."""
-    nxt = after_open_throw(solution.params.chips, state)
+    nxt = after_open_throw(state)
     if role == FIRST:
         return _deviator_value(nxt, True, W)
     return 1 - _deviator_value(nxt, False, W)
 
 
-def _open_piece(solution: RoundSolution, state: OpenThrow, role: int, W: dict
+def _open_piece(solution: RoundSolution, state: OpenThrowState, role: int, W: Floats
                 ) -> tuple[float, float]:
     """In floating point, the deviator's value at an open throw as constant + slope x his
     value after it, the piece in force at W. Near X's own continuation c* the bound
@@ -134,7 +162,7 @@ def _open_piece(solution: RoundSolution, state: OpenThrow, role: int, W: dict
     from it (X is not playing the round's equilibrium elsewhere) the deviator's exact best
     reply is solved and its probabilities give the piece."""
     star = solution.open_throws[state]
-    c = min(1.0, max(0.0, float(_open_continuation(solution, state, role, W))))
+    c = min(1.0, max(0.0, float(_open_continuation(state, role, W))))
     c_star, v_star = float(star.continuation), star.value
     if abs(c - c_star) > OPEN_NEAR:
         reply = reply_to_open_throw(solution.params.hand, Fraction(c), star.solved,
@@ -148,133 +176,166 @@ def _open_piece(solution: RoundSolution, state: OpenThrow, role: int, W: dict
     return (c_star - v_star, 1.0) if c < c_star else (1 - v_star, 0.0)
 
 
-def _stage_step(solution: RoundSolution, state: ChipState, role: int, W: dict,
-                exact: bool):
-    """The deviator's best value at a chip state (and, in floats, his best reply)."""
-    stage = solution.stages[state]
-    chips = solution.params.chips
+def _deviator_stage(solution: RoundSolution, state: ChipState, role: int,
+                    value: Callable[[Next, bool], float | Fraction]) -> HandModel:
+    """The stage game of `state` paying the captain what the deviator's values say:
+    `value(next, True)` his own if he is captain, else one minus X's (X is captain)."""
     if role == FIRST:
-        def value(nxt):
-            return _deviator_value(nxt, True, W)
+        def pay(nxt: Next) -> float | Fraction:
+            return value(nxt, True)
     else:
-        def value(nxt):
-            return 1 - _deviator_value(nxt, False, W)      # paid to X, the captain
-    base = stage.model
-    model = stage_model(base, chips, state, value)
+        def pay(nxt: Next) -> float | Fraction:
+            return 1 - value(nxt, False)      # paid to X, the captain
+    return stage_model(solution.stages[state].model, state, pay)
+
+
+def _exact_stage_step(solution: RoundSolution, state: ChipState, role: int,
+                      W: Exacts) -> Fraction:
+    """The deviator's best value at a chip state, exactly."""
+    model = _deviator_stage(solution, state, role,
+                            lambda nxt, here: _exact_deviator_value(nxt, here, W))
     player = CAPTAIN if role == FIRST else OPPONENT
-    if exact:
-        best = exact_best_response(model, stage.strategy, player)
-        return best if role == FIRST else 1 + best            # opponent's payoff is -x
-    br = best_response.best_response(model, stage.strategy, player)
+    best = exact_best_response(model, solution.stages[state].strategy, player)
+    return best if role == FIRST else 1 + best            # opponent's payoff is -x
+
+
+def _float_stage_step(solution: RoundSolution, state: ChipState, role: int, W: Floats
+                      ) -> tuple[float, HandModel, BestResponse]:
+    """The deviator's best value at a chip state in floating point, the stage game it was
+    found in, and his best reply there."""
+    model = _deviator_stage(solution, state, role,
+                            lambda nxt, here: _deviator_value(nxt, here, W))
+    player = CAPTAIN if role == FIRST else OPPONENT
+    br = best_response.best_response(model, solution.stages[state].strategy, player)
     v = br.value if role == FIRST else 1 + br.value
     return v, model, br
 
 
-def _float_values(solution: RoundSolution) -> dict:
+def _float_values(solution: RoundSolution) -> Floats:
     """The deviator's best-reply values in floating point, component by component."""
-    W: dict = {}
+    W: Floats = {}
     for component in solution.components:
         keys = [(s, r) for s in component for r in (FIRST, SECOND)]
         for key in keys:
             W.setdefault(key, solution.values[key[0]] if key[1] == FIRST
                          else 1 - solution.values[key[0]])
         for _ in range(MAX_SWEEPS):
-            replies = {}
+            replies: Replies = {}
             change = 0.0
             for s, r in keys:
-                if isinstance(s, OpenThrow):
-                    new = _open_bound(solution, s, r, W, exact=False)
+                if isinstance(s, OpenThrowState):
+                    new = _float_open_bound(solution, s, r, W)
                 else:
-                    new, model, br = _stage_step(solution, s, r, W, exact=False)
+                    new, model, br = _float_stage_step(solution, s, r, W)
                     replies[(s, r)] = (model, br)
                 change = max(change, abs(new - W[(s, r)]))
                 W[(s, r)] = new
             if change <= FLOAT_STOP:
                 break
-            _policy_evaluation(solution, keys, replies, W)
+            W.update(_reply_values(solution, keys, replies, W))
     return W
 
 
-def _policy_evaluation(solution, keys, replies, W, plus_one: bool = False) -> None:
-    """Hold the deviator's replies fixed and solve for his values (a linear system over
-    the component; open throws enter through the piece of their bound in force at W).
-    With `plus_one` every hand counts 1 and the round's end 0: expected hands to the end."""
-    index = {key: i for i, key in enumerate(keys)}
-    k = len(keys)
-    M, r = np.zeros((k, k)), np.zeros(k)
-    chips = solution.params.chips
+def _reply_moves(solution: RoundSolution, state: ChipState, role: int,
+                 reply: tuple[HandModel, BestResponse]) -> dict[Next, float]:
+    """Where the hand at `state` leads when the deviator plays his best reply and X the
+    solved stage strategy."""
+    model, br = reply
+    mixed = solution.stages[state].strategy.copy()
+    player = CAPTAIN if role == FIRST else OPPONENT
+    mixed.throw[player][...] = br.throw
+    mixed.betting.update(br.betting)
+    return transitions(model, state, mixed)
 
-    def add(i: int, nxt: Next, here: bool, p: float, slope: float = 1.0) -> None:
+
+def _reply_values(solution: RoundSolution, keys: list[Key], replies: Replies,
+                  W: Floats) -> Floats:
+    """The deviator's values with his replies held fixed (a linear system over the
+    component; open throws enter through the piece of their bound in force at W), or
+    nothing if the replies do not end the round (iterate on instead)."""
+    inside = set(keys)
+
+    def terms(nxt: Next, here: bool, p: float) -> list[markov.Term[Key]]:
         if nxt.state is None:
-            r[i] += 0.0 if plus_one else p * (nxt.end if here else 1 - nxt.end)
-            return
+            assert nxt.end is not None
+            return [(None, p * (nxt.end if here else 1 - nxt.end))]
         target = (nxt.state, nxt.seat(here))
-        if target in index:
-            M[i, index[target]] += p * slope
-        else:
-            r[i] += p * slope * W[target]
+        return [(target, p)] if target in inside else [(None, p * W[target])]
 
-    for (s, role), i in index.items():
-        if isinstance(s, OpenThrow):
-            nxt = after_open_throw(chips, s)
-            star = solution.open_throws[s]
-            if plus_one:
-                r[i] += 1 / (1 - float(star.p_tie))
-                add(i, nxt, role == FIRST, OPEN_LEAK * (1 - star.p_low_wins))
-                continue
+    rows: dict[Key, list[markov.Term[Key]]] = {}
+    for s, role in keys:
+        here = role == FIRST
+        if isinstance(s, OpenThrowState):
             constant, slope = _open_piece(solution, s, role, W)    # in force at W
-            r[i] += constant
+            rows[(s, role)] = [(None, constant)]
             if slope:
-                add(i, nxt, role == FIRST, slope)
+                rows[(s, role)] += terms(after_open_throw(s), here, slope)
             continue
-        model, br = replies[(s, role)]
-        mixed = solution.stages[s].strategy.copy()
-        player = CAPTAIN if role == FIRST else OPPONENT
-        mixed.throw[player][...] = br.throw
-        mixed.betting.update(br.betting)
-        if plus_one:
-            r[i] += 1.0
-        for nxt, p in transitions(model, chips, s, mixed).items():
-            add(i, nxt, role == FIRST, p)
+        moves = _reply_moves(solution, s, role, replies[(s, role)])
+        rows[(s, role)] = [term for nxt, p in moves.items() for term in terms(nxt, here, p)]
+    return _plausible(rows, -1e-9, 1 + 1e-9)
+
+
+def _reply_durations(solution: RoundSolution, keys: list[Key], replies: Replies,
+                     D: Floats) -> Floats:
+    """The expected hands to the round's end with the deviator's replies held fixed (every
+    hand counts 1, the round's end 0), or nothing if they do not end the round."""
+    inside = set(keys)
+
+    def terms(nxt: Next, here: bool, p: float) -> list[markov.Term[Key]]:
+        if nxt.state is None:
+            return [(None, 0.0)]
+        target = (nxt.state, nxt.seat(here))
+        return [(target, p)] if target in inside else [(None, p * D[target])]
+
+    rows: dict[Key, list[markov.Term[Key]]] = {}
+    for s, role in keys:
+        here = role == FIRST
+        if isinstance(s, OpenThrowState):
+            star = solution.open_throws[s]
+            rows[(s, role)] = [(None, 1 / (1 - float(star.p_tie))),
+                               *terms(after_open_throw(s), here,
+                                      OPEN_LEAK * (1 - star.p_low_wins))]
+            continue
+        moves = _reply_moves(solution, s, role, replies[(s, role)])
+        rows[(s, role)] = [(None, 1.0), *(term for nxt, p in moves.items()
+                                          for term in terms(nxt, here, p))]
+    return _plausible(rows, 1.0, MAX_DURATION)
+
+
+def _plausible(rows: dict[Key, list[markov.Term[Key]]], low: float, high: float) -> Floats:
+    """The chain's solution clipped to [low, high], or nothing when it is singular, not
+    finite or out of range (an improper reply, one that never ends the round)."""
     try:
-        solved = np.linalg.solve(np.eye(k) - M, r)
+        solved = markov.solve(markov.chain(rows))
     except np.linalg.LinAlgError:
-        return
-    low, high = (1.0, MAX_DURATION) if plus_one else (-1e-9, 1 + 1e-9)
-    if np.all(np.isfinite(solved)) and low <= solved.min() and solved.max() <= high:
-        for key, i in index.items():   # else an improper reply (it never ends): iterate on
-            W[key] = float(min(high, max(low, solved[i])))
+        return {}
+    x = list(solved.values())
+    if np.all(np.isfinite(x)) and low <= min(x) and max(x) <= high:
+        return {key: float(min(high, max(low, v))) for key, v in solved.items()}
+    return {}
 
 
-def _durations(solution: RoundSolution) -> dict:
+def _durations(solution: RoundSolution) -> Floats:
     """D(state, role): the longest expected number of hands (open-throw attempts counted)
     the deviator can make the round last, by value iteration with policy evaluation."""
-    D: dict = {}
-    chips = solution.params.chips
+    D: Floats = {}
     for component in solution.components:
         keys = [(s, r) for s in component for r in (FIRST, SECOND)]
         for key in keys:
             D.setdefault(key, 1.0)
         for _ in range(MAX_SWEEPS):
-            replies, change = {}, 0.0
+            replies: Replies = {}
+            change = 0.0
             for s, role in keys:
                 here = role == FIRST
-                if isinstance(s, OpenThrow):
+                if isinstance(s, OpenThrowState):
                     # the open throw's bound passes a continuation's margin on whole (slope
                     # 1): its own margin must cover it; an open throw that leads to an open
                     # throw (3 chips) is made consistent in `_settle_open_throws` instead
                     new = _open_duration(solution, s, here, D)
                 else:
-                    stage = solution.stages[s]
-                    # paid to the captain: the deviator's duration, or minus it when he is
-                    # the opponent (whose best response maximizes minus the captain's)
-                    sign = 1 if here else -1
-                    model = stage_model(stage.model, chips, s,
-                                        lambda nxt, h=here, k=sign: k * _duration_of(nxt, h, D))
-                    player = CAPTAIN if here else OPPONENT
-                    br = best_response.best_response(model, stage.strategy, player)
-                    new = 1 + br.value
-                    replies[(s, role)] = (model, br)
+                    new, replies[(s, role)] = _stage_duration(solution, s, here, D)
                 change = max(change, abs(new - D[(s, role)]) / max(1.0, new))
                 D[(s, role)] = new
                 if new > MAX_DURATION or not np.isfinite(new):
@@ -283,20 +344,35 @@ def _durations(solution: RoundSolution) -> dict:
                         f"{s.label()}: the bounds would not hold")
             if change <= 1e-12:
                 break
-            _policy_evaluation(solution, keys, replies, D, plus_one=True)
+            D.update(_reply_durations(solution, keys, replies, D))
     return D
 
 
-def _open_duration(solution: RoundSolution, state: OpenThrow, here: bool, D: dict) -> float:
+def _stage_duration(solution: RoundSolution, state: ChipState, here: bool, D: Floats
+                    ) -> tuple[float, tuple[HandModel, BestResponse]]:
+    """The longest expected duration the deviator can make of the hand at `state` and the
+    hands after it (D), and his reply that does it."""
+    stage = solution.stages[state]
+    # paid to the captain: the deviator's duration, or minus it when he is the opponent
+    # (whose best response maximizes minus the captain's)
+    sign = 1 if here else -1
+    model = stage_model(stage.model, state, lambda nxt: sign * _duration_of(nxt, here, D))
+    player = CAPTAIN if here else OPPONENT
+    br = best_response.best_response(model, stage.strategy, player)
+    return 1 + br.value, (model, br)
+
+
+def _open_duration(solution: RoundSolution, state: OpenThrowState, here: bool,
+                   D: Floats) -> float:
     """Attempts at the open throw, then the hands after it when the high player wins it
     (weighted up by OPEN_LEAK: a deviator may make that likelier than the solved play)."""
     star = solution.open_throws[state]
-    nxt = after_open_throw(solution.params.chips, state)
+    nxt = after_open_throw(state)
     return (1 / (1 - float(star.p_tie))
             + OPEN_LEAK * (1 - star.p_low_wins) * _duration_of(nxt, here, D))
 
 
-def _duration_of(nxt: Next, here: bool, D: dict) -> float:
+def _duration_of(nxt: Next, here: bool, D: Floats) -> float:
     if nxt.state is None:
         return 0.0
     return D[(nxt.state, nxt.seat(here))]
@@ -305,35 +381,29 @@ def _duration_of(nxt: Next, here: bool, D: dict) -> float:
 def _p_end(solution: RoundSolution) -> dict[State, float]:
     """P(the round ends) from each state when both follow the solved strategies: one minus
     the mass the Markov chain keeps forever among non-final states."""
-    states = [s for component in solution.components for s in component]
-    index = {s: i for i, s in enumerate(states)}
-    k = len(states)
-    M, r = np.zeros((k, k)), np.zeros(k)
-    for s in states:
-        if isinstance(s, OpenThrow):
-            star = solution.open_throws[s]
-            r[index[s]] += star.p_low_wins
-            moves = {after_open_throw(solution.params.chips, s): 1 - star.p_low_wins}
-        else:
-            moves = transitions(solution.stages[s].model, solution.params.chips, s,
-                                solution.stages[s].strategy)
-        for nxt, p in moves.items():
-            if nxt.state is None:
-                r[index[s]] += p
+    rows: dict[State, list[markov.Term[State]]] = {}
+    for component in solution.components:
+        for s in component:
+            if isinstance(s, OpenThrowState):
+                star = solution.open_throws[s]
+                rows[s] = [(None, star.p_low_wins)]
+                moves = {after_open_throw(s): 1 - star.p_low_wins}
             else:
-                M[index[s], index[nxt.state]] += p
-    # absorption probabilities: the least solution of x = r + M x, by iteration from 0 and
-    # then a linear solve on the transient part (exact where I - M is invertible)
+                rows[s] = []
+                moves = transitions(solution.stages[s].model, s, solution.stages[s].strategy)
+            # a move to the end of the round is collected (None: into r), others stay in M
+            rows[s] += [(nxt.state, p) for nxt, p in moves.items()]
+    # absorption probabilities: the least solution of x = r + M x, by a linear solve on the
+    # transient part (exact where I - M is invertible), else by iteration from 0
+    system = markov.chain(rows)
     try:
-        x = np.linalg.solve(np.eye(k) - M, r)
+        x = markov.solve(system)
     except np.linalg.LinAlgError:
-        x = np.zeros(k)
-        for _ in range(100_000):
-            x = r + M @ x
-    return {s: float(min(1.0, x[index[s]])) for s in states}
+        x = markov.iterate(system, 100_000)
+    return {s: float(min(1.0, v)) for s, v in x.items()}
 
 
-def _lasting_order(solution: RoundSolution) -> list[set]:
+def _lasting_order(solution: RoundSolution) -> list[set[Key]]:
     """Layers of (state, deviator's role) from which the deviator cannot keep the round
     going with probability 1: the first layer against every state still in play, each
     next one against what the earlier layers left. Found with floating-point best responses
@@ -341,11 +411,12 @@ def _lasting_order(solution: RoundSolution) -> list[set]:
     graph = state_graph(solution.params.chips, solution.params.hand.max_level)
     remaining = {(s, r) for s in solution.values for r in (FIRST, SECOND)}
     candidates = set(remaining)
-    layers = []
+    layers: list[set[Key]] = []
     while candidates:
-        layer = {key for key in candidates if not _can_stay(solution, key, remaining, False)}
+        layer = {key for key in candidates if not _can_stay(solution, key, remaining)}
         if not layer:   # stuck in floating point: what is left, once in exact arithmetic
-            layer = {key for key in remaining if not _can_stay(solution, key, remaining, True)}
+            layer = {key for key in remaining
+                     if not _can_stay_exactly(solution, key, remaining)}
         if not layer:
             break
         layers.append(layer)
@@ -357,34 +428,56 @@ def _lasting_order(solution: RoundSolution) -> list[set]:
     return layers
 
 
-def _can_stay(solution: RoundSolution, key: tuple, inside: set, exact: bool) -> bool:
-    """Can the deviator play this hand (or open throw) so that, with probability 1, it
-    neither ends the round nor leads out of `inside`? In a hand: his best response when
-    leaving pays him -1 and staying 0 is 0. At an open throw: no, when every attempt ends
-    the round with positive probability whatever he does (`least_end_chance`)."""
-    s, role = key
-    if isinstance(s, OpenThrow):
-        star = solution.open_throws[s]
-        return least_end_chance(solution.params.hand, star.solved, role == FIRST) == 0
-    stage = solution.stages[s]
-    here = role == FIRST
-    sign = -1 if here else 1            # paid to the captain: -1 (or +1) when play leaves
+def _stays_at_open_throw(solution: RoundSolution, state: OpenThrowState, role: int) -> bool:
+    """At an open throw the deviator can stay only if some attempt of his ends the round
+    with probability 0 (`least_end_chance`, exact)."""
+    star = solution.open_throws[state]
+    return least_end_chance(solution.params.hand, star.solved, role == FIRST) == 0
+
+
+def _leaving_game(solution: RoundSolution, state: ChipState, here: bool,
+                  inside: set[Key]) -> HandModel:
+    """The stage game of `state` paying the captain -1 (or +1 when the deviator is the
+    opponent) when play ends the round or leaves `inside`, 0 when it stays."""
+    sign = -1 if here else 1
 
     def leaves(nxt: Next) -> int:
         if nxt.state is None:
             return sign
         return 0 if (nxt.state, nxt.seat(here)) in inside else sign
 
-    model = stage_model(stage.model, solution.params.chips, s, leaves)
+    return stage_model(solution.stages[state].model, state, leaves)
+
+
+def _can_stay_exactly(solution: RoundSolution, key: Key, inside: set[Key]) -> bool:
+    """Can the deviator play this hand (or open throw) so that, with probability 1, it
+    neither ends the round nor leads out of `inside`? In a hand: his best response when
+    leaving pays him -1 and staying 0 is 0, in exact arithmetic. At an open throw: no,
+    when every attempt ends the round with positive probability whatever he does."""
+    s, role = key
+    if isinstance(s, OpenThrowState):
+        return _stays_at_open_throw(solution, s, role)
+    here = role == FIRST
+    model = _leaving_game(solution, s, here, inside)
     player = CAPTAIN if here else OPPONENT
-    if not exact:
-        # in floating point, clearly below 0 is leaving and about 0 is staying; in between
-        # is decided exactly (a strategy may leave with a probability of 1e-13, which still
-        # ends every round)
-        value = best_response.best_response(model, stage.strategy, player).value
-        if value < -1e-9 or value > -1e-15:
-            return value > -1e-15
-    return exact_best_response(model, stage.strategy, player) == 0
+    return exact_best_response(model, solution.stages[s].strategy, player) == 0
+
+
+def _can_stay(solution: RoundSolution, key: Key, inside: set[Key]) -> bool:
+    """`_can_stay_exactly`, decided in floating point where the answer is clear: clearly
+    below 0 is leaving and about 0 is staying; in between is decided exactly (a strategy
+    may leave with a probability of 1e-13, which still ends every round)."""
+    s, role = key
+    if isinstance(s, OpenThrowState):
+        return _stays_at_open_throw(solution, s, role)
+    here = role == FIRST
+    model = _leaving_game(solution, s, here, inside)
+    player = CAPTAIN if here else OPPONENT
+    strategy = solution.stages[s].strategy
+    value = best_response.best_response(model, strategy, player).value
+    if value < -1e-9 or value > -1e-15:
+        return value > -1e-15
+    return exact_best_response(model, strategy, player) == 0
 
 
 def _prove_termination(solution: RoundSolution) -> None:
@@ -402,7 +495,7 @@ def _prove_termination(solution: RoundSolution) -> None:
     remaining = {(s, r) for s in solution.values for r in (FIRST, SECOND)}
     for layer in layers:
         for key in sorted(layer, key=lambda k: (k[0].label(), k[1])):
-            if _can_stay(solution, key, remaining, True):
+            if _can_stay_exactly(solution, key, remaining):
                 raise RoundCertificateError(
                     f"the proof that every round ends failed at {key[0].label()}: a "
                     f"deviator might keep the round going forever")
@@ -443,10 +536,11 @@ def certify_round(solution: RoundSolution) -> RoundCertificate:
     return RoundCertificate(out, margin)
 
 
-def _verified(solution: RoundSolution, key: tuple, upper: dict) -> bool:
+def _verified(solution: RoundSolution, key: Key, upper: Exacts) -> bool:
+    """T(W+) <= W+ at `key`, checked exactly."""
     s, role = key
-    if isinstance(s, OpenThrow):
-        step = _open_bound(solution, s, role, upper, exact=True)
+    if isinstance(s, OpenThrowState):
+        step = _exact_open_bound(solution, s, role, upper)
     else:
-        step = _stage_step(solution, s, role, upper, exact=True)
+        step = _exact_stage_step(solution, s, role, upper)
     return step <= upper[key]

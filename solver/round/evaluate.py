@@ -1,5 +1,5 @@
 """The chance to win of one person against another when both keep fixed strategies:
-a Markov chain over (state, the person's role), solved as one linear system. It predicts
+a Markov chain over (state, the person's role), solved as one linear system (`markov`). It predicts
 what the Monte Carlo simulator must find when one side plays differently."""
 
 from __future__ import annotations
@@ -9,15 +9,17 @@ from typing import Callable
 import numpy as np
 
 from games.bidou.betting import CAPTAIN, OPPONENT
+from solver.model import HandModel
+from solver.round import markov
 from solver.round.solve import RoundSolution
 from solver.round.stage import transitions
-from solver.round.states import ChipState, OpenThrow, after_open_throw
+from solver.round.states import ChipState, OpenThrowState, State, after_open_throw
 from solver.strategy import Strategy
 
 Change = Callable[[ChipState, Strategy], Strategy]
 
 
-def _combined(model, captain: Strategy, opponent: Strategy) -> Strategy:
+def _combined(model: HandModel, captain: Strategy, opponent: Strategy) -> Strategy:
     """The captain's part of one strategy with the opponent's part of another."""
     betting = {}
     for (tc, to, history), probs in captain.betting.items():
@@ -27,33 +29,33 @@ def _combined(model, captain: Strategy, opponent: Strategy) -> Strategy:
     return Strategy((captain.throw[CAPTAIN].copy(), opponent.throw[OPPONENT].copy()), betting)
 
 
-def pair_values(solution: RoundSolution, mine: Change, theirs: Change) -> dict:
+def pair_values(solution: RoundSolution, mine: Change, theirs: Change
+                ) -> dict[tuple[State, int], float]:
     """{(state, role): P(person A wins the round)} when A plays `mine(state, solved)` and
     B plays `theirs(state, solved)` at every chip state (both keep the solved open-throw
     policies); role 0: A is captain (or first thrower), 1: B is."""
-    states = list(solution.values)
-    keys = [(s, r) for s in states for r in (0, 1)]
-    index = {k: i for i, k in enumerate(keys)}
-    M, rhs = np.zeros((len(keys), len(keys))), np.zeros(len(keys))
-    chips = solution.params.chips
-    for (s, role), i in index.items():
-        a_first = role == 0
-        if isinstance(s, OpenThrow):
-            p_low = solution.open_throws[s].p_low_wins
-            rhs[i] += p_low if a_first else 0.0
-            moves = {after_open_throw(chips, s): 1 - p_low}
-        else:
-            stage = solution.stages[s]
-            a, b = mine(s, stage.strategy), theirs(s, stage.strategy)
-            pair = _combined(stage.model, a, b) if a_first else _combined(stage.model, b, a)
-            moves = transitions(stage.model, chips, s, pair)
-        for nxt, p in moves.items():
-            if nxt.state is None:
-                rhs[i] += p * (nxt.end if a_first else 1 - nxt.end)
+    rows: dict[tuple[State, int], list[markov.Term[tuple[State, int]]]] = {}
+    for s in solution.values:
+        for role in (0, 1):
+            a_first = role == 0
+            if isinstance(s, OpenThrowState):
+                p_low = solution.open_throws[s].p_low_wins
+                row: list[markov.Term[tuple[State, int]]] = [(None, p_low if a_first else 0.0)]
+                moves = {after_open_throw(s): 1 - p_low}
             else:
-                M[i, index[(nxt.state, nxt.seat(a_first))]] += p
-    values = np.linalg.solve(np.eye(len(keys)) - M, rhs)
-    return {k: float(values[i]) for k, i in index.items()}
+                stage = solution.stages[s]
+                a, b = mine(s, stage.strategy), theirs(s, stage.strategy)
+                pair = (_combined(stage.model, a, b) if a_first
+                        else _combined(stage.model, b, a))
+                row, moves = [], transitions(stage.model, s, pair)
+            for nxt, p in moves.items():
+                if nxt.state is None:
+                    assert nxt.end is not None
+                    row.append((None, p * (nxt.end if a_first else 1 - nxt.end)))
+                else:
+                    row.append(((nxt.state, nxt.seat(a_first)), p))
+            rows[(s, role)] = row
+    return markov.solve(markov.chain(rows))
 
 
 def uniform_betting(state: ChipState, strategy: Strategy) -> Strategy:

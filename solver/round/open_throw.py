@@ -41,10 +41,10 @@ from typing import Union
 
 from games.bidou import rules
 from games.bidou.params import BidouParams
+from games.bidou.rules import STOP
 
 Hand = rules.Hand
 Kept = rules.Kept
-STOP = "stop"
 Action = Union[str, Kept]          # "stop", or the dice kept before throwing again (() = all)
 Triple = tuple[int, int, int]      # (L wins, H wins, tie) counts over a common denominator
 
@@ -70,7 +70,7 @@ class OpenThrowStep:
 
 
 @dataclasses.dataclass(frozen=True)
-class OpenThrow:
+class SolvedOpenThrow:
     """The open throw solved with its replays: value to L, the player with one chip or none.
 
     p_l_wins / p_h_wins: probability that L wins the round outright (H takes the last chip) /
@@ -105,14 +105,14 @@ def open_throw_step(params: BidouParams, continuation: Fraction,
     return OpenThrowStep(pw + c * pl + x * pt, pw, pl, pt, l_policy, h_policy)
 
 
-def solve_open_throw(params: BidouParams, continuation: Fraction) -> OpenThrow:
+def solve_open_throw(params: BidouParams, continuation: Fraction) -> SolvedOpenThrow:
     """The open throw's exact value to L and both players' optimal stationary policies."""
     c = _fraction("continuation", continuation)
     return _solve_replays(c, lambda x: open_throw_step(params, c, x))
 
 
-def reply_to_open_throw(params: BidouParams, continuation: Fraction, fixed: OpenThrow,
-                        deviator_is_low: bool) -> OpenThrow:
+def reply_to_open_throw(params: BidouParams, continuation: Fraction, fixed: SolvedOpenThrow,
+                        deviator_is_low: bool) -> SolvedOpenThrow:
     """The open throw when one player keeps `fixed`'s policy and the other (the deviator,
     L if `deviator_is_low`, else H) replies as well as he can: the exact value to L of that
     best reply, the probabilities it gives, and the deviator's policy. The round's
@@ -132,7 +132,7 @@ def reply_to_open_throw(params: BidouParams, continuation: Fraction, fixed: Open
     return _solve_replays(c, attempt)
 
 
-def least_end_chance(params: BidouParams, fixed: OpenThrow, deviator_is_low: bool
+def least_end_chance(params: BidouParams, fixed: SolvedOpenThrow, deviator_is_low: bool
                      ) -> Fraction:
     """The smallest probability, over the deviator's policies, that one attempt of the open
     throw ends the round (L wins it) when the other player keeps `fixed`'s policy. The
@@ -144,7 +144,7 @@ def least_end_chance(params: BidouParams, fixed: OpenThrow, deviator_is_low: boo
     return Fraction(triple[0], (params.faces ** (3 * params.throws)) ** 2)
 
 
-def _one_sided_attempt(params: BidouParams, fixed: OpenThrow, deviator_is_low: bool,
+def _one_sided_attempt(params: BidouParams, fixed: SolvedOpenThrow, deviator_is_low: bool,
                        weights: Triple, maximize: bool):
     """One attempt when one player keeps `fixed`'s policy and the deviator optimizes the
     score `weights` (maximizing it if `maximize`): the attempt's triple (scale
@@ -189,7 +189,7 @@ def _fixed_turn(params: BidouParams, leaf: dict[Hand, Triple],
     return _expect(values, (), faces)
 
 
-def _solve_replays(c: Fraction, attempt) -> OpenThrow:
+def _solve_replays(c: Fraction, attempt) -> SolvedOpenThrow:
     """v = F(v), F(x) = attempt(x).value: the replays' fixed point (see the module
     docstring for why this loop ends with F(v) == v exactly)."""
     lo, hi = Fraction(0), Fraction(1)
@@ -197,7 +197,7 @@ def _solve_replays(c: Fraction, attempt) -> OpenThrow:
     for evaluation in range(1, MAX_EVALUATIONS + 1):
         step = attempt(x)
         if step.value == x:
-            return OpenThrow(x, c, step.p_l_wins / (1 - step.p_tie),
+            return SolvedOpenThrow(x, c, step.p_l_wins / (1 - step.p_tie),
                              step.p_h_wins / (1 - step.p_tie), step.p_tie,
                              step.l_policy, step.h_policy, evaluation)
         if step.value > x:

@@ -11,7 +11,7 @@ import numpy as np
 from games.bidou import rules
 from games.bidou.betting import CAPTAIN, OPPONENT
 from solver.round.solve import RoundSolution
-from solver.round.states import ChipState, OpenThrow
+from solver.round.states import ChipState, OpenThrowState
 from solver.strategy import Strategy
 
 ROLES = {"captain": CAPTAIN, "opponent": OPPONENT}
@@ -55,8 +55,7 @@ class SolvedPolicy:
         return {str(a): float(p) / float(column.sum()) for a, p in zip(node.actions, column)}
 
     def open_throw(self, chips, role, throws, hand, low_hand) -> Mapping:
-        centre, low, _ = chips
-        solved = self.solution.open_throws[OpenThrow(centre, low)].solved
+        solved = self.solution.open_throws[OpenThrowState(*chips)].solved
         hand = rules.normalize_hand(hand)
         if role == "low":
             return {solved.l_policy[(throws, hand)]: 1.0}

@@ -8,20 +8,21 @@ from solver.certificate import decimal
 from solver.result import versions
 from solver.round.certify import RoundCertificate
 from solver.round.solve import RoundSolution
-from solver.round.states import ChipState, OpenThrow, start
+from solver.round.states import ChipState, OpenThrowState, State, start
 
 SCHEMA = "bidou-round"
 SCHEMA_VERSION = 1
 
 
-def state_entry(solution: RoundSolution, certificate: RoundCertificate, state) -> dict:
+def state_entry(solution: RoundSolution, certificate: RoundCertificate,
+                state: State) -> dict[str, Any]:
     """One state: its chips (the captain's pile first; at an open throw the first
     thrower's), value, certified bounds, each side's exploitability, P(the round ends)."""
     proof = certificate.states[state]
-    chips = solution.params.chips
-    if isinstance(state, OpenThrow):
-        where = {"centre": state.centre, "captain": state.low,
-                 "opponent": chips - state.centre - state.low, "open_throw": True}
+    where: dict[str, Any]
+    if isinstance(state, OpenThrowState):
+        where = {"centre": state.centre, "captain": state.low, "opponent": state.high,
+                 "open_throw": True}
     else:
         where = {"centre": state.centre, "captain": state.captain,
                  "opponent": state.opponent, "open_throw": False}
@@ -70,7 +71,7 @@ def convergence(solution: RoundSolution) -> list[dict[str, Any]]:
     return out
 
 
-def _order(state) -> tuple:
+def _order(state: State) -> tuple[int, int, int, int]:
     if isinstance(state, ChipState):
         return (-state.centre, 0, state.captain, state.opponent)
     return (-state.centre, 1, state.low, 0)

@@ -32,6 +32,8 @@ from games.bidou.round_params import RoundParams
 Hand = rules.Hand
 Action = Union[str, rules.Kept]
 Chips = tuple[int, int, int]
+# Its own action and role names on purpose (not the solver's, nor games.bidou.rules.STOP):
+# the simulator is the independent Monte Carlo check and shares no code with the solver.
 STOP = "stop"
 CAPTAIN, OPPONENT, LOW, HIGH = "captain", "opponent", "low", "high"
 

@@ -34,23 +34,24 @@ import multiprocessing
 import os
 import time
 from fractions import Fraction
-from typing import Callable
 
 import numpy as np
 
+from games.bidou.params import BidouParams
 from games.bidou.round_params import RoundParams
 from solver import cfr_kernel
 from solver.cfr import RULES, CFRSolver
 from solver.errors import SolverError
 from solver.lp import Basis, solve_lp_from
 from solver.model import HandModel, build_model
-from solver.round.open_throw import OpenThrow as OpenThrowSolution
-from solver.round.open_throw import solve_open_throw
+from solver.progress import Step
+from solver.round import markov
+from solver.round.open_throw import SolvedOpenThrow, solve_open_throw
 from solver.round.stage import stage_model, transitions
 from solver.round.states import (
     ChipState,
     Next,
-    OpenThrow,
+    OpenThrowState,
     State,
     after_open_throw,
     solve_order,
@@ -83,7 +84,7 @@ class OpenStage:
 
     value: float
     p_low_wins: float
-    solved: OpenThrowSolution
+    solved: SolvedOpenThrow
 
     @property
     def exact(self) -> Fraction:
@@ -103,7 +104,7 @@ class RoundSolution:
     params: RoundParams
     values: dict[State, float]
     stages: dict[ChipState, Stage]
-    open_throws: dict[OpenThrow, OpenStage]
+    open_throws: dict[OpenThrowState, OpenStage]
     components: tuple[tuple[State, ...], ...]
     history: dict[int, list[float]]          # component index -> residual per round
     seconds: float
@@ -114,65 +115,78 @@ class RoundSolution:
         return self.values[start(self.params.chips)]
 
 
-def solve_stage(base: HandModel, chips: int, state: ChipState, values: dict,
+Values = dict[State, float]
+Stages = dict[ChipState, Stage]
+Opens = dict[OpenThrowState, OpenStage]
+
+
+def solve_stage(base: HandModel, state: ChipState, values: Values,
                 start: Basis | None = None) -> tuple[Stage, Basis]:
     """The stage game of `state` against `values`, by an LP started from `start` (the
     basis of an earlier solve of this stage), and its final basis."""
-    model = stage_model(base, chips, state, lambda nxt: nxt.value(values))
+    model = stage_model(base, state, lambda nxt: nxt.value(values))
     lp, basis = solve_lp_from(model, start)
     return Stage(model, lp.strategy, lp.value), basis
 
 
-def solve_open(params: RoundParams, state: OpenThrow, values: dict) -> OpenStage:
-    c = Fraction(after_open_throw(params.chips, state).value(values))
+def solve_open(params: RoundParams, state: OpenThrowState, values: Values) -> OpenStage:
+    c = Fraction(after_open_throw(state).value(values))
     solved = solve_open_throw(params.hand, c)
     return OpenStage(float(solved.value), float(solved.p_l_wins), solved)
 
 
-def _evaluate(params: RoundParams, component: list[State], stages: dict, opens: dict,
-              values: dict) -> dict[State, float]:
+def _evaluate(component: list[State], stages: Stages, opens: Opens,
+              values: Values) -> Values:
     """The values of the component's states when every stage keeps its strategies: the
-    solution of V = r + M V (continuations outside the component are known)."""
-    index = {s: i for i, s in enumerate(component)}
-    k = len(component)
-    M, r = np.zeros((k, k)), np.zeros(k)
+    solution of V = r + M V (continuations outside the component are known). Raises
+    numpy.linalg.LinAlgError when those strategies never leave the component."""
+    inside = set(component)
 
-    def add(i: int, nxt: Next, p: float) -> None:
+    def terms(nxt: Next, p: float) -> list[markov.Term[State]]:
         if nxt.state is None:
-            r[i] += p * nxt.end
-        elif nxt.state in index:
-            j = index[nxt.state]
-            if nxt.same:
-                M[i, j] += p
-            else:
-                r[i] += p
-                M[i, j] -= p
-        else:
-            r[i] += p * nxt.value(values)
+            assert nxt.end is not None
+            return [(None, p * nxt.end)]
+        if nxt.state in inside:
+            # the value there, or one minus it (the other person's): p (1 - V)
+            return [(nxt.state, p)] if nxt.same else [(None, p), (nxt.state, -p)]
+        return [(None, p * nxt.value(values))]
 
-    for i, s in enumerate(component):
-        if isinstance(s, OpenThrow):
-            r[i] += opens[s].p_low_wins
-            add(i, after_open_throw(params.chips, s), 1 - opens[s].p_low_wins)
+    rows: dict[State, list[markov.Term[State]]] = {}
+    for s in component:
+        if isinstance(s, OpenThrowState):
+            p_low = opens[s].p_low_wins
+            rows[s] = [(None, p_low), *terms(after_open_throw(s), 1 - p_low)]
         else:
-            for nxt, p in transitions(stages[s].model, params.chips, s,
-                                      stages[s].strategy).items():
-                add(i, nxt, p)
-    solution = np.linalg.solve(np.eye(k) - M, r)
-    return {s: float(solution[i]) for i, s in enumerate(component)}
+            moves = transitions(stages[s].model, s, stages[s].strategy)
+            rows[s] = [term for nxt, p in moves.items() for term in terms(nxt, p)]
+    return markov.solve(markov.chain(rows))
 
 
 @functools.lru_cache(maxsize=4)
-def _base_model(hand) -> HandModel:
+def _base_model(hand: BidouParams) -> HandModel:
     return build_model(hand)
 
 
-def _solve_task(params: RoundParams, state: State, values: dict, start: Basis | None):
+StageResult = tuple[Strategy, float, Basis]
+
+
+def _solve_task(params: RoundParams, state: State, values: Values,
+                start: Basis | None) -> OpenStage | StageResult:
     """One stage (LP) or open throw, in a worker process: what the parent keeps of it."""
-    if isinstance(state, OpenThrow):
+    if isinstance(state, OpenThrowState):
         return solve_open(params, state, values)
-    stage, basis = solve_stage(_base_model(params.hand), params.chips, state, values, start)
+    stage, basis = solve_stage(_base_model(params.hand), state, values, start)
     return stage.strategy, stage.value, basis
+
+
+@dataclasses.dataclass(frozen=True)
+class Solved:
+    """A component's stages and open throws solved against some values: their values (the
+    stage values V' = val(V)), stage equilibria and open-throw solutions."""
+
+    values: Values
+    stages: Stages
+    opens: Opens
 
 
 class _Stages:
@@ -196,8 +210,8 @@ class _Stages:
         if self.pool is not None:
             self.pool.shutdown(cancel_futures=True)
 
-    def solve(self, component, values, stages, opens) -> dict[State, float]:
-        """Solve every stage of the component against `values`; the stage values."""
+    def solve(self, component: list[State], values: Values) -> Solved:
+        """Solve every stage of the component against `values`."""
         needed = {s: values[s] for s in values}
         starts = [self.bases.get(s) for s in component]
         if self.pool is not None and len(component) > 1:
@@ -206,39 +220,43 @@ class _Stages:
         else:
             results = [_solve_task(self.params, s, needed, start)
                        for s, start in zip(component, starts)]
-        out = {}
+        found: Values = {}
+        stages: Stages = {}
+        opens: Opens = {}
         for s, result in zip(component, results):
-            if isinstance(s, OpenThrow):
+            if isinstance(result, OpenStage):
+                assert isinstance(s, OpenThrowState)
                 opens[s] = result
-                out[s] = result.value
+                found[s] = result.value
             else:
+                assert isinstance(s, ChipState)
                 strategy, value, basis = result
                 self.bases[s] = basis
-                model = stage_model(self.base, self.params.chips, s,
-                                    lambda nxt: nxt.value(values))
+                model = stage_model(self.base, s, lambda nxt: nxt.value(values))
                 stages[s] = Stage(model, strategy, value)
-                out[s] = value
-        return out
+                found[s] = value
+        return Solved(found, stages, opens)
 
 
 def _warm_guess(params: RoundParams, base: HandModel, component: list[State],
-                values: dict) -> dict[State, float]:
+                values: Values) -> Values:
     """A first guess of the component's values: Newton steps (`_evaluate`) from 1/2 with
     each stage's strategies from WARM_ITERATIONS of predictive CFR+ instead of an LP."""
     engine = "compiled" if cfr_kernel.available() else "numpy"
     guess = dict(values)
     for _ in range(WARM_STEPS):
-        stages, opens = {}, {}
+        stages: Stages = {}
+        opens: Opens = {}
         for s in component:
-            if isinstance(s, OpenThrow):
+            if isinstance(s, OpenThrowState):
                 opens[s] = solve_open(params, s, guess)
                 continue
-            model = stage_model(base, params.chips, s, lambda nxt: nxt.value(guess))
+            model = stage_model(base, s, lambda nxt: nxt.value(guess))
             cfr = CFRSolver(model, RULES["pcfr+"], engine=engine)
             cfr.run(WARM_ITERATIONS)
             stages[s] = Stage(model, cfr.average_strategy(), float("nan"))
         try:
-            guess.update(_evaluate(params, component, stages, opens, guess))
+            guess.update(_evaluate(component, stages, opens, guess))
         except np.linalg.LinAlgError:      # play that never leaves: no guess, start from 1/2
             return {s: values[s] for s in component}
     return {s: min(1.0, max(0.0, guess[s])) for s in component}
@@ -252,11 +270,11 @@ def default_workers(params: RoundParams) -> int:
     return max(1, min(4, os.cpu_count() or 1))
 
 
-def solve_round(params: RoundParams,
-                progress: Callable[[int, int, str], None] | None = None,
+def solve_round(params: RoundParams, progress: Step | None = None,
                 workers: int | None = None, newton: bool = True,
                 components: int | None = None) -> RoundSolution:
-    """Every state's value and stage equilibrium (see the module docstring). `workers`:
+    """Every state's value and stage equilibrium (see the module docstring). `progress`
+    hears `("state LABEL", states solved, states)` after each component; `workers`:
     processes solving a component's stages side by side (`default_workers`); `newton=False`
     runs plain Shapley value iteration (the benchmark's baseline); `components` solves only
     the first ones of the solve order (those nearest the end of the round: a check of a
@@ -266,59 +284,57 @@ def solve_round(params: RoundParams,
     order = solve_order(graph)[:components]
     base = build_model(params.hand)
     runner = _Stages(params, base, default_workers(params) if workers is None else workers)
-    try:
-        return _solve_components(params, graph, order, runner, progress, begin, newton)
-    finally:
-        runner.close()
-
-
-def _solve_components(params, graph, order, runner, progress, begin, newton) -> RoundSolution:
-    values: dict[State, float] = {}
-    stages: dict[ChipState, Stage] = {}
-    opens: dict[OpenThrow, OpenStage] = {}
+    values: Values = {}
+    stages: Stages = {}
+    opens: Opens = {}
     history: dict[int, list[float]] = {}
     done = 0
-    for number, component in enumerate(order):
-        cyclic = len(component) > 1 or graph.has_edge(component[0], component[0])
-        for s in component:
-            values.setdefault(s, 0.5)
-        if cyclic and newton:
-            values.update(_warm_guess(params, runner.base, component, values))
-        residuals: list[float] = []
-        found = runner.solve(component, values, stages, opens)
-        for _ in range((MAX_ROUNDS if newton else MAX_SHAPLEY_ROUNDS) if cyclic else 1):
-            residual = max(abs(found[s] - values[s]) for s in component)
-            residuals.append(residual)
-            if not cyclic or residual <= STOP_RESIDUAL:
-                break
-            try:
-                evaluated = _evaluate(params, component, stages, opens, values) if newton else None
-            except np.linalg.LinAlgError:       # these strategies never leave: no Newton step
-                evaluated = None
-            if evaluated is None:
-                values.update(found)
-                found = runner.solve(component, values, stages, opens)
-                continue
-            trial = dict(values)
-            trial.update(evaluated)
-            trial_stages, trial_opens = dict(stages), dict(opens)
-            check = runner.solve(component, trial, trial_stages, trial_opens)
-            if max(abs(check[s] - trial[s]) for s in component) < residual:
-                values, found = trial, check          # Newton step (its stages are solved)
-                stages.update(trial_stages)
-                opens.update(trial_opens)
-            else:
-                values.update(found)                  # Shapley step
-                found = runner.solve(component, values, stages, opens)
-        else:
-            if cyclic:
-                raise SolverError(f"the values of {component[0].label()} and its component "
-                                  f"did not settle in {len(residuals)} rounds (residual "
-                                  f"{residuals[-1]:.1e})")
-        values.update(found)
-        history[number] = residuals
-        done += len(component)
-        if progress is not None:
-            progress(done, graph.number_of_nodes(), component[0].label())
+    try:
+        for number, component in enumerate(order):
+            cyclic = len(component) > 1 or graph.has_edge(component[0], component[0])
+            for s in component:
+                values.setdefault(s, 0.5)
+            solved, history[number] = _solve_component(params, runner, component, values,
+                                                       cyclic, newton)
+            values.update(solved.values)
+            stages.update(solved.stages)
+            opens.update(solved.opens)
+            done += len(component)
+            if progress is not None:
+                progress(f"state {component[0].label()}", done, graph.number_of_nodes())
+    finally:
+        runner.close()
     return RoundSolution(params, values, stages, opens, tuple(tuple(c) for c in order),
                          history, time.perf_counter() - begin)
+
+
+def _solve_component(params: RoundParams, runner: _Stages, component: list[State],
+                     known: Values, cyclic: bool, newton: bool) -> tuple[Solved, list[float]]:
+    """One component's values, stages and open throws (`known`: every value so far, 1/2
+    for the component's own states), and its residual after each round of stage solves:
+    Newton steps (`_evaluate`) where they shrink the residual, else Shapley steps."""
+    values = dict(known)
+    if cyclic and newton:
+        values.update(_warm_guess(params, runner.base, component, values))
+    residuals: list[float] = []
+    found = runner.solve(component, values)
+    for _ in range((MAX_ROUNDS if newton else MAX_SHAPLEY_ROUNDS) if cyclic else 1):
+        residual = max(abs(found.values[s] - values[s]) for s in component)
+        residuals.append(residual)
+        if not cyclic or residual <= STOP_RESIDUAL:
+            return found, residuals
+        try:
+            evaluated = _evaluate(component, found.stages, found.opens, values) if newton else None
+        except np.linalg.LinAlgError:       # these strategies never leave: no Newton step
+            evaluated = None
+        if evaluated is not None:
+            trial = dict(values)
+            trial.update(evaluated)
+            check = runner.solve(component, trial)
+            if max(abs(check.values[s] - trial[s]) for s in component) < residual:
+                values, found = trial, check          # Newton step (its stages are solved)
+                continue
+        values.update(found.values)                   # Shapley step
+        found = runner.solve(component, values)
+    raise SolverError(f"the values of {component[0].label()} and its component did not "
+                      f"settle in {len(residuals)} rounds (residual {residuals[-1]:.1e})")

@@ -17,11 +17,11 @@ from solver.strategy import Strategy
 Value = Callable[[Next], float | Fraction]
 
 
-def stage_model(base: HandModel, chips: int, state: ChipState, value: Value) -> HandModel:
+def stage_model(base: HandModel, state: ChipState, value: Value) -> HandModel:
     """`base` (the hand's rules) with the betting of `state`: supply-limited trees whose
     leaves pay `value(where the leaf leads)` by showdown outcome."""
-    def payoff(leaf: Leaf) -> tuple:
-        return tuple(value(after_leaf(chips, state, leaf, outcome)) for outcome in OUTCOMES)
+    def payoff(leaf: Leaf) -> tuple[float | Fraction, ...]:
+        return tuple(value(after_leaf(state, leaf, outcome)) for outcome in OUTCOMES)
 
     trees = {first: build_tree(first, base.params.max_level, state.supply(), payoff)
              for first in (CAPTAIN, OPPONENT)}
@@ -56,14 +56,13 @@ def leaf_probabilities(model: HandModel, strategy: Strategy
     return out
 
 
-def transitions(model: HandModel, chips: int, state: ChipState, strategy: Strategy
-                ) -> dict[Next, float]:
+def transitions(model: HandModel, state: ChipState, strategy: Strategy) -> dict[Next, float]:
     """Where the hand at `state` leads, with probabilities, under `strategy`."""
     out: dict[Next, float] = {}
     for (first, index, o), p in leaf_probabilities(model, strategy).items():
         if p <= 0:
             continue
         leaf = model.trees[first].leaves[index]
-        nxt = after_leaf(chips, state, leaf, o)
+        nxt = after_leaf(state, leaf, o)
         out[nxt] = out.get(nxt, 0.0) + p
     return out

@@ -4,15 +4,18 @@ docs/rules.md as pure functions, and the state graph (networkx) the solver walks
 A state between two hands is the chips in the centre and in each pile, seen from the
 captain of the next hand (`ChipState`); by symmetry it does not matter which person is
 captain. When a player holds all chips but one there is no hand but an open throw
-(`OpenThrow`), seen from the player with one chip or none, who throws first. A hand or an
-open throw leads to another state, or ends the round; `Next` says which, and whether the
+(`OpenThrowState`), seen from the player with one chip or none, who throws first. A hand or
+an open throw leads to another state, or ends the round; `Next` says which, and whether the
 value there belongs to the same person as here.
+
+Every state holds all its piles, so it knows the round's chip count (`chips`): chips only
+move between the centre and the piles, and the functions below take it from the state.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from typing import Iterator, Union
+from typing import Iterator, Mapping, Union
 
 import networkx as nx
 
@@ -28,6 +31,11 @@ class ChipState:
     captain: int
     opponent: int
 
+    @property
+    def chips(self) -> int:
+        """The chips in play (the round's total: no chip ever leaves it)."""
+        return self.centre + self.captain + self.opponent
+
     def supply(self) -> Supply:
         return Supply(self.centre, (self.captain, self.opponent))
 
@@ -36,19 +44,25 @@ class ChipState:
 
 
 @dataclasses.dataclass(frozen=True, order=True)
-class OpenThrow:
-    """An open throw: `low` chips with the player who throws first (one or none), all the
-    others but one with the other player, `centre` in the centre. Its value: the
+class OpenThrowState:
+    """An open throw: `low` chips with the player who throws first (one or none), `high`
+    (all the others but one) with the other player, `centre` in the centre. Its value: the
     probability that the first thrower wins the round."""
 
     centre: int
     low: int
+    high: int
+
+    @property
+    def chips(self) -> int:
+        """The chips in play (the round's total)."""
+        return self.centre + self.low + self.high
 
     def label(self) -> str:
         return f"open throw {self.centre},{self.low}"
 
 
-State = Union[ChipState, OpenThrow]
+State = Union[ChipState, OpenThrowState]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -61,8 +75,9 @@ class Next:
     same: bool = True
     end: int | None = None
 
-    def value(self, values: dict) -> float:
+    def value(self, values: Mapping[State, float]) -> float:
         if self.state is None:
+            assert self.end is not None
             return float(self.end)
         v = values[self.state]
         return v if self.same else 1 - v
@@ -78,57 +93,57 @@ def start(chips: int) -> ChipState:
     return ChipState(chips, 0, 0)
 
 
-def arrive(chips: int, centre: int, mine: int, other: int, i_am_captain: bool) -> Next:
+def arrive(centre: int, mine: int, other: int, i_am_captain: bool) -> Next:
     """The state reached with these chips, for the person holding `mine`: the round is over
     if a pile holds every chip (its holder loses), an open throw if one holds all but one,
     else the next hand, with this person captain or not."""
+    chips = centre + mine + other
     if mine == chips:
         return Next(None, end=0)
     if other == chips:
         return Next(None, end=1)
     if chips - 1 in (mine, other):
         if mine == chips - 1:
-            return Next(OpenThrow(centre, other), same=False)
-        return Next(OpenThrow(centre, mine), same=True)
+            return Next(OpenThrowState(centre, other, mine), same=False)
+        return Next(OpenThrowState(centre, mine, other), same=True)
     if i_am_captain:
         return Next(ChipState(centre, mine, other), same=True)
     return Next(ChipState(centre, other, mine), same=False)
 
 
-def after_hand(chips: int, state: ChipState, settlement: Settlement) -> Next:
+def after_hand(state: ChipState, settlement: Settlement) -> Next:
     """Where a hand's settlement leads, for the hand's captain."""
     mine, other = settlement.piles[CAPTAIN], settlement.piles[OPPONENT]
-    return arrive(chips, settlement.centre, mine, other, settlement.next_captain == CAPTAIN)
+    return arrive(settlement.centre, mine, other, settlement.next_captain == CAPTAIN)
 
 
-def after_leaf(chips: int, state: ChipState, leaf: Leaf, outcome: int) -> Next:
+def after_leaf(state: ChipState, leaf: Leaf, outcome: int) -> Next:
     """Where a betting leaf leads when compare(captain's hand, opponent's) is `outcome`."""
-    return after_hand(chips, state, settle(state.supply(), leaf.pot, leaf.kind, outcome,
-                                           leaf.folder))
+    return after_hand(state, settle(state.supply(), leaf.pot, leaf.kind, outcome,
+                                    leaf.folder))
 
 
-def after_open_throw(chips: int, state: OpenThrow) -> Next:
+def after_open_throw(state: OpenThrowState) -> Next:
     """The open throw's thrower-first lost the throw: he takes a chip from the other, who
     becomes captain. Returned for the first thrower."""
-    high = chips - state.centre - state.low
-    reached = arrive(chips, state.centre, high - 1, state.low + 1, True)   # for the other
+    reached = arrive(state.centre, state.high - 1, state.low + 1, True)   # for the other
     return Next(reached.state, same=not reached.same, end=None if reached.end is None
                 else 1 - reached.end)
 
 
-def successors(chips: int, state: State, max_level: int) -> Iterator[Next]:
+def successors(state: State, max_level: int) -> Iterator[Next]:
     """Every place a state can lead to (for the graph; duplicates included)."""
     from games.bidou.betting import build_tree
 
-    if isinstance(state, OpenThrow):
-        yield after_open_throw(chips, state)
+    if isinstance(state, OpenThrowState):
+        yield after_open_throw(state)
         return
     for first in (CAPTAIN, OPPONENT):
         tree = build_tree(first, max_level, state.supply(),
                           payoff=lambda leaf: (0, 0, 0))
         for leaf in tree.leaves:
             for outcome in (1, 0, -1):
-                yield after_leaf(chips, state, leaf, outcome)
+                yield after_leaf(state, leaf, outcome)
 
 
 def state_graph(chips: int, max_level: int) -> nx.DiGraph:
@@ -138,7 +153,7 @@ def state_graph(chips: int, max_level: int) -> nx.DiGraph:
     graph.add_node(todo[0])
     while todo:
         state = todo.pop()
-        for nxt in successors(chips, state, max_level):
+        for nxt in successors(state, max_level):
             if nxt.state is None:
                 continue
             if nxt.state not in graph:
@@ -156,7 +171,7 @@ def solve_order(graph: nx.DiGraph) -> list[list[State]]:
     return [sorted(condensed.nodes[c]["members"], key=_sort_key) for c in order]
 
 
-def _sort_key(state: State) -> tuple:
+def _sort_key(state: State) -> tuple[int, int, int, int]:
     if isinstance(state, ChipState):
         return (0, state.centre, state.captain, state.opponent)
     return (1, state.centre, state.low, 0)
