@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import dataclasses
 from fractions import Fraction
-from typing import Union
+from typing import Callable, Union
 
 from games.bidou import rules
 from games.bidou.params import BidouParams
@@ -47,6 +47,8 @@ Hand = rules.Hand
 Kept = rules.Kept
 Action = Union[str, Kept]          # "stop", or the dice kept before throwing again (() = all)
 Triple = tuple[int, int, int]      # (L wins, H wins, tie) counts over a common denominator
+LowPolicy = dict[tuple[int, Hand], Action]            # (throws made, hand) -> action
+HighPolicy = dict[tuple[Hand, int, Hand], Action]     # (L's hand, throws made, hand) -> action
 
 MAX_EVALUATIONS = 500
 
@@ -65,8 +67,8 @@ class OpenThrowStep:
     p_l_wins: Fraction
     p_h_wins: Fraction
     p_tie: Fraction
-    l_policy: dict[tuple[int, Hand], Action]
-    h_policy: dict[tuple[Hand, int, Hand], Action]
+    l_policy: LowPolicy
+    h_policy: HighPolicy
 
 
 @dataclasses.dataclass(frozen=True)
@@ -87,8 +89,8 @@ class SolvedOpenThrow:
     p_l_wins: Fraction
     p_h_wins: Fraction
     p_tie: Fraction
-    l_policy: dict[tuple[int, Hand], Action]
-    h_policy: dict[tuple[Hand, int, Hand], Action]
+    l_policy: LowPolicy
+    h_policy: HighPolicy
     evaluations: int
 
 
@@ -145,13 +147,13 @@ def least_end_chance(params: BidouParams, fixed: SolvedOpenThrow, deviator_is_lo
 
 
 def _one_sided_attempt(params: BidouParams, fixed: SolvedOpenThrow, deviator_is_low: bool,
-                       weights: Triple, maximize: bool):
+                       weights: Triple, maximize: bool) -> tuple[Triple, LowPolicy, HighPolicy]:
     """One attempt when one player keeps `fixed`'s policy and the deviator optimizes the
     score `weights` (maximizing it if `maximize`): the attempt's triple (scale
     `faces ** (3 * throws)` squared) and both players' policies."""
     hands = rules.all_hands(params.faces)
     h_values: dict[Hand, Triple] = {}
-    h_policy: dict[tuple[Hand, int, Hand], Action] = {}
+    h_policy: HighPolicy = {}
     for l_hand in hands:
         leaf = {g: _outcome(params, l_hand, g) for g in hands}
         if deviator_is_low:
@@ -174,7 +176,7 @@ def _outcome(params: BidouParams, l_hand: Hand, h_hand: Hand) -> Triple:
 
 
 def _fixed_turn(params: BidouParams, leaf: dict[Hand, Triple],
-                policy: dict[tuple[int, Hand], Action]) -> Triple:
+                policy: LowPolicy) -> Triple:
     """A throwing turn played by `policy` (scale as `_turn`'s)."""
     faces, throws = params.faces, params.throws
     scale = faces ** (3 * throws)
@@ -184,12 +186,16 @@ def _fixed_turn(params: BidouParams, leaf: dict[Hand, Triple],
         new_values = {}
         for g in values:
             action = policy[(j, g)]
-            new_values[g] = stop[g] if action == STOP else _expect(values, action, faces)
+            if isinstance(action, tuple):       # the dice kept before throwing again
+                new_values[g] = _expect(values, action, faces)
+            else:                               # STOP
+                new_values[g] = stop[g]
         values = new_values
     return _expect(values, (), faces)
 
 
-def _solve_replays(c: Fraction, attempt) -> SolvedOpenThrow:
+def _solve_replays(c: Fraction, attempt: Callable[[Fraction], OpenThrowStep]
+                   ) -> SolvedOpenThrow:
     """v = F(v), F(x) = attempt(x).value: the replays' fixed point (see the module
     docstring for why this loop ends with F(v) == v exactly)."""
     lo, hi = Fraction(0), Fraction(1)
@@ -211,14 +217,15 @@ def _solve_replays(c: Fraction, attempt) -> SolvedOpenThrow:
     raise RuntimeError(f"open throw fixed point not found in {MAX_EVALUATIONS} evaluations")
 
 
-def _fraction(name: str, value) -> Fraction:
+def _fraction(name: str, value: Fraction | float | int) -> Fraction:
     value = Fraction(value)
     if not 0 <= value <= 1:
         raise ValueError(f"{name} must be a probability in [0, 1], got {value}")
     return value
 
 
-def _attempt(params: BidouParams, c: Fraction, x: Fraction):
+def _attempt(params: BidouParams, c: Fraction, x: Fraction
+             ) -> tuple[Triple, int, LowPolicy, HighPolicy]:
     """Backward induction of one attempt: H's turn for each final hand of L, then L's."""
     faces, throws = params.faces, params.throws
     hands = rules.all_hands(faces)
@@ -226,7 +233,7 @@ def _attempt(params: BidouParams, c: Fraction, x: Fraction):
     weights = (c.denominator * x.denominator, c.numerator * x.denominator,
                x.numerator * c.denominator)
     unit = faces ** (3 * throws)
-    h_policy: dict[tuple[Hand, int, Hand], Action] = {}
+    h_policy: HighPolicy = {}
     h_values: dict[Hand, Triple] = {}
     for l_hand in hands:
         leaf = {}
@@ -242,7 +249,8 @@ def _attempt(params: BidouParams, c: Fraction, x: Fraction):
     return value, unit * unit, l_policy, h_policy
 
 
-def _turn(params: BidouParams, leaf: dict[Hand, Triple], weights: Triple, maximize: bool):
+def _turn(params: BidouParams, leaf: dict[Hand, Triple], weights: Triple, maximize: bool
+          ) -> tuple[Triple, LowPolicy]:
     """One player's throwing turn: optimal stopping/keeping against final-hand values `leaf`.
 
     Returns the turn's value (a triple, over a denominator `faces ** (3 * throws)` times the
@@ -262,14 +270,15 @@ def _turn(params: BidouParams, leaf: dict[Hand, Triple], weights: Triple, maximi
         return a[2] > b[2] if maximize else a[2] < b[2]
 
     values = stop                       # after the last allowed throw the turn ends
-    policy: dict[tuple[int, Hand], Action] = {}
+    policy: LowPolicy = {}
     for j in range(throws - 1, 0, -1):  # decision after throw j, then throw j + 1
         options = {g: _options(params, g) for g in values}
         needed = {k for opts in options.values() for k in opts}
         again = {k: _expect(values, k, faces) for k in needed}
         new_values = {}
         for g in values:
-            best_action, best = STOP, stop[g]
+            best_action: Action = STOP
+            best = stop[g]
             for kept in options[g]:
                 if better(again[kept], best):
                     best_action, best = kept, again[kept]

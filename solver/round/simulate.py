@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from typing import Mapping, Optional, Protocol, Sequence, Union
+from typing import Callable, Mapping, Optional, Protocol, Sequence, TypeVar, Union
 
 import numpy as np
 
@@ -32,6 +32,7 @@ from games.bidou.round_params import RoundParams
 Hand = rules.Hand
 Action = Union[str, rules.Kept]
 Chips = tuple[int, int, int]
+Choice = TypeVar("Choice")          # a betting action, or a throw action
 # Its own action and role names on purpose (not the solver's, nor games.bidou.rules.STOP):
 # the simulator is the independent Monte Carlo check and shares no code with the solver.
 STOP = "stop"
@@ -60,20 +61,24 @@ class RoundPolicy(Protocol):
 class UniformPolicy:
     """Every legal action with equal probability: a deliberately weak baseline."""
 
-    def __init__(self, params: RoundParams):
+    def __init__(self, params: RoundParams) -> None:
         self._reroll = params.hand.reroll
 
     def _throw(self, hand: Hand) -> dict[Action, float]:
         options: list[Action] = [STOP, *_again_options(self._reroll, hand)]
         return {a: 1 / len(options) for a in options}
 
-    def throw(self, chips, role, throws, hand, captain_throws):
+    def throw(self, chips: Chips, role: str, throws: int, hand: Hand,
+              captain_throws: Optional[int]) -> Mapping[Action, float]:
         return self._throw(hand)
 
-    def bet(self, chips, role, captain_throws, opponent_throws, history, hand, legal):
+    def bet(self, chips: Chips, role: str, captain_throws: int, opponent_throws: int,
+            history: tuple[str, ...], hand: Hand,
+            legal: tuple[str, ...]) -> Mapping[str, float]:
         return {a: 1 / len(legal) for a in legal}
 
-    def open_throw(self, chips, role, throws, hand, low_hand):
+    def open_throw(self, chips: Chips, role: str, throws: int, hand: Hand,
+                   low_hand: Optional[Hand]) -> Mapping[Action, float]:
         return self._throw(hand)
 
 
@@ -167,7 +172,7 @@ class _Table:
     """The chips and dice of one round, and the moves of one hand or open throw."""
 
     def __init__(self, params: RoundParams, rng: np.random.Generator,
-                 policies: Sequence[RoundPolicy], centre: int, piles: list[int]):
+                 policies: Sequence[RoundPolicy], centre: int, piles: list[int]) -> None:
         self.hand_rules = params.hand
         self.rng = rng
         self.policies = policies
@@ -180,7 +185,8 @@ class _Table:
         dice = self.rng.integers(1, self.hand_rules.faces + 1, size=3 - len(kept))
         return rules.normalize_hand(tuple(kept) + tuple(int(d) for d in dice))
 
-    def _choose(self, probabilities: Mapping, legal: Sequence):
+    def _choose(self, probabilities: Mapping[Choice, float], legal: Sequence[Choice]
+                ) -> Choice:
         total = 0.0
         for action, p in probabilities.items():
             if p < 0 or (p > 0 and action not in legal):
@@ -195,13 +201,14 @@ class _Table:
                 return action
         return max(legal, key=lambda a: probabilities.get(a, 0.0))
 
-    def _turn(self, decide) -> tuple[Hand, int]:
+    def _turn(self, decide: Callable[[int, Hand], Mapping[Action, float]]
+              ) -> tuple[Hand, int]:
         """A throwing turn: the hand kept and the number of throws made."""
         hand, throws = self._roll(()), 1
         while throws < self.hand_rules.throws:
-            legal = [STOP, *_again_options(self.hand_rules.reroll, hand)]
+            legal: list[Action] = [STOP, *_again_options(self.hand_rules.reroll, hand)]
             action = self._choose(decide(throws, hand), legal)
-            if action == STOP:
+            if not isinstance(action, tuple):   # STOP; any other action is the dice kept
                 break
             hand, throws = self._roll(action), throws + 1
         return hand, throws
@@ -256,6 +263,7 @@ class _Table:
 
         while True:
             other = 1 - actor
+            legal: tuple[str, ...]
             if level == 0:
                 legal = ("pass", "bet") if can_supply(actor, 1) else ("pass",)
             elif level < self.hand_rules.max_level and can_supply(actor, 2):

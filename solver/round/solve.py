@@ -197,7 +197,7 @@ class _Stages:
     differ only in a few continuation values, and from the previous optimal basis the dual
     simplex needs a handful of pivots instead of thousands."""
 
-    def __init__(self, params: RoundParams, base: HandModel, workers: int):
+    def __init__(self, params: RoundParams, base: HandModel, workers: int) -> None:
         self.params, self.base = params, base
         self.bases: dict[State, Basis] = {}
         # fork where the platform has it: workers start at once and need no importable

@@ -8,13 +8,16 @@ import dataclasses
 from fractions import Fraction
 from typing import Callable
 
-from games.bidou.betting import CAPTAIN, OPPONENT, OUTCOMES, Leaf, build_tree
+import numpy as np
+
+from games.bidou.betting import CAPTAIN, OPPONENT, OUTCOMES, Leaf, Node, Role, build_tree
 from solver.model import HandModel
 from solver.reach import end_mass
 from solver.round.states import ChipState, Next, after_leaf
 from solver.strategy import Strategy
 
 Value = Callable[[Next], float | Fraction]
+NodeReach = tuple[np.ndarray, np.ndarray]      # both players' own reach at a node, by hand
 
 
 def stage_model(base: HandModel, state: ChipState, value: Value) -> HandModel:
@@ -23,7 +26,10 @@ def stage_model(base: HandModel, state: ChipState, value: Value) -> HandModel:
     def payoff(leaf: Leaf) -> tuple[float | Fraction, ...]:
         return tuple(value(after_leaf(state, leaf, outcome)) for outcome in OUTCOMES)
 
-    trees = {first: build_tree(first, base.params.max_level, state.supply(), payoff)
+    # betting.LeafPayoff names Fractions (the hand game's chips); a stage's leaves pay the
+    # continuation values, floats while solving and Fractions in the certificate
+    trees = {first: build_tree(first, base.params.max_level, state.supply(),
+                               payoff)  # type: ignore[arg-type]
              for first in (CAPTAIN, OPPONENT)}
     return dataclasses.replace(base, trees=trees)
 
@@ -42,7 +48,7 @@ def leaf_probabilities(model: HandModel, strategy: Strategy
             tree = model.tree((tc, to))
             reach = (captain_ends[tc - 1], opponent_ends[to - 1])
 
-            def step(node, a, pair):
+            def step(node: Node, a: int, pair: NodeReach) -> NodeReach:
                 probs = strategy.betting[(tc, to, node.history)][a]
                 own = list(pair)
                 own[node.actor] = own[node.actor] * probs
@@ -62,7 +68,7 @@ def transitions(model: HandModel, state: ChipState, strategy: Strategy) -> dict[
     for (first, index, o), p in leaf_probabilities(model, strategy).items():
         if p <= 0:
             continue
-        leaf = model.trees[first].leaves[index]
+        leaf = model.trees[Role(first)].leaves[index]
         nxt = after_leaf(state, leaf, o)
         out[nxt] = out.get(nxt, 0.0) + p
     return out

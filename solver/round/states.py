@@ -15,11 +15,22 @@ move between the centre and the piles, and the functions below take it from the 
 from __future__ import annotations
 
 import dataclasses
+from fractions import Fraction
 from typing import Iterator, Mapping, Union
 
 import networkx as nx
 
-from games.bidou.betting import CAPTAIN, OPPONENT, Leaf, Settlement, Supply, settle
+from games.bidou.betting import (
+    CAPTAIN,
+    OPPONENT,
+    Leaf,
+    LeafPayoff,
+    Settlement,
+    Supply,
+    settle,
+)
+
+_NO_PAYOFF: LeafPayoff = (Fraction(0), Fraction(0), Fraction(0))   # the graph needs none
 
 
 @dataclasses.dataclass(frozen=True, order=True)
@@ -139,8 +150,7 @@ def successors(state: State, max_level: int) -> Iterator[Next]:
         yield after_open_throw(state)
         return
     for first in (CAPTAIN, OPPONENT):
-        tree = build_tree(first, max_level, state.supply(),
-                          payoff=lambda leaf: (0, 0, 0))
+        tree = build_tree(first, max_level, state.supply(), payoff=lambda leaf: _NO_PAYOFF)
         for leaf in tree.leaves:
             for outcome in (1, 0, -1):
                 yield after_leaf(state, leaf, outcome)
@@ -149,7 +159,7 @@ def successors(state: State, max_level: int) -> Iterator[Next]:
 def state_graph(chips: int, max_level: int) -> nx.DiGraph:
     """Every state a round can reach from its start, an edge to each possible next state."""
     graph = nx.DiGraph()
-    todo = [start(chips)]
+    todo: list[State] = [start(chips)]
     graph.add_node(todo[0])
     while todo:
         state = todo.pop()
