@@ -46,6 +46,19 @@ def test_state_graph_and_its_components():
     empty = next(c for c in order if any(isinstance(s, ChipState) and s.centre == 0
                                          for s in c))
     assert OpenThrowState(0, 1, 8) in empty and len(empty) == 7
+    assert {s.chips for s in graph} == {9}        # every state knows the round's chip count
+
+
+def test_solve_round_reports_progress_as_what_done_total():
+    calls = []
+    solution = solve_round(RoundParams(chips=3, hand=TINY),
+                           progress=lambda what, done, total: calls.append((what, done, total)))
+    total = len(solution.values)
+    assert [c[0] for c in calls] == [f"state {component[0].label()}"
+                                     for component in solution.components]
+    assert [c[2] for c in calls] == [total] * len(calls)
+    done = [c[1] for c in calls]
+    assert done == sorted(done) and done[-1] == total and calls[-1][0] == "state 3,0,0"
 
 
 # OpenSpiel's sequence-form LP on the faithful capped round (tests/test_round_game.py
