@@ -1,6 +1,6 @@
 """The chance to win of one person against another when both keep fixed strategies:
-a Markov chain over (state, the person's role), solved as one linear system (`markov`). It predicts
-what the Monte Carlo simulator must find when one side plays differently."""
+a Markov chain over (state, the person's role), solved as one linear system (`markov`). It
+predicts what the Monte Carlo simulator must find when one side plays differently."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ from solver.round.states import ChipState, OpenThrowState, State, after_open_thr
 from solver.strategy import Strategy
 
 Change = Callable[[ChipState, Strategy], Strategy]
+Key = tuple[State, int]          # (state, 0 if person A is captain or first thrower, else 1)
 
 
 def _combined(model: HandModel, captain: Strategy, opponent: Strategy) -> Strategy:
@@ -30,17 +31,17 @@ def _combined(model: HandModel, captain: Strategy, opponent: Strategy) -> Strate
 
 
 def pair_values(solution: RoundSolution, mine: Change, theirs: Change
-                ) -> dict[tuple[State, int], float]:
+                ) -> dict[Key, float]:
     """{(state, role): P(person A wins the round)} when A plays `mine(state, solved)` and
     B plays `theirs(state, solved)` at every chip state (both keep the solved open-throw
     policies); role 0: A is captain (or first thrower), 1: B is."""
-    rows: dict[tuple[State, int], list[markov.Term[tuple[State, int]]]] = {}
+    rows: dict[Key, list[markov.Term[Key]]] = {}
     for s in solution.values:
         for role in (0, 1):
             a_first = role == 0
             if isinstance(s, OpenThrowState):
                 p_low = solution.open_throws[s].p_low_wins
-                row: list[markov.Term[tuple[State, int]]] = [(None, p_low if a_first else 0.0)]
+                row: list[markov.Term[Key]] = [(None, p_low if a_first else 0.0)]
                 moves = {after_open_throw(s): 1 - p_low}
             else:
                 stage = solution.stages[s]

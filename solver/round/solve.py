@@ -180,7 +180,7 @@ def _solve_task(params: RoundParams, state: State, values: Values,
 
 
 @dataclasses.dataclass(frozen=True)
-class Solved:
+class StageSolutions:
     """A component's stages and open throws solved against some values: their values (the
     stage values V' = val(V)), stage equilibria and open-throw solutions."""
 
@@ -210,7 +210,7 @@ class _Stages:
         if self.pool is not None:
             self.pool.shutdown(cancel_futures=True)
 
-    def solve(self, component: list[State], values: Values) -> Solved:
+    def solve(self, component: list[State], values: Values) -> StageSolutions:
         """Solve every stage of the component against `values`."""
         needed = {s: values[s] for s in values}
         starts = [self.bases.get(s) for s in component]
@@ -235,7 +235,7 @@ class _Stages:
                 model = stage_model(self.base, s, lambda nxt: nxt.value(values))
                 stages[s] = Stage(model, strategy, value)
                 found[s] = value
-        return Solved(found, stages, opens)
+        return StageSolutions(found, stages, opens)
 
 
 def _warm_guess(params: RoundParams, base: HandModel, component: list[State],
@@ -309,7 +309,8 @@ def solve_round(params: RoundParams, progress: Step | None = None,
 
 
 def _solve_component(params: RoundParams, runner: _Stages, component: list[State],
-                     known: Values, cyclic: bool, newton: bool) -> tuple[Solved, list[float]]:
+                     known: Values, cyclic: bool, newton: bool
+                     ) -> tuple[StageSolutions, list[float]]:
     """One component's values, stages and open throws (`known`: every value so far, 1/2
     for the component's own states), and its residual after each round of stage solves:
     Newton steps (`_evaluate`) where they shrink the residual, else Shapley steps."""
