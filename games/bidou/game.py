@@ -1,10 +1,11 @@
 """Two-hand Bidou (docs/rules.md, "The hand game") as an OpenSpiel game: `python_bidou`.
 
-Load it with `pyspiel.load_game("python_bidou(faces=4,throws=2,reroll=keep)")` after
-`import games.bidou`. Parameters (defaults from `BidouParams()`): faces, throws, max_level,
-reroll, ranking, aces_beat_bidou. They are validated by `BidouParams.from_mapping`, so a bad
-value raises `ParameterError` (a `ValueError` naming the parameter) from `load_game`; an
-unknown name is rejected by OpenSpiel itself with a `pyspiel.SpielError`.
+Importing this module registers it: `import games.bidou.game`, then
+`pyspiel.load_game("python_bidou(faces=4,throws=2,reroll=keep)")`. Parameters (defaults from
+`BidouParams()`): faces, throws, max_level, reroll, ranking, aces_beat_bidou. They are
+validated by `BidouParams.from_mapping`, so a bad value raises `ParameterError` (a `ValueError`
+naming the parameter) from `load_game`; an unknown name is rejected by OpenSpiel itself with
+a `pyspiel.SpielError`.
 
 Players: 0 = captain, 1 = opponent. Two-player, zero-sum, sequential, explicit stochastic
 chance, imperfect information, terminal rewards, perfect recall.

@@ -16,7 +16,7 @@ import numpy as np
 import pyspiel
 from open_spiel.python import policy as policy_lib
 
-import games.bidou  # noqa: F401  (registers python_bidou)
+import games.bidou.game  # noqa: F401  (registers python_bidou)
 from games.bidou import rules
 from games.bidou.betting import ACTIONS, CAPTAIN, OPPONENT, Node
 from games.bidou.params import BidouParams

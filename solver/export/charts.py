@@ -43,18 +43,17 @@ from matplotlib.figure import Figure
 from games.bidou import rules
 from games.bidou.betting import CAPTAIN, OPPONENT, ROLE_NAMES
 from games.bidou.rules import STOP
+from solver.export.chart_files import BOOKLET, FORMATS, chart_stems
 from solver.export.numbers import NOISE, NOISE_TEXT, percent, quality
 from solver.export.tables import PURE_TOL, REACH_TOL, hand_label, ranked_indices
 from solver.files import write_bytes_atomic
 from solver.model import HandModel
 from solver.reach import own_reach
 from solver.strategy import Strategy
-
-Reach = tuple          # both players' own reach, by role (`solver.evaluate.OwnReach`)
+from solver.types import Reach
 
 A4_PORTRAIT = (8.27, 11.69)
 A4_LANDSCAPE = (11.69, 8.27)
-FORMATS = ("pdf", "png", "svg")
 DEFAULT_DPI = 150
 
 RC = {
@@ -932,16 +931,6 @@ def make_figure(builder, *args, **kwargs) -> Figure:
     """Call a figure builder under the charts' rc settings (the builders do it themselves)."""
     with matplotlib.rc_context(RC):
         return builder(*args, **kwargs)
-
-
-BOOKLET = "betting_charts.pdf"     # the betting pages as one PDF, with an index page
-
-
-def chart_stems(model: HandModel) -> list[str]:
-    """File stems of the charts `write_charts` writes, in order."""
-    stems = ["reroll_chart"] if model.throws > 1 else []
-    stems += [f"betting_chart_c{tc}_o{to}" for tc, to in model.public_states]
-    return stems + ["remember_chart"]
 
 
 def write_charts(model: HandModel, strategy: Strategy, out_dir: str | os.PathLike,
