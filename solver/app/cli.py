@@ -780,9 +780,9 @@ def cheatsheet_command(params: BidouParams, strategy_file: str | None, rules_max
         raise ParameterError(f"--out {out_dir} is not writable")
     show = sys.stderr.isatty()
 
-    def progress(size: int, exploitability: float) -> None:
+    def progress(what: str, done: int, total: int) -> None:
         if show:
-            sys.stderr.write(f"\r{size:>3} rules: exploitability {exploitability:.4f}   ")
+            sys.stderr.write(f"\r{what}   ")
             sys.stderr.flush()
 
     points = front_points(model, strategy, summary["value"], rules_max, progress, beam=beam)

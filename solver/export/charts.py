@@ -48,6 +48,7 @@ from solver.export.numbers import NOISE, NOISE_TEXT, percent, quality
 from solver.export.tables import PURE_TOL, REACH_TOL, hand_label, ranked_indices
 from solver.files import write_bytes_atomic
 from solver.model import HandModel
+from solver.progress import Step
 from solver.reach import own_reach
 from solver.strategy import Strategy
 from solver.types import Reach
@@ -935,7 +936,7 @@ def make_figure(builder, *args, **kwargs) -> Figure:
 
 def write_charts(model: HandModel, strategy: Strategy, out_dir: str | os.PathLike,
                  summary: Mapping[str, Any] | None = None, formats: Sequence[str] = FORMATS,
-                 dpi: float | None = None, simplified=None, progress=None,
+                 dpi: float | None = None, simplified=None, progress: Step | None = None,
                  reach: Reach | None = None) -> list[Path]:
     """Every chart, in every format: reroll_chart, betting_chart_c<tc>_o<to>, remember_chart,
     and (with PDF) the betting booklet betting_charts.pdf: an index page, then the nine pages.
@@ -958,7 +959,7 @@ def write_charts(model: HandModel, strategy: Strategy, out_dir: str | os.PathLik
 
 
 def chart_figures(model: HandModel, strategy: Strategy, summary: Mapping[str, Any] | None = None,
-                  simplified=None, progress=None, reach: Reach | None = None):
+                  simplified=None, progress: Step | None = None, reach: Reach | None = None):
     """(stem, figure) of every chart, in `chart_stems` order, drawn one at a time."""
     from solver.analysis.simplify import simplify
 
