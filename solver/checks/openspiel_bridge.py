@@ -10,7 +10,7 @@ Only small variants can be enumerated this way.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 import numpy as np
 import pyspiel
@@ -84,65 +84,83 @@ def from_openspiel_policy(model: HandModel,
     samplers' tables (MCCFR's) on the default game.
     """
     n, T = model.num_hands, model.throws
-    faces = model.params.faces
     hand_index = {h: i for i, h in enumerate(model.hands)}
-    action_index = {throw_action_name(a): i for i, a in enumerate(model.throw_actions)}
     A = len(model.throw_actions)
     throw_mass = [np.zeros((1, max(T - 1, 0), A, n)), np.zeros((T, max(T - 1, 0), A, n))]
     bet_mass = {key: np.zeros((len(model.tree(key[:2]).node(key[2]).actions), n))
                 for key in _betting_keys(model)}
-
-    def public(count: int) -> str:
-        tokens = []
-        for k in range(count):
-            tokens.append("?")
-            if k < count - 1:
-                tokens.append("again")
-            elif count < T:
-                tokens.append("stop")
-        return ",".join(tokens)
-
-    def turns(player: int, context: str):
-        """Yield (tokens, throws, hand, own reach) of every finished own turn."""
-        def visit(tokens: list, count: int, hand, reach: float):
-            if count == T:
-                yield tokens, count, hand, reach
-                return
-            view = (f"p0 | c:{','.join(tokens)} | o: | b:" if player == CAPTAIN
-                    else f"p1 | c:{context} | o:{','.join(tokens)} | b:")
-            options = [a for i, a in enumerate(model.throw_actions)
-                       if model.throw_legal[i, hand_index[hand]]]      # = OpenSpiel id order
-            names = [throw_action_name(a) for a in options]
-            p = _normalized_probs(probabilities(view, names), names)
-            c = 0 if player == CAPTAIN else int(context.count("?")) - 1
-            for action, name in zip(options, names):
-                throw_mass[player][c, count - 1, action_index[name], hand_index[hand]] += \
-                    reach * p[name]
-                if p[name] == 0.0:
-                    continue
-                if action == STOP:
-                    yield tokens + ["stop"], count, hand, reach * p[name]
-                    continue
-                for new, q in rules.next_hand_distribution(hand, action, faces).items():
-                    yield from visit(tokens + [name, rules.format_hand(new)], count + 1,
-                                     new, reach * p[name] * float(q))
-
-        for first, q in rules.hand_distribution(faces).items():
-            yield from visit([rules.format_hand(first)], 1, first, float(q))
-
     for player in (CAPTAIN, OPPONENT):
-        contexts = [""] if player == CAPTAIN else [public(tc) for tc in range(1, T + 1)]
+        contexts = [""] if player == CAPTAIN else [_public(tc, T) for tc in range(1, T + 1)]
         for context in contexts:
-            for tokens, count, hand, reach in turns(player, context):
+            for tokens, count, hand, reach in _own_turns(model, player, context, probabilities,
+                                                         throw_mass[player]):
                 own = ",".join(tokens)
                 for other in range(1, T + 1):
                     tc, to = (count, other) if player == CAPTAIN else (context.count("?"), count)
-                    head = (f"p0 | c:{own} | o:{public(other)} | b:" if player == CAPTAIN
+                    head = (f"p0 | c:{own} | o:{_public(other, T)} | b:" if player == CAPTAIN
                             else f"p1 | c:{context} | o:{own} | b:")
                     _walk_betting(model, (tc, to), player, head, hand_index[hand], reach,
                                   probabilities, bet_mass)
                     if player == OPPONENT:
                         break           # the opponent's own count fixes the public state
+    return _behaviour(model, throw_mass, bet_mass)
+
+
+def _public(count: int, throws: int) -> str:
+    """What the other player sees of a turn of `count` throws (of at most `throws`)."""
+    tokens = []
+    for k in range(count):
+        tokens.append("?")
+        if k < count - 1:
+            tokens.append("again")
+        elif count < throws:
+            tokens.append("stop")
+    return ",".join(tokens)
+
+
+Turn = tuple[list[str], int, rules.Hand, float]
+
+
+def _own_turns(model: HandModel, player: int, context: str,
+               probabilities: Callable[[str, list[str]], dict],
+               throw_mass: np.ndarray) -> Iterator[Turn]:
+    """Yield (tokens, throws, hand, own reach) of every finished own turn of `player` (after
+    the captain's public turn `context`), adding the reach-weighted behaviour of each throw
+    decision on the way to `throw_mass` (the player's, shaped like `Strategy.throw`)."""
+    T, faces = model.throws, model.params.faces
+    hand_index = {h: i for i, h in enumerate(model.hands)}
+    action_index = {throw_action_name(a): i for i, a in enumerate(model.throw_actions)}
+    c = 0 if player == CAPTAIN else int(context.count("?")) - 1
+
+    def visit(tokens: list[str], count: int, hand: rules.Hand, reach: float) -> Iterator[Turn]:
+        if count == T:
+            yield tokens, count, hand, reach
+            return
+        view = (f"p0 | c:{','.join(tokens)} | o: | b:" if player == CAPTAIN
+                else f"p1 | c:{context} | o:{','.join(tokens)} | b:")
+        options = [a for i, a in enumerate(model.throw_actions)
+                   if model.throw_legal[i, hand_index[hand]]]      # = OpenSpiel id order
+        names = [throw_action_name(a) for a in options]
+        p = _normalized_probs(probabilities(view, names), names)
+        for action, name in zip(options, names):
+            throw_mass[c, count - 1, action_index[name], hand_index[hand]] += reach * p[name]
+            if p[name] == 0.0:
+                continue
+            if action == STOP:
+                yield tokens + ["stop"], count, hand, reach * p[name]
+                continue
+            for new, q in rules.next_hand_distribution(hand, action, faces).items():
+                yield from visit(tokens + [name, rules.format_hand(new)], count + 1,
+                                 new, reach * p[name] * float(q))
+
+    for first, q in rules.hand_distribution(faces).items():
+        yield from visit([rules.format_hand(first)], 1, first, float(q))
+
+
+def _behaviour(model: HandModel, throw_mass: list[np.ndarray],
+               bet_mass: dict[tuple[int, int, str], np.ndarray]) -> Strategy:
+    """The strategy whose every decision plays in proportion to its reach-weighted mass
+    (uniform over the legal actions where no mass arrived: a decision never reached)."""
     legal = model.throw_legal
     throws = []
     for mass in throw_mass:
