@@ -11,6 +11,7 @@ Only small variants can be enumerated this way.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from typing import cast
 
 import numpy as np
 import pyspiel
@@ -44,6 +45,7 @@ def to_openspiel_policy(game: pyspiel.Game, strategy: Strategy,
         counts = state.throw_counts
         if names[0] in ACTIONS:
             node = model.tree(tuple(counts)).after(state.betting)
+            assert isinstance(node, Node), "a player to act is at a decision, not a leaf"
             probs = strategy.betting[(counts[0], counts[1], node.history)][:, hand]
             by_name = dict(zip(node.actions, probs))
         else:
@@ -149,7 +151,8 @@ def _own_turns(model: HandModel, player: int, context: str,
             if action == STOP:
                 yield tokens + ["stop"], count, hand, reach * p[name]
                 continue
-            for new, q in rules.next_hand_distribution(hand, action, faces).items():
+            kept = cast(rules.Kept, action)          # every throw action but STOP keeps dice
+            for new, q in rules.next_hand_distribution(hand, kept, faces).items():
                 yield from visit(tokens + [name, rules.format_hand(new)], count + 1,
                                  new, reach * p[name] * float(q))
 
@@ -188,7 +191,9 @@ def _normalized_probs(probs: dict, names: list[str]) -> dict:
     return dict(zip(names, values))
 
 
-def _walk_betting(model, public, player, head, hand, reach, probabilities, bet_mass):
+def _walk_betting(model: HandModel, public: tuple[int, int], player: int, head: str, hand: int,
+                  reach: float, probabilities: Callable[[str, list[str]], dict],
+                  bet_mass: dict[tuple[int, int, str], np.ndarray]) -> None:
     """Add `player`'s reach of each own betting decision, for one hand, to `bet_mass`."""
     tree = model.tree(public)
     chosen: dict[int, dict] = {}
@@ -199,7 +204,7 @@ def _walk_betting(model, public, player, head, hand, reach, probabilities, bet_m
         if node.actor != player:
             return names + [action], mass
         if node.index not in chosen:
-            actions = list(node.actions)
+            actions: list[str] = list(node.actions)
             chosen[node.index] = _normalized_probs(
                 probabilities(head + ",".join(names), actions), actions)
             for i, name in enumerate(actions):
@@ -207,4 +212,5 @@ def _walk_betting(model, public, player, head, hand, reach, probabilities, bet_m
                     mass * chosen[node.index][name]
         return names + [action], mass * chosen[node.index][action]
 
-    tree.push(([], reach), step)
+    start: tuple[list[str], float] = ([], reach)
+    tree.push(start, step)

@@ -311,7 +311,8 @@ def docs_images(out_dir: str | os.PathLike = "docs/img", dpi: float = 150) -> li
     for name in DOCS_IMAGES:
         builder, args, resolution = figures[name]
         png = charts.figure_bytes(charts.make_figure(builder, *args), "png", resolution)
-        image = Image.open(io.BytesIO(png)).convert("RGB").quantize(colors=64, dither=0)
+        image = Image.open(io.BytesIO(png)).convert("RGB").quantize(colors=64,
+                                                                dither=Image.Dither.NONE)
         buffer = io.BytesIO()
         image.save(buffer, format="PNG", optimize=True)
         write_bytes_atomic(out / f"{name}.png", buffer.getvalue())

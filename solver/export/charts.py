@@ -30,7 +30,7 @@ import functools
 import io
 import os
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 import matplotlib
 import numpy as np
@@ -53,11 +53,14 @@ from solver.reach import own_reach
 from solver.strategy import Strategy
 from solver.types import Reach
 
+if TYPE_CHECKING:
+    from matplotlib.typing import RcKeyType
+
 A4_PORTRAIT = (8.27, 11.69)
 A4_LANDSCAPE = (11.69, 8.27)
 DEFAULT_DPI = 150
 
-RC = {
+RC: dict[RcKeyType, Any] = {
     "svg.hashsalt": "bidou-solver",
     "svg.fonttype": "path",
     "pdf.fonttype": 3,
@@ -471,9 +474,9 @@ def draw_legend(canvas: Canvas, x: float, y: float, entries: Sequence[Style],
     """Swatches in a row (wrapping); returns the y below the legend."""
     max_width = max_width or canvas.width - 2 * x
     seen: list[Style] = []
-    for style in entries:
-        if style.label not in [s.label for s in seen]:
-            seen.append(style)
+    for entry in entries:
+        if entry.label not in [s.label for s in seen]:
+            seen.append(entry)
     items: list[tuple[Style | None, str]] = [(s, s.label) for s in seen]
     if off_path == "fade":
         items.append((None, "faded: never reached with this hand under the player's own "
@@ -567,14 +570,15 @@ def _throw_panels(model: HandModel, strategy: Strategy, reach: Reach | None = No
     T = model.throws
     panels = []
     both = _own_reach(model, strategy, reach)
-    reach = {p: both[p][0] for p in (CAPTAIN, OPPONENT)}
+    throw_reach = {p: both[p][0] for p in (CAPTAIN, OPPONENT)}
     panels.append(Panel("Captain", [
-        Column(f"after\nthrow {t}", throw_cells(model, strategy, CAPTAIN, 0, t, reach[CAPTAIN]))
+        Column(f"after\nthrow {t}",
+               throw_cells(model, strategy, CAPTAIN, 0, t, throw_reach[CAPTAIN]))
         for t in range(1, T)]))
     for tc in range(1, T + 1):
         panels.append(Panel(f"Opponent, captain\nmade {tc} throw{'s' * (tc > 1)}", [
             Column(f"after\nthrow {t}",
-                   throw_cells(model, strategy, OPPONENT, tc - 1, t, reach[OPPONENT]))
+                   throw_cells(model, strategy, OPPONENT, tc - 1, t, throw_reach[OPPONENT]))
             for t in range(1, T)]))
     return panels
 
@@ -671,14 +675,14 @@ def betting_figure(model: HandModel, strategy: Strategy, public: tuple[int, int]
                 size=9, ha="center", style="italic")
     y += 0.22
     both = _own_reach(model, strategy, reach)
-    reach = {p: both[p][1] for p in (CAPTAIN, OPPONENT)}
+    bet_reach: dict[int, Mapping] = {p: both[p][1] for p in (CAPTAIN, OPPONENT)}
     panels = []
     for player in (tree.first, 1 - tree.first):
         columns = []
         for history in player_decisions(model, public, player):
             columns.append(Column(decision_title(model, public, history),
                                   betting_cells(model, strategy, public, history,
-                                                reach[player]),
+                                                bet_reach[player]),
                                   subheader=plain_history(history, tree.first, player)))
         panels.append(Panel(f"{ROLE_NAMES[player].capitalize()} decides", columns))
     note = ("Rows: your hand, strongest first. Columns: your decision; find yours by the "

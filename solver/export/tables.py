@@ -103,7 +103,7 @@ def facing(history: str, level: int) -> str:
     return f"faces a raise to {level}"
 
 
-def format_mix(names: Sequence[str], probs: Sequence[float], percent: bool = True) -> str:
+def format_mix(names: Sequence[str], probs: Iterable[float | None], percent: bool = True) -> str:
     """"bet" for a pure action, else "pass 70% bet 30%" (largest first, zeros dropped)."""
     pairs = [(n, float(p)) for n, p in zip(names, probs) if p is not None and p > PURE_TOL]
     if not pairs:
