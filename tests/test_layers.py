@@ -7,9 +7,12 @@ pyspiel and matplotlib long ago.
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
@@ -65,3 +68,28 @@ def test_registering_a_game_is_an_explicit_import():
                           text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["False", "False", "True", "False", "True"]
+
+
+def tool(name: str) -> str:
+    """A console script of the test extra, from this interpreter's environment first."""
+    path = shutil.which(name, path=str(BIN)) or shutil.which(name)
+    assert path is not None, f"{name} is part of the test extra: pip install -e '.[test]'"
+    return path
+
+
+def test_import_contracts_hold():
+    """pyproject.toml [tool.importlinter]: games below the solver, the layers of solver/,
+    the checks apart, and no OpenSpiel or matplotlib under the rules, the core and the round."""
+    done = subprocess.run([tool("lint-imports"), "--no-cache"], cwd=ROOT, capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "4 kept, 0 broken" in done.stdout
+
+
+@pytest.mark.skipif(not MYPY_ENFORCED, reason="mypy reaches zero errors on solver/ and games/ "
+                    "once every part of issue 18 is merged (set MYPY_ENFORCED)")
+def test_mypy_finds_no_error_in_solver_and_games():
+    done = subprocess.run([tool("mypy"), "--ignore-missing-imports", "solver", "games"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0, done.stdout[-5000:] + done.stderr
+    assert "Success: no issues found" in done.stdout
