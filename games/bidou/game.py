@@ -245,7 +245,7 @@ class _Core:
     __slots__ = ("phase", "thrower", "hands", "counts", "kept", "turns", "bets", "level",
                  "to_bet", "returns")
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.phase = _THROW_CHANCE
         self.thrower = CAPTAIN
         self.hands: list[Optional[rules.Hand]] = [None, None]   # current hand of each player
