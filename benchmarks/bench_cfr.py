@@ -168,7 +168,7 @@ def part_peers(repeats: int, budget: float) -> None:
     from open_spiel.python.algorithms import cfr as python_cfr
     from open_spiel.python.algorithms import exploitability as python_exploitability
 
-    import games.bidou  # noqa: F401
+    import games.bidou.game  # noqa: F401  (registers python_bidou)
 
     params = BidouParams(faces=2, throws=2, max_level=1)
     targets = (1e-3, 1e-4)
@@ -222,7 +222,7 @@ def part_mccfr(seconds: float, quick: bool) -> None:
     import pyspiel
     from open_spiel.python.algorithms import external_sampling_mccfr
 
-    import games.bidou  # noqa: F401
+    import games.bidou.game  # noqa: F401  (registers python_bidou)
 
     params = BidouParams(faces=3, throws=2) if quick else BidouParams()
     game = pyspiel.load_game(params.to_game_string())

@@ -190,7 +190,7 @@ def test_same_iterates_as_openspiel_cfr_plus():
     """On the faithful game, OpenSpiel's CFR+ (perfect recall, full dice histories) gives
     exactly the exploitabilities of our CFR+ on merged (throw, hand) states."""
     pyspiel = pytest.importorskip("pyspiel")
-    import games.bidou  # noqa: F401
+    import games.bidou.game  # noqa: F401  (registers python_bidou)
 
     params = BidouParams(faces=2, throws=2, max_level=1)
     game = pyspiel.load_game(params.to_game_string())

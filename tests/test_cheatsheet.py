@@ -245,3 +245,20 @@ def test_published_front_files_measure_what_they_record(game):
     published = json.loads((FRONT.parent / game / "cheatsheet_strategy.json").read_text())
     last = json.loads(files[-1].read_text())
     assert (last["throw"], last["betting"]) == (published["throw"], published["betting"])
+
+
+def test_search_reports_each_size_as_what_done_total(tiny):
+    """The one progress protocol (solver/progress.py): what the best book of each size is,
+    its size as `done`, the most rules as `total`."""
+    solution, points = tiny
+    calls = []
+    again = cheatsheet.front_points(solution.model, solution.strategy, solution.value, 6,
+                                    lambda *call: calls.append(call))
+    assert [p.rules for p in again] == [p.rules for p in points]
+    sizes = [done for _, done, _ in calls]
+    assert sizes == list(range(points[0].size, sizes[-1] + 1)) and sizes[-1] <= 6
+    assert {total for _, _, total in calls} == {6}
+    said = {done: what for what, done, _ in calls}
+    for point in points:
+        e = point.exploitability.exploitability
+        assert said[point.size] == f"{point.size} rules: exploitability {e:.4f}"

@@ -12,7 +12,8 @@ from games.bidou.betting import CAPTAIN, OPPONENT
 from games.bidou.params import BidouParams
 from solver import best_response
 from solver.analysis import simplify
-from solver.export import charts, export_all, export_charts, tables, unpack
+from solver.export import charts, tables
+from solver.export.bundle import export_all, export_charts, unpack
 from solver.reach import own_reach
 from solver.solve import solve
 from solver.strategy import StrategyFileError, load_strategy_file

@@ -10,7 +10,7 @@ import numpy as np
 import pyspiel
 import pytest
 
-import games.bidou  # noqa: F401  (registers python_bidou)
+import games.bidou.game  # noqa: F401  (registers python_bidou)
 from games.bidou import rules
 from games.bidou.params import BidouParams, ParameterError
 

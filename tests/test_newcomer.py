@@ -13,7 +13,8 @@ from click.testing import CliRunner
 from games.bidou.params import BidouParams
 from solver.app.cli import main
 from solver.app.progress import Progress
-from solver.export import export_all, numbers, summary_markdown, unpack
+from solver.export import numbers
+from solver.export.bundle import export_all, summary_markdown, unpack
 from solver.solve import solve
 from solver.strategy import load_strategy_file
 

@@ -28,7 +28,7 @@ import solver.solve
 from games.bidou.params import BidouParams
 from solver import files
 from solver.app.cli import main
-from solver.export import export_all, unpack
+from solver.export.bundle import export_all, unpack
 from solver.files import (
     DestinationError,
     check_directory_destination,

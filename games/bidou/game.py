@@ -1,10 +1,11 @@
 """Two-hand Bidou (docs/rules.md, "The hand game") as an OpenSpiel game: `python_bidou`.
 
-Load it with `pyspiel.load_game("python_bidou(faces=4,throws=2,reroll=keep)")` after
-`import games.bidou`. Parameters (defaults from `BidouParams()`): faces, throws, max_level,
-reroll, ranking, aces_beat_bidou. They are validated by `BidouParams.from_mapping`, so a bad
-value raises `ParameterError` (a `ValueError` naming the parameter) from `load_game`; an
-unknown name is rejected by OpenSpiel itself with a `pyspiel.SpielError`.
+Importing this module registers it: `import games.bidou.game`, then
+`pyspiel.load_game("python_bidou(faces=4,throws=2,reroll=keep)")`. Parameters (defaults from
+`BidouParams()`): faces, throws, max_level, reroll, ranking, aces_beat_bidou. They are
+validated by `BidouParams.from_mapping`, so a bad value raises `ParameterError` (a `ValueError`
+naming the parameter) from `load_game`; an unknown name is rejected by OpenSpiel itself with
+a `pyspiel.SpielError`.
 
 Players: 0 = captain, 1 = opponent. Two-player, zero-sum, sequential, explicit stochastic
 chance, imperfect information, terminal rewards, perfect recall.
@@ -244,7 +245,7 @@ class _Core:
     __slots__ = ("phase", "thrower", "hands", "counts", "kept", "turns", "bets", "level",
                  "to_bet", "returns")
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.phase = _THROW_CHANCE
         self.thrower = CAPTAIN
         self.hands: list[Optional[rules.Hand]] = [None, None]   # current hand of each player
@@ -472,7 +473,7 @@ class BidouObserver:
         self._recall = iig_obs_type.perfect_recall
         # A public observation (private_info NONE) is the same for both players.
         self._with_player = self._private_single or self._private_all
-        pieces = [("player", (2,))] if self._with_player else []
+        pieces: list[tuple[str, tuple[int, ...]]] = [("player", (2,))] if self._with_player else []
         if self._recall:
             if self._private_single:
                 pieces += [("own_hands", (T, H)), ("own_decisions", (T, D))]
@@ -500,45 +501,58 @@ class BidouObserver:
     def _sees_private(self, observer: int, owner: int) -> bool:
         return self._private_all or (self._private_single and observer == owner)
 
-    def set_from(self, state: BidouState, player: int):
+    def set_from(self, state: BidouState, player: int) -> None:
         self.tensor.fill(0)
-        t = self._t
         d = self.dict
         if self._with_player:
             d["player"][player] = 1
         if self._recall:
             for owner in (CAPTAIN, OPPONENT):
-                if self._private_single and owner == player:
-                    hands, decisions = d["own_hands"], d["own_decisions"]
-                elif self._private_all:
-                    hands, decisions = d["hands"][owner], d["decisions"][owner]
-                else:
-                    hands = decisions = None
-                throw = -1
-                for tok in state._c.turns[owner]:
-                    if isinstance(tok, tuple):
-                        throw += 1
-                        if hands is not None:
-                            hands[throw, t.hand_index[tok]] = 1
-                    else:
-                        if decisions is not None:
-                            decisions[throw, tok] = 1
-                        if self._public:
-                            d["throw_decisions"][owner, throw, 0 if tok == STOP_ID else 1] = 1
+                self._set_turn(state, player, owner)
         else:
-            if self._private_single and state._c.hands[player] is not None:
-                d["hand"][t.hand_index[state._c.hands[player]]] = 1
-            elif self._private_all:
-                for owner in (CAPTAIN, OPPONENT):
-                    if state._c.hands[owner] is not None:
-                        d["hands"][owner, t.hand_index[state._c.hands[owner]]] = 1
-            if self._public:
-                for owner in (CAPTAIN, OPPONENT):
-                    d["throw_counts"][owner, state._c.counts[owner]] = 1
-                d["level"][state._c.level] = 1
+            self._set_current(state, player)
         if self._public:
             for i, action in enumerate(state._c.bets):
-                d["betting"][i, t.betting_actions.index(action)] = 1
+                d["betting"][i, self._t.betting_actions.index(action)] = 1
+
+    def _set_turn(self, state: BidouState, player: int, owner: int) -> None:
+        """Perfect recall: every hand `owner` threw and every decision he made, as far as
+        `player` sees them."""
+        d = self.dict
+        hands: np.ndarray | None
+        decisions: np.ndarray | None
+        if self._private_single and owner == player:
+            hands, decisions = d["own_hands"], d["own_decisions"]
+        elif self._private_all:
+            hands, decisions = d["hands"][owner], d["decisions"][owner]
+        else:
+            hands = decisions = None
+        throw = -1
+        for tok in state._c.turns[owner]:
+            if isinstance(tok, tuple):
+                throw += 1
+                if hands is not None:
+                    hands[throw, self._t.hand_index[tok]] = 1
+            else:
+                if decisions is not None:
+                    decisions[throw, tok] = 1
+                if self._public:
+                    d["throw_decisions"][owner, throw, 0 if tok == STOP_ID else 1] = 1
+
+    def _set_current(self, state: BidouState, player: int) -> None:
+        """Without recall: the current hands `player` sees, throw counts and bet level."""
+        t = self._t
+        d = self.dict
+        if self._private_single and state._c.hands[player] is not None:
+            d["hand"][t.hand_index[state._c.hands[player]]] = 1
+        elif self._private_all:
+            for owner in (CAPTAIN, OPPONENT):
+                if state._c.hands[owner] is not None:
+                    d["hands"][owner, t.hand_index[state._c.hands[owner]]] = 1
+        if self._public:
+            for owner in (CAPTAIN, OPPONENT):
+                d["throw_counts"][owner, state._c.counts[owner]] = 1
+            d["level"][state._c.level] = 1
 
     def string_from(self, state: BidouState, player: int) -> str:
         t = self._t

@@ -123,7 +123,8 @@ class _Tables:
         singles = tuple((a,) for a in range(faces, 0, -1))
         pairs = tuple((a, b) for a in range(faces, 0, -1) for b in range(a, 0, -1))
         self.keeps = singles + pairs
-        self.keep_action = {k: _KEEP_BASE + i for i, k in enumerate(self.keeps)}
+        self.keep_action: dict[tuple[int, ...], int] = {
+            k: _KEEP_BASE + i for i, k in enumerate(self.keeps)}
         self.keep_action[()] = REROLL
         self.names = (["stop", "reroll"] + [f"keep {rules.format_hand(k)}" for k in self.keeps]
                       + list(BETTING_NAMES))
@@ -512,6 +513,7 @@ class BidouRoundState(pyspiel.State):
             high = self._c.piles.index(top)
             self._c.stage = _Stage(index, True, 1 - high, self._chips())
         else:
+            assert captain is not None, "a hand has a captain (None only replays an open throw)"
             self._c.stage = _Stage(index, False, captain, self._chips())
         self._c.phase = _THROW_CHANCE
 
@@ -578,7 +580,9 @@ def _stage_record(s: _Stage, t: _Tables, viewer: Optional[int]) -> str:
             f"c:{_turn_string(s.turns[cap], t, viewer in (None, cap))} "
             f"o:{_turn_string(s.turns[opp], t, viewer in (None, opp))} b:{bets}")
     if s.bets and s.bets[-1] == t.CALL:
-        text += f" show:{rules.format_hand(s.hands[cap])}/{rules.format_hand(s.hands[opp])}"
+        shown, seen = s.hands[cap], s.hands[opp]
+        assert shown is not None and seen is not None, "a call is made with both hands thrown"
+        text += f" show:{rules.format_hand(shown)}/{rules.format_hand(seen)}"
     return text
 
 

@@ -157,6 +157,8 @@ def indifference_hand(model: HandModel, tree: BettingTree, facing: Node,
     compare = model.compare                           # [captain hand, opponent hand]
     responder = facing.actor
     called, folded = tree.child(facing, Action.CALL), tree.child(facing, Action.FOLD)
+    assert isinstance(called, BettingLeaf) and isinstance(folded, BettingLeaf), \
+        "a call and a fold end the betting"
     showdown = np.array([float(tree.payoff(called, o)) for o in (-1, 0, 1)])
     weights = bettor_range / bettor_range.sum()
     if responder == CAPTAIN:
@@ -190,7 +192,9 @@ def bluffs(model: HandModel, strategy: Strategy) -> Bluffs:
             key = (("captain", "opponent")[node.actor], action)
             bets[key] += float(mass.sum())
             tree = model.tree((tc, to))
-            r = indifference_hand(model, tree, tree.child(node, action), bettor_range)
+            facing = tree.child(node, action)
+            assert isinstance(facing, Node), "a bet or a raise is answered"
+            r = indifference_hand(model, tree, facing, bettor_range)
             if r is None:
                 loses = np.ones(model.num_hands, dtype=bool)
             elif node.actor == CAPTAIN:

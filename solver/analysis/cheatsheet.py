@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
-from typing import Any, Callable, Sequence
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -29,6 +29,7 @@ from solver import best_response
 from solver.analysis import rulebook
 from solver.analysis.rulebook import FEATURES, KEEP_PATTERNS, STEPS, Atom, Rule
 from solver.model import HandModel
+from solver.progress import Step, quiet
 from solver.strategy import Strategy
 
 IMPROVEMENT = 1e-10
@@ -252,22 +253,22 @@ def measure(model: HandModel, rules: Sequence[Rule], equilibrium: Strategy,
 
 
 def pareto_front(model: HandModel, max_rules: int,
-                 progress: Callable[[int, float], None] | None = None,
+                 progress: Step | None = None,
                  window: int = WINDOW, beam: int = 1) -> list[tuple[Rule, ...]]:
     """The best rule book found of each size from the roots up to `max_rules` rules.
 
     Each step tries every split of every rule of the `beam` books kept (the two halves'
     thresholds moved within `window` hands of the parent's), keeps the `beam` best, then
     descends on every threshold of each. A book is kept only if it beats every smaller one
-    (a Pareto point).
+    (a Pareto point). `progress` hears of the best book of each size.
     """
+    step = progress or quiet
     root = Book(model, rulebook.root_rules(model))
     root.descend()
     books = [root]
     front = [tuple(root.rules)]
     best = root.objective
-    if progress:
-        progress(len(root.rules), best)
+    _report(step, root, max_rules)
     while len(books[0].rules) < max_rules:
         trials: dict[tuple[Rule, ...], Book] = {}
         for book in books:
@@ -281,16 +282,20 @@ def pareto_front(model: HandModel, max_rules: int,
         for book in books:
             book.descend()
         books.sort(key=lambda b: round(b.objective, 12))
-        if progress:
-            progress(len(books[0].rules), books[0].objective)
+        _report(step, books[0], max_rules)
         if books[0].objective < best - IMPROVEMENT:
             best = books[0].objective
             front.append(tuple(books[0].rules))
     return front
 
 
+def _report(progress: Step, book: Book, rules_max: int) -> None:
+    size = len(book.rules)
+    progress(f"{size} rules: exploitability {book.objective:.4f}", size, rules_max)
+
+
 def front_points(model: HandModel, equilibrium: Strategy, game_value: float, rules_max: int,
-                 progress: Callable[[int, float], None] | None = None,
+                 progress: Step | None = None,
                  beam: int = 1) -> list[FrontPoint]:
     """The measured Pareto front up to `rules_max` rules, smallest book first."""
     minimum = len(rulebook.root_rules(model))

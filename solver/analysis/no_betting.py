@@ -57,34 +57,47 @@ class _Turn:
 
 def _turn(model: HandModel) -> _Turn:
     T, n, legal = model.throws, model.num_hands, model.throw_legal
-    index = {}
+    index: dict[tuple[int, int, int], int] = {}
     for t in range(T - 1):
         for a in range(len(model.throw_actions)):
             for h in range(n):
                 if legal[a, h]:
                     index[(t, a, h)] = len(index)
     stop = model.throw_actions.index(STOP)
-    rows, cols, vals, b = [], [], [], np.zeros((T - 1) * n)
-    ends_r, ends_c, ends_v = [], [], []
+    rows: list[int] = []
+    cols: list[int] = []
+    vals: list[float] = []
+    b = np.zeros((T - 1) * n)
+    ends_r: list[int] = []
+    ends_c: list[int] = []
+    ends_v: list[float] = []
     ends_const = np.zeros(T * n)
     for t in range(T - 1):
         for h in range(n):
             r = t * n + h
             for a in range(len(model.throw_actions)):
                 if legal[a, h]:
-                    rows.append(r), cols.append(index[(t, a, h)]), vals.append(1.0)
+                    rows.append(r)
+                    cols.append(index[(t, a, h)])
+                    vals.append(1.0)
             if t == 0:
                 b[r] = model.prior[h]
     for (t, a, h), j in index.items():
         if a == stop:
-            ends_r.append(t * n + h), ends_c.append(j), ends_v.append(1.0)
+            ends_r.append(t * n + h)
+            ends_c.append(j)
+            ends_v.append(1.0)
             continue
-        for h2 in np.nonzero(model.transition[a, h])[0]:
+        for h2 in np.nonzero(model.transition[a, h])[0].tolist():
             p = model.transition[a, h, h2]
             if t + 1 < T - 1:
-                rows.append((t + 1) * n + h2), cols.append(j), vals.append(-p)
+                rows.append((t + 1) * n + h2)
+                cols.append(j)
+                vals.append(-p)
             else:
-                ends_r.append((T - 1) * n + h2), ends_c.append(j), ends_v.append(p)
+                ends_r.append((T - 1) * n + h2)
+                ends_c.append(j)
+                ends_v.append(p)
     if T == 1:
         ends_const[:n] = model.prior
     shape = ((T - 1) * n, len(index))
@@ -110,16 +123,22 @@ def _behaviour(model: HandModel, turn: _Turn, flows: np.ndarray) -> np.ndarray:
 def _value_constraints(model: HandModel, offset: int, sign: float):
     """Rows W[t, h] <= E_a W[t+1] (sign=+1) or >= (sign=-1), for variables W at `offset`."""
     T, n = model.throws, model.num_hands
-    rows, cols, vals, r = [], [], [], 0
+    rows: list[int] = []
+    cols: list[int] = []
+    vals: list[float] = []
+    r = 0
     stop = model.throw_actions.index(STOP)
     for t in range(T - 1):
         for a in range(len(model.throw_actions)):
             if a == stop:
                 continue
-            for h in np.nonzero(model.throw_legal[a])[0]:
-                rows.append(r), cols.append(offset + t * n + h), vals.append(sign)
-                for h2 in np.nonzero(model.transition[a, h])[0]:
-                    rows.append(r), cols.append(offset + (t + 1) * n + h2)
+            for h in np.nonzero(model.throw_legal[a])[0].tolist():
+                rows.append(r)
+                cols.append(offset + t * n + h)
+                vals.append(sign)
+                for h2 in np.nonzero(model.transition[a, h])[0].tolist():
+                    rows.append(r)
+                    cols.append(offset + (t + 1) * n + h2)
                     vals.append(-sign * model.transition[a, h, h2])
                 r += 1
     return rows, cols, vals, r

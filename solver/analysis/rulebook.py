@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from typing import Iterable, Sequence
+from typing import Iterable, Sequence, cast
 
 import numpy as np
 
@@ -101,6 +101,7 @@ def atoms(model: HandModel) -> list[Atom]:
         for node in tree.nodes:
             own, other = (tc, to) if node.actor == CAPTAIN else (to, tc)
             relation = int(np.sign(own - other))
+            features: tuple[int, ...]
             if node.level == 0:
                 features = (node.actor, relation, own, other)
                 out.append(Atom("open", node.actor, (tc, to, node.history), features))
@@ -159,14 +160,19 @@ def normalize_scope(model: HandModel, kind: str,
     it is the full interval, and for the opponent alone 1..T is written as the full interval.
     """
     dom = domains(model)[kind]
-    out = [tuple(iv) for iv in scope]
+    out = [_interval(iv) for iv in scope]
     if kind == "throw":
         player, (lo, hi) = out[0], out[1]
         if player != (1, 1) or (max(lo, 1), hi) == (1, dom["seen"][1]):
             out[1] = dom["seen"]
         else:
             out[1] = (max(lo, 1), hi)
-    return tuple(out)  # type: ignore[return-value]
+    return tuple(out)
+
+
+def _interval(iv: Sequence[int]) -> tuple[int, int]:
+    """An interval as the tuple it is compared and looked up as (a file gives a list)."""
+    return cast(tuple[int, int], tuple(iv))
 
 
 def top_level_only(model: HandModel, rule: Rule) -> bool:
@@ -355,7 +361,7 @@ def scope_phrases(model: HandModel, kind: str, scope: Sequence[tuple[int, int]])
 def _scope_parts(model: HandModel, kind: str, scope: Sequence[tuple[int, int]]
                  ) -> list[tuple[str, str]]:
     dom = domains(model)[kind]
-    named = dict(zip(FEATURES[kind], (tuple(iv) for iv in scope)))
+    named = dict(zip(FEATURES[kind], (_interval(iv) for iv in scope)))
     player = named["player"]
     other = _OTHER[player]
     out = [("player", _WHO[player])]

@@ -466,8 +466,8 @@ def _writer_command(short_help: str, epilog: str) -> Callable:
 
 def _write(writer_name: str, params: BidouParams, strategy_file: str | None, out_dir: str,
            formats: tuple[str, ...], rules_given: tuple[str, ...], exact: bool) -> None:
-    from solver import export as exporting
     from solver.app.progress import Progress
+    from solver.export import bundle as exporting
     from solver.files import check_directory_destination
 
     check_directory_destination(out_dir)
@@ -488,7 +488,7 @@ def _exact_source(source: Any, strategy_file: str | None, exact: bool, progress:
     """(source, exact probabilities or None): those a strategy file holds, else with
     `exact` those recovered now (the source's strategy then becomes their rounding)."""
     from solver.exact_file import recover
-    from solver.export import unpack
+    from solver.export.bundle import unpack
     from solver.strategy import load_exact
 
     fractions = None
@@ -642,7 +642,7 @@ def evaluate(params: BidouParams, strategy_file: str, as_json: bool,
     against each side, and the interval of the game value it proves in exact arithmetic
     (the value itself when the file holds an exact equilibrium). Nothing recorded in the
     file is trusted; the rules are the file's own (rules options must agree with them)."""
-    from solver.export import unpack
+    from solver.export.bundle import unpack
     from solver.strategy import load_exact
 
     source = _strategy_source(params, strategy_file, rules_given)
@@ -712,7 +712,7 @@ def play(params: BidouParams, strategy_file: str | None, role: str, hands: int,
     import numpy as np
 
     from solver.app import play as game
-    from solver.export import unpack
+    from solver.export.bundle import unpack
 
     if seed is not None and seed < 0:
         raise ParameterError(f"--seed must be 0 or more, got {seed}")
@@ -764,7 +764,7 @@ def cheatsheet_command(params: BidouParams, strategy_file: str | None, rules_max
     found against the exact best response (PDF A4 and Letter, PNG, Markdown, strategy file)."""
     from solver.analysis.cheatsheet import front_points
     from solver.analysis.rulebook import root_rules
-    from solver.export import unpack
+    from solver.export.bundle import unpack
     from solver.export.cheatsheet_page import write_cheatsheet
 
     source = _strategy_source(params, strategy_file, rules_given)
@@ -780,9 +780,9 @@ def cheatsheet_command(params: BidouParams, strategy_file: str | None, rules_max
         raise ParameterError(f"--out {out_dir} is not writable")
     show = sys.stderr.isatty()
 
-    def progress(size: int, exploitability: float) -> None:
+    def progress(what: str, done: int, total: int) -> None:
         if show:
-            sys.stderr.write(f"\r{size:>3} rules: exploitability {exploitability:.4f}   ")
+            sys.stderr.write(f"\r{what}   ")
             sys.stderr.flush()
 
     points = front_points(model, strategy, summary["value"], rules_max, progress, beam=beam)
@@ -812,7 +812,7 @@ def lp(game_string: str, as_json: bool) -> None:
     """Sequence-form LP of any small two-player zero-sum OpenSpiel game (e.g. kuhn_poker)."""
     import pyspiel
 
-    import games.bidou  # noqa: F401  (registers python_bidou)
+    import games.bidou.game  # noqa: F401  (registers python_bidou)
     from solver.checks.openspiel_lp import solve_openspiel_game
 
     try:

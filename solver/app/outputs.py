@@ -28,7 +28,7 @@ from games.bidou.params import BidouParams
 from solver.app.progress import within
 from solver.app.round_outputs import ROUNDS, solve_and_report, stale_round_files, write_round
 from solver.exact_file import Exact, narrowed, recover
-from solver.export import export_all
+from solver.export.bundle import export_all
 from solver.solve import Solution, solve
 
 VARIANTS: dict[str, BidouParams] = {

@@ -10,13 +10,14 @@ Only small variants can be enumerated this way.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from typing import cast
 
 import numpy as np
 import pyspiel
 from open_spiel.python import policy as policy_lib
 
-import games.bidou  # noqa: F401  (registers python_bidou)
+import games.bidou.game  # noqa: F401  (registers python_bidou)
 from games.bidou import rules
 from games.bidou.betting import ACTIONS, CAPTAIN, OPPONENT, Node
 from games.bidou.params import BidouParams
@@ -44,6 +45,7 @@ def to_openspiel_policy(game: pyspiel.Game, strategy: Strategy,
         counts = state.throw_counts
         if names[0] in ACTIONS:
             node = model.tree(tuple(counts)).after(state.betting)
+            assert isinstance(node, Node), "a player to act is at a decision, not a leaf"
             probs = strategy.betting[(counts[0], counts[1], node.history)][:, hand]
             by_name = dict(zip(node.actions, probs))
         else:
@@ -84,65 +86,84 @@ def from_openspiel_policy(model: HandModel,
     samplers' tables (MCCFR's) on the default game.
     """
     n, T = model.num_hands, model.throws
-    faces = model.params.faces
     hand_index = {h: i for i, h in enumerate(model.hands)}
-    action_index = {throw_action_name(a): i for i, a in enumerate(model.throw_actions)}
     A = len(model.throw_actions)
     throw_mass = [np.zeros((1, max(T - 1, 0), A, n)), np.zeros((T, max(T - 1, 0), A, n))]
     bet_mass = {key: np.zeros((len(model.tree(key[:2]).node(key[2]).actions), n))
                 for key in _betting_keys(model)}
-
-    def public(count: int) -> str:
-        tokens = []
-        for k in range(count):
-            tokens.append("?")
-            if k < count - 1:
-                tokens.append("again")
-            elif count < T:
-                tokens.append("stop")
-        return ",".join(tokens)
-
-    def turns(player: int, context: str):
-        """Yield (tokens, throws, hand, own reach) of every finished own turn."""
-        def visit(tokens: list, count: int, hand, reach: float):
-            if count == T:
-                yield tokens, count, hand, reach
-                return
-            view = (f"p0 | c:{','.join(tokens)} | o: | b:" if player == CAPTAIN
-                    else f"p1 | c:{context} | o:{','.join(tokens)} | b:")
-            options = [a for i, a in enumerate(model.throw_actions)
-                       if model.throw_legal[i, hand_index[hand]]]      # = OpenSpiel id order
-            names = [throw_action_name(a) for a in options]
-            p = _normalized_probs(probabilities(view, names), names)
-            c = 0 if player == CAPTAIN else int(context.count("?")) - 1
-            for action, name in zip(options, names):
-                throw_mass[player][c, count - 1, action_index[name], hand_index[hand]] += \
-                    reach * p[name]
-                if p[name] == 0.0:
-                    continue
-                if action == STOP:
-                    yield tokens + ["stop"], count, hand, reach * p[name]
-                    continue
-                for new, q in rules.next_hand_distribution(hand, action, faces).items():
-                    yield from visit(tokens + [name, rules.format_hand(new)], count + 1,
-                                     new, reach * p[name] * float(q))
-
-        for first, q in rules.hand_distribution(faces).items():
-            yield from visit([rules.format_hand(first)], 1, first, float(q))
-
     for player in (CAPTAIN, OPPONENT):
-        contexts = [""] if player == CAPTAIN else [public(tc) for tc in range(1, T + 1)]
+        contexts = [""] if player == CAPTAIN else [_public(tc, T) for tc in range(1, T + 1)]
         for context in contexts:
-            for tokens, count, hand, reach in turns(player, context):
+            for tokens, count, hand, reach in _own_turns(model, player, context, probabilities,
+                                                         throw_mass[player]):
                 own = ",".join(tokens)
                 for other in range(1, T + 1):
                     tc, to = (count, other) if player == CAPTAIN else (context.count("?"), count)
-                    head = (f"p0 | c:{own} | o:{public(other)} | b:" if player == CAPTAIN
+                    head = (f"p0 | c:{own} | o:{_public(other, T)} | b:" if player == CAPTAIN
                             else f"p1 | c:{context} | o:{own} | b:")
                     _walk_betting(model, (tc, to), player, head, hand_index[hand], reach,
                                   probabilities, bet_mass)
                     if player == OPPONENT:
                         break           # the opponent's own count fixes the public state
+    return _behaviour(model, throw_mass, bet_mass)
+
+
+def _public(count: int, throws: int) -> str:
+    """What the other player sees of a turn of `count` throws (of at most `throws`)."""
+    tokens = []
+    for k in range(count):
+        tokens.append("?")
+        if k < count - 1:
+            tokens.append("again")
+        elif count < throws:
+            tokens.append("stop")
+    return ",".join(tokens)
+
+
+Turn = tuple[list[str], int, rules.Hand, float]
+
+
+def _own_turns(model: HandModel, player: int, context: str,
+               probabilities: Callable[[str, list[str]], dict],
+               throw_mass: np.ndarray) -> Iterator[Turn]:
+    """Yield (tokens, throws, hand, own reach) of every finished own turn of `player` (after
+    the captain's public turn `context`), adding the reach-weighted behaviour of each throw
+    decision on the way to `throw_mass` (the player's, shaped like `Strategy.throw`)."""
+    T, faces = model.throws, model.params.faces
+    hand_index = {h: i for i, h in enumerate(model.hands)}
+    action_index = {throw_action_name(a): i for i, a in enumerate(model.throw_actions)}
+    c = 0 if player == CAPTAIN else int(context.count("?")) - 1
+
+    def visit(tokens: list[str], count: int, hand: rules.Hand, reach: float) -> Iterator[Turn]:
+        if count == T:
+            yield tokens, count, hand, reach
+            return
+        view = (f"p0 | c:{','.join(tokens)} | o: | b:" if player == CAPTAIN
+                else f"p1 | c:{context} | o:{','.join(tokens)} | b:")
+        options = [a for i, a in enumerate(model.throw_actions)
+                   if model.throw_legal[i, hand_index[hand]]]      # = OpenSpiel id order
+        names = [throw_action_name(a) for a in options]
+        p = _normalized_probs(probabilities(view, names), names)
+        for action, name in zip(options, names):
+            throw_mass[c, count - 1, action_index[name], hand_index[hand]] += reach * p[name]
+            if p[name] == 0.0:
+                continue
+            if action == STOP:
+                yield tokens + ["stop"], count, hand, reach * p[name]
+                continue
+            kept = cast(rules.Kept, action)          # every throw action but STOP keeps dice
+            for new, q in rules.next_hand_distribution(hand, kept, faces).items():
+                yield from visit(tokens + [name, rules.format_hand(new)], count + 1,
+                                 new, reach * p[name] * float(q))
+
+    for first, q in rules.hand_distribution(faces).items():
+        yield from visit([rules.format_hand(first)], 1, first, float(q))
+
+
+def _behaviour(model: HandModel, throw_mass: list[np.ndarray],
+               bet_mass: dict[tuple[int, int, str], np.ndarray]) -> Strategy:
+    """The strategy whose every decision plays in proportion to its reach-weighted mass
+    (uniform over the legal actions where no mass arrived: a decision never reached)."""
     legal = model.throw_legal
     throws = []
     for mass in throw_mass:
@@ -170,7 +191,9 @@ def _normalized_probs(probs: dict, names: list[str]) -> dict:
     return dict(zip(names, values))
 
 
-def _walk_betting(model, public, player, head, hand, reach, probabilities, bet_mass):
+def _walk_betting(model: HandModel, public: tuple[int, int], player: int, head: str, hand: int,
+                  reach: float, probabilities: Callable[[str, list[str]], dict],
+                  bet_mass: dict[tuple[int, int, str], np.ndarray]) -> None:
     """Add `player`'s reach of each own betting decision, for one hand, to `bet_mass`."""
     tree = model.tree(public)
     chosen: dict[int, dict] = {}
@@ -181,7 +204,7 @@ def _walk_betting(model, public, player, head, hand, reach, probabilities, bet_m
         if node.actor != player:
             return names + [action], mass
         if node.index not in chosen:
-            actions = list(node.actions)
+            actions: list[str] = list(node.actions)
             chosen[node.index] = _normalized_probs(
                 probabilities(head + ",".join(names), actions), actions)
             for i, name in enumerate(actions):
@@ -189,4 +212,5 @@ def _walk_betting(model, public, player, head, hand, reach, probabilities, bet_m
                     mass * chosen[node.index][name]
         return names + [action], mass * chosen[node.index][action]
 
-    tree.push(([], reach), step)
+    start: tuple[list[str], float] = ([], reach)
+    tree.push(start, step)

@@ -234,49 +234,94 @@ def estimate_histories(game: pyspiel.Game, samples: int = _ESTIMATE_SAMPLES,
     return total / samples
 
 
-def _build(game: pyspiel.Game, max_states: int = MAX_STATES):
-    """One recursive walk: player trees and COO payoff arrays."""
-    trees = (_PlayerTree(), _PlayerTree())
-    visited = [0]
-    key_bytes = [0]
-    rows: list[int] = []
-    cols: list[int] = []
-    vals: list[float] = []
-    max_abs = [0.0]
+def _build(game: pyspiel.Game, max_states: int = MAX_STATES
+           ) -> tuple[tuple[_PlayerTree, _PlayerTree], sp.csr_matrix, float]:
+    """One recursive walk: player trees, payoff matrix and payoff scale (max(1, max |u0|))."""
+    limit = _ESTIMATE_MARGIN * max_states
+    estimate = estimate_histories(game, stop_at=limit)
+    if estimate > limit:
+        raise ValueError(f"{game}: about {estimate:.1e} histories or more (estimated from "
+                         f"{_ESTIMATE_SAMPLES} random playouts); the sequence-form LP walks "
+                         f"every one and stops at {max_states:,}")
+    walk = _Walk(game, max_states)
+    old_limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(old_limit, 10 * game.max_game_length() + 1000))
+    try:
+        walk.visit(game.new_initial_state(), 0, 0, 1.0)
+    finally:
+        sys.setrecursionlimit(old_limit)
+    trees = walk.trees
+    n0, n1 = trees[0].num_sequences, trees[1].num_sequences
+    A = sp.coo_matrix((walk.vals, (walk.rows, walk.cols)), shape=(n0, n1)).tocsr()  # sums dups
+    return trees, A, max(1.0, walk.max_abs)
 
-    def walk(state, seq0: int, seq1: int, reach: float) -> None:
-        visited[0] += 1
-        if visited[0] > max_states:
-            raise ValueError(f"{game}: more than {max_states:,} histories; too large for "
-                             f"the sequence-form LP over the whole tree")
+
+class _Walk:
+    """The state of one walk of the whole tree: both players' sequences and information
+    sets, the payoff matrix's (row, column, value) triplets, and the counts that stop a walk
+    too large to finish (histories, bytes of information state strings)."""
+
+    def __init__(self, game: pyspiel.Game, max_states: int) -> None:
+        self.game = game
+        self.max_states = max_states
+        self.trees = (_PlayerTree(), _PlayerTree())
+        self.visited = 0
+        self.key_bytes = 0
+        self.rows: list[int] = []
+        self.cols: list[int] = []
+        self.vals: list[float] = []
+        self.max_abs = 0.0
+
+    def visit(self, state: pyspiel.State, seq0: int, seq1: int, reach: float) -> None:
+        """Walk the subtree of `state`, reached by sequences (seq0, seq1) with chance
+        probability `reach`."""
+        self.visited += 1
+        if self.visited > self.max_states:
+            raise ValueError(f"{self.game}: more than {self.max_states:,} histories; too "
+                             f"large for the sequence-form LP over the whole tree")
         if state.is_terminal():
-            r = state.returns()
-            if abs(r[0] + r[1]) > 1e-9 * max(1.0, abs(r[0])):
-                raise ValueError(f"terminal returns {r} are not zero-sum")
-            if r[0] != 0.0:
-                rows.append(seq0)
-                cols.append(seq1)
-                vals.append(reach * r[0])
-                max_abs[0] = max(max_abs[0], abs(r[0]))
+            self._terminal(state, seq0, seq1, reach)
             return
         if state.is_chance_node():
             for a, p in state.chance_outcomes():
                 if p > 0.0:
-                    walk(state.child(a), seq0, seq1, reach * p)
+                    self.visit(state.child(a), seq0, seq1, reach * p)
             return
         player = state.current_player()
         if player not in (0, 1):
             raise ValueError(f"unexpected current player {player}")
-        tree = trees[player]
-        key = state.information_state_string(player)
-        parent = seq0 if player == 0 else seq1
         legal = state.legal_actions(player)
+        start = self._information_set(state, player, seq0 if player == 0 else seq1, legal)
+        for i, a in enumerate(legal):
+            child = state.child(a)
+            if player == 0:
+                self.visit(child, start + i, seq1, reach)
+            else:
+                self.visit(child, seq0, start + i, reach)
+
+    def _terminal(self, state: pyspiel.State, seq0: int, seq1: int, reach: float) -> None:
+        r = state.returns()
+        if abs(r[0] + r[1]) > 1e-9 * max(1.0, abs(r[0])):
+            raise ValueError(f"terminal returns {r} are not zero-sum")
+        if r[0] != 0.0:
+            self.rows.append(seq0)
+            self.cols.append(seq1)
+            self.vals.append(reach * r[0])
+            self.max_abs = max(self.max_abs, abs(r[0]))
+
+    def _information_set(self, state: pyspiel.State, player: int, parent: int,
+                         legal: list[int]) -> int:
+        """The first sequence of the player's information set at `state`, registered on
+        first sight; perfect recall and consistent legal actions checked on every other."""
+        tree = self.trees[player]
+        key = state.information_state_string(player)
         h = tree.index.get(key)
         if h is None:
-            key_bytes[0] += len(key)
-            if key_bytes[0] > MAX_KEY_BYTES:
-                raise ValueError(f"{game}: its information states take more than "
-                                 f"{MAX_KEY_BYTES >> 20} MiB; too large for the sequence-form LP")
+            self.key_bytes += len(key)
+            if self.key_bytes > MAX_KEY_BYTES:
+                raise ValueError(f"{self.game}: its information states take more than "
+                                 f"{MAX_KEY_BYTES >> 20} MiB; too large for the sequence-form "
+                                 f"LP")
             h = len(tree.keys)
             tree.index[key] = h
             tree.keys.append(key)
@@ -284,39 +329,16 @@ def _build(game: pyspiel.Game, max_states: int = MAX_STATES):
             tree.start.append(tree.num_sequences)
             tree.actions.append(list(legal))
             tree.num_sequences += len(legal)
-        else:
-            if tree.parent[h] != parent:
-                raise ValueError(
-                    f"imperfect recall: information state {key!r} of player "
-                    f"{player} is reached after different own sequences"
-                )
-            if tree.actions[h] != list(legal):
-                raise ValueError(
-                    f"information state {key!r} has inconsistent legal actions"
-                )
-        start = tree.start[h]
-        for i, a in enumerate(legal):
-            child = state.child(a)
-            if player == 0:
-                walk(child, start + i, seq1, reach)
-            else:
-                walk(child, seq0, start + i, reach)
-
-    limit = _ESTIMATE_MARGIN * max_states
-    estimate = estimate_histories(game, stop_at=limit)
-    if estimate > limit:
-        raise ValueError(f"{game}: about {estimate:.1e} histories or more (estimated from "
-                         f"{_ESTIMATE_SAMPLES} random playouts); the sequence-form LP walks "
-                         f"every one and stops at {max_states:,}")
-    old_limit = sys.getrecursionlimit()
-    sys.setrecursionlimit(max(old_limit, 10 * game.max_game_length() + 1000))
-    try:
-        walk(game.new_initial_state(), 0, 0, 1.0)
-    finally:
-        sys.setrecursionlimit(old_limit)
-    n0, n1 = trees[0].num_sequences, trees[1].num_sequences
-    A = sp.coo_matrix((vals, (rows, cols)), shape=(n0, n1)).tocsr()  # sums dups
-    return trees, A, max(1.0, max_abs[0])
+        elif tree.parent[h] != parent:
+            raise ValueError(
+                f"imperfect recall: information state {key!r} of player "
+                f"{player} is reached after different own sequences"
+            )
+        elif tree.actions[h] != list(legal):
+            raise ValueError(
+                f"information state {key!r} has inconsistent legal actions"
+            )
+        return tree.start[h]
 
 
 def _linprog(c, A_ub, b_ub, A_eq, b_eq, bounds):

@@ -30,7 +30,7 @@ import functools
 import io
 import os
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 import matplotlib
 import numpy as np
@@ -43,21 +43,24 @@ from matplotlib.figure import Figure
 from games.bidou import rules
 from games.bidou.betting import CAPTAIN, OPPONENT, ROLE_NAMES
 from games.bidou.rules import STOP
+from solver.export.chart_files import BOOKLET, FORMATS, chart_stems
 from solver.export.numbers import NOISE, NOISE_TEXT, percent, quality
 from solver.export.tables import PURE_TOL, REACH_TOL, hand_label, ranked_indices
 from solver.files import write_bytes_atomic
 from solver.model import HandModel
+from solver.progress import Step
 from solver.reach import own_reach
 from solver.strategy import Strategy
+from solver.types import Reach
 
-Reach = tuple          # both players' own reach, by role (`solver.evaluate.OwnReach`)
+if TYPE_CHECKING:
+    from matplotlib.typing import RcKeyType
 
 A4_PORTRAIT = (8.27, 11.69)
 A4_LANDSCAPE = (11.69, 8.27)
-FORMATS = ("pdf", "png", "svg")
 DEFAULT_DPI = 150
 
-RC = {
+RC: dict[RcKeyType, Any] = {
     "svg.hashsalt": "bidou-solver",
     "svg.fonttype": "path",
     "pdf.fonttype": 3,
@@ -471,9 +474,9 @@ def draw_legend(canvas: Canvas, x: float, y: float, entries: Sequence[Style],
     """Swatches in a row (wrapping); returns the y below the legend."""
     max_width = max_width or canvas.width - 2 * x
     seen: list[Style] = []
-    for style in entries:
-        if style.label not in [s.label for s in seen]:
-            seen.append(style)
+    for entry in entries:
+        if entry.label not in [s.label for s in seen]:
+            seen.append(entry)
     items: list[tuple[Style | None, str]] = [(s, s.label) for s in seen]
     if off_path == "fade":
         items.append((None, "faded: never reached with this hand under the player's own "
@@ -567,14 +570,15 @@ def _throw_panels(model: HandModel, strategy: Strategy, reach: Reach | None = No
     T = model.throws
     panels = []
     both = _own_reach(model, strategy, reach)
-    reach = {p: both[p][0] for p in (CAPTAIN, OPPONENT)}
+    throw_reach = {p: both[p][0] for p in (CAPTAIN, OPPONENT)}
     panels.append(Panel("Captain", [
-        Column(f"after\nthrow {t}", throw_cells(model, strategy, CAPTAIN, 0, t, reach[CAPTAIN]))
+        Column(f"after\nthrow {t}",
+               throw_cells(model, strategy, CAPTAIN, 0, t, throw_reach[CAPTAIN]))
         for t in range(1, T)]))
     for tc in range(1, T + 1):
         panels.append(Panel(f"Opponent, captain\nmade {tc} throw{'s' * (tc > 1)}", [
             Column(f"after\nthrow {t}",
-                   throw_cells(model, strategy, OPPONENT, tc - 1, t, reach[OPPONENT]))
+                   throw_cells(model, strategy, OPPONENT, tc - 1, t, throw_reach[OPPONENT]))
             for t in range(1, T)]))
     return panels
 
@@ -671,14 +675,14 @@ def betting_figure(model: HandModel, strategy: Strategy, public: tuple[int, int]
                 size=9, ha="center", style="italic")
     y += 0.22
     both = _own_reach(model, strategy, reach)
-    reach = {p: both[p][1] for p in (CAPTAIN, OPPONENT)}
+    bet_reach: dict[int, Mapping] = {p: both[p][1] for p in (CAPTAIN, OPPONENT)}
     panels = []
     for player in (tree.first, 1 - tree.first):
         columns = []
         for history in player_decisions(model, public, player):
             columns.append(Column(decision_title(model, public, history),
                                   betting_cells(model, strategy, public, history,
-                                                reach[player]),
+                                                bet_reach[player]),
                                   subheader=plain_history(history, tree.first, player)))
         panels.append(Panel(f"{ROLE_NAMES[player].capitalize()} decides", columns))
     note = ("Rows: your hand, strongest first. Columns: your decision; find yours by the "
@@ -934,19 +938,9 @@ def make_figure(builder, *args, **kwargs) -> Figure:
         return builder(*args, **kwargs)
 
 
-BOOKLET = "betting_charts.pdf"     # the betting pages as one PDF, with an index page
-
-
-def chart_stems(model: HandModel) -> list[str]:
-    """File stems of the charts `write_charts` writes, in order."""
-    stems = ["reroll_chart"] if model.throws > 1 else []
-    stems += [f"betting_chart_c{tc}_o{to}" for tc, to in model.public_states]
-    return stems + ["remember_chart"]
-
-
 def write_charts(model: HandModel, strategy: Strategy, out_dir: str | os.PathLike,
                  summary: Mapping[str, Any] | None = None, formats: Sequence[str] = FORMATS,
-                 dpi: float | None = None, simplified=None, progress=None,
+                 dpi: float | None = None, simplified=None, progress: Step | None = None,
                  reach: Reach | None = None) -> list[Path]:
     """Every chart, in every format: reroll_chart, betting_chart_c<tc>_o<to>, remember_chart,
     and (with PDF) the betting booklet betting_charts.pdf: an index page, then the nine pages.
@@ -969,7 +963,7 @@ def write_charts(model: HandModel, strategy: Strategy, out_dir: str | os.PathLik
 
 
 def chart_figures(model: HandModel, strategy: Strategy, summary: Mapping[str, Any] | None = None,
-                  simplified=None, progress=None, reach: Reach | None = None):
+                  simplified=None, progress: Step | None = None, reach: Reach | None = None):
     """(stem, figure) of every chart, in `chart_stems` order, drawn one at a time."""
     from solver.analysis.simplify import simplify
 

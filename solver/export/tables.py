@@ -33,12 +33,11 @@ import numpy as np
 from games.bidou import rules
 from games.bidou.betting import ACTIONS, CAPTAIN, OPPONENT, ROLE_NAMES
 from games.bidou.rules import throw_action_name
-from solver.evaluate import OwnReach, reach_of
+from solver.evaluate import reach_of
 from solver.files import write_text_atomic
 from solver.model import HandModel
 from solver.strategy import Strategy
-
-Reach = tuple[OwnReach, OwnReach]          # both players' own reach, by role
+from solver.types import Reach
 
 BETTING_ACTIONS = tuple(action.value for action in ACTIONS)
 REACH_TOL = 1e-12        # own-reach at or below this: the decision is never reached
@@ -104,7 +103,7 @@ def facing(history: str, level: int) -> str:
     return f"faces a raise to {level}"
 
 
-def format_mix(names: Sequence[str], probs: Sequence[float], percent: bool = True) -> str:
+def format_mix(names: Sequence[str], probs: Iterable[float | None], percent: bool = True) -> str:
     """"bet" for a pure action, else "pass 70% bet 30%" (largest first, zeros dropped)."""
     pairs = [(n, float(p)) for n, p in zip(names, probs) if p is not None and p > PURE_TOL]
     if not pairs:
