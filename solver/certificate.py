@@ -227,7 +227,7 @@ class _ExactGame:
         self.Q = denominator                             # of every probability
         n, T = model.num_hands, model.throws
         self.n, self.T = n, T
-        faces = model.params.faces
+        faces = model.faces
         self.F = faces ** 3                              # every hand probability is k / F
         self.prior = [int(p * self.F) for p in model.prior_exact]
         if [Fraction(x, self.F) for x in self.prior] != list(model.prior_exact):
