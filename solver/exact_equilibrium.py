@@ -38,15 +38,15 @@ from __future__ import annotations
 
 import dataclasses
 from fractions import Fraction
-from typing import Callable
 
 import numpy as np
 import scipy.linalg
 
-from games.bidou.betting import CAPTAIN, OPPONENT, Leaf, Node
+from games.bidou.betting import CAPTAIN, OPPONENT, ROLE_NAMES, Leaf, Node
 from solver import best_response
 from solver.certificate import Certificate, prove_fractions
 from solver.model import HandModel
+from solver.progress import Step
 from solver.reach import own_reach
 from solver.strategy import Strategy
 
@@ -61,10 +61,8 @@ MAX_UNKNOWNS = 400
 NEAR_EQUILIBRIUM = 1e-7
 TIE = 1e-10           # an unplayed action this close to the played one at the float point ties
 MAX_ROUNDS = 3        # of revising the responder's choices against the exact point
-ROLE_NAMES = {CAPTAIN: "captain", OPPONENT: "opponent"}
-
-# progress(step, done, total): e.g. ("captain's strategy", 12, 58), then ("proof", 0, 1)
-Progress = Callable[[str, int, int], None]
+# progress(step, done, total) (solver.progress.Step): e.g. ("captain's strategy", 12, 58),
+# then ("proof", 0, 1)
 
 
 @dataclasses.dataclass
@@ -404,7 +402,7 @@ def _eliminate(rows: list[list[Fraction]], rhs: list[Fraction], guess: list[floa
 
 
 def _affine_rows(plan: _Plan, responder: _Responder, rows,
-                 progress: Progress | None = None, step: str = "") -> tuple[list, list]:
+                 progress: Step | None = None, step: str = "") -> tuple[list, list]:
     """Exact coefficients of each indifference row in the plan's unknowns."""
     U = len(plan.unknowns)
 
@@ -442,7 +440,7 @@ class RecoveryError(Exception):
 
 
 def _recover_role(model: HandModel, strategy: Strategy, plans: dict, role: int,
-                  progress: Progress | None) -> dict[tuple, list[Fraction]]:
+                  progress: Step | None) -> dict[tuple, list[Fraction]]:
     """The player's exact strategy: solve the other's indifferences, then, against the
     exact point, revise the other's choices at decisions he never reaches and impose the
     ties an unplayed action wins; until nothing changes."""
@@ -495,7 +493,7 @@ def _plans(model: HandModel, strategy: Strategy) -> dict[int, _Plan]:
 
 
 def exact_strategies(model: HandModel, strategy: Strategy,
-                     progress: Progress | None = None) -> dict[tuple, list[Fraction]] | None:
+                     progress: Step | None = None) -> dict[tuple, list[Fraction]] | None:
     """Exact probabilities at every decision of both players, or None."""
     try:
         return _exact_strategies(model, strategy, progress)
@@ -504,7 +502,7 @@ def exact_strategies(model: HandModel, strategy: Strategy,
 
 
 def _exact_strategies(model: HandModel, strategy: Strategy,
-                      progress: Progress | None) -> dict[tuple, list[Fraction]]:
+                      progress: Step | None) -> dict[tuple, list[Fraction]]:
     plans = _plans(model, strategy)
     out: dict[tuple, list[Fraction]] = {}
     for role in (CAPTAIN, OPPONENT):
@@ -525,7 +523,7 @@ class Recovery:
 
 
 def recover(model: HandModel, strategy: Strategy,
-            progress: Progress | None = None) -> Recovery:
+            progress: Step | None = None) -> Recovery:
     """The interval (a single value when the recovery works) proved by the exact
     strategies recovered from `strategy`, or from its completion if that fails, and why
     the value is not proved when it is not. Every attempt is a proof, so their
@@ -568,7 +566,7 @@ def recover(model: HandModel, strategy: Strategy,
 
 
 def exact_value(model: HandModel, strategy: Strategy,
-                progress: Progress | None = None) -> Certificate | None:
+                progress: Step | None = None) -> Certificate | None:
     """The interval (a single value when the recovery works) proved by the exact
     strategies recovered from `strategy`, or from its completion if that fails; None if
     nothing was recovered (`recover` also says why)."""
