@@ -276,8 +276,7 @@ class BettingTree:
         """Where `edge` leads: a decision or a leaf."""
         if edge.leaf is not None:
             return self.leaves[edge.leaf]
-        assert edge.node is not None, edge
-        return self.nodes[edge.node]
+        return self.nodes[_index(edge.node)]
 
     def child(self, node: Node, action: str) -> Node | Leaf:
         """Where `action` leads from `node` (KeyError if it is not legal there)."""
@@ -307,8 +306,7 @@ class BettingTree:
                 if i != len(actions) - 1:
                     raise KeyError(f"the betting is over after {list(actions[:i + 1])}")
                 return self.leaves[edge.leaf]
-            assert edge.node is not None, edge
-            node = self.nodes[edge.node]
+            node = self.nodes[_index(edge.node)]
         return node
 
     def payoff(self, leaf: Leaf, outcome: int) -> Fraction:
@@ -333,8 +331,8 @@ class BettingTree:
                 after = step(node, a, here)
                 if edge.leaf is not None:
                     at_leaf[edge.leaf] = after
-                elif edge.node is not None:
-                    at_node[edge.node] = after
+                else:
+                    at_node[_index(edge.node)] = after
         return at_node, at_leaf
 
     def pull(self, at_leaf: Sequence[T], combine: Callable[[Node, list[T]], T]) -> list[T]:
@@ -359,8 +357,8 @@ class BettingTree:
                 mine = (node.index, a) if node.actor == player else last
                 if edge.leaf is not None:
                     leaves[edge.leaf] = mine
-                elif edge.node is not None:
-                    visit(self.nodes[edge.node], mine)
+                else:
+                    visit(self.nodes[_index(edge.node)], mine)
 
         visit(self.root, None)
         return nodes + leaves
