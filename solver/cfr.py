@@ -72,9 +72,10 @@ from collections.abc import Callable
 import numpy as np
 
 from games.bidou.betting import CAPTAIN, OPPONENT
-from solver import best_response
+from solver import best_response, cfr_kernel
 from solver.cfr_layout import PlayerArrays, build_layout, normalized
 from solver.model import HandModel
+from solver.progress import Step, quiet
 from solver.result import Solution
 from solver.strategy import Strategy
 
@@ -158,8 +159,6 @@ class CFRSolver:
             self._forward(pl)
         self._compiled = None
         if engine == "compiled":
-            from solver import cfr_kernel
-
             self._compiled = cfr_kernel.bind(self)
 
     def run(self, iterations: int) -> None:
@@ -302,6 +301,7 @@ class CFRSolver:
             if rule.plus:
                 acc *= pos
             else:
+                assert rule.beta is not None, "a discount of positive regrets needs beta"
                 neg = t ** rule.beta / (t ** rule.beta + 1)
                 acc *= np.where(acc > 0, pos, neg)
         if rule.predictive:
@@ -442,11 +442,10 @@ def _trigger_interval(it: int, exploitability: float | None = None,
 
 
 def solve_cfr(model: HandModel, method: str, iterations: int | None = None,
-              target_exploitability: float | None = None,
-              progress: Callable[[int, float, float], None] | None = None,
+              target_exploitability: float | None = None, progress: Step | None = None,
               check_every: int | None = None, *, alternating: bool = True,
               averaging: str | None = None, showdown: str = "dense",
-              rule: Rule | None = None, engine: str | None = None):
+              rule: Rule | None = None, engine: str | None = None) -> Solution:
     """Run a CFR method on `model` until `iterations` or `target_exploitability`.
 
     method: "cfr" (regret matching, uniform averaging), "cfr+" (RM+, linear averaging),
@@ -457,89 +456,116 @@ def solve_cfr(model: HandModel, method: str, iterations: int | None = None,
     numpy engine; `engine` is "compiled" (the C kernel, the default when it was built) or
     "numpy".
 
-    Checks. The exploitability that is reported, recorded in `history` and passed to
-    `progress(iteration, seconds, exploitability)` is always `solver.best_response`'s, on
-    the average strategy: every `check_every` iterations, or by default at iterations
-    10, 20, 40, ... and at the last one. With a target and the default schedule, a
-    vectorized exact best response on the average realization plan (equal to
-    `best_response`'s to rounding, and ~30 times cheaper) is also evaluated every ~2% of
-    the iterations; when it reaches the target, `best_response` confirms before the solver
-    stops. With neither a limit nor a target the target is 1e-6, with a cap of
-    DEFAULT_MAX_ITERATIONS iterations.
+    Checks. The exploitability that is reported, recorded in `history` (iteration,
+    seconds, exploitability) and announced as `progress(f"{method}: exploitability {e}",
+    iteration, iteration cap)` is always `solver.best_response`'s, on the average
+    strategy: every `check_every` iterations, or by default at iterations 10, 20, 40, ...
+    and at the last one. With a target and the default schedule, a vectorized exact best
+    response on the average realization plan (equal to `best_response`'s to rounding, and
+    ~30 times cheaper) is also evaluated every ~2% of the iterations; when it reaches the
+    target, `best_response` confirms before the solver stops. With neither a limit nor a
+    target the target is 1e-6, with a cap of DEFAULT_MAX_ITERATIONS iterations.
     """
+    _check_arguments(method, iterations, target_exploitability, check_every, averaging)
+    if iterations is None and target_exploitability is None:
+        target_exploitability = DEFAULT_TARGET
+    cap = iterations if iterations is not None else DEFAULT_MAX_ITERATIONS
+    if engine is None:
+        engine = "compiled" if cfr_kernel.available() else "numpy"
+    start = time.perf_counter()
+    rule = rule or RULES[method]
+    if averaging is not None:
+        rule = dataclasses.replace(rule, gamma=AVERAGING[averaging])
+    runner = CFRSolver(model, rule, alternating=alternating, showdown=showdown, engine=engine)
+    watch = _Watch(_Checker(model), runner, start, target_exploitability,
+                   progress or quiet, f"{method}: exploitability", cap)
+    converged = _run(runner, watch, _exact_schedule(check_every, cap),
+                     use_trigger=target_exploitability is not None and check_every is None)
+    return _solution(model, method, engine, runner, watch, converged)
 
+
+def _check_arguments(method: str, iterations: int | None, target: float | None,
+                     check_every: int | None, averaging: str | None) -> None:
     if method not in METHODS:
         raise ValueError(f"CFR method must be one of {', '.join(METHODS)}, got {method!r}")
     if averaging not in (None, *AVERAGING):
         raise ValueError(f"averaging must be uniform, linear or quadratic, got {averaging!r}")
     if iterations is not None and (isinstance(iterations, bool) or iterations < 1):
         raise ValueError(f"iterations must be at least 1, got {iterations}")
-    if target_exploitability is not None and not target_exploitability >= 0:
-        raise ValueError(f"target_exploitability must be >= 0, got {target_exploitability}")
+    if target is not None and not target >= 0:
+        raise ValueError(f"target_exploitability must be >= 0, got {target}")
     if check_every is not None and check_every < 1:
         raise ValueError(f"check_every must be at least 1, got {check_every}")
-    if iterations is None and target_exploitability is None:
-        target_exploitability = DEFAULT_TARGET
-    cap = iterations if iterations is not None else DEFAULT_MAX_ITERATIONS
 
-    if engine is None:
-        from solver import cfr_kernel
-        engine = "compiled" if cfr_kernel.available() else "numpy"
 
-    start = time.perf_counter()
-    rule = rule or RULES[method]
-    if averaging is not None:
-        rule = dataclasses.replace(rule, gamma=AVERAGING[averaging])
-    runner = CFRSolver(model, rule, alternating=alternating, showdown=showdown, engine=engine)
-    checker = _Checker(model)
-    next_exact = _exact_schedule(check_every, cap)
-    use_trigger = target_exploitability is not None and check_every is None
+@dataclasses.dataclass
+class _Watch:
+    """The exact checks of a run: each one measured, recorded in `history` and announced."""
+
+    checker: _Checker
+    runner: CFRSolver
+    start: float
+    target: float | None
+    progress: Step
+    what: str                  # the start of each progress line
+    cap: int
+    history: list[tuple[int, float, float]] = dataclasses.field(default_factory=list)
+    last: best_response.Exploitability | None = None
+
+    def check(self) -> bool:
+        """Measure the average strategy exactly; whether it reached the target."""
+        result = self.checker(self.runner.average_strategy())
+        self.last = result
+        seconds = time.perf_counter() - self.start
+        self.history.append((self.runner.t, seconds, result.exploitability))
+        self.progress(f"{self.what} {result.exploitability:.3g}", self.runner.t, self.cap)
+        return self.target is not None and result.exploitability <= self.target
+
+
+def _run(runner: CFRSolver, watch: _Watch, next_exact: Callable[[int], int],
+         use_trigger: bool) -> bool:
+    """Iterate until the cap or a confirmed target; whether the target was reached.
+
+    Exact checks come at `next_exact`'s iterations; between them, with `use_trigger`, the
+    cheap vectorized one decides when an exact check is worth its cost."""
+    target = watch.target
     next_trigger = _trigger_interval(0)
-    history: list[tuple[int, float, float]] = []
-    converged = False
-    result = None
-
-    def exact_check() -> bool:
-        nonlocal result
-        result = checker(runner.average_strategy())
-        seconds = time.perf_counter() - start
-        history.append((runner.t, seconds, result.exploitability))
-        if progress is not None:
-            progress(runner.t, seconds, result.exploitability)
-        return (target_exploitability is not None
-                and result.exploitability <= target_exploitability)
-
-    while runner.t < cap:
+    while runner.t < watch.cap:
         due = next_exact(runner.t)
         runner.run((min(due, next_trigger) if use_trigger else due) - runner.t)
         it = runner.t
         if it == due:
-            if exact_check():
-                converged = True
-                break
+            if watch.check():
+                return True
             if use_trigger and it >= next_trigger:
-                next_trigger = it + _trigger_interval(it, result.exploitability,
-                                                      target_exploitability)
+                assert watch.last is not None
+                next_trigger = it + _trigger_interval(it, watch.last.exploitability, target)
         elif use_trigger and it >= next_trigger:
+            assert target is not None
             fast = runner.average_exploitability()
-            next_trigger = it + _trigger_interval(it, fast, target_exploitability)
-            if fast <= target_exploitability and exact_check():
-                converged = True
-                break
-    raw = runner.average_strategy()
-    strategy = best_response.complete_unreached(model, raw)
-    final = checker(strategy)
-    seconds = time.perf_counter() - start
+            next_trigger = it + _trigger_interval(it, fast, target)
+            if fast <= target and watch.check():
+                return True
+    return False
+
+
+def _solution(model: HandModel, method: str, engine: str, runner: CFRSolver, watch: _Watch,
+              converged: bool) -> Solution:
+    """The completed average strategy, measured once more, as a Solution."""
+    strategy = best_response.complete_unreached(model, runner.average_strategy())
+    final = watch.checker(strategy)
+    seconds = time.perf_counter() - watch.start
     engine_name = "C kernel" if engine == "compiled" else "numpy engine"
     message = (f"{method} ({engine_name}): {runner.t} iterations, exploitability "
                f"{final.exploitability:.3g} "
                f"({'target reached' if converged else 'iteration limit'})")
-    drift = abs(final.exploitability - result.exploitability)
-    if drift > 1e-9 * max(1.0, abs(result.exploitability)):
+    assert watch.last is not None                  # the last iteration is always checked
+    drift = abs(final.exploitability - watch.last.exploitability)
+    if drift > 1e-9 * max(1.0, abs(watch.last.exploitability)):
         # completing unreached decisions must not change the realization plan
         message += f"; completing unreached decisions changed it by {drift:.3g}"
     return Solution(
         model=model, method=method, value=final.value,
         status="converged" if converged else "iteration limit", converged=converged,
         message=message, seconds=seconds, iterations=runner.t, exploitability=final,
-        strategy=strategy, history=tuple(history))
+        strategy=strategy, history=tuple(watch.history))

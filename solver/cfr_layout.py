@@ -11,7 +11,7 @@ import dataclasses
 
 import numpy as np
 
-from games.bidou.betting import CAPTAIN, OPPONENT
+from games.bidou.betting import CAPTAIN, OPPONENT, BettingTree, Leaf
 from solver.model import HandModel
 
 
@@ -67,9 +67,46 @@ class Layout:
 
 
 def build_layout(model: HandModel, showdown: str = "dense") -> Layout:
+    """The layout of `model`'s arrays for CFR, with showdowns in the `showdown` form
+    ("dense" or "cumsum"; same numbers)."""
     if showdown not in ("dense", "cumsum"):
         raise ValueError(f"showdown must be dense or cumsum, got {showdown!r}")
     n, T = model.num_hands, model.throws
+    perm, inv = _hand_order(model)
+    legal = model.throw_legal[:, None, perm].astype(float)
+    pubs = model.public_states
+    pub_index, captain_sum = _public_index(pubs, T)
+    nodes = _flat_nodes(model)
+    showdowns = [tree.payoffs[leaf.index] for _, tree, leaf in nodes.found
+                 if tree.compares_hands(leaf)]
+    others = [tree.payoffs[leaf.index][0] for _, tree, leaf in nodes.found
+              if not tree.compares_hands(leaf)]
+    # each showdown leaf's payoff to the captain: (wins, ties, loses)
+    win = np.array([float(w) for w, _, _ in showdowns]).reshape(-1, 1)
+    tie = np.array([float(t) for _, t, _ in showdowns]).reshape(-1, 1)
+    lose = np.array([float(lo) for _, _, lo in showdowns]).reshape(-1, 1)
+    actors = nodes.actors
+    return Layout(
+        n=n, T=T, perm=perm, inv=inv, prior=model.prior[perm].copy(), legal=legal,
+        illegal=np.where(legal > 0, 0.0, -np.inf),
+        outcome=model.outcome[1:][:, perm].copy(),
+        outcome_t=np.ascontiguousarray(model.outcome[1:][:, perm].T), pub_index=pub_index,
+        pub_tc=np.array([tc - 1 for tc, _ in pubs]), pub_to=np.array([to - 1 for _, to in pubs]),
+        captain_sum=captain_sum, K=nodes.K, node_key=nodes.keys, node_actor=actors,
+        node_k=nodes.node_k, valid=nodes.valid,
+        invalid=np.where(nodes.valid > 0, 0.0, -np.inf), layers=nodes.layers,
+        leaf_edge=np.array([edge for edge, _, _ in nodes.found]), n_showdown=len(showdowns),
+        showdown=showdown, dense_groups=_dense_groups(model, perm, win, tie, lose),
+        sd_coef=_cumsum_coefficients(win, tie, lose),
+        other_value=np.array([float(v) for v in others]).reshape(-1, 1),
+        exceptions=tuple((int(inv[w]), int(inv[l])) for w, l in model.exceptions),
+        exc_coef=(win - lose)[:, 0], own=(np.nonzero(actors == CAPTAIN)[0],
+                                          np.nonzero(actors == OPPONENT)[0]))
+
+
+def _hand_order(model: HandModel) -> tuple[np.ndarray, np.ndarray]:
+    """Hands weakest first (`perm[u]`: the model's index of internal hand u) and back."""
+    n = model.num_hands
     if sorted(model.strength.tolist()) != list(range(n)):
         raise ValueError("model strengths must be the positions 0..n-1")
     perm = np.argsort(model.strength, kind="stable")
@@ -80,15 +117,41 @@ def build_layout(model: HandModel, showdown: str = "dense") -> Layout:
         rows = model.transition[a][model.throw_legal[a]]
         if not np.allclose(rows, model.outcome[a][None, :], rtol=0, atol=1e-15):
             raise ValueError("model transition is not a function of the action alone")
-    legal = model.throw_legal[:, None, perm].astype(float)
-    pubs = model.public_states
-    P = len(pubs)
+    return perm, inv
+
+
+def _public_index(pubs: tuple[tuple[int, int], ...], T: int
+                  ) -> tuple[np.ndarray, np.ndarray]:
+    """The public state of each (tc, to), and the (T, P) matrix summing over `to`."""
     pub_index = np.zeros((T, T), dtype=np.int64)
-    captain_sum = np.zeros((T, P))
+    captain_sum = np.zeros((T, len(pubs)))
     for p, (tc, to) in enumerate(pubs):
         pub_index[tc - 1, to - 1] = p
         captain_sum[tc - 1, p] = 1.0
+    return pub_index, captain_sum
 
+
+# A leaf met in the flattened trees: (its edge, slot * D + parent node; its tree; itself).
+Found = tuple[int, BettingTree, Leaf]
+
+
+@dataclasses.dataclass(frozen=True)
+class _Nodes:
+    """The betting nodes of every public state in one depth-sorted array, and the leaves."""
+
+    K: int
+    keys: tuple                    # (tc, to, history) per node
+    actors: np.ndarray
+    node_k: np.ndarray
+    valid: np.ndarray              # (K, D, 1)
+    layers: tuple
+    found: list[Found]             # showdowns first, by level; then folds and passes
+
+
+def _flat_nodes(model: HandModel) -> _Nodes:
+    """Nodes sorted by depth, then public state, then index in their tree; each layer's
+    rows of children in the value array V (leaves [0, L), nodes [L, L + D), a zero row)."""
+    pubs = model.public_states
     raw = []                       # (depth, pub, position, node)
     for p, pub in enumerate(pubs):
         tree = model.tree(pub)
@@ -99,13 +162,11 @@ def build_layout(model: HandModel, showdown: str = "dense") -> Layout:
     index = {(p, i): d for d, (_, p, i, _) in enumerate(raw)}
     D = len(raw)
     K = max(len(r[3].edges) for r in raw)
-    keys = tuple((pubs[p][0], pubs[p][1], node.history) for _, p, _, node in raw)
-    actors = np.array([node.actor for *_, node in raw])
     depth = np.array([r[0] for r in raw])
     valid = np.zeros((K, D, 1))
     parent_edge = np.full(D, -1)
     node_children = np.full((K, D), -1)
-    found = []                                   # (edge, tree, leaf)
+    found: list[Found] = []
     for d, (_, p, _, node) in enumerate(raw):
         tree = model.tree(pubs[p])
         valid[:len(node.edges), d] = 1.0
@@ -113,44 +174,48 @@ def build_layout(model: HandModel, showdown: str = "dense") -> Layout:
             if edge.leaf is not None:
                 found.append((a * D + d, tree, tree.leaves[edge.leaf]))
             else:
+                assert edge.node is not None
                 c = index[(p, edge.node)]
                 parent_edge[c] = a * D + d
                 node_children[a, d] = c
     # leaves that compare hands (showdowns) first, by level; then folds and passes
     found.sort(key=lambda x: (not x[1].compares_hands(x[2]), x[2].level, x[0]))
-    showdowns = [tree.payoffs[leaf.index] for _, tree, leaf in found
-                 if tree.compares_hands(leaf)]
-    others = [tree.payoffs[leaf.index][0] for _, tree, leaf in found
-              if not tree.compares_hands(leaf)]
     L = len(found)
-    # rows of the value array V: leaves [0, L), nodes [L, L + D), a zero row L + D
     child_row = np.full((K, D), L + D)
     has_node = node_children >= 0
     child_row[has_node] = L + node_children[has_node]
-    for row, (edge, _, _) in enumerate(found):
-        child_row[edge // D, edge % D] = row
+    for row, (slot, _, _) in enumerate(found):
+        child_row[slot // D, slot % D] = row
     layers = []
     for level in range(depth.max() + 1):
         where = np.nonzero(depth == level)[0]
         s, e = int(where[0]), int(where[-1]) + 1
         layers.append((s, e, np.ascontiguousarray(child_row[:, s:e]), parent_edge[s:e].copy()))
-    assert all(index[(p, 0)] == p for p in range(P))
+    assert all(index[(p, 0)] == p for p in range(len(pubs)))
+    return _Nodes(
+        K=K, keys=tuple((pubs[p][0], pubs[p][1], node.history) for _, p, _, node in raw),
+        actors=np.array([node.actor for *_, node in raw]),
+        node_k=np.array([len(node.actions) for *_, node in raw]), valid=valid,
+        layers=tuple(layers), found=found)
 
-    # each showdown leaf's payoff to the captain: (wins, ties, loses)
-    win = np.array([float(w) for w, _, _ in showdowns]).reshape(-1, 1)
-    tie = np.array([float(t) for _, t, _ in showdowns]).reshape(-1, 1)
-    lose = np.array([float(lo) for _, _, lo in showdowns]).reshape(-1, 1)
 
-    # cumsum form. With hands weakest first, r the other's reach, cum = cumsum(r), and
-    # below = cum - r:
-    #   captain's hand i:  win*below + lose*(total - below - r_i) + tie*r_i
-    #                    = (win - lose)*cum + lose*total + (tie - win)*r_i
-    #   opponent's hand j: -(lose*below + win*(total - below - r_j) + tie*r_j)
-    #                    = (win - lose)*cum - win*total + (lose - tie)*r_j
-    sd_coef = {CAPTAIN: (win - lose, lose, tie - win),
-               OPPONENT: (win - lose, -win, lose - tie)}
-    # dense form: one (n, n) payoff matrix for all showdowns with a row scale when their
-    # payoffs are proportional (the hand game's: +-2k), else one per run of equal payoffs
+def _cumsum_coefficients(win: np.ndarray, tie: np.ndarray, lose: np.ndarray) -> dict:
+    """The cumsum form. With hands weakest first, r the other's reach, cum = cumsum(r), and
+    below = cum - r:
+      captain's hand i:  win*below + lose*(total - below - r_i) + tie*r_i
+                       = (win - lose)*cum + lose*total + (tie - win)*r_i
+      opponent's hand j: -(lose*below + win*(total - below - r_j) + tie*r_j)
+                       = (win - lose)*cum - win*total + (lose - tie)*r_j
+    """
+    return {CAPTAIN: (win - lose, lose, tie - win),
+            OPPONENT: (win - lose, -win, lose - tie)}
+
+
+def _dense_groups(model: HandModel, perm: np.ndarray, win: np.ndarray, tie: np.ndarray,
+                  lose: np.ndarray) -> dict:
+    """The dense form: one (n, n) payoff matrix for all showdowns with a row scale when
+    their payoffs are proportional (the hand game's: +-2k), else one per run of equal
+    payoffs."""
     compare = model.compare[np.ix_(perm, perm)]
 
     def payoff_matrix(payoff: np.ndarray) -> np.ndarray:      # U[i, j], captain's hand i
@@ -176,21 +241,7 @@ def build_layout(model: HandModel, showdown: str = "dense") -> Layout:
                     dense_groups[CAPTAIN].append((start, stop, np.ascontiguousarray(u.T), None))
                     dense_groups[OPPONENT].append((start, stop, -u, None))
                     start = stop
-    return Layout(
-        n=n, T=T, perm=perm, inv=inv, prior=model.prior[perm].copy(), legal=legal,
-        illegal=np.where(legal > 0, 0.0, -np.inf),
-        outcome=model.outcome[1:][:, perm].copy(),
-        outcome_t=np.ascontiguousarray(model.outcome[1:][:, perm].T), pub_index=pub_index,
-        pub_tc=np.array([tc - 1 for tc, _ in pubs]), pub_to=np.array([to - 1 for _, to in pubs]),
-        captain_sum=captain_sum, K=K, node_key=keys, node_actor=actors,
-        node_k=np.array([len(node.actions) for *_, node in raw]), valid=valid,
-        invalid=np.where(valid > 0, 0.0, -np.inf), layers=tuple(layers),
-        leaf_edge=np.array([edge for edge, _, _ in found]), n_showdown=len(showdowns),
-        showdown=showdown, dense_groups=dense_groups, sd_coef=sd_coef,
-        other_value=np.array([float(v) for v in others]).reshape(-1, 1),
-        exceptions=tuple((int(inv[w]), int(inv[l])) for w, l in model.exceptions),
-        exc_coef=(win - lose)[:, 0], own=(np.nonzero(actors == CAPTAIN)[0],
-                                          np.nonzero(actors == OPPONENT)[0]))
+    return dense_groups
 
 
 def normalized(weights: np.ndarray, uniform: np.ndarray, axis: int) -> np.ndarray:

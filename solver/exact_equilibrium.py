@@ -26,7 +26,8 @@ work as it is; the completion by `best_response.complete_unreached` is only a se
 
 What cannot work is refused before the exact work: strategies more than 1e-7 from
 equilibrium (NashConv) and supports with more than MAX_UNKNOWNS unknowns (a CFR average).
-A failure says why (`recover(...).reason`); `progress(step, done, total)` follows the work.
+A failure says why (`recover(...).reason`); `progress(step, done, total)` (the library's
+`solver.progress.Step`) follows the work: ("captain's strategy", 12, 58), then ("proof", 0, 1).
 
 Nothing here is trusted: the strategies go to `solver.certificate`, whose bounds meet only
 if they are an exact equilibrium. `exact_value` returns None whenever the supports or the
@@ -38,15 +39,16 @@ from __future__ import annotations
 
 import dataclasses
 from fractions import Fraction
-from typing import Callable
+from typing import Sequence
 
 import numpy as np
 import scipy.linalg
 
-from games.bidou.betting import CAPTAIN, OPPONENT, Leaf, Node
+from games.bidou.betting import CAPTAIN, OPPONENT, ROLE_NAMES, Leaf, Node
 from solver import best_response
 from solver.certificate import Certificate, prove_fractions
 from solver.model import HandModel
+from solver.progress import Step
 from solver.reach import own_reach
 from solver.strategy import Strategy
 
@@ -61,10 +63,6 @@ MAX_UNKNOWNS = 400
 NEAR_EQUILIBRIUM = 1e-7
 TIE = 1e-10           # an unplayed action this close to the played one at the float point ties
 MAX_ROUNDS = 3        # of revising the responder's choices against the exact point
-ROLE_NAMES = {CAPTAIN: "captain", OPPONENT: "opponent"}
-
-# progress(step, done, total): e.g. ("captain's strategy", 12, 58), then ("proof", 0, 1)
-Progress = Callable[[str, int, int], None]
 
 
 @dataclasses.dataclass
@@ -234,14 +232,14 @@ class _Responder:
         return self.choice.get(key, int(np.argmax(probs)))
 
     def q_values(self, plan: _Realization, best: bool = False, publics: set | None = None
-                 ) -> dict[tuple, list[Fraction]]:
+                 ) -> dict[tuple, Sequence[Fraction | None]]:
         """Counterfactual value of each action at each of the responder's decisions: linear
         in the plan's leaf reach (the only part of the plan it reads). With `best`, later
         choices are the best ones instead; with `publics`, the other public states' leaf
         reach is taken as zero (their decisions are left out)."""
         m, n, T = self.model, self.model.num_hands, self.model.throws
         sign = 1 if self.role == CAPTAIN else -1
-        q: dict[tuple, list[list[Fraction]]] = {}
+        q: dict[tuple, Sequence[Fraction | None]] = {}
         roots: dict[tuple, list[Fraction]] = {}
         flip = 1 if self.role == CAPTAIN else -1
         zeros = [ZERO] * n
@@ -269,37 +267,43 @@ class _Responder:
                     live = [ch for ch in children if ch is not zeros]
                     if not live:
                         return zeros
-                    return [sum(ch[x] for ch in live) for x in range(n)]
+                    return [sum((ch[x] for ch in live), ZERO) for x in range(n)]
                 probs = self.strategy.betting[(tc, to, node.history)]
                 out = []
                 for x in range(n):
                     key = ("bet", tc, to, node.history, x)
-                    q[key] = [ch[x] for ch in children]
-                    out.append(max(q[key]) if best
-                               else children[self._pick(key, probs[:, x])][x])
+                    values = [ch[x] for ch in children]
+                    q[key] = values
+                    out.append(max(values) if best
+                               else values[self._pick(key, probs[:, x])])
                 return out
 
             roots[(tc, to)] = tree.pull([leaf_value(leaf) for leaf in tree.leaves], combine)[0]
         throw = self.strategy.throw[self.role]
         for c in range(throw.shape[0]):
             if self.role == CAPTAIN:
-                stop = [[sum(roots[(tc, to)][x] for to in range(1, T + 1)) for x in range(n)]
-                        for tc in range(1, T + 1)]
+                stop = [[sum((roots[(tc, to)][x] for to in range(1, T + 1)), ZERO)
+                         for x in range(n)] for tc in range(1, T + 1)]
             else:
                 stop = [roots[(c + 1, to)] for to in range(1, T + 1)]
             v = stop[T - 1]
             for t in range(T - 2, -1, -1):
-                again = [None] + [sum((p * v[k] for k, p in self.outcome[a].items()), ZERO)
-                                  for a in range(1, len(m.throw_actions))]
-                new = []
+                again: list[Fraction | None] = [None] + [
+                    sum((p * v[k] for k, p in self.outcome[a].items()), ZERO)
+                    for a in range(1, len(m.throw_actions))]
+                new: list[Fraction] = []
                 for x in range(n):
                     options = [stop[t][x]] + [again[a] if m.throw_legal[a, x] else None
                                               for a in range(1, len(m.throw_actions))]
                     key = ("throw", c, t, x)
                     q[key] = options
                     probs = np.where(m.throw_legal[:, x], throw[c, t, :, x], -1.0)
-                    new.append(max(o for o in options if o is not None) if best
-                               else options[self._pick(key, probs)])
+                    if best:
+                        new.append(max(o for o in options if o is not None))
+                    else:
+                        chosen = options[self._pick(key, probs)]
+                        assert chosen is not None           # a legal action is picked
+                        new.append(chosen)
                 v = new
         return q
 
@@ -312,16 +316,20 @@ class _Responder:
         switched, beaten = 0, set()
         for key, values in q.items():
             probs, legal, reach = responder_plan.decisions[key]
-            options = [a for a, v in enumerate(values) if v is not None and legal[a]]
-            top = max(values[a] for a in options)
+            options = {a: v for a, v in enumerate(values) if v is not None and legal[a]}
+            top = max(options.values())
             if reach <= REACHED:
-                if values[self._pick(key, np.where(legal, probs, -1.0))] < top:
-                    self.choice[key] = next(a for a in options if values[a] == top)
+                picked = values[self._pick(key, np.where(legal, probs, -1.0))]
+                assert picked is not None                   # a legal action is picked
+                if picked < top:
+                    self.choice[key] = next(a for a, v in options.items() if v == top)
                     switched += 1
             else:
                 support = responder_plan.support[key]
-                beaten |= {(key, support[0], b) for b in options
-                           if b not in support and values[b] > values[support[0]]}
+                played = values[support[0]]
+                assert played is not None                   # played actions are legal
+                beaten |= {(key, support[0], b) for b, v in options.items()
+                           if b not in support and v > played}
         return switched, beaten
 
 
@@ -404,7 +412,7 @@ def _eliminate(rows: list[list[Fraction]], rhs: list[Fraction], guess: list[floa
 
 
 def _affine_rows(plan: _Plan, responder: _Responder, rows,
-                 progress: Progress | None = None, step: str = "") -> tuple[list, list]:
+                 progress: Step | None = None, step: str = "") -> tuple[list, list]:
     """Exact coefficients of each indifference row in the plan's unknowns."""
     U = len(plan.unknowns)
 
@@ -442,7 +450,7 @@ class RecoveryError(Exception):
 
 
 def _recover_role(model: HandModel, strategy: Strategy, plans: dict, role: int,
-                  progress: Progress | None) -> dict[tuple, list[Fraction]]:
+                  progress: Step | None) -> dict[tuple, list[Fraction]]:
     """The player's exact strategy: solve the other's indifferences, then, against the
     exact point, revise the other's choices at decisions he never reaches and impose the
     ties an unplayed action wins; until nothing changes."""
@@ -483,7 +491,7 @@ def _recover_role(model: HandModel, strategy: Strategy, plans: dict, role: int,
 
 def _plans(model: HandModel, strategy: Strategy) -> dict[int, _Plan]:
     """Both plans; RecoveryError if one mixes at too many decisions for an LP vertex."""
-    plans = {role: _Plan(model, strategy, role) for role in (CAPTAIN, OPPONENT)}
+    plans: dict[int, _Plan] = {role: _Plan(model, strategy, role) for role in (CAPTAIN, OPPONENT)}
     for role, plan in plans.items():
         if len(plan.unknowns) > MAX_UNKNOWNS:
             mixed = sum(len(s) > 1 for s in plan.support.values())
@@ -495,7 +503,7 @@ def _plans(model: HandModel, strategy: Strategy) -> dict[int, _Plan]:
 
 
 def exact_strategies(model: HandModel, strategy: Strategy,
-                     progress: Progress | None = None) -> dict[tuple, list[Fraction]] | None:
+                     progress: Step | None = None) -> dict[tuple, list[Fraction]] | None:
     """Exact probabilities at every decision of both players, or None."""
     try:
         return _exact_strategies(model, strategy, progress)
@@ -504,7 +512,7 @@ def exact_strategies(model: HandModel, strategy: Strategy,
 
 
 def _exact_strategies(model: HandModel, strategy: Strategy,
-                      progress: Progress | None) -> dict[tuple, list[Fraction]]:
+                      progress: Step | None) -> dict[tuple, list[Fraction]]:
     plans = _plans(model, strategy)
     out: dict[tuple, list[Fraction]] = {}
     for role in (CAPTAIN, OPPONENT):
@@ -525,7 +533,7 @@ class Recovery:
 
 
 def recover(model: HandModel, strategy: Strategy,
-            progress: Progress | None = None) -> Recovery:
+            progress: Step | None = None) -> Recovery:
     """The interval (a single value when the recovery works) proved by the exact
     strategies recovered from `strategy`, or from its completion if that fails, and why
     the value is not proved when it is not. Every attempt is a proof, so their
@@ -568,7 +576,7 @@ def recover(model: HandModel, strategy: Strategy,
 
 
 def exact_value(model: HandModel, strategy: Strategy,
-                progress: Progress | None = None) -> Certificate | None:
+                progress: Step | None = None) -> Certificate | None:
     """The interval (a single value when the recovery works) proved by the exact
     strategies recovered from `strategy`, or from its completion if that fails; None if
     nothing was recovered (`recover` also says why)."""

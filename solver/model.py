@@ -1,4 +1,4 @@
-"""The compact model of one hand of two-hand Bidou, shared by every solver.
+"""The compact model of one hand of a two-player game of the family, shared by every solver.
 
 A player's payoff-relevant private state is only (throws so far, current hand): dice he
 discarded never matter again and the opponent sees nothing but throw counts and bets. So
@@ -7,8 +7,10 @@ small tree per public state (captain's throws, opponent's throws) with a row per
 docs/model.md explains why this loses nothing; the tests check it against the faithful
 OpenSpiel game on small variants.
 
-The betting trees are inputs (`games/bidou/betting.py` builds them, with each leaf's payoff),
-so that the round solver reuses the same model with supply-limited trees and continuation
+The model is built from a game description (`games/family.py`: dice phase, ranking, betting
+structure, settlement); nothing here knows which betting structure it is. The betting trees
+are inputs (the description's betting structure builds them, with each leaf's payoff), so
+that the round solver reuses the same model with supply-limited trees and continuation
 values at the leaves. Probabilities and payoffs are kept as fractions beside their float
 arrays so an exact certificate can rebuild the same numbers.
 """
@@ -16,13 +18,15 @@ arrays so an exact certificate can rebuild the same numbers.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from fractions import Fraction
 
 import numpy as np
 
 from games.bidou import rules
-from games.bidou.betting import CAPTAIN, OPPONENT, BettingTree, Role, build_tree, first_bettor
+from games.bidou.betting import BettingTree, Role
 from games.bidou.params import BidouParams
+from games.family import SEQUENTIAL, THROW_COUNTS, HandDescription, describe
 
 
 @dataclasses.dataclass(frozen=True)
@@ -35,7 +39,7 @@ class HandModel:
     it depends on the dice kept only, so `outcome[a]` gives it once for all hands.
     """
 
-    params: BidouParams
+    description: HandDescription
     hands: tuple[rules.Hand, ...]
     prior: np.ndarray                  # (n,) P(hand) of one throw of all dice
     prior_exact: tuple[Fraction, ...]
@@ -49,48 +53,86 @@ class HandModel:
     public_states: tuple[tuple[int, int], ...]   # (captain's throws, opponent's throws)
     trees: dict[Role, BettingTree]     # by first bettor, each leaf with its payoff
 
+    @functools.cached_property
+    def params(self) -> BidouParams:
+        """The two-hand Bidou parameters of the description (ParameterError for another
+        game of the family); many callers read it, so it is built once."""
+        return self.description.params()
+
     @property
     def num_hands(self) -> int:
         return len(self.hands)
 
     @property
+    def faces(self) -> int:
+        return self.description.dice.faces
+
+    @property
     def throws(self) -> int:
-        return self.params.throws
+        return self.description.dice.throws
 
     def tree(self, public: tuple[int, int]) -> BettingTree:
-        return self.trees[first_bettor(*public)]
+        return self.trees[self.description.betting.first_bettor(*public)]
 
     def exact_transition(self, action: rules.ThrowAction, hand: int) -> dict[int, Fraction]:
         """The exact next-hand distribution behind `transition[a, hand]`."""
         if action == rules.STOP:
             return {}
-        dist = rules.next_hand_distribution(self.hands[hand], action, self.params.faces)
+        assert not isinstance(action, str)
+        dist = rules.next_hand_distribution(self.hands[hand], action, self.faces)
         index = {h: i for i, h in enumerate(self.hands)}
         return {index[h]: p for h, p in dist.items()}
 
 
-def build_model(params: BidouParams,
+def build_model(game: BidouParams | HandDescription,
                 trees: dict[Role, BettingTree] | None = None) -> HandModel:
-    """The compact model of one hand under `params`: the hand game's betting and chip
-    payoffs unless `trees` (one per first bettor) are given."""
+    """The compact model of one hand of `game` (two-hand Bidou's parameters, or any
+    two-player description of the family): its betting structure's trees, paid by its
+    settlement, unless `trees` (one per first bettor) are given."""
+    description = describe(game) if isinstance(game, BidouParams) else game
+    _check_reducible(description)
+    dice = description.dice
     if trees is None:
-        trees = {first: build_tree(first, params.max_level) for first in (CAPTAIN, OPPONENT)}
-    if sorted(trees) != [CAPTAIN, OPPONENT] or any(t.first != f for f, t in trees.items()):
+        trees = description.trees()
+    needed = {description.betting.first_bettor(*public) for public in dice.public_states()}
+    if not needed <= set(trees) or any(t.first != f for f, t in trees.items()):
         raise ValueError("a model needs one betting tree for each first bettor")
-    hands = rules.all_hands(params.faces)
+    hands = dice.hands()
     index = {h: i for i, h in enumerate(hands)}
-    n = len(hands)
-    prior_exact = tuple(rules.hand_probability(h, params.faces) for h in hands)
-    ranked = rules.ranked_hands(params.faces, params.ranking)
-    strength = np.empty(n, dtype=np.int64)
-    for position, hand in enumerate(reversed(ranked)):
+    prior_exact = tuple(rules.hand_probability(h, dice.faces) for h in hands)
+    strength, exceptions, compare = _showdowns(description, hands)
+    actions = dice.throw_actions()
+    legal, transition, outcome = _throw_arrays(dice.faces, hands, actions, index)
+    return HandModel(
+        description=description, hands=hands,
+        prior=np.array([float(p) for p in prior_exact]), prior_exact=prior_exact,
+        strength=strength, exceptions=exceptions, compare=compare, throw_actions=tuple(actions),
+        throw_legal=legal, transition=transition, outcome=outcome,
+        public_states=dice.public_states(), trees=dict(trees))
+
+
+def _check_reducible(description: HandDescription) -> None:
+    """The compact model is exact for two players who throw in turn, seeing only each
+    other's throw counts (docs/model.md); other descriptions need the faithful game."""
+    dice = description.dice
+    if description.players != 2 or dice.order != SEQUENTIAL or dice.public != THROW_COUNTS:
+        raise ValueError(
+            f"the compact model needs two players throwing in turn with public throw counts, "
+            f"got {description.players} players, order {dice.order}, public {dice.public!r}")
+
+
+def _showdowns(description: HandDescription, hands: tuple[rules.Hand, ...]
+               ) -> tuple[np.ndarray, tuple[tuple[int, int], ...], np.ndarray]:
+    """The ranking as solvers read it: each hand's position in the order (0 = weakest),
+    the (winner, loser) pairs overriding it, and the whole comparison matrix."""
+    ranking, faces = description.ranking, description.dice.faces
+    index = {h: i for i, h in enumerate(hands)}
+    strength = np.empty(len(hands), dtype=np.int64)
+    for position, hand in enumerate(reversed(ranking.ranked(faces))):
         strength[index[hand]] = position
-    exceptions = tuple(
-        (index[w], index[l])
-        for w, l in rules.exceptions(params.faces, params.ranking, params.aces_beat_bidou)
-        if w in index and l in index)
-    compare = np.array([[rules.compare(a, b, params.ranking, params.aces_beat_bidou)
-                         for b in hands] for a in hands], dtype=float)
+    exceptions = tuple((index[w], index[l]) for w, l in ranking.exceptions(faces)
+                       if w in index and l in index)
+    compare = np.array([[ranking.compare(a, b) for b in hands] for a in hands], dtype=float)
     # Solvers read showdowns from the order (cumulative sums) plus the exceptions; the best
     # responses read `compare`. Both must say the same.
     ordered = np.sign(strength[:, None] - strength[None, :]).astype(float)
@@ -98,31 +140,26 @@ def build_model(params: BidouParams,
         ordered[winner, loser], ordered[loser, winner] = 1.0, -1.0
     if not np.array_equal(ordered, compare):
         raise ValueError("the ranking's order and exceptions disagree with rules.compare")
+    return strength, exceptions, compare
 
-    if params.reroll == "all":
-        actions: list[rules.ThrowAction] = [rules.STOP, ()]
-    else:
-        kept = sorted({k for h in hands for k in rules.keep_options(h)},
-                      key=lambda k: (len(k), tuple(-d for d in k)))
-        actions = [rules.STOP, *kept]
+
+def _throw_arrays(faces: int, hands: tuple[rules.Hand, ...],
+                  actions: list[rules.ThrowAction], index: dict[rules.Hand, int]
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Which hand may take which throw action, and the next hand's distribution after it:
+    from each hand (`transition`) and from any (`outcome`)."""
+    n = len(hands)
     legal = np.zeros((len(actions), n), dtype=bool)
     transition = np.zeros((len(actions), n, n))
     outcome = np.zeros((len(actions), n))
     legal[0, :] = True
     for a, action in enumerate(actions[1:], start=1):
-        for h, p in rules.throw_distribution(action, params.faces).items():
+        assert not isinstance(action, str)          # only the first action stops
+        for h, p in rules.throw_distribution(action, faces).items():
             outcome[a, index[h]] = float(p)
         for i, hand in enumerate(hands):
             if action in rules.keep_options(hand):
                 legal[a, i] = True
-                for h, p in rules.next_hand_distribution(hand, action, params.faces).items():
+                for h, p in rules.next_hand_distribution(hand, action, faces).items():
                     transition[a, i, index[h]] = float(p)
-
-    throws = params.throws
-    public = tuple((tc, to) for tc in range(1, throws + 1) for to in range(1, throws + 1))
-    return HandModel(
-        params=params, hands=hands,
-        prior=np.array([float(p) for p in prior_exact]), prior_exact=prior_exact,
-        strength=strength, exceptions=exceptions, compare=compare, throw_actions=tuple(actions),
-        throw_legal=legal, transition=transition, outcome=outcome, public_states=public,
-        trees=dict(trees))
+    return legal, transition, outcome

@@ -34,13 +34,13 @@ CERTIFICATE_AGREEMENT = 1e-11
 
 def solve(params: BidouParams, method: str = "lp", iterations: int | None = None,
           target_exploitability: float | None = None,
-          progress: Callable[[int, float, float], None] | None = None,
+          progress: Callable[[str, int, int], None] | None = None,
           model: HandModel | None = None, exact: bool = False,
           exact_progress: Callable[[str, int, int], None] | None = None) -> Solution:
     """Solve one hand under `params`. Raises SolverError if an LP solve is not trustworthy.
 
     CFR methods stop at `iterations` or at `target_exploitability`, whichever comes first,
-    calling `progress(iteration, seconds, exploitability)` at each check. With `exact`, the
+    calling `progress(what, iteration, iteration cap)` at each check. With `exact`, the
     exact rational equilibrium is recovered from the strategies and proves the value itself
     (`Solution.certificate.exact`) when it can, calling `exact_progress(step, done, total)`.
     """

@@ -17,7 +17,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from games.bidou import rules
-from games.bidou.betting import CAPTAIN, OPPONENT
+from games.bidou.betting import CAPTAIN, OPPONENT, ROLE_NAMES
 from games.bidou.params import BidouParams, ParameterError
 from games.bidou.rules import throw_action_name
 from solver.model import HandModel, build_model
@@ -129,7 +129,7 @@ def strategy_to_json(model: HandModel, strategy: Strategy,
         },
         "betting": [
             {"captain_throws": tc, "opponent_throws": to, "history": history,
-             "actor": ("captain", "opponent")[model.tree((tc, to)).node(history).actor],
+             "actor": ROLE_NAMES[model.tree((tc, to)).node(history).actor],
              "actions": list(model.tree((tc, to)).node(history).actions),
              "probabilities": _round(array)}
             for (tc, to, history), array in sorted(strategy.betting.items())

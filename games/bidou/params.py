@@ -39,9 +39,9 @@ class BidouParams:
     aces_beat_bidou: bool = True
 
     def __post_init__(self) -> None:
-        _check_int("faces", self.faces, 2, 6)
-        _check_int("throws", self.throws, 1, 3)
-        _check_int("max_level", self.max_level, 1, MAX_LEVEL_LIMIT)
+        check_int("faces", self.faces, 2, 6)
+        check_int("throws", self.throws, 1, 3)
+        check_int("max_level", self.max_level, 1, MAX_LEVEL_LIMIT)
         if self.reroll not in REROLL_MODES:
             raise ParameterError(
                 f"reroll must be one of {', '.join(REROLL_MODES)}, got {self.reroll!r}")
@@ -85,7 +85,8 @@ class BidouParams:
         return text
 
 
-def _check_int(name: str, value: Any, low: int, high: int) -> None:
+def check_int(name: str, value: Any, low: int, high: int) -> None:
+    """Fail, naming the parameter, unless `value` is an integer from `low` to `high`."""
     if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
         raise ParameterError(f"{name} must be an integer from {low} to {high}, got {value!r}")
 
@@ -106,3 +107,6 @@ def _parse(name: str, value: Any, kind: type) -> Any:
         except ValueError:
             raise ParameterError(f"{name} must be an integer, got {value!r}") from None
     return text
+
+
+_check_int = check_int       # the name games/bidou/round_params.py imports

@@ -268,10 +268,9 @@ class _Progress:
     def __init__(self, enabled: bool):
         self.enabled = enabled and sys.stderr.isatty()
 
-    def __call__(self, iteration: int, seconds: float, exploitability: float) -> None:
+    def __call__(self, what: str, iteration: int, cap: int) -> None:
         if self.enabled:
-            sys.stderr.write(f"\riteration {iteration:>8d}  {seconds:7.2f} s  "
-                             f"exploitability {exploitability:.3e}   ")
+            sys.stderr.write(f"\riteration {iteration:>8d}  {what}   ")
             sys.stderr.flush()
 
     def close(self) -> None:

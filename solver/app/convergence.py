@@ -33,12 +33,9 @@ def run_methods(model: HandModel, methods: Sequence[str] = CFR_METHODS,
     `progress(what, done, total)` hears of each method and each exploitability check."""
     runs = {}
     for done, m in enumerate(methods, start=1):
-        def checked(iteration: int, seconds: float, exploitability: float,
-                    m: str = m, done: int = done) -> None:
+        def checked(what: str, iteration: int, cap: int, done: int = done) -> None:
             if progress is not None:
-                progress(f"{m}: iteration {iteration} of {iterations}, exploitability "
-                         f"{exploitability:.2e}",
-                         done, len(methods))
+                progress(f"{what}, iteration {iteration} of {cap}", done, len(methods))
         if progress is not None:
             progress(f"{m}: starting", done, len(methods))
         runs[m] = solve(model.params, m, iterations=iterations,
