@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import dataclasses
 
-import numpy as np
-
 from games.bidou.betting import CAPTAIN, OPPONENT
 from solver import best_response
 from solver.best_response import Exploitability
@@ -18,16 +16,16 @@ from solver.certificate import Certificate, certify
 from solver.model import HandModel
 from solver.reach import own_reach
 from solver.strategy import Strategy
+from solver.types import OwnReach, Reach
 
-# Per player: (throw reach shaped like Strategy.throw[player], betting reach per own node).
-OwnReach = tuple[np.ndarray, dict[tuple[int, int, str], np.ndarray]]
+__all__ = ["Evaluation", "evaluate", "reach_of", "OwnReach", "Reach"]
 
 
 @dataclasses.dataclass(frozen=True)
 class Evaluation:
     exploitability: Exploitability
     certificate: Certificate
-    reach: tuple[OwnReach, OwnReach]          # by role
+    reach: Reach                              # by role
 
     @property
     def value(self) -> float:
@@ -35,7 +33,7 @@ class Evaluation:
         return self.exploitability.value
 
 
-def reach_of(model: HandModel, strategy: Strategy) -> tuple[OwnReach, OwnReach]:
+def reach_of(model: HandModel, strategy: Strategy) -> Reach:
     return (own_reach(model, strategy, CAPTAIN), own_reach(model, strategy, OPPONENT))
 
 

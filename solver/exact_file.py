@@ -1,27 +1,27 @@
-"""The exact rational equilibrium behind a float strategy, kept so that it can be saved.
+"""The exact rational equilibrium behind a float strategy: the one place it is assembled.
 
-`solve(..., exact=True)` proves the value but keeps only the proof; a strategy file written
-from it would hold the floats alone, and reading it back could prove no more than an
-interval. `recover` returns the exact probabilities too, so `bidou solve --exact --out` and
-`bidou export --exact` save them (`strategy.exact_to_json`) and anyone reading the file
-proves the exact value again (`certificate.prove_fractions`).
+`exact_solution` is what every caller uses (`solve(..., exact=True)`, the hand pipeline behind
+`bidou solve --exact`, `bidou outputs`, `bidou export --exact`): recover the exact
+probabilities (`recover`), narrow the certificate with their proof (`narrowed`), and keep the
+float rounding of the exact strategy, measured again. A strategy file written from it holds
+the exact probabilities too (`strategy.exact_to_json`), so anyone reading the file proves the
+exact value again (`certificate.prove_fractions`).
 """
 
 from __future__ import annotations
 
 import dataclasses
-from fractions import Fraction
-from typing import Callable
 
 import numpy as np
 
-from solver import exact_equilibrium
+from solver import best_response, exact_equilibrium
 from solver.certificate import Certificate
 from solver.errors import SolverError
 from solver.model import HandModel
+from solver.progress import Step
+from solver.result import Solution
 from solver.strategy import Strategy
-
-Exact = dict[tuple, list[Fraction]]
+from solver.types import Exact
 
 
 @dataclasses.dataclass(frozen=True)
@@ -36,16 +36,42 @@ class Recovered:
     reason: str | None = None
 
 
-def recover(model: HandModel, strategy: Strategy,
-            progress: Callable[[str, int, int], None] | None = None) -> Recovered:
+@dataclasses.dataclass(frozen=True)
+class ExactSolution:
+    """A solution with its exact equilibrium: when `exact` is known, `solution.strategy` is
+    its float rounding (measured again) and the certificate proves the value itself;
+    otherwise the solution is the solver's, with what was proved, and `reason` says why
+    the value is not."""
+
+    solution: Solution
+    exact: Exact | None
+    reason: str | None
+
+
+def recover(model: HandModel, strategy: Strategy, progress: Step | None = None) -> Recovered:
     """`exact_equilibrium.recover` (the strategy as it is, then with its unreached decisions
     completed; the certificate is the intersection of the attempts' proofs), keeping the
     exact probabilities when they prove the value. `progress(step, done, total)` follows
     the work."""
     found = exact_equilibrium.recover(model, strategy, progress)
-    if found.exact is None:
+    if found.exact is None or found.strategy is None:
         return Recovered(found.certificate, reason=found.reason)
     return Recovered(found.certificate, to_floats(found.strategy, found.exact), found.exact)
+
+
+def exact_solution(solution: Solution, progress: Step | None = None) -> ExactSolution:
+    """The solution with its exact equilibrium, when one is recovered (see ExactSolution).
+
+    SolverError if the recovered proof contradicts the solution's own certificate."""
+    found = recover(solution.model, solution.strategy, progress)
+    certificate = narrowed(solution.certificate, found.certificate)
+    if found.exact is None or found.strategy is None:
+        return ExactSolution(dataclasses.replace(solution, certificate=certificate), None,
+                             found.reason)
+    measured = best_response.exploitability(solution.model, found.strategy)
+    kept = dataclasses.replace(solution, strategy=found.strategy, exploitability=measured,
+                               certificate=certificate)
+    return ExactSolution(kept, found.exact, None)
 
 
 def narrowed(known: Certificate | None, proof: Certificate | None) -> Certificate | None:

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from typing import Callable
 
 from games.bidou.params import BidouParams
 from solver import best_response, cfr
-from solver.certificate import Certificate, certify
+from solver.certificate import certify
 from solver.errors import SolverError
 from solver.model import HandModel, build_model
+from solver.progress import Step
 from solver.result import Solution, versions
 
 __all__ = ["solve", "Solution", "versions", "METHODS", "LP_METHODS", "CFR_METHODS"]
@@ -33,16 +33,15 @@ CERTIFICATE_AGREEMENT = 1e-11
 
 
 def solve(params: BidouParams, method: str = "lp", iterations: int | None = None,
-          target_exploitability: float | None = None,
-          progress: Callable[[str, int, int], None] | None = None,
-          model: HandModel | None = None, exact: bool = False,
-          exact_progress: Callable[[str, int, int], None] | None = None) -> Solution:
+          target_exploitability: float | None = None, progress: Step | None = None,
+          model: HandModel | None = None, exact: bool = False) -> Solution:
     """Solve one hand under `params`. Raises SolverError if an LP solve is not trustworthy.
 
     CFR methods stop at `iterations` or at `target_exploitability`, whichever comes first,
-    calling `progress(what, iteration, iteration cap)` at each check. With `exact`, the
-    exact rational equilibrium is recovered from the strategies and proves the value itself
-    (`Solution.certificate.exact`) when it can, calling `exact_progress(step, done, total)`.
+    calling `progress(what, done, total)` at each check. With `exact`, the exact rational
+    equilibrium is recovered from the strategies and proves the value itself
+    (`Solution.certificate.exact`) when it can, reporting its steps to `progress` too; the
+    strategy stays the solver's (`solver.exact_file.exact_solution` also keeps the exact one).
     """
     if method not in METHODS:
         raise ValueError(f"method must be one of {', '.join(METHODS)}, got {method!r}")
@@ -54,7 +53,7 @@ def solve(params: BidouParams, method: str = "lp", iterations: int | None = None
                                  target_exploitability=target_exploitability,
                                  progress=progress)
     solution = with_certificate(solution)
-    return with_exact_value(solution, exact_progress) if exact else solution
+    return with_exact_value(solution, progress) if exact else solution
 
 
 def with_certificate(solution: Solution) -> Solution:
@@ -77,34 +76,26 @@ def with_certificate(solution: Solution) -> Solution:
     return dataclasses.replace(solution, certificate=proof)
 
 
-def with_exact_value(solution: Solution,
-                     progress: Callable[[str, int, int], None] | None = None) -> Solution:
+def with_exact_value(solution: Solution, progress: Step | None = None) -> Solution:
     """The solution with the certificate narrowed by the exact equilibrium recovered from
-    its strategies (solver/exact_equilibrium.py): a single value when the recovery works,
-    the same interval when it does not (and its message then says why)."""
+    its strategies: a single value when the recovery works, the same interval when it does
+    not (and its message then says why). The strategy and its measures stay the solver's,
+    which is what the sweep and docs/results.md tabulate."""
     return exact_recovery(solution, progress)[0]
 
 
-def exact_recovery(solution: Solution,
-                   progress: Callable[[str, int, int], None] | None = None
+def exact_recovery(solution: Solution, progress: Step | None = None
                    ) -> tuple[Solution, str | None]:
-    """`with_exact_value`, and why the value is not proved (None when it is)."""
-    from solver.exact_equilibrium import recover
+    """`with_exact_value`, and why the value is not proved (None when it is); the recovery
+    itself is `solver.exact_file.exact_solution`, the one every caller shares."""
+    from solver.exact_file import exact_solution  # scipy.linalg: only when asked
 
-    recovery = recover(solution.model, solution.strategy, progress)
-    if recovery.reason is not None:
-        solution = dataclasses.replace(
-            solution, message=f"{solution.message}; exact value not proved: {recovery.reason}")
-    proof = recovery.certificate
-    if proof is None:
-        return solution, recovery.reason
-    known = solution.certificate
-    lower, upper = max(known.lower, proof.lower), min(known.upper, proof.upper)
-    if lower > upper:           # two proofs cannot disagree: one of them is wrong
-        raise SolverError(f"the exact strategies prove [{float(proof.lower):.17g}, "
-                          f"{float(proof.upper):.17g}], outside [{float(known.lower):.17g}, "
-                          f"{float(known.upper):.17g}]; refusing to report either")
-    return dataclasses.replace(solution, certificate=Certificate(lower, upper)), recovery.reason
+    found = exact_solution(solution, progress)
+    message = solution.message
+    if found.reason is not None:
+        message = f"{message}; exact value not proved: {found.reason}"
+    return (dataclasses.replace(solution, certificate=found.solution.certificate,
+                                message=message), found.reason)
 
 
 def _solve_lp(model: HandModel) -> Solution:

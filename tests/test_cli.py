@@ -189,3 +189,39 @@ def test_every_cfr_method_succeeds_with_its_defaults():
     summary = json.loads(result.output)
     assert summary["converged"] and summary["exploitability"] <= 1e-3
     assert "1e-3" in run("solve", "--help").output
+
+
+HEAVY = ("pyspiel", "matplotlib", "dask", "pandas", "networkx")
+
+
+def _heavy_modules_after(code: str) -> set[str]:
+    import subprocess
+    import sys
+
+    script = f"import sys\n{code}\nprint(' '.join(m for m in {HEAVY!r} if m in sys.modules))"
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          check=True)
+    return set(done.stdout.splitlines()[-1].split())
+
+
+def test_solve_imports_no_plotting_openspiel_or_dask():
+    """The command line and an LP solve add no heavy module to what the rules package itself
+    imports (once `games.bidou` stops registering the OpenSpiel games, that is none)."""
+    rules_alone = _heavy_modules_after("import games.bidou.params")
+    solved = _heavy_modules_after(
+        "from solver.app.cli import main\n"
+        "main(['solve', '--faces', '2', '--throws', '1', '--max-level', '1'], "
+        "standalone_mode=False)")
+    assert solved == rules_alone
+    assert not solved & {"matplotlib", "dask", "pandas", "networkx"}
+
+
+def test_every_command_is_one_thin_module():
+    from solver.app.cli import COMMANDS
+
+    names = sorted(command.name for command in COMMANDS)
+    assert names == sorted(main.commands) == [
+        "charts", "cheatsheet", "convergence", "evaluate", "export", "lp", "outputs", "play",
+        "results", "round", "solve", "stats", "sweep"]
+    assert all(command.callback.__module__.startswith("solver.app.commands.")
+               for command in COMMANDS)

@@ -78,7 +78,7 @@ def test_a_worker_killed_mid_sweep(tmp_path):
     with sweep.dask_client(workers=2) as client:
         pids = {address: info["pid"] for address, info in client.run(sweep.worker_info).items()}
 
-        def kill_a_busy_worker(done, total, row):
+        def kill_a_busy_worker(what, done, total):
             if killed:
                 return
             for _ in range(200):               # wait until a worker is in the middle of a task
@@ -89,7 +89,7 @@ def test_a_worker_killed_mid_sweep(tmp_path):
                     return
                 time.sleep(0.01)
 
-        report = sweep.run_sweep(grid, tmp_path, client, on_row=kill_a_busy_worker)
+        report = sweep.run_sweep(grid, tmp_path, client, progress=kill_a_busy_worker)
         assert killed
         now = {i["pid"] for i in client.run(sweep.worker_info).values()}
         assert pids[killed[0]] not in now and len(now) == 2     # the nanny started another

@@ -5,7 +5,7 @@ from __future__ import annotations
 import io
 import os
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Sequence
 
 import matplotlib
 
@@ -14,6 +14,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 from solver.files import publish, staging_folder, write_bytes_atomic  # noqa: E402
 from solver.model import HandModel  # noqa: E402
+from solver.progress import Step  # noqa: E402
 from solver.solve import CFR_METHODS, Solution, solve  # noqa: E402
 
 # Okabe-Ito colours, with distinct markers and dashes so grayscale prints still separate.
@@ -27,15 +28,15 @@ STYLES = {
 
 def run_methods(model: HandModel, methods: Sequence[str] = CFR_METHODS,
                 iterations: int = 20_000, target_exploitability: float = 1e-9,
-                progress: Callable[[str, int, int], None] | None = None
-                ) -> dict[str, Solution]:
+                progress: Step | None = None) -> dict[str, Solution]:
     """Each method for the same budget; the histories hold the curves.
-    `progress(what, done, total)` hears of each method and each exploitability check."""
+    `progress(what, done, total)` hears of each method and each exploitability check
+    (CFR says "METHOD: exploitability E" at iteration `done` of `total`)."""
     runs = {}
     for done, m in enumerate(methods, start=1):
-        def checked(what: str, iteration: int, cap: int, done: int = done) -> None:
+        def checked(what: str, iteration: int, total: int, done: int = done) -> None:
             if progress is not None:
-                progress(f"{what}, iteration {iteration} of {cap}", done, len(methods))
+                progress(f"{what}, iteration {iteration} of {total}", done, len(methods))
         if progress is not None:
             progress(f"{m}: starting", done, len(methods))
         runs[m] = solve(model.params, m, iterations=iterations,

@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 from solver.export.numbers import percent
 from solver.export.tables import read_csv
@@ -156,7 +156,7 @@ def _mix(row: Mapping[str, str]) -> str:
     return " ".join(f"{a} {percent(p)}%" for a, p in shares)
 
 
-def reading(rows: Sequence[Mapping[str, str]]) -> str:
+def reading(rows: Sequence[dict[str, Any]]) -> str:
     """What the default solution does on the first betting page (one throw each)."""
     for row in rows:
         row["rank"] = int(row["rank"]) if isinstance(row["rank"], str) else row["rank"]

@@ -3,9 +3,9 @@
     bidou outputs            # re-solve and rewrite outputs/
     bidou outputs --check    # re-solve and say which files are stale (exit 1 if any)
 
-Each game is solved by the LP, then its exact rational equilibrium is recovered
-(`solver.exact_file.recover`): each summary states the exact value, and each strategy.json
-holds the exact probabilities, so reading it proves that value again. The files are
+Each game is solved by the LP, then its exact rational equilibrium is recovered (the hand
+pipeline, `solver.pipeline.hand.with_exact`): each summary states the exact value, and each
+strategy.json holds the exact probabilities, so reading it proves that value again. The files are
 byte-for-byte reproducible (`solver.export.numbers`), so the check re-exports into a
 temporary folder and compares every file `bidou outputs` writes: Markdown and charts byte
 for byte, JSON and CSV number by number (to 1e-9, ignoring provenance such as library
@@ -15,21 +15,20 @@ versions, which differ between machines).
 from __future__ import annotations
 
 import csv
-import dataclasses
 import io
 import json
 import math
 import tempfile
 from fractions import Fraction
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Sequence
 
 from games.bidou.params import BidouParams
-from solver.app.progress import within
 from solver.app.round_outputs import ROUNDS, solve_and_report, stale_round_files, write_round
-from solver.exact_file import Exact, narrowed, recover
 from solver.export.bundle import export_all
-from solver.solve import Solution, solve
+from solver.pipeline.hand import HandResult, solve_hand, with_exact
+from solver.progress import Step, within
+from solver.solve import Solution
 
 VARIANTS: dict[str, BidouParams] = {
     "default": BidouParams(),
@@ -42,16 +41,6 @@ VARIANT_FORMATS: dict[str, Sequence[str]] = {name: ("pdf", "png") for name in VA
 VOLATILE = ("seconds", "versions", "message")
 TOLERANCE = 1e-9
 
-Step = Callable[[str, int, int], None]
-
-
-@dataclasses.dataclass(frozen=True)
-class Published:
-    """A variant as `outputs/` publishes it: the solution and its exact probabilities."""
-
-    solution: Solution
-    exact: Exact | None
-
 
 def project_outputs() -> Path | None:
     """The `outputs/` folder of the source checkout this package runs from, or None (an
@@ -62,7 +51,7 @@ def project_outputs() -> Path | None:
     return None
 
 
-def write_outputs(root: str | Path, solutions: dict[str, Published] | None = None,
+def write_outputs(root: str | Path, solutions: dict[str, HandResult] | None = None,
                   progress: Step | None = None, rounds: bool = True) -> list[Path]:
     """Solve every variant (unless `solutions` are given) and export it under `root`; then
     solve and prove every round (ROUNDS) and publish it (`solver.app.round_outputs`)."""
@@ -84,38 +73,28 @@ def fresh_rounds(progress: Step | None = None) -> dict[str, dict]:
     out = {}
     for name, params in ROUNDS.items():
         step = within(progress, f"solving and proving the round {name}")
-        out[name] = solve_and_report(
-            params, progress=lambda done, total, what, s=step: s(f"state {what}", done, total))
+        out[name] = solve_and_report(params, progress=step)
     return out
 
 
-def fresh_solutions(progress: Step | None = None) -> dict[str, Published]:
+def fresh_solutions(progress: Step | None = None) -> dict[str, HandResult]:
     """Each variant solved now, as `write_outputs` solves it."""
     out = {}
     for done, (name, params) in enumerate(VARIANTS.items(), start=1):
         if progress is not None:
             progress(f"solving {name} and recovering its exact equilibrium", done,
                      len(VARIANTS))
-        out[name] = publish(solve(params))
+        out[name] = solve_hand(params, exact=True)
     return out
 
 
-def publish(solution: Solution) -> Published:
-    """The solution with its exact equilibrium, when one is recovered: the strategy becomes
-    the rounding of the exact one, and the certificate proves the value."""
-    from solver import best_response
-
-    found = recover(solution.model, solution.strategy)
-    certificate = narrowed(solution.certificate, found.certificate)
-    if found.exact is None:
-        return Published(dataclasses.replace(solution, certificate=certificate), None)
-    measured = best_response.exploitability(solution.model, found.strategy)
-    return Published(dataclasses.replace(solution, strategy=found.strategy,
-                                         exploitability=measured, certificate=certificate),
-                     found.exact)
+def publish(solution: Solution) -> HandResult:
+    """The solution as `outputs/` publishes it (`solver.pipeline.hand.with_exact`): with its
+    exact equilibrium when one is recovered, the strategy its rounding."""
+    return with_exact(solution)
 
 
-def stale_files(root: str | Path, solutions: dict[str, Published] | None = None,
+def stale_files(root: str | Path, solutions: dict[str, HandResult] | None = None,
                 charts: bool = True, progress: Step | None = None,
                 rounds: bool = True) -> list[str]:
     """Files under `root` that `write_outputs` would write differently (or that are

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from fractions import Fraction
 from typing import Callable, Sequence
 
 import numpy as np
@@ -67,8 +68,8 @@ def _signed_chips(x: float) -> str:
     return ("+" if x > 0 else "-") + _chips(abs(x))
 
 
-def _chips(x: float) -> str:
-    return _plural(int(x), "chip") if float(x).is_integer() else f"{x:g} chips"
+def _chips(x: float | Fraction) -> str:
+    return _plural(int(x), "chip") if float(x).is_integer() else f"{float(x):g} chips"
 
 
 def bet_choice_text(tree: BettingTree, node: BettingNode, me: int) -> str:
@@ -76,9 +77,9 @@ def bet_choice_text(tree: BettingTree, node: BettingNode, me: int) -> str:
     k = node.level
     if k == 0:
         return "Pass, or bet one chip?"
-    folded = tree.payoff(tree.child(node, "fold"), 0)        # to the captain
+    folded = tree.payoff(_leaf(tree, tree.child(node, "fold").history), 0)   # to the captain
     fold = folded if me == CAPTAIN else -folded
-    showdown = tree.payoff(tree.child(node, "call"), 1)
+    showdown = tree.payoff(_leaf(tree, tree.child(node, "call").history), 1)
     facing = "a bet" if k == 1 else f"a raise to {k}"
     text = (f"You face {facing}. Fold (you take {_chips(-fold)}), call (showdown: the weaker "
             f"hand takes {_chips(showdown)})")
@@ -207,11 +208,11 @@ class Advisor:
             if node.actor != me:
                 theirs = theirs * self.strategy.betting[(*public, node.history)][a]
         mass = theirs.sum()
-        node = _node(tree, history)
+        decision = tree.node(history)
         if mass <= 0:
-            return {action: 0.0 for action in node.actions}
+            return {action: 0.0 for action in decision.actions}
         return {action: float(self._walk(public, _child(tree, history, action), me, theirs)[hand]
-                              / mass) for action in node.actions}
+                              / mass) for action in decision.actions}
 
     def stop_value(self, me: int, context: int, throw: int) -> np.ndarray:
         """My expected payoff, per hand, of stopping after `throw` (1-based)."""
@@ -422,7 +423,7 @@ class Score:
     """Payoffs so far, their mean and its standard error, and what the choices cost."""
 
     payoffs: list[float] = dataclasses.field(default_factory=list)
-    seats: list[int] = dataclasses.field(default_factory=list)
+    seats: list[int | None] = dataclasses.field(default_factory=list)
     cost: float = 0.0
 
     def add(self, result: HandResult) -> None:

@@ -1,28 +1,18 @@
 """Progress of long work on one line of a terminal, and nothing when stderr is not one.
 
-Library functions that take a while accept an optional callback
-`progress(what, done, total)`: `what` is the step being started ("drawing reroll_chart"),
-`done` its number (1-based) and `total` the number of steps. They know nothing of
-terminals; this module turns the calls into a line on stderr that is rewritten in place.
+Library functions that take a while accept an optional callback of the one protocol
+`progress(what, done, total)` (`solver.progress.Step`). They know nothing of terminals;
+`Progress` turns the calls into a line on stderr that is rewritten in place.
 """
 
 from __future__ import annotations
 
 import sys
-from typing import Callable, TextIO
+from typing import TextIO
 
-Step = Callable[[str, int, int], None]
+from solver.progress import Step, quiet, within
 
-
-def quiet(what: str, done: int, total: int) -> None:
-    """The callback that says nothing (a library function's default)."""
-
-
-def within(progress: Step | None, prefix: str) -> Step:
-    """The callback with `prefix: ` before every step (e.g. the variant being exported)."""
-    if progress is None:
-        return quiet
-    return lambda what, done, total: progress(f"{prefix}: {what}", done, total)
+__all__ = ["Progress", "Step", "quiet", "within"]
 
 
 class Progress:

@@ -28,6 +28,7 @@ from games.bidou.params import BidouParams, ParameterError
 from solver.analysis import behaviour
 from solver.analysis.no_betting import exact_guarantee, solve_throw_game, stop_rule
 from solver.model import HandModel
+from solver.progress import Step
 from solver.reach import own_reach
 
 SCHEMA, SCHEMA_VERSION = "bidou-results", 1
@@ -265,15 +266,16 @@ def chip_counting_results(round_solution, hand_solution) -> dict[str, Any]:
             "opponent_against_equilibrium": 1 - against[(first, 1)]}
 
 
-def solve_featured(progress=None) -> tuple[dict[str, Any], dict[str, Any]]:
-    """The featured games solved exactly, and their no-betting games."""
+def solve_featured(progress: Step | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The featured games solved exactly (`solve(exact=True)`: the value proved, the LP's
+    strategy kept, as the published tables were computed), and their no-betting games."""
     from solver.model import build_model
     from solver.solve import solve
 
     solutions, throw_games = {}, {}
-    for name, params in FEATURED.items():
-        if progress:
-            progress(name)
+    for done, (name, params) in enumerate(FEATURED.items(), start=1):
+        if progress is not None:
+            progress(f"solving {name} exactly", done, len(FEATURED) + 1)
         solutions[name] = solve(params, exact=True)
         throw_games[name] = solve_throw_game(build_model(params))
     return solutions, throw_games
@@ -319,9 +321,15 @@ def _points(x: float) -> str:
 def render(doc: Mapping[str, Any]) -> str:
     """docs/results.md from the results document (pure: the same JSON gives the same text)."""
     s, g = doc["sweep"], doc["games"]
-    d = g["default"]
-    o = d["outcomes"]
-    lines = [
+    lines = _introduction(s) + _disadvantage_section(s, g["default"]) + _behaviour_section(g)
+    lines += _cycle_section(doc)
+    lines += _split_section(doc)
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def _introduction(s: Mapping[str, Any]) -> list[str]:
+    """What the page is, where its numbers come from, and how to reproduce them."""
+    return [
         "# Results",
         "",
         "Findings about two-hand Bidou, each with its number, its table or plot, and the "
@@ -341,6 +349,13 @@ def render(doc: Mapping[str, Any]) -> str:
         RESULTS_COMMAND,
         "```",
         "",
+    ]
+
+
+def _disadvantage_section(s: Mapping[str, Any], d: Mapping[str, Any]) -> list[str]:
+    """Section 1: how much the captain loses across the sweep, and why."""
+    o = d["outcomes"]
+    lines = [
         "## 1. The captain's disadvantage, and why",
         "",
         f"The captain loses in **{s['captain_behind']} of the {s['rule_sets']}** rule sets of "
@@ -392,6 +407,15 @@ def render(doc: Mapping[str, Any]) -> str:
         "",
         "![value by max level](img/results_levels.png)",
         "",
+    ]
+    return lines
+
+
+def _behaviour_section(g: Mapping[str, Any]) -> list[str]:
+    """Section 2: how the equilibrium plays (outcomes, bluffs, stopping, public states)."""
+    d = g["default"]
+    o = d["outcomes"]
+    lines = [
         "## 2. Behaviour at equilibrium",
         "",
         "The equilibrium `bidou solve` finds (the LP's strategies, whose value the "
@@ -460,9 +484,7 @@ def render(doc: Mapping[str, Any]) -> str:
         "The full strategies are in `outputs/` (`bidou outputs`); `bidou export` draws them.",
         "",
     ]
-    lines += _cycle_section(doc)
-    lines += _split_section(doc)
-    return "\n".join(lines).rstrip() + "\n"
+    return lines
 
 
 def _cycle_section(doc: Mapping[str, Any]) -> list[str]:
@@ -645,7 +667,7 @@ def read_document(path: str | Path) -> dict[str, Any]:
     return doc
 
 
-def write_results(root: str | Path = ".", progress=None) -> list[Path]:
+def write_results(root: str | Path = ".", progress: Step | None = None) -> list[Path]:
     """Solve the featured games, read docs/data/sweep.csv, write the JSON, page and plots."""
     from solver.app.sweep import read_rows
     from solver.files import write_bytes_atomic, write_json_atomic, write_text_atomic
@@ -657,8 +679,8 @@ def write_results(root: str | Path = ".", progress=None) -> list[Path]:
     from games.bidou.round_params import RoundParams
     from solver.round.solve import solve_round
 
-    if progress:
-        progress("the round")
+    if progress is not None:
+        progress("solving the round", len(FEATURED) + 1, len(FEATURED) + 1)
     doc = compute(rows, solutions, throw_games, solve_round(RoundParams()))
     paths = [root / "docs" / "data" / "results.json", root / "docs" / "results.md"]
     write_json_atomic(paths[0], doc)

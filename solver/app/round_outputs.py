@@ -13,10 +13,9 @@ from games.bidou.round_params import RoundParams
 from solver.certificate import decimal
 from solver.export.charts import figure_bytes
 from solver.export.round_charts import win_probability_figure
-from solver.round.certify import certify_round
+from solver.pipeline.round import prove_round
+from solver.progress import Step
 from solver.round.match import match_table
-from solver.round.report import round_report
-from solver.round.solve import solve_round
 
 ROUNDS: dict[str, RoundParams] = {
     "round": RoundParams(),
@@ -27,12 +26,10 @@ CHART_FORMATS = ("pdf", "png")
 VOLATILE = ("seconds", "solve_seconds", "convergence", "versions")
 
 
-def solve_and_report(params: RoundParams,
-                     progress: Callable[[int, int, str], None] | None = None) -> dict:
-    """Solve and prove the round; its report (numbers only, no timings: see VOLATILE)."""
-    solution = solve_round(params, progress=progress)
-    report = round_report(solution, certify_round(solution), seconds=0.0)
-    return report
+def solve_and_report(params: RoundParams, progress: Step | None = None) -> dict[str, Any]:
+    """Solve and prove the round (the round pipeline); its report (numbers only, no
+    timings: see VOLATILE)."""
+    return prove_round(params, progress=progress, timed=False).report
 
 
 def round_files(report: Mapping[str, Any]) -> dict[str, bytes]:

@@ -23,9 +23,10 @@ import stat
 import time
 from fractions import Fraction
 from pathlib import Path
-from typing import Any, Callable, Iterator, Mapping, Sequence
+from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 from games.bidou.params import RANKINGS, REROLL_MODES, BidouParams, ParameterError
+from solver.progress import Step
 
 RULE_COLUMNS = ("faces", "throws", "max_level", "reroll", "ranking", "aces_beat_bidou")
 COLUMNS = RULE_COLUMNS + ("value", "lower", "upper", "exact", "exploitability", "seconds")
@@ -97,6 +98,7 @@ def solve_row(rules: Mapping[str, Any], exact: bool = False) -> dict[str, Any]:
     solution = solve(params, exact=exact)
     seconds = time.perf_counter() - start
     proof = solution.certificate
+    assert proof is not None, "solve() certifies every solution"
     return {**params.to_dict(), "value": solution.value,
             "lower": float_down(proof.lower), "upper": float_up(proof.upper),
             "exact": None if proof.exact is None else str(proof.exact),
@@ -184,7 +186,7 @@ def _missing(value: Any) -> bool:
     return value is None or (isinstance(value, float) and math.isnan(value))
 
 
-def sorted_rows(rows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+def sorted_rows(rows: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
     return sorted((dict(r) for r in rows), key=lambda r: rule_key(r))
 
 
@@ -300,15 +302,13 @@ def dask_client(scheduler: str | None = None, workers: int | None = None) -> Ite
 
 
 def run_sweep(grid: Sequence[BidouParams], out_dir: str | os.PathLike, client: Any,
-              exact: bool = False,
-              on_row: Callable[[int, int, dict[str, Any] | None], None] | None = None
-              ) -> SweepReport:
+              exact: bool = False, progress: Step | None = None) -> SweepReport:
     """Solve every rule set of `grid` not already in `out_dir/sweep.csv` on `client`.
 
     The table is rewritten (atomically) after each row, so an interruption loses no finished
-    row. With `exact`, rows without an exact value are solved again. `on_row(done, total,
-    row)` is called as rows arrive (row None: a failure). The Parquet file and the plot are
-    written at the end.
+    row. With `exact`, rows without an exact value are solved again. `progress(what, done,
+    total)` hears of each rule set as it arrives (solved or failed: the report says which).
+    The Parquet file and the plot are written at the end.
     """
     from dask.distributed import as_completed
 
@@ -341,8 +341,8 @@ def run_sweep(grid: Sequence[BidouParams], out_dir: str | os.PathLike, client: A
                 if exact and row["exact"] is None:
                     not_exact.append(params)
                 write_csv(out, list(rows.values()))
-            if on_row:
-                on_row(count, len(todo), row)
+            if progress is not None:
+                progress("rule sets solved", count, len(todo))
     finally:
         for future in futures:
             future.cancel()

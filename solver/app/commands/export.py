@@ -1,0 +1,83 @@
+"""`bidou export` and `bidou charts`: a solved hand's files (`solver.export.bundle`), from
+the rules or a strategy file, optionally with its exact equilibrium
+(`solver.pipeline.hand.exact_source`)."""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import click
+
+from games.bidou.params import BidouParams
+from solver.app.commands.group import guarded
+from solver.app.commands.options import STRATEGY_OPTION, game_options, strategy_source
+
+
+def _writer_command(name: str, short_help: str, epilog: str) -> Callable:
+    """export and charts: rules or a strategy file in, a directory of files out."""
+    options: list[Callable[[Callable], Callable]] = [
+        guarded, game_options, STRATEGY_OPTION,
+        click.option("--out", "out_dir", type=click.Path(file_okay=False), required=True,
+                     help="Directory to write into (created if missing)."),
+        click.option("--format", "formats", type=click.Choice(["pdf", "png", "svg"]),
+                     multiple=True, help="Chart formats (repeatable; default: all three)."),
+        click.option("--exact", is_flag=True,
+                     help="Recover the exact rational equilibrium first (about 10 s on the "
+                          "default game), so the labels can say it is one; exit 1 if it "
+                          "cannot. A strategy file that holds exact probabilities "
+                          "(`bidou solve --exact --out`) needs no flag."),
+    ]
+
+    def decorate(func: Callable) -> click.Command:
+        for option in reversed(options):
+            func = option(func)
+        return click.command(name, short_help=short_help, epilog=epilog)(func)
+    return decorate
+
+
+def _write(writer_name: str, params: BidouParams, strategy_file: str | None, out_dir: str,
+           formats: tuple[str, ...], rules_given: tuple[str, ...], exact: bool) -> None:
+    from solver.app.progress import Progress
+    from solver.export import bundle
+    from solver.files import check_directory_destination
+    from solver.pipeline.hand import exact_source
+    from solver.progress import within
+
+    check_directory_destination(out_dir)
+    with Progress() as progress:
+        progress(f"reading and measuring {strategy_file}" if strategy_file
+                 else f"solving {params.describe()}", 0, 0)
+        source, fractions = exact_source(
+            strategy_source(params, strategy_file, rules_given), strategy_file, exact,
+            within(progress, "recovering the exact rational equilibrium"))
+        writer = getattr(bundle, writer_name)
+        paths = writer(source, out_dir, formats=formats or bundle.FORMATS,
+                       progress=progress, exact=fractions)
+    for path in paths:
+        click.echo(str(path))
+
+
+_WRITER_EXAMPLES = """\b
+Examples:
+  bidou {name} --out {out}                     the default game, solved now
+  bidou {name} --reroll keep --out {out}-keep
+  bidou solve --exact --out s.json && bidou {name} --strategy s.json --out {out}
+  bidou {name} --exact --format png --out {out}"""
+
+
+@_writer_command("export", "Every table, strategy file and chart of a solved hand.",
+                 _WRITER_EXAMPLES.format(name="export", out="out"))
+def export(params: BidouParams, strategy_file: str | None, out_dir: str,
+           formats: tuple[str, ...], exact: bool, rules_given: tuple[str, ...]) -> None:
+    """Every table (CSV, Markdown), strategy file (JSON), summary and chart (PDF, PNG, SVG)
+    of a solved hand. About 25 s on the default game."""
+    _write("export_all", params, strategy_file, out_dir, formats, rules_given, exact)
+
+
+@_writer_command("charts", "The printable throwing, betting and remember-this charts.",
+                 _WRITER_EXAMPLES.format(name="charts", out="charts"))
+def charts(params: BidouParams, strategy_file: str | None, out_dir: str,
+           formats: tuple[str, ...], exact: bool, rules_given: tuple[str, ...]) -> None:
+    """The printable charts alone: when to stop throwing, how to bet in each public state,
+    and a simplified strategy to remember (docs/charts.md explains how to read them)."""
+    _write("export_charts", params, strategy_file, out_dir, formats, rules_given, exact)

@@ -1,0 +1,97 @@
+"""The `bidou` group's error handling: every failure is one line on stderr with its exit code.
+
+Every failure a user can cause (bad parameters, unreadable files, unusable destinations) is
+one line on stderr and exit status 2; a solver that cannot vouch for its answer exits 1;
+Ctrl-C exits 130 and SIGTERM 143, leaving no temporary file behind.
+"""
+
+from __future__ import annotations
+
+import functools
+import sys
+from typing import Any, Callable, NoReturn, TypeVar, cast
+
+import click
+
+from games.bidou.params import ParameterError
+from solver.app.signals import EXIT_INTERRUPTED, EXIT_TERMINATED, Terminated, sigterm_unwinds
+from solver.errors import SolverError
+from solver.files import DestinationError
+from solver.strategy import StrategyFileError
+
+EXIT_CANNOT_VOUCH = 1           # the solver could not prove what was asked
+EXIT_BAD_INPUT = 2              # parameters, files or destinations the user gave
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def fail(message: str, code: int) -> NoReturn:
+    """One line on stderr, then exit with `code`."""
+    click.echo(f"bidou: error: {message}", err=True)
+    sys.exit(code)
+
+
+def guarded(func: F) -> F:
+    """Turn the library's expected errors into one-line messages and exit codes."""
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return func(*args, **kwargs)
+        except (ParameterError, StrategyFileError, DestinationError) as error:
+            fail(str(error), EXIT_BAD_INPUT)
+        except SolverError as error:
+            fail(str(error), EXIT_CANNOT_VOUCH)
+    return cast(F, wrapper)
+
+
+class OneLineError(click.ClickException):
+    """A usage error shown like every other error: one line, exit status 2."""
+
+    exit_code = EXIT_BAD_INPUT
+
+    def show(self, file: Any = None) -> None:
+        click.echo(f"bidou: error: {self.format_message()}", err=True)
+
+
+def _usage_message(error: click.UsageError) -> str:
+    text = error.format_message().rstrip(".")
+    command = error.ctx.command_path if error.ctx is not None else "bidou"
+    return f"{text[:1].lower()}{text[1:]} (see `{command} --help`)"
+
+
+# `bidou` alone prints the help (click 8.2+ raises this usage error to do it): left as is
+_HELP_ERRORS = tuple(getattr(click.exceptions, name) for name in ("NoArgsIsHelpError",)
+                     if hasattr(click.exceptions, name))
+
+
+class Bidou(click.Group):
+    """The command group, with click's usage errors (unknown option, bad choice, missing
+    value) reported in the same one-line style as the library's errors."""
+
+    def make_context(self, *args: Any, **kwargs: Any) -> click.Context:
+        try:
+            return super().make_context(*args, **kwargs)
+        except click.UsageError as error:
+            if isinstance(error, _HELP_ERRORS):
+                raise
+            raise OneLineError(_usage_message(error)) from None
+
+    def invoke(self, ctx: click.Context) -> Any:
+        """Ctrl-C and SIGTERM end with 130 and 143 (not click's "Aborted!" and 1, which
+        would read as a solver failure)."""
+        with sigterm_unwinds():
+            try:
+                return super().invoke(ctx)
+            except click.UsageError as error:
+                if isinstance(error, _HELP_ERRORS):
+                    raise
+                raise OneLineError(_usage_message(error)) from None
+            except Terminated:
+                click.echo("\nbidou: terminated", err=True)
+                sys.exit(EXIT_TERMINATED)
+            except (KeyboardInterrupt, click.exceptions.Abort) as error:
+                if isinstance(error.__context__, EOFError):       # stdin ended at a prompt
+                    fail("input ended before the command did", EXIT_BAD_INPUT)
+                click.echo("\nbidou: interrupted", err=True)
+                sys.exit(EXIT_INTERRUPTED)

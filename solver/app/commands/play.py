@@ -1,0 +1,73 @@
+"""`bidou play`: hands of Bidou against the equilibrium, with advice after each
+(`solver.app.play`)."""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import click
+
+from games.bidou.params import BidouParams, ParameterError
+from solver.app.commands.group import guarded
+from solver.app.commands.options import STRATEGY_OPTION, game_options, strategy_source
+
+
+@click.command("play", short_help="Play hands of Bidou against the equilibrium.",
+               epilog="""\b
+Examples:
+  bidou play                        five hands, seats alternating
+  bidou play --role captain --hands 20 --seed 1
+  bidou play --strategy outputs/default/simplified_strategy.json
+
+Type the first letters of a choice (e.g. `s` for stop); `?` shows the ranking of
+hands; Ctrl-D ends the game.""")
+@guarded
+@game_options
+@STRATEGY_OPTION
+@click.option("--role", type=click.Choice(["captain", "opponent", "alternate"]),
+              default="alternate", show_default=True,
+              help="Your seat: the captain throws first and reveals his throw count first.")
+@click.option("--hands", type=click.IntRange(min=1), default=5, show_default=True,
+              help="How many hands to play.")
+@click.option("--seed", type=int, default=None, help="Dice seed (default: random).")
+def play(params: BidouParams, strategy_file: str | None, role: str, hands: int,
+         seed: int | None, rules_given: tuple[str, ...]) -> None:
+    """Play hands against the equilibrium strategy, and learn from each: after every hand,
+    what the equilibrium would have done with your dice and what your choices cost."""
+    import numpy as np
+
+    from solver.app import play as game
+    from solver.export.bundle import unpack
+
+    if seed is not None and seed < 0:
+        raise ParameterError(f"--seed must be 0 or more, got {seed}")
+    model, strategy, summary = unpack(strategy_source(params, strategy_file, rules_given))
+    rng = np.random.default_rng(seed)
+
+    def ask(prompt: str, options: Sequence[str]) -> str:
+        while True:
+            try:
+                answer = click.prompt(prompt, prompt_suffix=" ")
+            except click.Abort:
+                raise EOFError from None
+            choice = game.match_choice(answer, options)
+            if choice == "?":
+                click.echo(game.ranking_text(model))
+            elif choice is not None:
+                return choice
+            else:
+                click.echo(f"  Please type one of: {', '.join(options)} (or ? for the ranking).")
+
+    click.echo(game.introduction(model, summary))
+    advisor = game.Advisor(model, strategy)
+    score = game.Score()
+    try:
+        for number in range(hands):
+            seat = {"captain": 0, "opponent": 1}.get(role, number % 2)
+            click.echo(f"\n— Hand {number + 1} of {hands} —")
+            result = game.play_hand(model, strategy, seat, rng, ask, click.echo, advisor)
+            score.add(result)
+            click.echo(score.line())
+    except EOFError:
+        click.echo("\nGame over (end of input).")
+    click.echo(score.final(summary))

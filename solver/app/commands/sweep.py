@@ -1,0 +1,56 @@
+"""`bidou sweep`: a grid of rule sets solved on Dask, one row each (`solver.app.sweep`, each
+row by the hand pipeline)."""
+
+from __future__ import annotations
+
+import click
+
+from games.bidou.params import ParameterError
+from solver.app.commands.group import EXIT_CANNOT_VOUCH, fail, guarded
+from solver.app.signals import EXIT_INTERRUPTED
+
+
+@click.command("sweep", short_help="Solve a grid of rule sets in parallel on Dask.")
+@guarded
+@click.option("--faces", default="6", show_default=True, help="Comma-separated, e.g. 2,3,4.")
+@click.option("--throws", default="3", show_default=True, help="Comma-separated, e.g. 1,2,3.")
+@click.option("--max-level", default="4", show_default=True, help="Comma-separated levels.")
+@click.option("--reroll", default="all", show_default=True, help="all, keep, or all,keep.")
+@click.option("--ranking", default="encyclopedia", show_default=True,
+              help="encyclopedia, french, or both.")
+@click.option("--aces-beat-bidou", default="true", show_default=True,
+              help="French ranking: true, false, or true,false.")
+@click.option("--exact", is_flag=True, help="Recover each exact rational value (slower).")
+@click.option("--scheduler", default=None,
+              help="Address of an existing Dask scheduler (default: a local cluster).")
+@click.option("--workers", type=click.IntRange(min=1), default=None,
+              help="Local cluster: worker processes (default: the machine's cores).")
+@click.option("--out", "out_dir", required=True,
+              help="Directory for sweep.csv, sweep.parquet, sweep.png (rows there are kept).")
+def sweep(faces: str, throws: str, max_level: str, reroll: str, ranking: str,
+          aces_beat_bidou: str, exact: bool, scheduler: str | None, workers: int | None,
+          out_dir: str) -> None:
+    """Solve a grid of rule sets in parallel on Dask: one row per rule set (resumable)."""
+    from solver.app.progress import Progress
+    from solver.app.sweep import build_grid, check_destination, dask_client, read_rows, run_sweep
+
+    grid = build_grid(faces, throws, max_level, reroll, ranking, aces_beat_bidou)
+    check_destination(out_dir)
+    read_rows(out_dir)                      # a table that is not ours fails before any work
+    if scheduler is not None and workers is not None:
+        raise ParameterError("--workers applies to the local cluster, not to --scheduler")
+    try:
+        with Progress() as progress, dask_client(scheduler, workers) as client:
+            report = run_sweep(grid, out_dir, client, exact=exact, progress=progress)
+    except KeyboardInterrupt:
+        fail(f"interrupted; the rows solved so far are in {out_dir}/sweep.csv",
+             EXIT_INTERRUPTED)
+    click.echo(f"{report.solved} rule sets solved, {report.skipped} already in the table, "
+               f"{report.seconds:.1f} s: {out_dir}/sweep.csv, sweep.parquet, sweep.png")
+    for params, why in report.failed:
+        click.echo(f"failed: {params.describe()}: {why}", err=True)
+    for params in report.not_exact:
+        click.echo(f"no exact value: {params.describe()}", err=True)
+    if report.failed or report.not_exact:
+        fail(f"{len(report.failed)} rule sets failed, {len(report.not_exact)} without the "
+             f"exact value asked; their rows are missing or inexact", EXIT_CANNOT_VOUCH)
