@@ -1,0 +1,110 @@
+"""A refined equilibrium of the hand, exact: the limit of the perturbed LP as trembles vanish.
+
+1. Solve the perturbed sequence-form LP (perturbed_lp.py) in floats at a small tremble eta:
+   every action of both players keeps at least eta, so every decision is reached and its
+   play is a best reply to a trembling opponent.
+2. Take the limit: at each decision, remove the tremble (each action's probability less
+   eta) and drop actions left with at most `support_gap` (they sat on their lower bound).
+3. Recover the exact rational equilibrium with these supports (solver/exact_equilibrium.py:
+   fixed supports, indifference systems in Fractions; the play at decisions a player never
+   reaches becomes the float limit's choice, made pure) and prove its value with
+   solver/certificate.py: the bounds meet at the game's value, as the plain LP's do.
+
+What is proved exactly is that the result is an equilibrium with the game's value; that
+its play off the path is sensible is what solver/refine/check.py verifies independently
+(in floats, at several tremble sizes). docs/refined.md says why the two together stand for
+the stability of the limit as eta -> 0, and what is left.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from fractions import Fraction
+
+import numpy as np
+
+from games.bidou.betting import CAPTAIN, OPPONENT
+from solver.certificate import Certificate, prove_fractions
+from solver.errors import SolverError
+from solver.exact_equilibrium import RecoveryError, _exact_strategies
+from solver.model import HandModel
+from solver.refine.perturbed_lp import PerturbedSolution, solve_perturbed
+from solver.strategy import Strategy
+from solver.types import Exact
+
+ETA = 1e-4             # the tremble of the float LP
+SUPPORT_GAP = 10.0     # an action above eta by more than SUPPORT_GAP * eta is in the limit
+
+
+@dataclasses.dataclass(frozen=True)
+class Refined:
+    """The refined equilibrium: exact probabilities, the same as floats, the value proved."""
+
+    strategy: Strategy
+    exact: Exact
+    certificate: Certificate
+    perturbed: PerturbedSolution
+    seconds: float
+
+
+def limit(model: HandModel, strategy: Strategy, eta: float,
+          support_gap: float = SUPPORT_GAP) -> Strategy:
+    """The perturbed strategy with its trembles removed: at each decision the excess of each
+    action over eta, the actions at their bound dropped, renormalized."""
+    out = strategy.copy()
+    for role in (CAPTAIN, OPPONENT):
+        throw = out.throw[role]
+        for c in range(throw.shape[0]):
+            for t in range(throw.shape[1]):
+                throw[c, t] = _untremble(throw[c, t], model.throw_legal, eta, support_gap)
+    for key, probs in out.betting.items():
+        out.betting[key] = _untremble(probs, np.ones(probs.shape, bool), eta, support_gap)
+    return out
+
+
+def _untremble(probs: np.ndarray, legal: np.ndarray, eta: float, gap: float) -> np.ndarray:
+    excess = np.where(legal, probs - eta, 0.0)
+    excess = np.where(excess > gap * eta, excess, 0.0)
+    total = excess.sum(axis=0, keepdims=True)
+    best = np.eye(probs.shape[0])[np.where(legal, probs, -1.0).argmax(axis=0)].T
+    return np.where(total > 0, excess / np.where(total > 0, total, 1.0), best)
+
+
+def from_exact(model: HandModel, like: Strategy, exact: Exact) -> Strategy:
+    """The float strategy of exact probabilities keyed like `certificate.decisions`."""
+    out = like.copy()
+    for role in (CAPTAIN, OPPONENT):
+        throw = out.throw[role]
+        for c in range(throw.shape[0]):
+            for t in range(throw.shape[1]):
+                for h in range(model.num_hands):
+                    throw[c, t, :, h] = [float(p) for p in exact[("throw", role, c, t, h)]]
+    for key, probs in out.betting.items():
+        for h in range(model.num_hands):
+            probs[:, h] = [float(p) for p in exact[("bet", key, h)]]
+    return out
+
+
+def refined_equilibrium(model: HandModel, eta: float = ETA,
+                        support_gap: float = SUPPORT_GAP) -> Refined:
+    """The exact refined equilibrium of the hand; SolverError if the limit's supports do not
+    give an exact equilibrium (a smaller or larger eta may)."""
+    start = time.perf_counter()
+    perturbed = solve_perturbed(model, eta)
+    float_limit = limit(model, perturbed.strategy, eta, support_gap)
+    try:
+        exact = _exact_strategies(model, float_limit, None)
+    except RecoveryError as error:
+        raise SolverError(f"the limit at eta={eta:g} gave no exact equilibrium: {error}") \
+            from None
+    strategy = from_exact(model, float_limit, exact)
+    certificate = prove_fractions(model, strategy, as_fractions(exact))
+    if certificate.exact is None:
+        raise SolverError(f"the limit at eta={eta:g} is not an exact equilibrium (its proof "
+                          f"has width {float(certificate.width):.2g})")
+    return Refined(strategy, exact, certificate, perturbed, time.perf_counter() - start)
+
+
+def as_fractions(exact: Exact) -> dict[tuple, list[Fraction]]:
+    return {key: list(row) for key, row in exact.items()}

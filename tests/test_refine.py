@@ -1,0 +1,82 @@
+"""The refined equilibrium (solver/refine) and its independent check, on small variants."""
+
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+from games.bidou import rules
+from games.bidou.betting import CAPTAIN
+from games.bidou.params import BidouParams
+from solver.model import build_model
+from solver.refine.check import check, dominated_actions
+from solver.refine.perturbed_lp import solve_perturbed
+from solver.refine.quasi_perfect import _untremble, refined_equilibrium
+from solver.solve import solve
+
+SMALL = BidouParams(faces=3, throws=2, max_level=2)
+KUHN_LIKE = BidouParams(faces=2, throws=1, max_level=1)      # 4 hands, one bet, no throws
+
+
+@pytest.fixture(scope="module")
+def small():
+    model = build_model(SMALL)
+    return model, refined_equilibrium(model), solve(SMALL, model=model)
+
+
+def test_refined_value_is_the_lp_value_exactly(small):
+    model, refined, lp = small
+    assert refined.certificate.exact == Fraction(-794, 19683)
+    assert lp.certificate.lower <= refined.certificate.exact <= lp.certificate.upper
+
+
+def test_kuhn_like_refined_value_and_check():
+    model = build_model(KUHN_LIKE)
+    refined = refined_equilibrium(model)
+    assert refined.certificate.exact == Fraction(-3, 40)
+    report = check(model, refined.strategy)
+    assert report.passed and report.persistent == ()
+
+
+def test_refined_plays_no_weakly_dominated_action_where_the_lp_does(small):
+    model, refined, lp = small
+    assert check(model, refined.strategy).dominated == ()
+    found = check(model, lp.strategy).dominated
+    assert len(found) == 3
+    assert all(v.kind == "dominated" and v.loss > 0 for v in found)
+
+
+def test_check_finds_a_deliberately_dominated_fold(small):
+    model, refined, _ = small
+    strategy = refined.strategy.copy()
+    best = int(np.argmax(model.strength))            # nothing beats it
+    key = (1, 1, "br")                               # the captain facing a raise
+    assert model.tree(key[:2]).node(key[2]).actor == CAPTAIN
+    strategy.betting[key][:, best] = [1.0, 0.0]      # fold, call
+    found = [v for v in dominated_actions(model, strategy, CAPTAIN)
+             if v.where == ("bet", key) and v.hand == best]
+    assert [(v.action, v.better) for v in found] == [(0, 1)]
+    assert rules.format_hand(model.hands[best]) == "2-1-1"
+    trembling = [v for v in check(model, strategy, trembles=(1e-6,)).by_tremble[1e-6]
+                 if v.where == ("bet", key) and v.hand == best]
+    assert trembling and trembling[0].loss > 1.0
+
+
+def test_perturbed_lp_trembles_every_action():
+    model = build_model(SMALL)
+    eta = 1e-3
+    perturbed = solve_perturbed(model, eta)
+    for probs in perturbed.strategy.betting.values():
+        assert probs.min() >= eta - 1e-9
+    legal = model.throw_legal
+    for throw in perturbed.strategy.throw:
+        assert np.where(legal, throw, 1.0).min() >= eta - 1e-9
+    # a perturbed game is worth a little less or more than the game, never far off
+    assert abs(perturbed.value - (-794 / 19683)) < 1e-2
+
+
+def test_untremble_drops_actions_on_their_bound():
+    probs = np.array([[1e-4, 0.3], [0.9998, 0.3], [1e-4, 0.4]])
+    out = _untremble(probs, np.ones(probs.shape, bool), 1e-4, 10.0)
+    assert out[:, 0].tolist() == [0.0, 1.0, 0.0]
+    assert np.allclose(out[:, 1], (probs[:, 1] - 1e-4) / (1 - 3e-4))
