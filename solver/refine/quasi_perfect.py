@@ -21,6 +21,7 @@ from __future__ import annotations
 import dataclasses
 import time
 from fractions import Fraction
+from typing import Sequence
 
 import numpy as np
 
@@ -29,11 +30,14 @@ from solver.certificate import Certificate, prove_fractions
 from solver.errors import SolverError
 from solver.exact_equilibrium import RecoveryError, _exact_strategies
 from solver.model import HandModel
+from solver.progress import Step, quiet, within
 from solver.refine.perturbed_lp import PerturbedSolution, solve_perturbed
 from solver.strategy import Strategy
 from solver.types import Exact
 
 ETA = 1e-4             # the tremble of the float LP
+# tried in turn: the first limit that proves an exact equilibrium is the answer
+ETAS = (ETA, 1e-5, 1e-3)
 SUPPORT_GAP = 10.0     # an action above eta by more than SUPPORT_GAP * eta is in the limit
 
 
@@ -86,23 +90,44 @@ def from_exact(model: HandModel, like: Strategy, exact: Exact) -> Strategy:
     return out
 
 
-def refined_equilibrium(model: HandModel, eta: float = ETA,
-                        support_gap: float = SUPPORT_GAP) -> Refined:
-    """The exact refined equilibrium of the hand; SolverError if the limit's supports do not
-    give an exact equilibrium (a smaller or larger eta may)."""
+def refined_equilibrium(model: HandModel, etas: Sequence[float] = ETAS,
+                        support_gap: float = SUPPORT_GAP,
+                        progress: Step | None = None) -> Refined:
+    """The exact refined equilibrium of the hand, from the first tremble size in `etas`
+    whose limit proves an exact equilibrium; SolverError, with every reason, if none does.
+    `progress(what, done, total)` follows the attempts."""
     start = time.perf_counter()
+    step = progress or quiet
+    reasons = []
+    for i, eta in enumerate(etas):
+        try:
+            refined = _attempt(model, eta, support_gap, within(progress, f"eta {eta:g}"))
+        except SolverError as error:
+            reasons.append(str(error))
+            continue
+        step(f"eta {eta:g}: exact value proved", i + 1, len(etas))
+        return dataclasses.replace(refined, seconds=time.perf_counter() - start)
+    raise SolverError("; ".join(reasons) or "no tremble size to try")
+
+
+def _attempt(model: HandModel, eta: float, support_gap: float, progress: Step) -> Refined:
+    start = time.perf_counter()
+    progress("perturbed LP", 0, 3)
     perturbed = solve_perturbed(model, eta)
     float_limit = limit(model, perturbed.strategy, eta, support_gap)
+    progress("exact recovery", 1, 3)
     try:
-        exact = _exact_strategies(model, float_limit, None)
+        exact = _exact_strategies(model, float_limit, progress)
     except RecoveryError as error:
         raise SolverError(f"the limit at eta={eta:g} gave no exact equilibrium: {error}") \
             from None
+    progress("proof", 2, 3)
     strategy = from_exact(model, float_limit, exact)
     certificate = prove_fractions(model, strategy, as_fractions(exact))
     if certificate.exact is None:
         raise SolverError(f"the limit at eta={eta:g} is not an exact equilibrium (its proof "
                           f"has width {float(certificate.width):.2g})")
+    progress("proof", 3, 3)
     return Refined(strategy, exact, certificate, perturbed, time.perf_counter() - start)
 
 
