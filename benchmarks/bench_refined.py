@@ -1,6 +1,7 @@
 """Time the refined equilibrium (solver/refine) against the plain LP, side by side.
 
     python benchmarks/bench_refined.py [--repeats 3] [--rules all,keep] [--eta 1e-4]
+                                       [--kind behaviour|sequence]
 
 For each rule set (faces 6, throws 3, max level 4): the plain LP with its certificate
 (`solve`, as `bidou solve` runs it), the plain LP with the exact value proved (`solve(...,
@@ -22,7 +23,8 @@ from typing import Callable, TypeVar
 from games.bidou.params import BidouParams
 from solver.errors import SolverError
 from solver.refine.check import check
-from solver.refine.quasi_perfect import ETA, refined_equilibrium
+from solver.refine.perturbed_lp import BEHAVIOUR, SEQUENCE
+from solver.refine.quasi_perfect import ETAS, refined_equilibrium
 from solver.solve import solve
 
 RULE_SETS = {
@@ -48,16 +50,21 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--rules", default="all", help=f"comma-separated: {', '.join(RULE_SETS)}")
-    parser.add_argument("--eta", type=float, default=ETA)
+    parser.add_argument("--eta", type=float, default=None,
+                        help=f"one tremble size (default: {', '.join(map(str, ETAS))} in turn)")
+    parser.add_argument("--kind", default=BEHAVIOUR, choices=(BEHAVIOUR, SEQUENCE),
+                        help="the perturbation: behavioural trembles or Miltersen-Sørensen's")
     args = parser.parse_args()
     print(f"{'rules':<8} {'LP s':>6} {'LP exact s':>10} {'refined s':>9} {'ratio':>6} "
           f"{'vs exact':>8}  values, check (dominated / tremble at every size)")
+    etas = ETAS if args.eta is None else (args.eta,)
     for name in args.rules.split(","):
         params = RULE_SETS[name]
         plain_s, plain = _median(lambda: solve(params), args.repeats)
         exact_s, exact = _median(lambda: solve(params, exact=True), args.repeats)
         try:
-            refined_s, refined = _median(lambda: refined_equilibrium(plain.model, (args.eta,)),
+            refined_s, refined = _median(lambda: refined_equilibrium(plain.model, etas,
+                                                               kind=args.kind),
                                          args.repeats)
         except SolverError as error:
             print(f"{name:<8} {plain_s:6.2f} {exact_s:10.2f}  refined failed: {error}")

@@ -8,10 +8,11 @@ import pytest
 from games.bidou import rules
 from games.bidou.betting import CAPTAIN, OPPONENT
 from games.bidou.params import BidouParams
+from solver.lp import _SequenceFormLP
 from solver.model import build_model
 from solver.refine.check import check, dominated_actions, tremble_violations
-from solver.refine.perturbed_lp import solve_perturbed
-from solver.refine.quasi_perfect import _untremble, limit, refined_equilibrium
+from solver.refine.perturbed_lp import SEQUENCE, sequence_bounds, solve_perturbed
+from solver.refine.quasi_perfect import _support, limit, refined_equilibrium
 from solver.solve import solve
 
 SMALL = BidouParams(faces=3, throws=2, max_level=2)
@@ -36,6 +37,27 @@ def test_kuhn_like_refined_value_and_check():
     assert refined.certificate.exact == Fraction(-3, 40)
     report = check(model, refined.strategy)
     assert report.passed and report.persistent == ()
+
+
+def test_miltersen_sorensen_perturbation_gives_the_same_exact_value():
+    model = build_model(SMALL)
+    refined = refined_equilibrium(model, etas=(1e-3,), kind=SEQUENCE)
+    assert refined.certificate.exact == Fraction(-794, 19683)
+    assert refined.perturbed.kind == SEQUENCE
+    assert check(model, refined.strategy).dominated == ()
+
+
+def test_sequence_bounds_are_a_consistent_flow():
+    """Miltersen and Sørensen's bounds: each decision's bounds leave room in its parent."""
+    model = build_model(SMALL)
+    lp = _SequenceFormLP(model, CAPTAIN)
+    eps = 1e-2
+    bound = sequence_bounds(model, lp.primal, CAPTAIN, eps)
+    stop = lp.primal.throw[0, 0, 0]                    # stopping at the first throw
+    assert np.allclose(bound[stop], eps * model.prior / 2)
+    root = lp.primal.betting[(1, 1, "")]               # the captain's first bet after it
+    assert np.allclose(bound[root], eps ** 2 * model.prior / 4)
+    assert np.all(bound[root].sum(axis=0) < bound[stop])
 
 
 def test_refined_plays_no_weakly_dominated_action_where_the_lp_does(small):
@@ -75,11 +97,13 @@ def test_perturbed_lp_trembles_every_action():
     assert abs(perturbed.value - (-794 / 19683)) < 1e-2
 
 
-def test_untremble_drops_actions_on_their_bound():
-    probs = np.array([[1e-4, 0.3], [0.9998, 0.3], [1e-4, 0.4]])
-    out = _untremble(probs, np.ones(probs.shape, bool), 1e-4, 10.0)
+def test_support_drops_vanishing_choices():
+    chosen = np.array([[1e-4, 0.3, 0.0], [0.9999, 0.3, 0.0], [0.0, 0.4, 0.0]])
+    legal = np.array([[True] * 3, [True] * 3, [True, True, False]])
+    out = _support(chosen, legal, 1e-3)
     assert out[:, 0].tolist() == [0.0, 1.0, 0.0]
-    assert np.allclose(out[:, 1], (probs[:, 1] - 1e-4) / (1 - 3e-4))
+    assert out[:, 1].tolist() == [0.3, 0.3, 0.4]
+    assert out[:, 2].tolist() == [1.0, 0.0, 0.0]        # nothing chosen: the first legal
 
 
 def test_perturbed_optimum_passes_the_check_at_its_own_tremble():
@@ -87,10 +111,11 @@ def test_perturbed_optimum_passes_the_check_at_its_own_tremble():
     removed, must be a best response everywhere to the other trembling by the same eta."""
     model = build_model(SMALL)
     eta = 1e-3
-    chosen = limit(model, solve_perturbed(model, eta).strategy, eta, support_gap=0.0)
+    perturbed = solve_perturbed(model, eta)
+    chosen = perturbed.chosen
     for player in (CAPTAIN, OPPONENT):
         assert tremble_violations(model, chosen, player, eta) == []
     # and the limit itself, checked with the same eta, is not (its beliefs after a
     # tremble differ: see docs/refined.md)
-    float_limit = limit(model, solve_perturbed(model, eta).strategy, eta)
+    float_limit = limit(model, perturbed.chosen, 10 * eta)
     assert len(tremble_violations(model, float_limit, CAPTAIN, eta)) > 0

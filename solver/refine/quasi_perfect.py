@@ -3,8 +3,8 @@
 1. Solve the perturbed sequence-form LP (perturbed_lp.py) in floats at a small tremble eta:
    every action of both players keeps at least eta, so every decision is reached and its
    play is a best reply to a trembling opponent.
-2. Take the limit: at each decision, remove the tremble (each action's probability less
-   eta) and drop actions left with at most `support_gap` (they sat on their lower bound).
+2. Take the limit: at each decision, what the optimum chooses beyond its trembles, the
+   actions chosen with at most `support_gap` * eta dropped (they vanish with eta).
 3. Recover the exact rational equilibrium with these supports (solver/exact_equilibrium.py:
    fixed supports, indifference systems in Fractions; the play at decisions a player never
    reaches becomes the float limit's choice, made pure) and prove its value with
@@ -31,14 +31,14 @@ from solver.errors import SolverError
 from solver.exact_equilibrium import RecoveryError, _exact_strategies
 from solver.model import HandModel
 from solver.progress import Step, quiet, within
-from solver.refine.perturbed_lp import PerturbedSolution, solve_perturbed
+from solver.refine.perturbed_lp import BEHAVIOUR, PerturbedSolution, solve_perturbed
 from solver.strategy import Strategy
 from solver.types import Exact
 
 ETA = 1e-4             # the tremble of the float LP
 # tried in turn: the first limit that proves an exact equilibrium is the answer
 ETAS = (ETA, 1e-5, 1e-3)
-SUPPORT_GAP = 10.0     # an action above eta by more than SUPPORT_GAP * eta is in the limit
+SUPPORT_GAP = 10.0     # an action chosen beyond its tremble by more than this * eta stays
 
 
 @dataclasses.dataclass(frozen=True)
@@ -52,27 +52,25 @@ class Refined:
     seconds: float
 
 
-def limit(model: HandModel, strategy: Strategy, eta: float,
-          support_gap: float = SUPPORT_GAP) -> Strategy:
-    """The perturbed strategy with its trembles removed: at each decision the excess of each
-    action over eta, the actions at their bound dropped, renormalized."""
-    out = strategy.copy()
+def limit(model: HandModel, chosen: Strategy, threshold: float) -> Strategy:
+    """The limit read from what the perturbed optimum chooses beyond its trembles: actions
+    chosen with at most `threshold` dropped (their weight vanishes with eta), renormalized."""
+    out = chosen.copy()
     for role in (CAPTAIN, OPPONENT):
         throw = out.throw[role]
         for c in range(throw.shape[0]):
             for t in range(throw.shape[1]):
-                throw[c, t] = _untremble(throw[c, t], model.throw_legal, eta, support_gap)
+                throw[c, t] = _support(throw[c, t], model.throw_legal, threshold)
     for key, probs in out.betting.items():
-        out.betting[key] = _untremble(probs, np.ones(probs.shape, bool), eta, support_gap)
+        out.betting[key] = _support(probs, np.ones(probs.shape, bool), threshold)
     return out
 
 
-def _untremble(probs: np.ndarray, legal: np.ndarray, eta: float, gap: float) -> np.ndarray:
-    excess = np.where(legal, probs - eta, 0.0)
-    excess = np.where(excess > gap * eta, excess, 0.0)
-    total = excess.sum(axis=0, keepdims=True)
-    best = np.eye(probs.shape[0])[np.where(legal, probs, -1.0).argmax(axis=0)].T
-    return np.where(total > 0, excess / np.where(total > 0, total, 1.0), best)
+def _support(chosen: np.ndarray, legal: np.ndarray, threshold: float) -> np.ndarray:
+    kept = np.where(legal & (chosen > threshold), chosen, 0.0)
+    total = kept.sum(axis=0, keepdims=True)
+    best = np.eye(chosen.shape[0])[np.where(legal, chosen, -1.0).argmax(axis=0)].T
+    return np.where(total > 0, kept / np.where(total > 0, total, 1.0), best)
 
 
 def from_exact(model: HandModel, like: Strategy, exact: Exact) -> Strategy:
@@ -91,7 +89,7 @@ def from_exact(model: HandModel, like: Strategy, exact: Exact) -> Strategy:
 
 
 def refined_equilibrium(model: HandModel, etas: Sequence[float] = ETAS,
-                        support_gap: float = SUPPORT_GAP,
+                        support_gap: float = SUPPORT_GAP, kind: str = BEHAVIOUR,
                         progress: Step | None = None) -> Refined:
     """The exact refined equilibrium of the hand, from the first tremble size in `etas`
     whose limit proves an exact equilibrium; SolverError, with every reason, if none does.
@@ -101,7 +99,8 @@ def refined_equilibrium(model: HandModel, etas: Sequence[float] = ETAS,
     reasons = []
     for i, eta in enumerate(etas):
         try:
-            refined = _attempt(model, eta, support_gap, within(progress, f"eta {eta:g}"))
+            refined = _attempt(model, eta, support_gap, kind,
+                               within(progress, f"eta {eta:g}"))
         except SolverError as error:
             reasons.append(str(error))
             continue
@@ -110,11 +109,12 @@ def refined_equilibrium(model: HandModel, etas: Sequence[float] = ETAS,
     raise SolverError("; ".join(reasons) or "no tremble size to try")
 
 
-def _attempt(model: HandModel, eta: float, support_gap: float, progress: Step) -> Refined:
+def _attempt(model: HandModel, eta: float, support_gap: float, kind: str, progress: Step
+             ) -> Refined:
     start = time.perf_counter()
     progress("perturbed LP", 0, 3)
-    perturbed = solve_perturbed(model, eta)
-    float_limit = limit(model, perturbed.strategy, eta, support_gap)
+    perturbed = solve_perturbed(model, eta, kind)
+    float_limit = limit(model, perturbed.chosen, support_gap * eta)
     progress("exact recovery", 1, 3)
     try:
         exact = _exact_strategies(model, float_limit, progress)
