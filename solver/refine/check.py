@@ -136,9 +136,10 @@ def tremble_violations(model: HandModel, strategy: Strategy, player: int, d: flo
     other_ends = [_ends(model, strategy.throw[other][c], d)
                   for c in range(strategy.throw[other].shape[0])]
     for tc, to in model.public_states:
-        own_t, c = (tc, 0) if player == CAPTAIN else (to, tc - 1)
-        reach = other_ends[0 if other == CAPTAIN else tc - 1][(tc if other == CAPTAIN
-                                                               else to) - 1]
+        if player == CAPTAIN:          # the captain's turn has one context; he stopped at tc
+            c, own_t, reach = 0, tc, other_ends[tc - 1][to - 1]
+        else:                          # the opponent's turn depends on tc; he stopped at to
+            c, own_t, reach = tc - 1, to, other_ends[0][tc - 1]
         stop[c, own_t - 1] += _betting(model, strategy, (tc, to), player, reach, d, tol,
                                        found)
     for c in range(contexts):

@@ -1,8 +1,9 @@
 """A refined equilibrium of the hand, exact: the limit of the perturbed LP as trembles vanish.
 
 1. Solve the perturbed sequence-form LP (perturbed_lp.py) in floats at a small tremble eta:
-   every action of both players keeps at least eta, so every decision is reached and its
-   play is a best reply to a trembling opponent.
+   every action of both players keeps at least eta (or, with kind=SEQUENCE, every sequence
+   at least eta^|sequence|), so every decision is reached and its play is a best reply to
+   a trembling opponent.
 2. Take the limit: at each decision, what the optimum chooses beyond its trembles, the
    actions chosen with at most `support_gap` * eta dropped (they vanish with eta).
 3. Recover the exact rational equilibrium with these supports (solver/exact_equilibrium.py:
@@ -10,10 +11,10 @@
    reaches becomes the float limit's choice, made pure) and prove its value with
    solver/certificate.py: the bounds meet at the game's value, as the plain LP's do.
 
-What is proved exactly is that the result is an equilibrium with the game's value; that
-its play off the path is sensible is what solver/refine/check.py verifies independently
-(in floats, at several tremble sizes). docs/refined.md says why the two together stand for
-the stability of the limit as eta -> 0, and what is left.
+What is proved exactly is that the result is an equilibrium with the game's value. That
+its play off the path is sensible is what solver/refine/check.py tests independently (in
+floats, at several tremble sizes); that it is the limit of the perturbed optima as eta -> 0
+(a basis stable for every smaller eta) is not proved yet: docs/refined.md.
 """
 
 from __future__ import annotations
@@ -132,4 +133,5 @@ def _attempt(model: HandModel, eta: float, support_gap: float, kind: str, progre
 
 
 def as_fractions(exact: Exact) -> dict[tuple, list[Fraction]]:
+    """The rows as lists, as `certificate.prove_fractions` takes them."""
     return {key: list(row) for key, row in exact.items()}
