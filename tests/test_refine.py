@@ -8,6 +8,7 @@ import pytest
 from games.bidou import rules
 from games.bidou.betting import CAPTAIN, OPPONENT
 from games.bidou.params import BidouParams
+from solver.certificate import certify
 from solver.lp import _SequenceFormLP
 from solver.model import build_model
 from solver.refine.check import check, dominated_actions, tremble_violations
@@ -29,6 +30,9 @@ def test_refined_value_is_the_lp_value_exactly(small):
     model, refined, lp = small
     assert refined.certificate.exact == Fraction(-794, 19683)
     assert lp.certificate.lower <= refined.certificate.exact <= lp.certificate.upper
+    # the certificate on the refined floats alone (as for any strategy) brackets it tightly
+    floats = certify(model, refined.strategy)
+    assert floats.contains(refined.certificate.exact) and floats.width < Fraction(1, 10**15)
 
 
 def test_kuhn_like_refined_value_and_check():
