@@ -11,7 +11,7 @@ from games.bidou.params import BidouParams
 from solver.certificate import certify
 from solver.lp import _SequenceFormLP
 from solver.model import build_model
-from solver.refine.check import check, dominated_actions, tremble_violations
+from solver.refine.check import check, describe, dominated_actions, tremble_violations
 from solver.refine.perturbed_lp import SEQUENCE, sequence_bounds, solve_perturbed
 from solver.refine.quasi_perfect import _support, limit, refined_equilibrium
 from solver.solve import solve
@@ -86,6 +86,19 @@ def test_check_finds_a_deliberately_dominated_fold(small):
     trembling = [v for v in check(model, strategy, trembles=(1e-6,)).by_tremble[1e-6]
                  if v.where == ("bet", key) and v.hand == best]
     assert trembling and trembling[0].loss > 1.0
+    assert describe(model, found[0]) == ("captain at C1 O1 after 'br' with 2-1-1: fold (p=1) "
+                                         "loses up to 5 to call (weakly dominated)")
+    assert not trembling[0].other_reaches          # the opponent's raise is only a tremble
+
+
+def test_an_equilibrium_errs_only_where_the_other_never_goes(small):
+    """Against the other's own play, an equilibrium's actions are best replies wherever he
+    goes; what the check finds in either strategy lies where only his trembles lead."""
+    model, refined, lp = small
+    for strategy in (refined.strategy, lp.strategy):
+        report = check(model, strategy)
+        assert report.persistent
+        assert not any(v.other_reaches for v in report.persistent if v.kind == "tremble")
 
 
 def test_perturbed_lp_trembles_every_action():

@@ -25,6 +25,7 @@ from typing import Sequence
 
 import numpy as np
 
+from games.bidou import rules
 from games.bidou.betting import CAPTAIN, OPPONENT, BettingTree, Node
 from solver.model import HandModel
 from solver.strategy import Strategy
@@ -50,6 +51,7 @@ class Violation:
     loss: float
     tremble: float = 0.0
     better: int = -1
+    other_reaches: bool = True      # the other player's own strategy (no tremble) gets there
 
 
 @dataclasses.dataclass(frozen=True)
@@ -133,13 +135,13 @@ def tremble_violations(model: HandModel, strategy: Strategy, player: int, d: flo
     found: list[Violation] = []
     contexts = strategy.throw[player].shape[0]
     stop = np.zeros((contexts, T, model.num_hands))
-    other_ends = [_ends(model, strategy.throw[other][c], d)
-                  for c in range(strategy.throw[other].shape[0])]
+    other_ends = {size: [_ends(model, strategy.throw[other][c], size)
+                         for c in range(strategy.throw[other].shape[0])] for size in (d, 0.0)}
     for tc, to in model.public_states:
         if player == CAPTAIN:          # the captain's turn has one context; he stopped at tc
-            c, own_t, reach = 0, tc, other_ends[tc - 1][to - 1]
+            c, own_t, reach = 0, tc, {k: v[tc - 1][to - 1] for k, v in other_ends.items()}
         else:                          # the opponent's turn depends on tc; he stopped at to
-            c, own_t, reach = tc - 1, to, other_ends[0][tc - 1]
+            c, own_t, reach = tc - 1, to, {k: v[0][tc - 1] for k, v in other_ends.items()}
         stop[c, own_t - 1] += _betting(model, strategy, (tc, to), player, reach, d, tol,
                                        found)
     for c in range(contexts):
@@ -148,20 +150,25 @@ def tremble_violations(model: HandModel, strategy: Strategy, player: int, d: flo
 
 
 def _betting(model: HandModel, strategy: Strategy, public: tuple[int, int], player: int,
-             reach: np.ndarray, d: float, tol: float, found: list[Violation]) -> np.ndarray:
+             reach: dict[float, np.ndarray], d: float, tol: float, found: list[Violation]
+             ) -> np.ndarray:
     """The player's value per own hand at the root of one public state's betting (per unit
-    of his own reach), recording his violations on the way."""
+    of his own reach), recording his violations on the way. `reach`: the other player's at
+    the root, trembling by d, and by 0 (to tell where his own strategy goes)."""
     tree = model.tree(public)
     tc, to = public
     probs = {node.index: strategy.betting[(tc, to, node.history)] for node in tree.nodes}
 
-    def step(node: Node, a: int, r: np.ndarray) -> np.ndarray:
-        if node.actor == player:
-            return r
-        p = probs[node.index]
-        return r * _shake(p, np.ones(p.shape, bool), d)[a]
+    def stepper(size: float):
+        def step(node: Node, a: int, r: np.ndarray) -> np.ndarray:
+            if node.actor == player:
+                return r
+            p = probs[node.index]
+            return r * _shake(p, np.ones(p.shape, bool), size)[a]
+        return step
 
-    at_node, at_leaf = tree.push(reach, step)
+    at_node, at_leaf = tree.push(reach[d], stepper(d))
+    on_path, _ = tree.push(reach[0.0], stepper(0.0))
     payoffs = _leaf_payoffs(model, tree, player)
     leaf_values = [u @ r for u, r in zip(payoffs, at_leaf)]
 
@@ -172,7 +179,7 @@ def _betting(model: HandModel, strategy: Strategy, public: tuple[int, int], play
         weight = float(at_node[node.index].sum())
         loss = (q.max(axis=0) - q) / weight
         _record(found, "tremble", player, ("bet", (tc, to, node.history)),
-                probs[node.index], loss, tol, d)
+                probs[node.index], loss, tol, d, bool(on_path[node.index].sum() > 0))
         return (1.0 - len(q) * d) * q.max(axis=0) + d * q.sum(axis=0)
 
     return tree.pull(leaf_values, combine)[0]
@@ -195,11 +202,32 @@ def _throwing(model: HandModel, strategy: Strategy, player: int, context: int,
 
 
 def _record(found: list[Violation], kind: str, player: int, where: tuple,
-            probs: np.ndarray, loss: np.ndarray, tol: float, d: float) -> None:
+            probs: np.ndarray, loss: np.ndarray, tol: float, d: float,
+            other_reaches: bool = True) -> None:
     bad = (probs > PLAYED) & (loss > tol)
     for a, h in zip(*np.nonzero(bad)):
         found.append(Violation(kind, player, where, int(h), int(a), float(probs[a, h]),
-                               float(loss[a, h]), tremble=d))
+                               float(loss[a, h]), tremble=d, other_reaches=other_reaches))
+
+
+def describe(model: HandModel, violation: Violation) -> str:
+    """One line for a person: who, where, which hand, what he plays and what it costs."""
+    v = violation
+    hand = rules.format_hand(model.hands[v.hand])
+    if v.where[0] == "throw":
+        _, _, context, throw = v.where
+        names = [rules.throw_action_name(a) for a in model.throw_actions]
+        place = f"throw {throw + 1}" + (f" (captain threw {context + 1})" if v.player else "")
+    else:
+        tc, to, history = v.where[1]
+        names = [a.value for a in model.tree((tc, to)).node(history).actions]
+        place = f"C{tc} O{to} after {history or 'nothing'!r}"
+    cost = (f"loses up to {v.loss:.3g} to {names[v.better]} (weakly dominated)"
+            if v.kind == "dominated" else
+            f"loses {v.loss:.3g} per unit of reach against trembles of {v.tremble:g}"
+            + ("" if v.other_reaches else ", reached only by the other's trembles"))
+    return (f"{('captain', 'opponent')[v.player]} at {place} with {hand}: "
+            f"{names[v.action]} (p={v.probability:.3g}) {cost}")
 
 
 # --- weak dominance in the betting --------------------------------------------------------
