@@ -1,0 +1,218 @@
+"""The sequence-form LP of the hand with trembles, solved in floats at a small tremble size.
+
+Each player must play every action of every decision with probability at least `eta`
+(a behavioural tremble): for the primal player (the captain) that is a row
+x[sequence, action] >= eta * x[sequence] per action; for the dual player (the opponent),
+whose plan is the LP's dual, the same rows G y >= 0 restrict his polytope, so his best-reply
+rows gain a term G^T r with one new variable r >= 0 per tremble row (LP duality of
+min { (A^T x)^T y : F y = f, G y >= 0 }). This is the perturbed sequence form of Farina and
+Gatti (2017); its solutions converge, as eta -> 0, to a refined equilibrium, read by
+`limit` (quasi_perfect.py) and proved exactly there.
+
+The other perturbation (SEQUENCE) is Miltersen and Sørensen's (2010): every sequence's
+weight at least eta^|sequence| (times its weight under uniform play, so that the bounds
+form a flow), the captain's as lower bounds on x, the opponent's through the objective
+(max f^T q + l^T (A^T x - F^T q): his weights above their bounds). Its limit is
+quasi-perfect; in floats its deep bounds (eta^5) are below what HiGHS resolves
+(docs/refined.md).
+
+The LP is built from solver/lp.py's `_SequenceFormLP` (its layout, showdown rows and totals)
+without its leaf-row substitution, and its plans are turned into behaviour with lp.py's own
+readers: this module depends on those private names (`_SequenceFormLP`, `_Space`,
+`_parents`, `_behaviour_throw`, `_behaviour_betting`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+
+import numpy as np
+import scipy.optimize
+import scipy.sparse as sp
+
+from games.bidou.betting import CAPTAIN, OPPONENT
+from solver.errors import SolverError
+from solver.lp import _behaviour_betting, _behaviour_throw, _parents, _SequenceFormLP, _Space
+from solver.model import HandModel
+from solver.strategy import Strategy
+
+# HiGHS's feasibility tolerances for the perturbed LP: a decision reached only through
+# trembles weighs eta^k in the objective, so HiGHS's default 1e-7 would not see it.
+TOLERANCE = 1e-10
+BEHAVIOUR, SEQUENCE = "behaviour", "sequence"     # the two perturbations
+
+
+@dataclasses.dataclass(frozen=True)
+class PerturbedSolution:
+    """The perturbed LP's optimum: its value and both players' (trembling) behaviour."""
+
+    eta: float
+    kind: str
+    value: float
+    strategy: Strategy                  # as played in the perturbed game, trembles included
+    chosen: Strategy                    # what each decision chooses beyond its trembles
+    seconds: float
+    iterations: int
+    size: tuple[int, int, int]          # variables, constraints, nonzeros
+
+
+def tremble_rows(model: HandModel, space: _Space, player: int, eta: float
+                 ) -> sp.csr_matrix:
+    """G with G v >= 0 saying: every action of every decision of `player` gets at least
+    `eta` of the mass reaching it (columns: the player's sequence variables)."""
+    rows: list[int] = []
+    cols: list[int] = []
+    vals: list[float] = []
+    count = [0]
+
+    def decision(index: np.ndarray, parent: np.ndarray | None) -> None:
+        """index: (k, n) variables of one decision's actions; parent: (n,) the sequence
+        before it, or None for a throwing decision (its mass is the sum of its actions)."""
+        for h in range(index.shape[1]):
+            legal = index[:, h][index[:, h] >= 0]
+            if len(legal) < 2:
+                continue
+            for a in legal:
+                row = count[0]
+                count[0] += 1
+                if parent is None:
+                    for b in legal:
+                        rows.append(row)
+                        cols.append(int(b))
+                        vals.append((1.0 - eta) if b == a else -eta)
+                else:
+                    rows.extend([row, row])
+                    cols.extend([int(a), int(parent[h])])
+                    vals.extend([1.0, -eta])
+
+    for c in range(space.throw.shape[0]):
+        for t in range(space.throw.shape[1] - 1):       # the last throw only stops
+            decision(space.throw[c, t], None)
+    for tc, to in model.public_states:
+        tree = model.tree((tc, to))
+        parents = _parents(space, tree, player, tc, to)
+        for node in tree.nodes:
+            if node.actor == player:
+                decision(space.betting[(tc, to, node.history)], parents[node.index])
+    return sp.csr_matrix((vals, (rows, cols)), shape=(count[0], space.size))
+
+
+def sequence_bounds(model: HandModel, space: _Space, player: int, eps: float) -> np.ndarray:
+    """Miltersen and Sørensen's lower bound per variable of `player`'s space: eps^|s| times
+    the sequence's weight under uniform play (chance included, so the bounds are a
+    consistent flow); 0 for the auxiliary totals. |s| counts the player's own choices."""
+    bound = np.zeros(space.size)
+    T = model.throws
+    legal = model.throw_legal
+    for c in range(space.throw.shape[0]):
+        mass = model.prior.astype(float).copy()
+        for t in range(T):
+            if t < T - 1:
+                share = legal / legal.sum(axis=0)
+                depth = t + 1
+            else:
+                share, depth = np.eye(legal.shape[0])[[0] * legal.shape[1]].T, t
+            weight = mass[None, :] * share                  # (A, n)
+            index = space.throw[c, t]
+            bound[index[index >= 0]] = eps ** depth * weight[index >= 0]
+            mass = sum(weight[a] @ model.transition[a] for a in range(1, legal.shape[0]))
+    depth_of = np.zeros(space.size, dtype=int)
+    for c in range(space.throw.shape[0]):
+        for t in range(T):
+            index = space.throw[c, t]
+            depth_of[index[index >= 0]] = t + 1 if t < T - 1 else t
+    for tc, to in model.public_states:
+        tree = model.tree((tc, to))
+        parents = _parents(space, tree, player, tc, to)
+        for node in tree.nodes:                         # pre-order: parents first
+            if node.actor != player:
+                continue
+            index, parent = space.betting[(tc, to, node.history)], parents[node.index]
+            depth = depth_of[parent] + 1
+            depth_of[index] = depth
+            base = bound[parent] / eps ** depth_of[parent]      # uniform weight of parent
+            bound[index] = eps ** depth * base / len(node.edges)
+    return bound
+
+
+def solve_perturbed(model: HandModel, eta: float, kind: str = BEHAVIOUR,
+                    method: str = "highs-ds", tolerance: float = TOLERANCE
+                    ) -> PerturbedSolution:
+    """The optimum of the hand's LP perturbed by `kind` at size `eta`: BEHAVIOUR, every
+    action of both players trembling at eta; SEQUENCE, every sequence's weight at least
+    eta^|sequence| (times its uniform weight). SolverError unless HiGHS reports one."""
+    if not 0 < eta < 0.1:
+        raise ValueError(f"a tremble must lie in (0, 0.1), got {eta}")
+    if kind not in (BEHAVIOUR, SEQUENCE):
+        raise ValueError(f"a perturbation is {BEHAVIOUR!r} or {SEQUENCE!r}, not {kind!r}")
+    start = time.perf_counter()
+    lp = _SequenceFormLP(model, CAPTAIN)
+    lp.build()
+    c, A_ub, A_eq, b_eq, bounds = lp.arrays()
+    low_x = np.zeros(lp.nx)
+    low_y = np.zeros(lp.dual.size)
+    if kind == BEHAVIOUR:
+        c, A_ub, A_eq, bounds = _with_trembles(model, lp, c, A_ub, A_eq, bounds, eta)
+    else:
+        low_x = sequence_bounds(model, lp.primal, CAPTAIN, eta)
+        low_y = sequence_bounds(model, lp.dual, OPPONENT, eta)
+        bounds[:lp.nx, 0] = low_x
+        # max f^T q + low_y^T (A^T x - F^T q): the opponent's weights above their bounds
+        c = c + A_ub.T @ low_y
+    res = scipy.optimize.linprog(
+        c, A_ub=A_ub, b_ub=np.zeros(A_ub.shape[0]), A_eq=A_eq, b_eq=b_eq, bounds=bounds,
+        method=method, options={"primal_feasibility_tolerance": tolerance,
+                                "dual_feasibility_tolerance": tolerance})
+    if res.status != 0:
+        raise SolverError(f"HiGHS did not reach an optimum of the perturbed LP: {res.message}")
+    x = res.x[:lp.nx]
+    y = low_y - res.ineqlin.marginals[:lp.dual.size]
+    strategy = _behaviour(model, lp, x, y)
+    if kind == BEHAVIOUR:
+        chosen = _without_trembles(model, strategy, eta)
+    else:
+        chosen = _behaviour(model, lp, np.maximum(x - low_x, 0.0), np.maximum(y - low_y, 0.0))
+    size = (A_ub.shape[1], A_ub.shape[0] + A_eq.shape[0], A_ub.nnz + A_eq.nnz)
+    return PerturbedSolution(eta=eta, kind=kind, value=-float(res.fun), strategy=strategy,
+                             chosen=chosen, seconds=time.perf_counter() - start,
+                             iterations=int(getattr(res, "nit", 0) or 0), size=size)
+
+
+def _with_trembles(model: HandModel, lp: _SequenceFormLP, c: np.ndarray, A_ub: sp.spmatrix,
+                   A_eq: sp.spmatrix, bounds: np.ndarray, eta: float):
+    """The LP's arrays with both players' tremble rows (see the module's docstring)."""
+    G_x = tremble_rows(model, lp.primal, CAPTAIN, eta)
+    G_y = tremble_rows(model, lp.dual, OPPONENT, eta)
+    nv, nr = A_ub.shape[1], G_y.shape[0]
+    # best-reply rows F^T q + G_y^T r - A^T x <= 0, then the captain's trembles -G_x x <= 0
+    A_ub = sp.vstack([
+        sp.hstack([A_ub, G_y.T]),
+        sp.hstack([-G_x, sp.csr_matrix((G_x.shape[0], nv - G_x.shape[1] + nr))]),
+    ]).tocsr()
+    A_eq = sp.hstack([A_eq, sp.csr_matrix((A_eq.shape[0], nr))]).tocsr()
+    c = np.concatenate([c, np.zeros(nr)])
+    bounds = np.vstack([bounds, np.tile([0.0, np.inf], (nr, 1))])
+    return c, A_ub, A_eq, bounds
+
+
+def _behaviour(model: HandModel, lp: _SequenceFormLP, x: np.ndarray, y: np.ndarray
+               ) -> Strategy:
+    return Strategy(
+        (_behaviour_throw(model, lp.primal, x), _behaviour_throw(model, lp.dual, y)),
+        {**_behaviour_betting(lp.primal, x), **_behaviour_betting(lp.dual, y)})
+
+
+def _without_trembles(model: HandModel, strategy: Strategy, eta: float) -> Strategy:
+    """What each decision chooses beyond its trembles: (p - eta) / (1 - k eta)."""
+    out = strategy.copy()
+
+    def strip(probs: np.ndarray, legal: np.ndarray) -> np.ndarray:
+        k = legal.sum(axis=0, keepdims=True)
+        return np.where(legal, np.maximum(probs - eta, 0.0) / (1.0 - k * eta), 0.0)
+
+    for role in (CAPTAIN, OPPONENT):
+        out.throw[role][...] = strip(strategy.throw[role], model.throw_legal)
+    for key, probs in strategy.betting.items():
+        out.betting[key] = strip(probs, np.ones(probs.shape, bool))
+    return out

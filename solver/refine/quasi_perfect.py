@@ -1,0 +1,137 @@
+"""A refined equilibrium of the hand, exact: the limit of the perturbed LP as trembles vanish.
+
+1. Solve the perturbed sequence-form LP (perturbed_lp.py) in floats at a small tremble eta:
+   every action of both players keeps at least eta (or, with kind=SEQUENCE, every sequence
+   at least eta^|sequence|), so every decision is reached and its play is a best reply to
+   a trembling opponent.
+2. Take the limit: at each decision, what the optimum chooses beyond its trembles, the
+   actions chosen with at most `support_gap` * eta dropped (they vanish with eta).
+3. Recover the exact rational equilibrium with these supports (solver/exact_equilibrium.py:
+   fixed supports, indifference systems in Fractions; the play at decisions a player never
+   reaches becomes the float limit's choice, made pure) and prove its value with
+   solver/certificate.py: the bounds meet at the game's value, as the plain LP's do.
+
+What is proved exactly is that the result is an equilibrium with the game's value. That
+its play off the path is sensible is what solver/refine/check.py tests independently (in
+floats, at several tremble sizes); that it is the limit of the perturbed optima as eta -> 0
+(a basis stable for every smaller eta) is not proved yet: docs/refined.md.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from fractions import Fraction
+from typing import Sequence
+
+import numpy as np
+
+from games.bidou.betting import CAPTAIN, OPPONENT
+from solver.certificate import Certificate, prove_fractions
+from solver.errors import SolverError
+from solver.exact_equilibrium import RecoveryError, _exact_strategies
+from solver.model import HandModel
+from solver.progress import Step, quiet, within
+from solver.refine.perturbed_lp import BEHAVIOUR, PerturbedSolution, solve_perturbed
+from solver.strategy import Strategy
+from solver.types import Exact
+
+ETA = 1e-4             # the tremble of the float LP
+# tried in turn: the first limit that proves an exact equilibrium is the answer
+ETAS = (ETA, 1e-5, 1e-3)
+SUPPORT_GAP = 10.0     # an action chosen beyond its tremble by more than this * eta stays
+
+
+@dataclasses.dataclass(frozen=True)
+class Refined:
+    """The refined equilibrium: exact probabilities, the same as floats, the value proved."""
+
+    strategy: Strategy
+    exact: Exact
+    certificate: Certificate
+    perturbed: PerturbedSolution
+    seconds: float
+
+
+def limit(model: HandModel, chosen: Strategy, threshold: float) -> Strategy:
+    """The limit read from what the perturbed optimum chooses beyond its trembles: actions
+    chosen with at most `threshold` dropped (their weight vanishes with eta), renormalized."""
+    out = chosen.copy()
+    for role in (CAPTAIN, OPPONENT):
+        throw = out.throw[role]
+        for c in range(throw.shape[0]):
+            for t in range(throw.shape[1]):
+                throw[c, t] = _support(throw[c, t], model.throw_legal, threshold)
+    for key, probs in out.betting.items():
+        out.betting[key] = _support(probs, np.ones(probs.shape, bool), threshold)
+    return out
+
+
+def _support(chosen: np.ndarray, legal: np.ndarray, threshold: float) -> np.ndarray:
+    kept = np.where(legal & (chosen > threshold), chosen, 0.0)
+    total = kept.sum(axis=0, keepdims=True)
+    best = np.eye(chosen.shape[0])[np.where(legal, chosen, -1.0).argmax(axis=0)].T
+    return np.where(total > 0, kept / np.where(total > 0, total, 1.0), best)
+
+
+def from_exact(model: HandModel, like: Strategy, exact: Exact) -> Strategy:
+    """The float strategy of exact probabilities keyed like `certificate.decisions`."""
+    out = like.copy()
+    for role in (CAPTAIN, OPPONENT):
+        throw = out.throw[role]
+        for c in range(throw.shape[0]):
+            for t in range(throw.shape[1]):
+                for h in range(model.num_hands):
+                    throw[c, t, :, h] = [float(p) for p in exact[("throw", role, c, t, h)]]
+    for key, probs in out.betting.items():
+        for h in range(model.num_hands):
+            probs[:, h] = [float(p) for p in exact[("bet", key, h)]]
+    return out
+
+
+def refined_equilibrium(model: HandModel, etas: Sequence[float] = ETAS,
+                        support_gap: float = SUPPORT_GAP, kind: str = BEHAVIOUR,
+                        progress: Step | None = None) -> Refined:
+    """The exact refined equilibrium of the hand, from the first tremble size in `etas`
+    whose limit proves an exact equilibrium; SolverError, with every reason, if none does.
+    `progress(what, done, total)` follows the attempts."""
+    start = time.perf_counter()
+    step = progress or quiet
+    reasons = []
+    for i, eta in enumerate(etas):
+        try:
+            refined = _attempt(model, eta, support_gap, kind,
+                               within(progress, f"eta {eta:g}"))
+        except SolverError as error:
+            reasons.append(str(error))
+            continue
+        step(f"eta {eta:g}: exact value proved", i + 1, len(etas))
+        return dataclasses.replace(refined, seconds=time.perf_counter() - start)
+    raise SolverError("; ".join(reasons) or "no tremble size to try")
+
+
+def _attempt(model: HandModel, eta: float, support_gap: float, kind: str, progress: Step
+             ) -> Refined:
+    start = time.perf_counter()
+    progress("perturbed LP", 0, 3)
+    perturbed = solve_perturbed(model, eta, kind)
+    float_limit = limit(model, perturbed.chosen, support_gap * eta)
+    progress("exact recovery", 1, 3)
+    try:
+        exact = _exact_strategies(model, float_limit, progress)
+    except RecoveryError as error:
+        raise SolverError(f"the limit at eta={eta:g} gave no exact equilibrium: {error}") \
+            from None
+    progress("proof", 2, 3)
+    strategy = from_exact(model, float_limit, exact)
+    certificate = prove_fractions(model, strategy, as_fractions(exact))
+    if certificate.exact is None:
+        raise SolverError(f"the limit at eta={eta:g} is not an exact equilibrium (its proof "
+                          f"has width {float(certificate.width):.2g})")
+    progress("proof", 3, 3)
+    return Refined(strategy, exact, certificate, perturbed, time.perf_counter() - start)
+
+
+def as_fractions(exact: Exact) -> dict[tuple, list[Fraction]]:
+    """The rows as lists, as `certificate.prove_fractions` takes them."""
+    return {key: list(row) for key, row in exact.items()}
