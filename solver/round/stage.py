@@ -10,7 +10,7 @@ from typing import Callable
 
 import numpy as np
 
-from games.bidou.betting import CAPTAIN, OPPONENT, OUTCOMES, Leaf, Node, Role, build_tree
+from games.bidou.betting import CAPTAIN, OPPONENT, OUTCOMES, Leaf, Node, Role
 from solver.model import HandModel
 from solver.reach import end_mass
 from solver.round.states import ChipState, Next, after_leaf
@@ -28,9 +28,7 @@ def stage_model(base: HandModel, state: ChipState, value: Value) -> HandModel:
 
     # betting.LeafPayoff names Fractions (the hand game's chips); a stage's leaves pay the
     # continuation values, floats while solving and Fractions in the certificate
-    trees = {first: build_tree(first, base.params.max_level, state.supply(),
-                               payoff)  # type: ignore[arg-type]
-             for first in (CAPTAIN, OPPONENT)}
+    trees = base.description.trees(state.supply(), payoff)  # type: ignore[arg-type]
     return dataclasses.replace(base, trees=trees)
 
 
