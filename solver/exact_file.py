@@ -14,7 +14,7 @@ import dataclasses
 
 import numpy as np
 
-from solver import best_response, exact_equilibrium
+from solver import best_response
 from solver.certificate import Certificate
 from solver.errors import SolverError
 from solver.model import HandModel
@@ -53,6 +53,9 @@ def recover(model: HandModel, strategy: Strategy, progress: Step | None = None) 
     completed; the certificate is the intersection of the attempts' proofs), keeping the
     exact probabilities when they prove the value. `progress(step, done, total)` follows
     the work."""
+    # scipy.linalg (a fifth of a second to import) only when an exact recovery is asked for
+    from solver import exact_equilibrium
+
     found = exact_equilibrium.recover(model, strategy, progress)
     if found.exact is None or found.strategy is None:
         return Recovered(found.certificate, reason=found.reason)
