@@ -33,7 +33,7 @@ from games.bidou.betting import (
     Supply,
     build_tree,
     first_bettor,
-    hand_payoff,
+    hand_game_payoff,
 )
 from games.bidou.params import RANKINGS, REROLL_MODES, BidouParams, ParameterError, check_int
 
@@ -175,8 +175,7 @@ class PenaltyChips:
     zero_sum: bool = True
 
     def payoff(self, leaf: Leaf) -> LeafPayoff:
-        win, tie, lose = hand_payoff(leaf.kind, leaf.level, leaf.folder)
-        return (win, tie, lose)
+        return hand_game_payoff(leaf)
 
     def to_dict(self) -> dict[str, Any]:
         return {"name": self.name, "zero_sum": self.zero_sum}

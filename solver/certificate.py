@@ -59,7 +59,7 @@ class Certificate:
         """The bounds in decimal, rounded outward: the printed interval is still proved."""
         return decimal(self.lower, digits, up=False), decimal(self.upper, digits, up=True)
 
-    def to_dict(self) -> dict[str, str | float]:
+    def to_dict(self) -> dict[str, str | float | None]:
         lower, upper = self.decimals()
         return {"lower": str(self.lower), "upper": str(self.upper),
                 "lower_decimal": lower, "upper_decimal": upper, "width": float(self.width),
@@ -151,7 +151,8 @@ def _assemble(model: HandModel, strategy: Strategy, ints: dict) -> ExactStrategy
 def _binary(model: HandModel, strategy: Strategy) -> dict:
     """`exact_probabilities` of every decision, keyed like `decisions`, a whole array of
     decisions (actions x hands) at a time."""
-    n, out = model.num_hands, {}
+    n = model.num_hands
+    out: dict[tuple, list[int]] = {}
     for role in (CAPTAIN, OPPONENT):
         for c, context in enumerate(strategy.throw[role]):
             for t, decision in enumerate(context):
@@ -252,7 +253,7 @@ class _ExactGame:
         self.levels = int(model.strength.max()) + 1
         ordered = np.sign(model.strength[:, None] - model.strength[None, :])
         category = {1: 0, -1: 1, 0: 2}
-        self.moves = [[(j, category[int(ordered[x, j])], category[int(compare[x, j])])
+        self.moves = [[(int(j), category[int(ordered[x, j])], category[int(compare[x, j])])
                        for j in np.flatnonzero(ordered[x] != compare[x])]
                       for x in range(n)]
         self.throw, self.betting = strategy

@@ -301,6 +301,7 @@ class CFRSolver:
             if rule.plus:
                 acc *= pos
             else:
+                assert rule.beta is not None, "a discount of positive regrets needs beta"
                 neg = t ** rule.beta / (t ** rule.beta + 1)
                 acc *= np.where(acc > 0, pos, neg)
         if rule.predictive:

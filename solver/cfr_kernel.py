@@ -18,6 +18,7 @@ from __future__ import annotations
 import ctypes
 import importlib
 import importlib.util
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -63,11 +64,10 @@ def check_layout(lib: ctypes.CDLL) -> None:
         room = 1 + len(struct._fields_) + 8
         out = (ctypes.c_int64 * room)()
         count = lib.cfr_struct_layout(which, out, room)
-        ours = [ctypes.sizeof(struct)] + [getattr(struct, name).offset
-                                          for name, _ in struct._fields_]
+        names = ["size"] + [field[0] for field in struct._fields_]
+        ours = [ctypes.sizeof(struct)] + [getattr(struct, name).offset for name in names[1:]]
         theirs = list(out[:count])
         if theirs != ours:
-            names = ["size"] + [name for name, _ in struct._fields_]
             where = next((names[i] if i < len(names) else f"field {i}"
                           for i in range(max(len(ours), len(theirs)))
                           if i >= len(ours) or i >= len(theirs) or ours[i] != theirs[i]), "?")
@@ -112,11 +112,13 @@ def _pointer(array: np.ndarray, kind):
 class Kernel:
     """The C kernel bound to one engine's arrays (which must stay alive and in place)."""
 
-    def __init__(self, layout: dict, players: tuple[dict, dict], rule: dict):
+    def __init__(self, layout: dict[str, Any], players: Sequence[dict[str, Any]],
+                 rule: dict[str, Any]):
         if _LIB is None:
             raise RuntimeError("the C kernel of solver.cfr was not built (no C compiler at "
                                "install?); use engine='numpy'")
-        self._arrays = []                      # keep every array the structs point into
+        self._lib = _LIB
+        self._arrays: list[np.ndarray] = []    # keep every array the structs point into
 
         def fill(struct, values: dict):
             for name, kind in struct._fields_:
@@ -136,7 +138,7 @@ class Kernel:
     def run(self, iterations: int, t: int, alternating: bool, average_played: bool) -> float:
         """Perform `iterations` iterations after iteration t; return the weight they add."""
         cap, opp = self._players
-        added = _LIB.cfr_run(iterations, t, ctypes.byref(cap), ctypes.byref(opp),
+        added = self._lib.cfr_run(iterations, t, ctypes.byref(cap), ctypes.byref(opp),
                              ctypes.byref(self._layout), ctypes.byref(self._rule),
                              int(alternating), int(average_played))
         if added < 0:

@@ -184,8 +184,8 @@ def _flat_nodes(model: HandModel) -> _Nodes:
     child_row = np.full((K, D), L + D)
     has_node = node_children >= 0
     child_row[has_node] = L + node_children[has_node]
-    for row, (edge, _, _) in enumerate(found):
-        child_row[edge // D, edge % D] = row
+    for row, (slot, _, _) in enumerate(found):
+        child_row[slot // D, slot % D] = row
     layers = []
     for level in range(depth.max() + 1):
         where = np.nonzero(depth == level)[0]

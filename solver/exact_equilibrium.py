@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import dataclasses
 from fractions import Fraction
+from typing import Sequence
 
 import numpy as np
 import scipy.linalg
@@ -232,14 +233,14 @@ class _Responder:
         return self.choice.get(key, int(np.argmax(probs)))
 
     def q_values(self, plan: _Realization, best: bool = False, publics: set | None = None
-                 ) -> dict[tuple, list[Fraction]]:
+                 ) -> dict[tuple, Sequence[Fraction | None]]:
         """Counterfactual value of each action at each of the responder's decisions: linear
         in the plan's leaf reach (the only part of the plan it reads). With `best`, later
         choices are the best ones instead; with `publics`, the other public states' leaf
         reach is taken as zero (their decisions are left out)."""
         m, n, T = self.model, self.model.num_hands, self.model.throws
         sign = 1 if self.role == CAPTAIN else -1
-        q: dict[tuple, list[list[Fraction]]] = {}
+        q: dict[tuple, Sequence[Fraction | None]] = {}
         roots: dict[tuple, list[Fraction]] = {}
         flip = 1 if self.role == CAPTAIN else -1
         zeros = [ZERO] * n
@@ -267,37 +268,43 @@ class _Responder:
                     live = [ch for ch in children if ch is not zeros]
                     if not live:
                         return zeros
-                    return [sum(ch[x] for ch in live) for x in range(n)]
+                    return [sum((ch[x] for ch in live), ZERO) for x in range(n)]
                 probs = self.strategy.betting[(tc, to, node.history)]
                 out = []
                 for x in range(n):
                     key = ("bet", tc, to, node.history, x)
-                    q[key] = [ch[x] for ch in children]
-                    out.append(max(q[key]) if best
-                               else children[self._pick(key, probs[:, x])][x])
+                    values = [ch[x] for ch in children]
+                    q[key] = values
+                    out.append(max(values) if best
+                               else values[self._pick(key, probs[:, x])])
                 return out
 
             roots[(tc, to)] = tree.pull([leaf_value(leaf) for leaf in tree.leaves], combine)[0]
         throw = self.strategy.throw[self.role]
         for c in range(throw.shape[0]):
             if self.role == CAPTAIN:
-                stop = [[sum(roots[(tc, to)][x] for to in range(1, T + 1)) for x in range(n)]
-                        for tc in range(1, T + 1)]
+                stop = [[sum((roots[(tc, to)][x] for to in range(1, T + 1)), ZERO)
+                         for x in range(n)] for tc in range(1, T + 1)]
             else:
                 stop = [roots[(c + 1, to)] for to in range(1, T + 1)]
             v = stop[T - 1]
             for t in range(T - 2, -1, -1):
-                again = [None] + [sum((p * v[k] for k, p in self.outcome[a].items()), ZERO)
-                                  for a in range(1, len(m.throw_actions))]
-                new = []
+                again: list[Fraction | None] = [None] + [
+                    sum((p * v[k] for k, p in self.outcome[a].items()), ZERO)
+                    for a in range(1, len(m.throw_actions))]
+                new: list[Fraction] = []
                 for x in range(n):
                     options = [stop[t][x]] + [again[a] if m.throw_legal[a, x] else None
                                               for a in range(1, len(m.throw_actions))]
                     key = ("throw", c, t, x)
                     q[key] = options
                     probs = np.where(m.throw_legal[:, x], throw[c, t, :, x], -1.0)
-                    new.append(max(o for o in options if o is not None) if best
-                               else options[self._pick(key, probs)])
+                    if best:
+                        new.append(max(o for o in options if o is not None))
+                    else:
+                        chosen = options[self._pick(key, probs)]
+                        assert chosen is not None           # a legal action is picked
+                        new.append(chosen)
                 v = new
         return q
 
@@ -310,16 +317,20 @@ class _Responder:
         switched, beaten = 0, set()
         for key, values in q.items():
             probs, legal, reach = responder_plan.decisions[key]
-            options = [a for a, v in enumerate(values) if v is not None and legal[a]]
-            top = max(values[a] for a in options)
+            options = {a: v for a, v in enumerate(values) if v is not None and legal[a]}
+            top = max(options.values())
             if reach <= REACHED:
-                if values[self._pick(key, np.where(legal, probs, -1.0))] < top:
-                    self.choice[key] = next(a for a in options if values[a] == top)
+                picked = values[self._pick(key, np.where(legal, probs, -1.0))]
+                assert picked is not None                   # a legal action is picked
+                if picked < top:
+                    self.choice[key] = next(a for a, v in options.items() if v == top)
                     switched += 1
             else:
                 support = responder_plan.support[key]
-                beaten |= {(key, support[0], b) for b in options
-                           if b not in support and values[b] > values[support[0]]}
+                played = values[support[0]]
+                assert played is not None                   # played actions are legal
+                beaten |= {(key, support[0], b) for b, v in options.items()
+                           if b not in support and v > played}
         return switched, beaten
 
 
@@ -481,7 +492,7 @@ def _recover_role(model: HandModel, strategy: Strategy, plans: dict, role: int,
 
 def _plans(model: HandModel, strategy: Strategy) -> dict[int, _Plan]:
     """Both plans; RecoveryError if one mixes at too many decisions for an LP vertex."""
-    plans = {role: _Plan(model, strategy, role) for role in (CAPTAIN, OPPONENT)}
+    plans: dict[int, _Plan] = {role: _Plan(model, strategy, role) for role in (CAPTAIN, OPPONENT)}
     for role, plan in plans.items():
         if len(plan.unknowns) > MAX_UNKNOWNS:
             mixed = sum(len(s) > 1 for s in plan.support.values())

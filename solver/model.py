@@ -18,6 +18,7 @@ arrays so an exact certificate can rebuild the same numbers.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from fractions import Fraction
 
 import numpy as np
@@ -52,10 +53,10 @@ class HandModel:
     public_states: tuple[tuple[int, int], ...]   # (captain's throws, opponent's throws)
     trees: dict[Role, BettingTree]     # by first bettor, each leaf with its payoff
 
-    @property
+    @functools.cached_property
     def params(self) -> BidouParams:
         """The two-hand Bidou parameters of the description (ParameterError for another
-        game of the family)."""
+        game of the family); many callers read it, so it is built once."""
         return self.description.params()
 
     @property

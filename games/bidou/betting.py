@@ -180,7 +180,8 @@ def settle(supply: Supply, pot: Pot, kind: str, outcome: int = 0,
     return Settlement(centre, (piles[0], piles[1]), OPPONENT)
 
 
-def hand_payoff(kind: str, level: int, folder: Role | None) -> tuple[Fraction, ...]:
+def hand_payoff(kind: str, level: int, folder: Role | None
+                ) -> tuple[Fraction, Fraction, Fraction]:
     """The hand game's payoff to the captain, by outcome (wins, ties, loses): a showdown
     at level k moves 2k chips to the lower hand, a fold costs the folder one chip."""
     if kind == SHOWDOWN:
@@ -188,7 +189,7 @@ def hand_payoff(kind: str, level: int, folder: Role | None) -> tuple[Fraction, .
     if kind == FOLD:
         value = Fraction(-1 if folder == CAPTAIN else 1)
         return (value, value, value)
-    return (Fraction(0),) * 3
+    return (Fraction(0), Fraction(0), Fraction(0))
 
 
 # --- betting trees -------------------------------------------------------------------------
@@ -254,8 +255,7 @@ class BettingTree:
         parent = {}
         for node in self.nodes:
             for a, edge in enumerate(node.edges):
-                child = self.nodes[edge.node] if edge.leaf is None else self.leaves[edge.leaf]
-                parent[child.history] = (node, a)
+                parent[self.target(edge).history] = (node, a)
         object.__setattr__(self, "_named", named)
         object.__setattr__(self, "_parent", parent)
 
@@ -274,11 +274,17 @@ class BettingTree:
         """The decision or leaf named `history` (KeyError if there is none)."""
         return self._named[history]           # type: ignore[attr-defined]
 
+    def target(self, edge: Edge) -> Node | Leaf:
+        """Where `edge` leads: a decision or a leaf."""
+        if edge.leaf is not None:
+            return self.leaves[edge.leaf]
+        return self.nodes[_index(edge.node)]
+
     def child(self, node: Node, action: str) -> Node | Leaf:
         """Where `action` leads from `node` (KeyError if it is not legal there)."""
         for edge in node.edges:
             if edge.action == action:
-                return self.nodes[edge.node] if edge.leaf is None else self.leaves[edge.leaf]
+                return self.target(edge)
         raise KeyError(f"{action!r} is not legal at {node.history!r}")
 
     def path(self, history: str) -> list[tuple[Node, int]]:
@@ -302,7 +308,7 @@ class BettingTree:
                 if i != len(actions) - 1:
                     raise KeyError(f"the betting is over after {list(actions[:i + 1])}")
                 return self.leaves[edge.leaf]
-            node = self.nodes[edge.node]
+            node = self.nodes[_index(edge.node)]
         return node
 
     def payoff(self, leaf: Leaf, outcome: int) -> Fraction:
@@ -328,7 +334,7 @@ class BettingTree:
                 if edge.leaf is not None:
                     at_leaf[edge.leaf] = after
                 else:
-                    at_node[edge.node] = after
+                    at_node[_index(edge.node)] = after
         return at_node, at_leaf
 
     def pull(self, at_leaf: Sequence[T], combine: Callable[[Node, list[T]], T]) -> list[T]:
@@ -336,12 +342,12 @@ class BettingTree:
         `combine(node, [value after each action])`. Returns the value at each node."""
         at_node: list = [None] * len(self.nodes)
         for node in reversed(self.nodes):
-            children = [at_leaf[e.leaf] if e.leaf is not None else at_node[e.node]
+            children = [at_leaf[e.leaf] if e.leaf is not None else at_node[_index(e.node)]
                         for e in node.edges]
             at_node[node.index] = combine(node, children)
         return at_node
 
-    def parent_sequence(self, player: Role) -> list[tuple[int, int] | None]:
+    def parent_sequence(self, player: int) -> list[tuple[int, int] | None]:
         """For each node and leaf of the tree, `player`'s last own (node, action index)
         before it, or None at his first decision: sequence form needs it."""
         nodes: list = [None] * len(self.nodes)
@@ -354,13 +360,24 @@ class BettingTree:
                 if edge.leaf is not None:
                     leaves[edge.leaf] = mine
                 else:
-                    visit(self.nodes[edge.node], mine)
+                    visit(self.nodes[_index(edge.node)], mine)
 
         visit(self.root, None)
         return nodes + leaves
 
 
+def _index(position: int | None) -> int:
+    """An edge's node index, known to be there (an edge leads to a node or to a leaf)."""
+    assert position is not None
+    return position
+
+
 PayoffRule = Callable[[Leaf], LeafPayoff]
+
+
+def hand_game_payoff(leaf: Leaf) -> LeafPayoff:
+    """The hand game's payoff rule (`hand_payoff` at the leaf)."""
+    return hand_payoff(leaf.kind, leaf.level, leaf.folder)
 
 
 def build_tree(first: Role, max_level: int, supply: Supply | None = None,
@@ -369,7 +386,7 @@ def build_tree(first: Role, max_level: int, supply: Supply | None = None,
     when given, with each leaf's payoff from `payoff` (the hand game's chips by default)."""
     nodes: list[Node | None] = []
     leaves: list[Leaf] = []
-    payoff = payoff or (lambda leaf: hand_payoff(leaf.kind, leaf.level, leaf.folder))
+    rule = payoff or hand_game_payoff
 
     def visit(history: str, actor: Role, level: int, pot: Pot, left: Supply | None) -> int:
         index = len(nodes)
@@ -380,7 +397,9 @@ def build_tree(first: Role, max_level: int, supply: Supply | None = None,
             after, new_pot = left, pot
             if chips_put_in(action):
                 if left is not None:
-                    after, from_centre, from_pile = left.take(actor, chips_put_in(action))
+                    taken = left.take(actor, chips_put_in(action))
+                    assert taken is not None                # legal_actions checked it
+                    after, from_centre, from_pile = taken
                     new_pot = pot.add(actor, from_centre, from_pile)
                 else:
                     new_pot = pot.add(actor, 0, chips_put_in(action))
@@ -400,5 +419,13 @@ def build_tree(first: Role, max_level: int, supply: Supply | None = None,
         return index
 
     visit("", first, 0, Pot(), supply)
-    return BettingTree(first, tuple(nodes), tuple(leaves),  # type: ignore[arg-type]
-                       tuple(tuple(payoff(leaf)) for leaf in leaves), supply)
+    built = tuple(node for node in nodes if node is not None)
+    assert len(built) == len(nodes)
+    return BettingTree(first, built, tuple(leaves),
+                       tuple(_three(rule(leaf)) for leaf in leaves), supply)
+
+
+def _three(payoff: Sequence[Fraction]) -> LeafPayoff:
+    """A payoff rule's answer as the (wins, ties, loses) tuple a tree stores."""
+    win, tie, lose = payoff
+    return (win, tie, lose)
