@@ -26,7 +26,8 @@ work as it is; the completion by `best_response.complete_unreached` is only a se
 
 What cannot work is refused before the exact work: strategies more than 1e-7 from
 equilibrium (NashConv) and supports with more than MAX_UNKNOWNS unknowns (a CFR average).
-A failure says why (`recover(...).reason`); `progress(step, done, total)` follows the work.
+A failure says why (`recover(...).reason`); `progress(step, done, total)` (the library's
+`solver.progress.Step`) follows the work: ("captain's strategy", 12, 58), then ("proof", 0, 1).
 
 Nothing here is trusted: the strategies go to `solver.certificate`, whose bounds meet only
 if they are an exact equilibrium. `exact_value` returns None whenever the supports or the
@@ -62,8 +63,6 @@ MAX_UNKNOWNS = 400
 NEAR_EQUILIBRIUM = 1e-7
 TIE = 1e-10           # an unplayed action this close to the played one at the float point ties
 MAX_ROUNDS = 3        # of revising the responder's choices against the exact point
-# progress(step, done, total) (solver.progress.Step): e.g. ("captain's strategy", 12, 58),
-# then ("proof", 0, 1)
 
 
 @dataclasses.dataclass
