@@ -196,17 +196,19 @@ def hand_payoff(kind: str, level: int, folder: Role | None
 
 @dataclasses.dataclass(frozen=True)
 class Edge:
-    """An action and where it leads: a decision (`node`) or the end of the hand (`leaf`)."""
+    """An action and where it leads: a decision (`node`) or the end of the hand (`leaf`).
+    `action` is its name: an `Action` of the one-chip ladder, or another betting
+    structure's name ("stake 3", "withdraw"); solvers only walk edges, never read names."""
 
-    action: Action
+    action: str
     node: int | None = None
     leaf: int | None = None
 
 
 @dataclasses.dataclass(frozen=True)
 class Node:
-    """A betting decision. `history` names it (one letter per action so far, e.g. "pbr"):
-    strategies and files key decisions by it; nothing rebuilds it."""
+    """A betting decision. `history` names it (one token per action so far, e.g. "pbr" in
+    the ladder): strategies and files key decisions by it; nothing rebuilds it."""
 
     index: int
     history: str
@@ -215,7 +217,7 @@ class Node:
     edges: tuple[Edge, ...]
 
     @property
-    def actions(self) -> tuple[Action, ...]:
+    def actions(self) -> tuple[str, ...]:
         return tuple(edge.action for edge in self.edges)
 
 

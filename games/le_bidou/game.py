@@ -1,0 +1,292 @@
+"""One hand of Le Bidou (RULES.md section 5) as an OpenSpiel game: `python_le_bidou`.
+
+Load it with `pyspiel.load_game("python_le_bidou(faces=3,throws=2,max_stake=3)")` after
+`import games.le_bidou.game`, which registers it. Parameters (defaults from
+`LeBidouParams()`): faces, throws, reroll, ranking, aces_beat_bidou, max_stake, half_stake,
+validated by `LeBidouParams.from_mapping` (a bad value raises `ParameterError`).
+
+Players: 0 = the first player (the captain, who throws first), 1 = the other. Two-player,
+zero-sum, sequential, explicit stochastic chance, imperfect information, terminal rewards,
+perfect recall.
+
+The throwing turns are those of `python_bidou` (games/bidou/game.py): chance gives each
+throw's hand, the thrower then stops or throws again ("reroll", or under reroll=keep
+"keep X"); the captain's whole turn comes first; the other player sees only his count. The
+stakes are then walked on the one stakes tree (games/le_bidou/stakes.py), which also pays
+each leaf, so the rules of the stakes are stated once for this game and the compact model.
+
+Action ids: the throw decisions of `python_bidou` with the same faces ("stop" 0, "reroll"
+1, the keeps), then "withdraw", "call", "stake 1" .. "stake M", "raise to 2" .. "raise to
+M" (M = max_stake). Chance action ids are hand indices in `rules.all_hands(faces)`.
+
+Information state string (perfect recall) for player p:
+    "p<p> | c:<captain's turn> | o:<other's turn> | s:<stakes actions, comma-separated>"
+A turn alternates throw results and decisions; the other player's results show as "?" and
+his decisions as "stop" or "again". The observation string (no recall) is
+    "p<p> hand:<own current hand or -> throws:<c>,<o> s:<stakes actions>".
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+import numpy as np
+import pyspiel
+
+from games.bidou import rules
+from games.bidou.betting import CAPTAIN, OPPONENT, BettingTree, Leaf
+from games.bidou.game import REROLL_ID, STOP_ID, all_keeps
+from games.le_bidou.params import LeBidouParams
+from games.le_bidou.stakes import CALL, WITHDRAW, raise_action, stake_action
+
+_NUM_PLAYERS = 2
+_KEEP_BASE = 2
+_DEFAULTS = LeBidouParams()
+
+_GAME_TYPE = pyspiel.GameType(
+    short_name="python_le_bidou",
+    long_name="Python Le Bidou (one hand)",
+    dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
+    chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
+    information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
+    utility=pyspiel.GameType.Utility.ZERO_SUM,
+    reward_model=pyspiel.GameType.RewardModel.TERMINAL,
+    max_num_players=_NUM_PLAYERS,
+    min_num_players=_NUM_PLAYERS,
+    provides_information_state_string=True,
+    provides_information_state_tensor=False,
+    provides_observation_string=True,
+    provides_observation_tensor=False,
+    provides_factored_observation_string=False,
+    parameter_specification=_DEFAULTS.to_dict())
+
+
+class _Tables:
+    """What one parameter set needs, shared by the game and all its states."""
+
+    def __init__(self, params: LeBidouParams):
+        self.params = params
+        self.hands = rules.all_hands(params.faces)
+        self.hand_index = {h: i for i, h in enumerate(self.hands)}
+        self.keeps = all_keeps(params.faces)
+        self.keep_action = {k: _KEEP_BASE + i for i, k in enumerate(self.keeps)}
+        self.keep_action[()] = REROLL_ID
+        description = params.description()
+        self.tree: BettingTree = description.trees()[CAPTAIN]
+        top = params.max_stake + 1
+        self.action_names = (
+            [rules.throw_action_name(rules.STOP), rules.throw_action_name(())]
+            + [rules.throw_action_name(k) for k in self.keeps] + [WITHDRAW, CALL]
+            + [stake_action(s) for s in range(1, top)]
+            + [raise_action(s) for s in range(2, top)])
+        self.action_ids = {name: i for i, name in enumerate(self.action_names)}
+        self.max_speeches = params.max_stake + 1      # stakes 1..M one by one, then an answer
+
+    def kept_of(self, action: int) -> rules.Kept:
+        return () if action == REROLL_ID else self.keeps[action - _KEEP_BASE]
+
+    @functools.lru_cache(maxsize=None)
+    def outcomes(self, hand: rules.Hand | None, kept: rules.Kept) -> tuple:
+        """((chance action, probability), ...) of the throw after keeping `kept`."""
+        dist = (rules.throw_distribution((), self.params.faces) if hand is None
+                else rules.next_hand_distribution(hand, kept, self.params.faces))
+        return tuple(sorted((self.hand_index[h], float(p)) for h, p in dist.items()))
+
+    def __deepcopy__(self, memo: dict) -> "_Tables":     # immutable: states share it
+        return self
+
+
+@functools.lru_cache(maxsize=None)
+def _tables(params: LeBidouParams) -> _Tables:
+    return _Tables(params)
+
+
+class LeBidouGame(pyspiel.Game):
+    """One hand of Le Bidou. `game.params` holds the `LeBidouParams`."""
+
+    def __init__(self, params: dict[str, Any] | None = None):
+        rules_ = LeBidouParams.from_mapping(dict(params or {}))
+        tables = _tables(rules_)
+        top = float(rules_.max_stake)
+        info = pyspiel.GameInfo(
+            num_distinct_actions=len(tables.action_names),
+            max_chance_outcomes=len(tables.hands),
+            num_players=_NUM_PLAYERS, min_utility=-top, max_utility=top, utility_sum=0.0,
+            max_game_length=2 * (rules_.throws - 1) + tables.max_speeches)
+        super().__init__(_GAME_TYPE, info, rules_.to_dict())
+
+    @property
+    def params(self) -> LeBidouParams:
+        """The rules (from the OpenSpiel parameters, so that an unpickled game has them)."""
+        return LeBidouParams.from_mapping(self.get_parameters())
+
+    @property
+    def tables(self) -> _Tables:
+        return _tables(self.params)
+
+    def new_initial_state(self) -> "LeBidouState":
+        return LeBidouState(self)
+
+    def make_py_observer(self, iig_obs_type: Any = None, params: Any = None
+                         ) -> "LeBidouObserver":
+        if params:
+            raise ValueError(f"Observation parameters not supported; passed {params}")
+        return LeBidouObserver(iig_obs_type or pyspiel.IIGObservationType(
+            perfect_recall=False))
+
+    def action_id(self, name: str) -> int:
+        """Player action id of "stop", "keep 6-5", "stake 3", "raise to 5", "withdraw"..."""
+        return self.tables.action_ids[name]
+
+    def hand_action(self, text: str) -> int:
+        """Chance action id of a hand given as "6-3-1"."""
+        return self.tables.hand_index[rules.parse_hand(text, self.params.faces)]
+
+
+class LeBidouState(pyspiel.State):
+    """A state of one hand. `hands`, `throw_counts` and `stakes` read it directly."""
+
+    def __init__(self, game: LeBidouGame):
+        super().__init__(game)
+        self._t = game.tables
+        self.hands: list[rules.Hand | None] = [None, None]   # current hand of each player
+        self.throw_counts = [0, 0]
+        self.turns: list[list] = [[], []]       # hands (tuples) and decision ids, in order
+        self.thrower = CAPTAIN
+        self.kept: rules.Kept = ()
+        self.deciding = False                   # a thrower's decision (else: chance)
+        self.node: int | None = None            # the stakes decision, once both have thrown
+        self.stakes: list[str] = []             # the stakes actions so far
+        self.leaf: Leaf | None = None
+        self._returns = [0.0, 0.0]
+
+    def current_player(self) -> int:
+        if self.leaf is not None:
+            return pyspiel.PlayerId.TERMINAL
+        if self.node is not None:
+            return int(self._t.tree.nodes[self.node].actor)
+        return int(self.thrower) if self.deciding else pyspiel.PlayerId.CHANCE
+
+    def _legal_actions(self, player: int) -> list[int]:
+        t = self._t
+        if self.node is not None:
+            return sorted(t.action_ids[e.action] for e in t.tree.nodes[self.node].edges)
+        if t.params.reroll == "all":
+            return [STOP_ID, REROLL_ID]
+        hand = self.hands[player]
+        assert hand is not None
+        return sorted([STOP_ID] + [t.keep_action[k] for k in rules.keep_options(hand)])
+
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        return list(self._t.outcomes(self.hands[self.thrower], self.kept))
+
+    def _apply_action(self, action: int) -> None:
+        if self.node is not None:
+            self._speak(self._t.action_names[action])
+        elif self.deciding:
+            self.turns[self.thrower].append(action)
+            if action == STOP_ID:
+                self._end_turn()
+            else:
+                self.kept, self.deciding = self._t.kept_of(action), False
+        else:
+            hand = self._t.hands[action]
+            self.hands[self.thrower] = hand
+            self.throw_counts[self.thrower] += 1
+            self.turns[self.thrower].append(hand)
+            self.deciding = True
+            if self.throw_counts[self.thrower] == self._t.params.throws:
+                self._end_turn()
+
+    def _end_turn(self) -> None:
+        self.kept, self.deciding = (), False
+        if self.thrower == CAPTAIN:
+            self.thrower = OPPONENT
+        else:
+            self.node = 0                      # the captain proposes, whatever the counts
+
+    def _speak(self, name: str) -> None:
+        tree = self._t.tree
+        assert self.node is not None
+        after = tree.child(tree.nodes[self.node], name)
+        self.stakes.append(name)
+        if isinstance(after, Leaf):
+            p = self._t.params
+            captain, other = self.hands
+            assert captain is not None and other is not None
+            outcome = rules.compare(captain, other, p.ranking, p.aces_beat_bidou)
+            value = float(tree.payoff(after, outcome))
+            self.leaf, self.node, self._returns = after, None, [value + 0.0, -value + 0.0]
+        else:
+            self.node = after.index
+
+    def _action_to_string(self, player: int, action: int) -> str:
+        if player == pyspiel.PlayerId.CHANCE:
+            return "throw " + rules.format_hand(self._t.hands[action])
+        return self._t.action_names[action]
+
+    def is_terminal(self) -> bool:
+        return self.leaf is not None
+
+    def returns(self) -> list[float]:
+        return list(self._returns)
+
+    def __str__(self) -> str:
+        """Everything, both players' dice included."""
+        return " ".join([f"c:{self.turn_string(CAPTAIN, True)}",
+                         f"o:{self.turn_string(OPPONENT, True)}", "s:" + ",".join(self.stakes)])
+
+    def turn_string(self, owner: int, visible: bool) -> str:
+        """A throwing turn as its owner sees it, or (not `visible`) as the other does."""
+        names = self._t.action_names
+        tokens = []
+        for token in self.turns[owner]:
+            if isinstance(token, tuple):
+                tokens.append(rules.format_hand(token) if visible else "?")
+            else:
+                tokens.append(names[token] if visible else
+                              ("stop" if token == STOP_ID else "again"))
+        return ",".join(tokens)
+
+
+class LeBidouObserver:
+    """Strings only (the game provides no tensors): the PyObserver interface of
+    open_spiel/python/observation.py with an empty tensor."""
+
+    def __init__(self, iig_obs_type: Any):
+        self._recall = iig_obs_type.perfect_recall
+        private = iig_obs_type.private_info
+        self._single = private == pyspiel.PrivateInfoType.SINGLE_PLAYER
+        self._all = private == pyspiel.PrivateInfoType.ALL_PLAYERS
+        self._public = iig_obs_type.public_info
+        self.tensor = np.zeros(0, np.float32)
+        self.dict: dict[str, np.ndarray] = {}
+
+    def set_from(self, state: LeBidouState, player: int) -> None:
+        pass
+
+    def _sees(self, player: int, owner: int) -> bool:
+        return self._all or (self._single and player == owner)
+
+    def string_from(self, state: LeBidouState, player: int) -> str:
+        pieces = [f"p{player}"] if self._single or self._all else []
+        stakes = "s:" + ",".join(state.stakes)
+        if self._recall:
+            for owner, label in ((CAPTAIN, "c"), (OPPONENT, "o")):
+                if self._sees(player, owner) or self._public:
+                    pieces.append(f"{label}:" + state.turn_string(
+                        owner, self._sees(player, owner)))
+            return " | ".join(pieces + ([stakes] if self._public else []))
+        for owner in (CAPTAIN, OPPONENT):
+            if self._sees(player, owner):
+                hand = state.hands[owner]
+                label = "hand" if self._single else f"hand{owner}"
+                pieces.append(f"{label}:" + (rules.format_hand(hand) if hand else "-"))
+        if self._public:
+            counts = state.throw_counts
+            pieces += [f"throws:{counts[CAPTAIN]},{counts[OPPONENT]}", stakes]
+        return " ".join(pieces)
+
+
+pyspiel.register_game(_GAME_TYPE, LeBidouGame)
