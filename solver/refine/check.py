@@ -220,7 +220,7 @@ def describe(model: HandModel, violation: Violation) -> str:
         place = f"throw {throw + 1}" + (f" (captain threw {context + 1})" if v.player else "")
     else:
         tc, to, history = v.where[1]
-        names = [a.value for a in model.tree((tc, to)).node(history).actions]
+        names = [str(a) for a in model.tree((tc, to)).node(history).actions]
         place = f"C{tc} O{to} after {history or 'nothing'!r}"
     cost = (f"loses up to {v.loss:.3g} to {names[v.better]} (weakly dominated)"
             if v.kind == "dominated" else
