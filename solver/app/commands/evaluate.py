@@ -13,12 +13,16 @@ from solver.app.commands.options import game_options, strategy_source
 from solver.app.commands.printing import proved
 
 
-def _report_lines(report: dict[str, Any], recorded_game_value: Any) -> list[str]:
+def _report_lines(report: dict[str, Any], recorded_game_value: float | None) -> list[str]:
+    """The report as text. Only measured or proved numbers are findings: the game value
+    beside the exploitabilities is the one the exact probabilities prove, never the
+    file's; a game value the file records is shown as its claim, checked against the
+    proved interval."""
     from solver.certificate import Certificate
 
     rules = BidouParams.from_mapping(report["rules"])
     proof = Certificate.from_dict(report["certified_value"])
-    game_value = proof.exact if proof.exact is not None else recorded_game_value
+    game_value = proof.exact
     pair = report["on_policy_value"]
     claimed = report["claimed"]
     solved_by = (f"{claimed['method']} ({claimed['status']}), as the file claims; the numbers "
@@ -41,6 +45,11 @@ def _report_lines(report: dict[str, Any], recorded_game_value: Any) -> list[str]
             line += f" ({beyond:.3e} more than the game value {float(game_value):+.6f})"
         lines.append(line)
     lines.append(f"certified:      {proved(report['certified_value'], 'game value')}")
+    if recorded_game_value is not None:
+        verdict = ("inside" if proof.contains(recorded_game_value) else
+                   "OUTSIDE")
+        lines.append(f"file's claim:   game value {recorded_game_value:+.12f}, {verdict} the "
+                     f"proved interval (not used above)")
     return lines
 
 
@@ -65,6 +74,8 @@ def evaluate(params: BidouParams, strategy_file: str, as_json: bool,
     source = strategy_source(params, strategy_file, rules_given)
     assert isinstance(source, tuple)                # a strategy file is read, not solved
     report, recorded_game_value = file_report(source, strategy_file)
+    if recorded_game_value is not None:
+        report["claimed"]["game_value"] = recorded_game_value
     if as_json:
         click.echo(json.dumps(report, indent=1))
     else:
