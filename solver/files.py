@@ -50,7 +50,7 @@ def write_bytes_atomic(path: str | os.PathLike, data: bytes) -> None:
     try:
         target, kind = _destination(name)
         if kind in ("chr", "fifo", "direct"):
-            _write_direct(target, data, append=kind == "direct")
+            _write_direct(target, data)
         else:
             _replace(target, data, os.stat(target) if kind == "reg" else None)
     except DestinationError:
@@ -81,15 +81,9 @@ def _destination(name: str) -> tuple[str, str]:
         raise DestinationError("cannot write '': the path is empty")
     absolute = os.path.abspath(name)
     if absolute.startswith(_DIRECT_ROOTS):
-        try:
-            kind = _kind(os.stat(name).st_mode)
-        except FileNotFoundError:
-            raise _refuse(name, "no such device or file") from None
-        except OSError as error:
-            raise _refuse(name, error.strerror or str(error)) from None
-        if kind in _REFUSED:
-            raise _refuse(name, _REFUSED[kind])
-        return name, "direct" if kind == "reg" else kind
+        direct = _direct_destination(name)
+        if direct is not None:
+            return direct
     if name.endswith(os.sep) and not os.path.isdir(name):
         raise _refuse(name, "a file name cannot end with '/'")
     target = os.path.realpath(name)          # a symlink is written through to its target
@@ -104,13 +98,46 @@ def _destination(name: str) -> tuple[str, str]:
     return target, kind
 
 
-def _write_direct(target: str, data: bytes, append: bool) -> None:
+def _direct_destination(name: str) -> tuple[str, str] | None:
+    """The destination of a path under /dev/ or /proc/, or None if it is an ordinary file
+    (or a new one) in an ordinary folder reached through them (`/dev/shm/x.json`,
+    `/proc/self/cwd/x.json`): that one is replaced atomically like any other, at its real
+    path. Writing it in place would append to it (or leave the old tail behind a shorter
+    new file). Streams (a device, a FIFO, this process's stdout) and the kernel's own files
+    (procfs, sysfs) are written in place; their targets are never resolved."""
+    try:
+        info = os.stat(name)
+    except FileNotFoundError:
+        if _ordinary(os.path.realpath(name)):
+            return None
+        raise _refuse(name, "no such device or file") from None
+    except OSError as error:
+        raise _refuse(name, error.strerror or str(error)) from None
+    kind = _kind(info.st_mode)
+    if kind in _REFUSED:
+        raise _refuse(name, _REFUSED[kind])
+    if kind != "reg" or _own_stream(name) is not None:
+        return name, kind if kind != "reg" else "direct"
+    real = os.path.realpath(name)
+    with contextlib.suppress(OSError):
+        if _ordinary(real) and os.path.samestat(os.stat(real), info):
+            return None
+    return name, "direct"
+
+
+def _ordinary(real: str) -> bool:
+    """Whether a resolved path lies in an ordinary folder, where a file can be created and
+    renamed: outside /dev and /proc, or in /dev/shm (a tmpfs)."""
+    return not real.startswith(_DIRECT_ROOTS) or real.startswith("/dev/shm/")
+
+
+def _write_direct(target: str, data: bytes) -> None:
     stream = _own_stream(target)
     if stream is not None:          # our stdout or stderr: share its offset, keep its order
         stream.flush()
         _write_all(stream.fileno(), data)
         return
-    fd = os.open(target, os.O_WRONLY | (os.O_APPEND if append else 0))
+    fd = os.open(target, os.O_WRONLY)
     try:
         _write_all(fd, data)
     finally:
@@ -270,3 +297,4 @@ def publish(stage: Path, out_dir: str | os.PathLike, names: Sequence[str],
 def _plain_name(name: str) -> bool:
     return (isinstance(name, str) and name not in ("", ".", "..") and "/" not in name
             and os.sep not in name and "\0" not in name)
+
