@@ -18,7 +18,7 @@ import stat
 import sys
 import tempfile
 from pathlib import Path
-from typing import Any, Iterator, Sequence
+from typing import Any, Iterator, Mapping, Sequence
 
 TEMP_PREFIX = ".tmp-"
 # Paths here are streams or kernel files (/dev/stdout, /proc/self/fd/1): written in place,
@@ -298,3 +298,18 @@ def _plain_name(name: str) -> bool:
     return (isinstance(name, str) and name not in ("", ".", "..") and "/" not in name
             and os.sep not in name and "\0" not in name)
 
+
+def write_set(files: Mapping[Path, bytes]) -> None:
+    """Write a set of files, possibly in several folders, so that a failure (a full disk,
+    Ctrl-C) changes none of them: every file is first written into a staging folder
+    beside its destination, and only once all are written are they moved in (`publish`)."""
+    by_folder: dict[Path, list[Path]] = {}
+    for path in files:
+        by_folder.setdefault(Path(path).parent, []).append(Path(path))
+    with contextlib.ExitStack() as stack:
+        stages = {folder: stack.enter_context(staging_folder(folder)) for folder in by_folder}
+        for folder, paths in by_folder.items():
+            for path in paths:
+                write_bytes_atomic(stages[folder] / path.name, files[path])
+        for folder, paths in by_folder.items():
+            publish(stages[folder], folder, [path.name for path in paths])
