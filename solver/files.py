@@ -86,6 +86,7 @@ def _destination(name: str) -> tuple[str, str]:
             return direct
     if name.endswith(os.sep) and not os.path.isdir(name):
         raise _refuse(name, "a file name cannot end with '/'")
+    _refuse_planted_symlinks(name)
     target = os.path.realpath(name)          # a symlink is written through to its target
     try:
         kind = _kind(os.stat(target).st_mode)
@@ -96,6 +97,31 @@ def _destination(name: str) -> tuple[str, str]:
     if kind in _REFUSED:
         raise _refuse(name, _REFUSED[kind])
     return target, kind
+
+
+def _refuse_planted_symlinks(name: str) -> None:
+    """DestinationError if reaching `name` follows a symlink that another user planted in
+    a world-writable sticky folder (/tmp): the rule of the kernel's fs.protected_symlinks,
+    which a program running as root must apply itself when it resolves paths (it does not
+    protect `realpath`). Such a link is followed only if it is ours or the folder owner's;
+    otherwise another user could redirect our write onto any file we may write."""
+    current = os.sep
+    parts = [part for part in os.path.abspath(name).split(os.sep) if part]
+    while parts:
+        path = os.path.join(current, parts.pop(0))
+        try:
+            link = os.lstat(path)
+        except OSError:
+            return                                   # the rest does not exist yet
+        if stat.S_ISLNK(link.st_mode):
+            folder = os.stat(current)
+            shared = folder.st_mode & stat.S_ISVTX and folder.st_mode & stat.S_IWOTH
+            if shared and link.st_uid not in (os.geteuid(), folder.st_uid):
+                raise _refuse(name, f"{path} is a symlink owned by another user (uid "
+                                    f"{link.st_uid}) in the shared folder {current}; not "
+                                    f"followed")
+            path = os.path.realpath(path)
+        current = path
 
 
 def _direct_destination(name: str) -> tuple[str, str] | None:
@@ -213,6 +239,7 @@ def check_directory_destination(path: str | os.PathLike) -> None:
     name = os.fspath(path)
     if not name:
         raise DestinationError("cannot write into '': the folder name is empty")
+    _refuse_planted_symlinks(name)
     _check_folder(os.path.realpath(name), name)
 
 
