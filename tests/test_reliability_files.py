@@ -224,3 +224,258 @@ def test_duplicate_json_keys_are_refused(exact_file, tmp_path, where):
     with pytest.raises(StrategyFileError, match=word):
         load_strategy_file(path)
     one_error_line(run("evaluate", "--strategy", path), word)
+
+
+# --- item 9: one line, not a traceback -------------------------------------------------------
+
+SHEET = ("--faces", "3", "--throws", "2", "--max-level", "2", "--rules-max", "4")
+
+
+@pytest.mark.parametrize("state", ["\u00b2,4,5", "0,\u00b9,4"])
+def test_round_state_with_odd_digits_is_one_line(state):
+    one_error_line(run("round", "--chips", "5", "--faces", "2", "--state", state), "--state")
+
+
+def _no_work(*args, **kwargs):
+    raise AssertionError("the work started before the destination was checked")
+
+
+@pytest.mark.parametrize("out, words", [("", "the folder name is empty"),
+                                        ("file/sub", "is not a folder")])
+def test_cheatsheet_unusable_out_is_one_line_before_the_work(tmp_path, monkeypatch, out,
+                                                             words):
+    import solver.analysis.cheatsheet
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "file").write_text("mine")
+    monkeypatch.setattr(solver.analysis.cheatsheet, "front_points", _no_work)
+    one_error_line(run("cheatsheet", *SHEET, "--out", out), words)
+    assert (tmp_path / "file").read_text() == "mine"
+
+
+@pytest.fixture
+def immutable_folder(tmp_path):
+    """A folder nothing can be created in, even by root (`chattr +i`; skipped without it)."""
+    import shutil
+
+    folder = tmp_path / "ro"
+    folder.mkdir()
+    if shutil.which("chattr") is None or subprocess.run(
+            ["chattr", "+i", str(folder)], capture_output=True).returncode != 0:
+        pytest.skip("chattr +i is not available here")
+    yield folder
+    subprocess.run(["chattr", "-i", str(folder)], check=True)
+
+
+def test_cheatsheet_read_only_folder_is_one_line_before_the_work(immutable_folder,
+                                                                 monkeypatch):
+    """A new sheet folder inside a folder that takes no new entry (a read-only disk)."""
+    import solver.analysis.cheatsheet
+
+    monkeypatch.setattr(solver.analysis.cheatsheet, "front_points", _no_work)
+    one_error_line(run("cheatsheet", *SHEET, "--out", immutable_folder / "sheet"),
+                   "not writable")
+
+
+def test_cheatsheet_beam_is_bounded():
+    result = run("cheatsheet", *SHEET, "--beam", "1000", "--out", "unused")
+    assert result.exit_code == 2 and "Traceback" not in result.output
+    assert result.output.startswith("bidou: error:") and "1000" in result.output
+
+
+def _sweep_root(tmp_path: Path, edit=None) -> Path:
+    (tmp_path / "docs" / "data").mkdir(parents=True)
+    lines = (ROOT / "docs" / "data" / "sweep.csv").read_text().splitlines()
+    if edit is not None:
+        lines[5] = edit(lines[5])
+    (tmp_path / "docs" / "data" / "sweep.csv").write_text("\n".join(lines) + "\n")
+    return tmp_path
+
+
+@pytest.mark.parametrize("exact", ["garbage", "1e-999999999", "1/0", "1/2/3"])
+def test_results_with_a_garbage_exact_value_is_one_line_before_solving(tmp_path, monkeypatch,
+                                                                       exact):
+    import solver.app.results
+
+    monkeypatch.setattr(solver.app.results, "solve_featured", _no_work)
+    cells = lambda line: ",".join(line.split(",")[:9] + [exact] + line.split(",")[10:])  # noqa
+    root = _sweep_root(tmp_path, cells)
+    one_error_line(run("results", "--root", root), "exact value")
+
+
+def test_results_root_read_only_is_refused_before_solving(tmp_path, monkeypatch):
+    import solver.app.results
+    from solver import files
+
+    root = _sweep_root(tmp_path)
+    monkeypatch.setattr(solver.app.results, "solve_featured", _no_work)
+    monkeypatch.setattr(files.os, "access", lambda path, mode: False)
+    one_error_line(run("results", "--root", root), "not writable")
+
+
+# --- item 6: sets of files staged and moved in together --------------------------------------
+
+def _snapshot(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*"))
+            if p.is_file()}
+
+
+def _fail_at(monkeypatch, calls: int) -> None:
+    """os.fsync raises ENOSPC from its `calls`-th call on (a disk filling up mid-set)."""
+    import errno
+
+    from solver import files
+
+    real, count = files.os.fsync, [0]
+
+    def fsync(fd):
+        count[0] += 1
+        if count[0] >= calls:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        return real(fd)
+
+    monkeypatch.setattr(files.os, "fsync", fsync)
+
+
+def test_full_disk_during_cheatsheet_leaves_the_old_sheet(tmp_path, monkeypatch):
+    out = tmp_path / "sheet"
+    assert run("cheatsheet", *SHEET, "--out", out).exit_code == 0
+    before = _snapshot(out)
+    _fail_at(monkeypatch, 4)                  # the Markdown, after both PDFs and the PNG
+    one_error_line(run("cheatsheet", *SHEET, "--rules-max", "3", "--out", out),
+                   "No space left on device")
+    assert _snapshot(out) == before
+
+
+def test_full_disk_during_round_charts_leaves_the_old_set(tmp_path, monkeypatch):
+    out = tmp_path / "charts"
+    small = ("round", "--chips", "3", "--faces", "2", "--throws", "1", "--max-level", "1",
+             "--charts", "--out", out)
+    assert run(*small).exit_code == 0
+    (out / "round.json").write_text("{}\n")           # an older set, told apart
+    before = _snapshot(out)
+    _fail_at(monkeypatch, 3)
+    one_error_line(run(*small), "No space left on device")
+    assert _snapshot(out) == before
+
+
+def test_a_failed_round_in_outputs_leaves_the_old_set(tmp_path, monkeypatch):
+    import shutil
+
+    from solver.app.round_outputs import write_round
+
+    shutil.copytree(ROOT / "outputs" / "round", tmp_path / "round")
+    (tmp_path / "round" / "round.json").write_text("{}\n")
+    before = _snapshot(tmp_path)
+    report = json.loads((ROOT / "outputs" / "round" / "round.json").read_text())
+    _fail_at(monkeypatch, 3)
+    with pytest.raises(OSError, match="No space left"):
+        write_round(tmp_path, "round", report)
+    assert _snapshot(tmp_path) == before
+
+
+def test_a_failed_results_write_leaves_the_old_set(tmp_path, monkeypatch):
+    """`results` writes docs/data/results.json, docs/results.md and docs/img/*.png: with
+    the solving stubbed out, a disk full at the third file changes none of them."""
+    import solver.app.results as results
+    import solver.round.solve
+
+    root = _sweep_root(tmp_path)
+    monkeypatch.setattr(results, "solve_featured", lambda progress=None: ({}, {}))
+    monkeypatch.setattr(solver.round.solve, "solve_round", lambda params: None)
+    monkeypatch.setattr(results, "compute", lambda *args: {"schema": "stub"})
+    monkeypatch.setattr(results, "render", lambda doc: "# new page\n")
+    monkeypatch.setattr(results, "plots", lambda doc: {"a.png": b"new a", "b.png": b"new b"})
+    (root / "docs" / "img").mkdir()
+    for path in ("docs/data/results.json", "docs/results.md", "docs/img/a.png",
+                 "docs/img/b.png"):
+        (root / path).write_text("old")
+    before = _snapshot(root)
+    _fail_at(monkeypatch, 3)
+    one_error_line(run("results", "--root", root), "No space left on device")
+    assert _snapshot(root) == before
+
+
+# --- item 10: signals and pipes --------------------------------------------------------------
+
+def test_ctrl_c_at_a_play_prompt_exits_130(exact_file):
+    """A real SIGINT while `play` waits at its first prompt: interrupted, not game over."""
+    import signal
+    import threading
+
+    process = subprocess.Popen(
+        [sys.executable, "-m", "solver.app.cli", "play", "--strategy", str(exact_file),
+         "--role", "captain", "--seed", "1"], cwd=ROOT, stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    seen = bytearray()
+    prompted = threading.Event()
+
+    def read() -> None:
+        while chunk := process.stdout.read1(4096):
+            seen.extend(chunk)
+            if b"Hand 1" in seen and seen.rstrip().endswith((b":", b"?", b"]", b")")):
+                prompted.set()
+
+    threading.Thread(target=read, daemon=True).start()
+    try:
+        assert prompted.wait(60), bytes(seen)
+        time.sleep(0.3)
+        process.send_signal(signal.SIGINT)
+        assert process.wait(30) == 130
+    finally:
+        process.kill()
+    stderr = process.stderr.read().decode()
+    assert "bidou: interrupted" in stderr and "Traceback" not in stderr
+    assert b"end of input" not in seen
+
+
+def test_end_of_input_at_a_play_prompt_still_ends_the_game():
+    """The documented behaviour (docs/reliability.md): the score so far, exit 0."""
+    result = run("play", *TINY, "--role", "captain", "--seed", "1", input="")
+    assert result.exit_code == 0 and "Game over (end of input)." in result.output
+
+
+def test_a_closed_stdout_exits_quietly_with_141():
+    process = subprocess.Popen([sys.executable, "-m", "solver.app.cli", "stats", "--json"],
+                               cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    process.stdout.close()                      # the reader is gone before anything is printed
+    assert process.wait(60) == 141
+    assert process.stderr.read() == b""
+
+
+# --- item 12: a symlink planted in a sticky shared folder ------------------------------------
+
+@pytest.fixture
+def sticky(tmp_path):
+    if os.geteuid() != 0:
+        pytest.skip("planting another user's symlink needs root (lchown)")
+    folder = tmp_path / "shared"
+    folder.mkdir()
+    folder.chmod(0o1777)
+    victim = tmp_path / "victim.json"
+    victim.write_text("root's own file")
+    return folder, victim
+
+
+def test_a_symlink_planted_by_another_user_in_a_sticky_folder_is_not_followed(sticky):
+    folder, victim = sticky
+    link = folder / "s.json"
+    link.symlink_to(victim)
+    os.lchown(link, 12345, 12345)
+    one_error_line(run("solve", *TINY, "--out", link), "owned by another user")
+    assert victim.read_text() == "root's own file"
+    os.lchown(link, 0, 0)                        # our own link is followed, as before
+    assert run("solve", *TINY, "--out", link).exit_code == 0
+    assert json.loads(victim.read_text())["schema"] == "bidou-strategy"
+
+
+def test_a_planted_symlink_folder_is_not_followed_either(sticky, tmp_path):
+    folder, _ = sticky
+    (tmp_path / "elsewhere").mkdir()
+    link = folder / "charts"
+    link.symlink_to(tmp_path / "elsewhere")
+    os.lchown(link, 12345, 12345)
+    one_error_line(run("round", "--chips", "3", "--faces", "2", "--throws", "1",
+                       "--max-level", "1", "--charts", "--out", link), "owned by another user")
+    one_error_line(run("solve", *TINY, "--out", link / "s.json"), "owned by another user")
+    assert not list((tmp_path / "elsewhere").iterdir())
