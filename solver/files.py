@@ -79,6 +79,7 @@ def _destination(name: str) -> tuple[str, str]:
     """
     if not name:
         raise DestinationError("cannot write '': the path is empty")
+    _refuse_planted_symlinks(name)           # /dev/shm is as shared as /tmp
     absolute = os.path.abspath(name)
     if absolute.startswith(_DIRECT_ROOTS):
         direct = _direct_destination(name)
@@ -86,7 +87,6 @@ def _destination(name: str) -> tuple[str, str]:
             return direct
     if name.endswith(os.sep) and not os.path.isdir(name):
         raise _refuse(name, "a file name cannot end with '/'")
-    _refuse_planted_symlinks(name)
     target = os.path.realpath(name)          # a symlink is written through to its target
     try:
         kind = _kind(os.stat(target).st_mode)
@@ -111,10 +111,10 @@ def _refuse_planted_symlinks(name: str) -> None:
         path = os.path.join(current, parts.pop(0))
         try:
             link = os.lstat(path)
-        except OSError:
-            return                                   # the rest does not exist yet
-        if stat.S_ISLNK(link.st_mode):
             folder = os.stat(current)
+        except OSError:
+            return            # the rest does not exist yet (or cannot be read: said later)
+        if stat.S_ISLNK(link.st_mode):
             shared = folder.st_mode & stat.S_ISVTX and folder.st_mode & stat.S_IWOTH
             if shared and link.st_uid not in (os.geteuid(), folder.st_uid):
                 raise _refuse(name, f"{path} is a symlink owned by another user (uid "

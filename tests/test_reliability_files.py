@@ -148,19 +148,28 @@ def _with_result(source: Path, tmp_path: Path, **result) -> Path:
     return path
 
 
-def test_a_recorded_game_value_is_a_claim_not_a_finding(tmp_path):
-    """A file recording game value 5.0: nothing is measured against it (the game value
-    compared is the proved one); it is shown as the file's claim, outside the proof."""
+def test_a_recorded_game_value_outside_the_proof_is_refused(tmp_path):
+    """Game value 5.0 recorded beside strategies proving an interval that excludes it:
+    refused in one line (it used to be printed as "more than the game value +5.000000")."""
     plain = tmp_path / "plain.json"
     assert run("solve", *TINY, "--out", plain).exit_code == 0
-    path = _with_result(plain, tmp_path, game_value=5.0)
+    result = run("evaluate", "--strategy", _with_result(plain, tmp_path, game_value=5.0))
+    one_error_line(result, "result.game_value")
+    assert "outside the interval" in result.output and "+5.000000" in result.output
+
+
+def test_a_recorded_game_value_is_said_to_be_the_files(tmp_path):
+    """A simplified strategy records its equilibrium's game value (inside the interval
+    its own strategies prove): compared with, and said to be the file's."""
+    path = ROOT / "outputs" / "default" / "simplified_strategy.json"
+    recorded = json.loads(path.read_text())["result"]["game_value"]
     result = run("evaluate", "--strategy", path)
     assert result.exit_code == 0, result.output
-    assert "more than the game value +5" not in result.output
-    claim = [line for line in result.output.splitlines() if "+5.0" in line]
-    assert len(claim) == 1 and "claim" in claim[0] and "OUTSIDE" in claim[0]
+    lines = [line for line in result.output.splitlines() if "more than the game value" in line]
+    assert len(lines) == 2 and all(f"{recorded:+.6f}, as the file records it" in line
+                                   for line in lines), result.output
     as_json = json.loads(run("evaluate", "--strategy", path, "--json").output)
-    assert as_json["claimed"]["game_value"] == 5.0
+    assert as_json["claimed"]["game_value"] == recorded
 
 
 @pytest.mark.parametrize("value", ["abc", True, [1], {"a": 1}])

@@ -12,8 +12,9 @@ from solver.app.commands.group import guarded
 from solver.app.commands.options import STRATEGY_OPTION, game_options, strategy_source
 
 # Each step of the search tries every split of every rule of the `beam` books kept: the
-# work grows with the beam. 1 is the default, the benchmark's best sheets use 3; past 8 the
-# search takes many minutes on the default game for sheets no better (issue 25, item 11).
+# work grows in proportion to the beam. 1 is the default and the benchmark's best sheets
+# use 3; 8 bounds a run at eight times the default's work (issue 25, item 11: 1000 ran
+# without end).
 MAX_BEAM = 8
 
 
