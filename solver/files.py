@@ -105,23 +105,38 @@ def _refuse_planted_symlinks(name: str) -> None:
     which a program running as root must apply itself when it resolves paths (it does not
     protect `realpath`). Such a link is followed only if it is ours or the folder owner's;
     otherwise another user could redirect our write onto any file we may write."""
-    current = os.sep
-    parts = [part for part in os.path.abspath(name).split(os.sep) if part]
+    current, parts = os.sep, _components(os.path.abspath(name))
+    links = 0
     while parts:
-        path = os.path.join(current, parts.pop(0))
+        part = parts.pop(0)
+        if part == "..":
+            current = os.path.dirname(current)
+            continue
+        path = os.path.join(current, part)
         try:
             link = os.lstat(path)
             folder = os.stat(current)
         except OSError:
             return            # the rest does not exist yet (or cannot be read: said later)
-        if stat.S_ISLNK(link.st_mode):
-            shared = folder.st_mode & stat.S_ISVTX and folder.st_mode & stat.S_IWOTH
-            if shared and link.st_uid not in (os.geteuid(), folder.st_uid):
-                raise _refuse(name, f"{path} is a symlink owned by another user (uid "
-                                    f"{link.st_uid}) in the shared folder {current}; not "
-                                    f"followed")
-            path = os.path.realpath(path)
-        current = path
+        if not stat.S_ISLNK(link.st_mode):
+            current = path
+            continue
+        shared = folder.st_mode & stat.S_ISVTX and folder.st_mode & stat.S_IWOTH
+        if shared and link.st_uid not in (os.geteuid(), folder.st_uid):
+            raise _refuse(name, f"{path} is a symlink owned by another user (uid "
+                                f"{link.st_uid}) in the shared folder {current}; not "
+                                f"followed")
+        links += 1
+        if links > 40:                               # the kernel's ELOOP limit
+            return
+        target = os.readlink(path)                   # one link at a time: each checked
+        if os.path.isabs(target):
+            current = os.sep
+        parts = _components(target) + parts
+
+
+def _components(path: str) -> list[str]:
+    return [part for part in path.split(os.sep) if part and part != "."]
 
 
 def _direct_destination(name: str) -> tuple[str, str] | None:

@@ -488,3 +488,16 @@ def test_a_planted_symlink_folder_is_not_followed_either(sticky, tmp_path):
                        "--max-level", "1", "--charts", "--out", link), "owned by another user")
     one_error_line(run("solve", *TINY, "--out", link / "s.json"), "owned by another user")
     assert not list((tmp_path / "elsewhere").iterdir())
+
+
+def test_a_planted_symlink_behind_one_of_ours_is_not_followed(sticky, tmp_path):
+    """Our own link in the shared folder pointing at another user's link there: each link
+    of the chain is checked, not only the first."""
+    folder, victim = sticky
+    planted = folder / "planted.json"
+    planted.symlink_to(victim)
+    os.lchown(planted, 12345, 12345)
+    ours = folder / "ours.json"
+    ours.symlink_to("planted.json")
+    one_error_line(run("solve", *TINY, "--out", ours), "owned by another user")
+    assert victim.read_text() == "root's own file"
