@@ -30,7 +30,7 @@ import numpy as np
 
 from games.bidou.betting import CAPTAIN, OPPONENT, Leaf, Node
 from solver.model import HandModel
-from solver.strategy import Strategy
+from solver.strategy import MAX_COMMON_DENOMINATOR_BITS, Strategy, StrategyFileError
 
 Q_BITS = 53
 Q = 1 << Q_BITS                   # exact probabilities are integers over Q
@@ -105,11 +105,23 @@ def exact_best_response(model: HandModel, strategy: Strategy, responder: int) ->
 def prove_fractions(model: HandModel, strategy: Strategy,
                     fractions: dict[tuple, list[Fraction]]) -> Certificate:
     """The interval proved by exact probabilities, keyed like `decisions(model, strategy)`
-    (every decision of `strategy`; each must sum to exactly 1)."""
+    (every decision of `strategy`; each must sum to exactly 1). Their common denominator
+    is bounded (`strategy.MAX_COMMON_DENOMINATOR_BITS`, StrategyFileError past it): every
+    number of the proof is an integer over it, and a hostile file's LCM of thousands of
+    200-digit denominators would never finish."""
     for where, row in fractions.items():
         if sum(row) != 1 or min(row) < 0:
             raise ValueError(f"the probabilities of {where} are not a distribution")
-    common = math.lcm(*(f.denominator for row in fractions.values() for f in row))
+    common = 1
+    for where, row in fractions.items():
+        for f in row:
+            if common % f.denominator:
+                common = math.lcm(common, f.denominator)
+                if common.bit_length() > MAX_COMMON_DENOMINATOR_BITS:
+                    raise StrategyFileError(
+                        f"the exact probabilities of {where} bring their common denominator "
+                        f"past {MAX_COMMON_DENOMINATOR_BITS} bits, more than the "
+                        f"certificate computes over")
     ints = {where: [int(f * common) for f in row] for where, row in fractions.items()}
     return _prove(model, _assemble(model, strategy, ints), common)
 

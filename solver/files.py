@@ -18,7 +18,7 @@ import stat
 import sys
 import tempfile
 from pathlib import Path
-from typing import Any, Iterator, Sequence
+from typing import Any, Iterator, Mapping, Sequence
 
 TEMP_PREFIX = ".tmp-"
 # Paths here are streams or kernel files (/dev/stdout, /proc/self/fd/1): written in place,
@@ -50,7 +50,7 @@ def write_bytes_atomic(path: str | os.PathLike, data: bytes) -> None:
     try:
         target, kind = _destination(name)
         if kind in ("chr", "fifo", "direct"):
-            _write_direct(target, data, append=kind == "direct")
+            _write_direct(target, data)
         else:
             _replace(target, data, os.stat(target) if kind == "reg" else None)
     except DestinationError:
@@ -79,17 +79,12 @@ def _destination(name: str) -> tuple[str, str]:
     """
     if not name:
         raise DestinationError("cannot write '': the path is empty")
+    _refuse_planted_symlinks(name)           # /dev/shm is as shared as /tmp
     absolute = os.path.abspath(name)
     if absolute.startswith(_DIRECT_ROOTS):
-        try:
-            kind = _kind(os.stat(name).st_mode)
-        except FileNotFoundError:
-            raise _refuse(name, "no such device or file") from None
-        except OSError as error:
-            raise _refuse(name, error.strerror or str(error)) from None
-        if kind in _REFUSED:
-            raise _refuse(name, _REFUSED[kind])
-        return name, "direct" if kind == "reg" else kind
+        direct = _direct_destination(name)
+        if direct is not None:
+            return direct
     if name.endswith(os.sep) and not os.path.isdir(name):
         raise _refuse(name, "a file name cannot end with '/'")
     target = os.path.realpath(name)          # a symlink is written through to its target
@@ -104,13 +99,86 @@ def _destination(name: str) -> tuple[str, str]:
     return target, kind
 
 
-def _write_direct(target: str, data: bytes, append: bool) -> None:
+def _refuse_planted_symlinks(name: str) -> None:
+    """DestinationError if reaching `name` follows a symlink that another user planted in
+    a world-writable sticky folder (/tmp): the rule of the kernel's fs.protected_symlinks,
+    which a program running as root must apply itself when it resolves paths (it does not
+    protect `realpath`). Such a link is followed only if it is ours or the folder owner's;
+    otherwise another user could redirect our write onto any file we may write."""
+    current, parts = os.sep, _components(os.path.abspath(name))
+    links = 0
+    while parts:
+        part = parts.pop(0)
+        if part == "..":
+            current = os.path.dirname(current)
+            continue
+        path = os.path.join(current, part)
+        try:
+            link = os.lstat(path)
+            folder = os.stat(current)
+        except OSError:
+            return            # the rest does not exist yet (or cannot be read: said later)
+        if not stat.S_ISLNK(link.st_mode):
+            current = path
+            continue
+        shared = folder.st_mode & stat.S_ISVTX and folder.st_mode & stat.S_IWOTH
+        if shared and link.st_uid not in (os.geteuid(), folder.st_uid):
+            raise _refuse(name, f"{path} is a symlink owned by another user (uid "
+                                f"{link.st_uid}) in the shared folder {current}; not "
+                                f"followed")
+        links += 1
+        if links > 40:                               # the kernel's ELOOP limit
+            return
+        target = os.readlink(path)                   # one link at a time: each checked
+        if os.path.isabs(target):
+            current = os.sep
+        parts = _components(target) + parts
+
+
+def _components(path: str) -> list[str]:
+    return [part for part in path.split(os.sep) if part and part != "."]
+
+
+def _direct_destination(name: str) -> tuple[str, str] | None:
+    """The destination of a path under /dev/ or /proc/, or None if it is an ordinary file
+    (or a new one) in an ordinary folder reached through them (`/dev/shm/x.json`,
+    `/proc/self/cwd/x.json`): that one is replaced atomically like any other, at its real
+    path. Writing it in place would append to it (or leave the old tail behind a shorter
+    new file). Streams (a device, a FIFO, this process's stdout) and the kernel's own files
+    (procfs, sysfs) are written in place; their targets are never resolved."""
+    try:
+        info = os.stat(name)
+    except FileNotFoundError:
+        if _ordinary(os.path.realpath(name)):
+            return None
+        raise _refuse(name, "no such device or file") from None
+    except OSError as error:
+        raise _refuse(name, error.strerror or str(error)) from None
+    kind = _kind(info.st_mode)
+    if kind in _REFUSED:
+        raise _refuse(name, _REFUSED[kind])
+    if kind != "reg" or _own_stream(name) is not None:
+        return name, kind if kind != "reg" else "direct"
+    real = os.path.realpath(name)
+    with contextlib.suppress(OSError):
+        if _ordinary(real) and os.path.samestat(os.stat(real), info):
+            return None
+    return name, "direct"
+
+
+def _ordinary(real: str) -> bool:
+    """Whether a resolved path lies in an ordinary folder, where a file can be created and
+    renamed: outside /dev and /proc, or in /dev/shm (a tmpfs)."""
+    return not real.startswith(_DIRECT_ROOTS) or real.startswith("/dev/shm/")
+
+
+def _write_direct(target: str, data: bytes) -> None:
     stream = _own_stream(target)
     if stream is not None:          # our stdout or stderr: share its offset, keep its order
         stream.flush()
         _write_all(stream.fileno(), data)
         return
-    fd = os.open(target, os.O_WRONLY | (os.O_APPEND if append else 0))
+    fd = os.open(target, os.O_WRONLY)
     try:
         _write_all(fd, data)
     finally:
@@ -186,6 +254,7 @@ def check_directory_destination(path: str | os.PathLike) -> None:
     name = os.fspath(path)
     if not name:
         raise DestinationError("cannot write into '': the folder name is empty")
+    _refuse_planted_symlinks(name)
     _check_folder(os.path.realpath(name), name)
 
 
@@ -270,3 +339,19 @@ def publish(stage: Path, out_dir: str | os.PathLike, names: Sequence[str],
 def _plain_name(name: str) -> bool:
     return (isinstance(name, str) and name not in ("", ".", "..") and "/" not in name
             and os.sep not in name and "\0" not in name)
+
+
+def write_set(files: Mapping[Path, bytes]) -> None:
+    """Write a set of files, possibly in several folders, so that a failure (a full disk,
+    Ctrl-C) changes none of them: every file is first written into a staging folder
+    beside its destination, and only once all are written are they moved in (`publish`)."""
+    by_folder: dict[Path, list[Path]] = {}
+    for path in files:
+        by_folder.setdefault(Path(path).parent, []).append(Path(path))
+    with contextlib.ExitStack() as stack:
+        stages = {folder: stack.enter_context(staging_folder(folder)) for folder in by_folder}
+        for folder, paths in by_folder.items():
+            for path in paths:
+                write_bytes_atomic(stages[folder] / path.name, files[path])
+        for folder, paths in by_folder.items():
+            publish(stages[folder], folder, [path.name for path in paths])

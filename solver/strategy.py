@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 import os
+import re
 import stat
 from fractions import Fraction
 from typing import Any, Mapping
@@ -34,6 +36,16 @@ TOLERANCE = 1e-9
 # The largest strategy file this program writes (6 faces, keep, max level 20) is about 2 MB;
 # anything far larger is not a strategy file, and is refused before it is read.
 MAX_FILE_BYTES = 64 * 2**20
+# Exact probabilities are read only as "p/q" (or "p") of plain digits, each part at most
+# MAX_EXACT_DIGITS long, and their common denominator (the one the certificate computes
+# over) at most MAX_COMMON_DENOMINATOR_BITS: the exact equilibria this program writes need
+# 153 bits (default), 473 (french), 1285 (keep). Python's Fraction() would otherwise take
+# "1e-999999999" (a billion-digit power of ten) or thousands of 200-digit denominators (an
+# LCM of megabytes) and grind without end before any check could run.
+MAX_COMMON_DENOMINATOR_BITS = 4096
+MAX_EXACT_DIGITS = math.ceil(MAX_COMMON_DENOMINATOR_BITS * math.log10(2)) + 1
+_EXACT_NUMBER = re.compile(r"([0-9]{1,%d})(?:/([0-9]{1,%d}))?" % (MAX_EXACT_DIGITS,
+                                                                 MAX_EXACT_DIGITS), re.ASCII)
 
 
 class StrategyFileError(ValueError):
@@ -220,10 +232,17 @@ def _probabilities(value: Any, depth: int, what: str) -> np.ndarray:
 
 
 def load_strategy_file(path: str | os.PathLike) -> tuple[HandModel, Strategy, dict[str, Any]]:
-    """Read a strategy file; StrategyFileError (one line) for anything wrong.
+    """Read a strategy file; StrategyFileError (one line) for anything wrong."""
+    return strategy_from_json(read_strategy_document(path))
+
+
+def read_strategy_document(path: str | os.PathLike) -> Any:
+    """The JSON document of a strategy file, unvalidated; StrategyFileError (one line) if
+    it cannot be read or is not JSON.
 
     Only a regular file of sane size is read: a FIFO would block forever and /dev/zero
-    would fill memory.
+    would fill memory. A key repeated in an object is refused (JSON leaves it undefined;
+    Python would keep the last silently).
     """
     try:
         info = os.stat(path)
@@ -239,18 +258,29 @@ def load_strategy_file(path: str | os.PathLike) -> tuple[HandModel, Strategy, di
     if len(data) > MAX_FILE_BYTES:
         raise StrategyFileError(f"cannot read {path}: too large for a strategy file")
     try:
-        document = json.loads(data.decode("utf-8"), parse_constant=_reject_constant)
+        return json.loads(data.decode("utf-8"), parse_constant=_reject_constant,
+                          object_pairs_hook=_unique_keys)
     except RecursionError:
         raise StrategyFileError(f"{path} is not a strategy file: JSON nested too deeply") \
             from None
     except (json.JSONDecodeError, UnicodeDecodeError, ValueError) as error:
         raise StrategyFileError(f"{path} is not valid JSON: {error}") from None
-    return strategy_from_json(document)
 
 
 def _reject_constant(name: str) -> float:
     raise ValueError(f"{name} is not a number")
 
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object as a dict, or ValueError if a key appears twice."""
+    document = dict(pairs)
+    if len(document) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise ValueError(f"the key {key!r:.40} appears twice in one object")
+            seen.add(key)
+    return document
 
 
 # --- the exact section ----------------------------------------------------------------------
@@ -302,6 +332,7 @@ def exact_from_json(document: Mapping[str, Any], model: HandModel, strategy: Str
     T, n = model.throws, model.num_hands
     legal = model.throw_legal
     out: ExactProbabilities = {}
+    common = _CommonDenominator()
     try:
         grids = [((CAPTAIN, 0, t), section["throw"]["captain"][t]) for t in range(T - 1)]
         opponent = section["throw"]["opponent"]
@@ -310,9 +341,11 @@ def exact_from_json(document: Mapping[str, Any], model: HandModel, strategy: Str
         grids += [((OPPONENT, c, t), opponent[c][t]) for c in range(T) for t in range(T - 1)]
         for (role, c, t), rows in grids:
             floats = strategy.throw[role][c, t]
+            where = f"exact.throw.{ROLE_NAMES[role]}"
             for h in range(n):
                 out[("throw", role, c, t, h)] = _exact_row(
-                    [rows[a][h] for a in range(len(rows))], floats[:, h], legal[:, h], tol)
+                    [rows[a][h] for a in range(len(rows))], floats[:, h], legal[:, h], tol,
+                    where, common)
             if len(rows) != floats.shape[0]:
                 raise StrategyFileError("the exact throw probabilities have the wrong shape")
         seen = set()
@@ -327,7 +360,8 @@ def exact_from_json(document: Mapping[str, Any], model: HandModel, strategy: Str
                 raise StrategyFileError(f"exact betting node {key} has the wrong shape")
             for h in range(n):
                 out[("bet", key, h)] = _exact_row([row[h] for row in rows], floats[:, h],
-                                                  np.ones(floats.shape[0], bool), tol)
+                                                  np.ones(floats.shape[0], bool), tol,
+                                                  f"exact betting node {key}", common)
         if seen != set(strategy.betting):
             raise StrategyFileError("the exact section misses betting decisions")
     except StrategyFileError:
@@ -337,24 +371,56 @@ def exact_from_json(document: Mapping[str, Any], model: HandModel, strategy: Str
     return out
 
 
-def _exact_row(texts: list, floats: np.ndarray, legal: np.ndarray, tol: float
-               ) -> list[Fraction]:
-    if len(texts) != len(floats) or not all(isinstance(t, str) for t in texts):
-        raise StrategyFileError("exact probabilities must be \"p/q\" strings, one per action")
-    row = [Fraction(t) for t in texts]
-    if sum(row) != 1 or min(row) < 0 or any(p and not ok for p, ok in zip(row, legal)):
-        raise StrategyFileError("exact probabilities are not a distribution over legal actions")
+class _CommonDenominator:
+    """The least common multiple of the denominators read so far, refused (naming the field)
+    as soon as it passes MAX_COMMON_DENOMINATOR_BITS: the certificate computes over it."""
+
+    def __init__(self) -> None:
+        self.value = 1
+
+    def add(self, denominator: int, where: str) -> None:
+        if self.value % denominator:
+            self.value = math.lcm(self.value, denominator)
+            if self.value.bit_length() > MAX_COMMON_DENOMINATOR_BITS:
+                raise StrategyFileError(
+                    f"{where}: the exact probabilities' common denominator exceeds "
+                    f"{MAX_COMMON_DENOMINATOR_BITS} bits (2^{MAX_COMMON_DENOMINATOR_BITS})")
+
+
+def exact_number(text: Any, where: str) -> Fraction:
+    """A "p/q" (or "p") string of plain digits as a Fraction, its size checked before any
+    arithmetic: no sign, exponent, decimal point or whitespace, each part at most
+    MAX_EXACT_DIGITS digits."""
+    match = _EXACT_NUMBER.fullmatch(text) if isinstance(text, str) else None
+    if match is None:
+        shown = repr(text)
+        shown = shown if len(shown) <= 40 else f"{shown[:37]}... ({len(shown)} characters)"
+        raise StrategyFileError(f"{where}: {shown} is not an exact probability \"p/q\" "
+                                f"(digits only, at most {MAX_EXACT_DIGITS} each)")
+    numerator, denominator = match.groups()
+    if denominator is not None and int(denominator) == 0:
+        raise StrategyFileError(f"{where}: {text!r:.40} divides by zero")
+    return Fraction(int(numerator), int(denominator or 1))
+
+
+def _exact_row(texts: list, floats: np.ndarray, legal: np.ndarray, tol: float, where: str,
+               common: _CommonDenominator) -> list[Fraction]:
+    if len(texts) != len(floats):
+        raise StrategyFileError(f"{where}: exact probabilities must be \"p/q\" strings, one "
+                                f"per action")
+    row = [exact_number(t, where) for t in texts]
+    for p in row:
+        common.add(p.denominator, where)
+    if sum(row) != 1 or any(p and not ok for p, ok in zip(row, legal)):
+        raise StrategyFileError(f"{where}: exact probabilities are not a distribution over "
+                                f"legal actions")
     if any(abs(float(p) - f) > tol for p, f in zip(row, floats)):
-        raise StrategyFileError("the exact probabilities disagree with the strategy's floats")
+        raise StrategyFileError(f"{where}: the exact probabilities disagree with the "
+                                f"strategy's floats")
     return row
 
 
 def load_exact(path: str | os.PathLike, model: HandModel, strategy: Strategy
                ) -> ExactProbabilities | None:
     """The exact section of a strategy file already read by `load_strategy_file`."""
-    try:
-        with open(path, encoding="utf-8") as handle:
-            document = json.load(handle, parse_constant=_reject_constant)
-    except (OSError, ValueError, UnicodeDecodeError) as error:
-        raise StrategyFileError(f"cannot read {path}: {error}") from None
-    return exact_from_json(document, model, strategy)
+    return exact_from_json(read_strategy_document(path), model, strategy)

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import io
 import json
+import math
+import re
 from fractions import Fraction
 from pathlib import Path
 from typing import Any, Mapping, Sequence
@@ -72,10 +74,35 @@ def _difference(a: Mapping[str, Any], b: Mapping[str, Any]) -> float:
     return a["value"] - b["value"]
 
 
+# An exact value in the sweep table: a signed fraction of plain digits, bounded before
+# Fraction() reads it (an exponent would make it grind; garbage would be a traceback).
+_EXACT_VALUE = re.compile(r"-?[0-9]{1,400}(?:/[0-9]{1,400})?", re.ASCII)
+
+
+def checked_rows(rows: Sequence[Mapping[str, Any]]) -> None:
+    """ParameterError (one line naming the row) unless every row's value, lower and upper
+    are finite numbers and its exact value is empty or a fraction "p/q"."""
+    from solver.app.sweep import rule_key
+
+    for row in rows:
+        for name in ("value", "lower", "upper"):
+            value = row[name]
+            if isinstance(value, bool) or not isinstance(value, (int, float)) \
+                    or not math.isfinite(value):
+                raise ParameterError(f"the sweep table's row {rule_key(row)} has {name} "
+                                     f"{value!r:.40}, not a number")
+        exact = row["exact"]
+        if exact is not None and not (isinstance(exact, str) and _EXACT_VALUE.fullmatch(exact)
+                                      and not re.fullmatch(r"-?[0-9]+/0+", exact)):
+            raise ParameterError(f"the sweep table's row {rule_key(row)} has exact value "
+                                 f"{exact!r:.40}, not a fraction p/q")
+
+
 def sweep_tables(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     """The value tables of the findings, from the sweep's rows (which must cover the grid)."""
     from solver.app.sweep import rule_key
 
+    checked_rows(rows)
     by_key = {rule_key(r): r for r in rows}
     missing = [p for p in sweep_grid() if rule_key(p) not in by_key]
     if missing:
@@ -668,11 +695,17 @@ def read_document(path: str | Path) -> dict[str, Any]:
 
 
 def write_results(root: str | Path = ".", progress: Step | None = None) -> list[Path]:
-    """Solve the featured games, read docs/data/sweep.csv, write the JSON, page and plots."""
+    """Solve the featured games, read docs/data/sweep.csv, write the JSON, page and plots.
+
+    The destinations are checked before the minutes of solving; the set (three folders)
+    is staged beside its destinations and moved in only once every file is written, so a
+    failure leaves the previous results whole."""
     from solver.app.sweep import read_rows
-    from solver.files import write_bytes_atomic, write_json_atomic, write_text_atomic
+    from solver.files import check_directory_destination, write_set
 
     root = Path(root)
+    for folder in ("docs/data", "docs", "docs/img"):
+        check_directory_destination(root / folder)
     rows = read_rows(root / "docs" / "data")
     sweep_tables(rows)                           # an incomplete table fails before solving
     solutions, throw_games = solve_featured(progress)
@@ -682,10 +715,9 @@ def write_results(root: str | Path = ".", progress: Step | None = None) -> list[
     if progress is not None:
         progress("solving the round", len(FEATURED) + 1, len(FEATURED) + 1)
     doc = compute(rows, solutions, throw_games, solve_round(RoundParams()))
-    paths = [root / "docs" / "data" / "results.json", root / "docs" / "results.md"]
-    write_json_atomic(paths[0], doc)
-    write_text_atomic(paths[1], render(json.loads(json.dumps(doc))))
-    for name, data in plots(doc).items():
-        write_bytes_atomic(root / "docs" / "img" / name, data)
-        paths.append(root / "docs" / "img" / name)
-    return paths
+    files = {root / "docs" / "data" / "results.json":
+             (json.dumps(doc, indent=1, allow_nan=False) + "\n").encode("utf-8"),
+             root / "docs" / "results.md": render(json.loads(json.dumps(doc))).encode("utf-8")}
+    files.update({root / "docs" / "img" / name: data for name, data in plots(doc).items()})
+    write_set(files)
+    return list(files)

@@ -105,14 +105,14 @@ def _one(p: float) -> str:
 
 
 def write_round(root: str | Path, name: str, report: Mapping[str, Any]) -> list[Path]:
-    from solver.files import write_bytes_atomic
+    """outputs/<name>: the round's files, staged and moved in together (a failure leaves
+    the previous set whole, never a new chart beside an old report)."""
+    from solver.files import write_set
 
     folder = Path(root) / name
-    paths = []
-    for filename, data in round_files(report).items():
-        write_bytes_atomic(folder / filename, data)
-        paths.append(folder / filename)
-    return paths
+    files = {folder / filename: data for filename, data in round_files(report).items()}
+    write_set(files)
+    return list(files)
 
 
 def stale_round_files(root: str | Path, name: str, report: Mapping[str, Any],

@@ -107,12 +107,13 @@ def file_report(source: tuple[HandModel, Strategy, dict[str, Any]], strategy_fil
                 ) -> tuple[dict[str, Any], Any]:
     """What `bidou evaluate` reports of a strategy file: every number measured again (the
     file's exact probabilities, if any, prove the value itself), the file's claims apart;
-    and the game value the file records (trusted only for display, never measured)."""
+    and the game value the file records (None, or a finite number: a claim to be shown
+    as one, never as a finding)."""
     from solver.export.bundle import unpack
     from solver.strategy import load_exact
 
     model, strategy, recorded = source
-    recorded_game_value = (recorded or {}).get("game_value")
+    recorded_game_value = _recorded_number((recorded or {}).get("game_value"), "game_value")
     model, _, summary = unpack(source, load_exact(strategy_file, model, strategy))
     report = {key: summary.get(key) for key in (
         "on_policy_value", "exploitability", "nash_conv", "captain_exploitability",
@@ -121,3 +122,19 @@ def file_report(source: tuple[HandModel, Strategy, dict[str, Any]], strategy_fil
     report["claimed"] = {key: summary.get(key) for key in ("method", "status", "value")}
     report["exploitability_against"] = "on_policy_value"
     return report, recorded_game_value
+
+
+def _recorded_number(value: Any, field: str) -> float | None:
+    """A number a strategy file records, as a float; StrategyFileError (one line naming
+    the field) unless it is a finite JSON number."""
+    import math
+
+    from solver.strategy import StrategyFileError
+
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) \
+            or not math.isfinite(value):
+        raise StrategyFileError(f"result.{field} recorded in the strategy file "
+                                f"({value!r:.40}) is not a number")
+    return float(value)

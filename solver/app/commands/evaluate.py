@@ -11,14 +11,27 @@ from games.bidou.params import BidouParams
 from solver.app.commands.group import guarded
 from solver.app.commands.options import game_options, strategy_source
 from solver.app.commands.printing import proved
+from solver.strategy import StrategyFileError
 
 
-def _report_lines(report: dict[str, Any], recorded_game_value: Any) -> list[str]:
+def _report_lines(report: dict[str, Any], recorded_game_value: float | None) -> list[str]:
+    """The report as text. The game value the exploitabilities are compared with is the
+    one the exact probabilities prove; else the one the file records (a simplified or
+    cheat-sheet strategy records its equilibrium's), said to be the file's, and only if
+    the interval the strategies prove contains it (StrategyFileError otherwise)."""
     from solver.certificate import Certificate
 
     rules = BidouParams.from_mapping(report["rules"])
     proof = Certificate.from_dict(report["certified_value"])
-    game_value = proof.exact if proof.exact is not None else recorded_game_value
+    game_value: float | None = None if proof.exact is None else float(proof.exact)
+    source = ""
+    if recorded_game_value is not None and not proof.contains(recorded_game_value):
+        low, high = (float(bound) for bound in (proof.lower, proof.upper))
+        raise StrategyFileError(f"result.game_value recorded in the strategy file "
+                                f"({recorded_game_value:+.6f}) lies outside the interval its "
+                                f"strategies prove [{low:+.6f}, {high:+.6f}]: was it edited?")
+    if game_value is None and recorded_game_value is not None:
+        game_value, source = recorded_game_value, ", as the file records it"
     pair = report["on_policy_value"]
     claimed = report["claimed"]
     solved_by = (f"{claimed['method']} ({claimed['status']}), as the file claims; the numbers "
@@ -38,7 +51,8 @@ def _report_lines(report: dict[str, Any], recorded_game_value: Any) -> list[str]
         if game_value is not None:
             beyond = (float(game_value) - (pair - report[key]) if side == "captain"
                       else pair + report[key] - float(game_value))
-            line += f" ({beyond:.3e} more than the game value {float(game_value):+.6f})"
+            line += (f" ({beyond:.3e} more than the game value {game_value:+.6f}"
+                     f"{source})")
         lines.append(line)
     lines.append(f"certified:      {proved(report['certified_value'], 'game value')}")
     return lines
@@ -65,7 +79,10 @@ def evaluate(params: BidouParams, strategy_file: str, as_json: bool,
     source = strategy_source(params, strategy_file, rules_given)
     assert isinstance(source, tuple)                # a strategy file is read, not solved
     report, recorded_game_value = file_report(source, strategy_file)
+    lines = _report_lines(report, recorded_game_value)      # checks the recorded value
+    if recorded_game_value is not None:
+        report["claimed"]["game_value"] = recorded_game_value
     if as_json:
         click.echo(json.dumps(report, indent=1))
     else:
-        click.echo("\n".join(_report_lines(report, recorded_game_value)))
+        click.echo("\n".join(lines))

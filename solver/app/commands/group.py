@@ -7,6 +7,7 @@ Ctrl-C exits 130 and SIGTERM 143, leaving no temporary file behind.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import sys
 from typing import Any, Callable, NoReturn, TypeVar, cast
@@ -21,6 +22,7 @@ from solver.strategy import StrategyFileError
 
 EXIT_CANNOT_VOUCH = 1           # the solver could not prove what was asked
 EXIT_BAD_INPUT = 2              # parameters, files or destinations the user gave
+EXIT_BROKEN_PIPE = 141          # 128 + SIGPIPE: stdout closed by its reader (`| head`)
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -43,6 +45,20 @@ def guarded(func: F) -> F:
         except SolverError as error:
             fail(str(error), EXIT_CANNOT_VOUCH)
     return cast(F, wrapper)
+
+
+def _quiet_broken_pipe() -> NoReturn:
+    """stdout's reader went away (`bidou stats --json | true`): exit quietly with 141, the
+    status of a tool killed by SIGPIPE, not click's 1 (which would read as "cannot vouch for
+    the numbers"). stdout is pointed at /dev/null first, so that the interpreter's final
+    flush does not fail again and print "Exception ignored"."""
+    import os
+
+    with contextlib.suppress(OSError, ValueError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    sys.exit(EXIT_BROKEN_PIPE)
 
 
 class OneLineError(click.ClickException):
@@ -87,6 +103,8 @@ class Bidou(click.Group):
                 if isinstance(error, _HELP_ERRORS):
                     raise
                 raise OneLineError(_usage_message(error)) from None
+            except BrokenPipeError:
+                _quiet_broken_pipe()
             except Terminated:
                 click.echo("\nbidou: terminated", err=True)
                 sys.exit(EXIT_TERMINATED)

@@ -48,7 +48,9 @@ def play(params: BidouParams, strategy_file: str | None, role: str, hands: int,
         while True:
             try:
                 answer = click.prompt(prompt, prompt_suffix=" ")
-            except click.Abort:
+            except click.Abort as error:   # click turns both Ctrl-C and end of input into it
+                if isinstance(error.__context__, KeyboardInterrupt):
+                    raise KeyboardInterrupt from None        # exit 130, not a game over
                 raise EOFError from None
             choice = game.match_choice(answer, options)
             if choice == "?":

@@ -19,7 +19,9 @@ def _parse_state(text: str, chips: int) -> Any:
     from solver.round.capped import state_of
 
     parts = text.split(",")
-    if len(parts) != 3 or not all(p.strip().isdigit() for p in parts):
+    # ASCII digits only: str.isdigit() takes "²" or "٣", which int() then refuses
+    if len(parts) != 3 or not all(p.strip().isascii() and p.strip().isdigit()
+                                  and len(p.strip()) <= 6 for p in parts):
         raise ParameterError(f"--state must be three chip counts CENTRE,CAPTAIN,OPPONENT "
                              f"(whole numbers >= 0), got {text!r}")
     centre, captain, opponent = (int(p) for p in parts)
@@ -71,21 +73,26 @@ def _round_lines(rules_text: str, report: dict[str, Any]) -> list[str]:
 
 def _write_charts(proved: Any, wanted: Any, state_text: str | None, out: str,
                   as_json: bool) -> None:
-    """round.json, the win-probability chart and, for one chip state, its charts."""
+    """round.json, the win-probability chart and, for one chip state, its charts: staged
+    in a hidden folder and moved in together (`files.publish`), so a failure leaves the
+    previous set whole."""
     from solver.export.round_charts import write_round_chart
-    from solver.files import write_json_atomic
+    from solver.files import publish, staging_folder, write_json_atomic
     from solver.pipeline.round import state_charts
     from solver.round.states import ChipState
 
-    os.makedirs(out, exist_ok=True)
-    write_json_atomic(os.path.join(out, "round.json"), proved.report)
-    written = [os.path.join(out, "round.json")] + [
-        str(p) for p in write_round_chart(proved.report, out)]
-    if isinstance(wanted, ChipState) and state_text is not None:
-        paths, sentence = state_charts(proved, wanted, state_text, out)
-        written += [str(p) for p in paths]
-        if not as_json:
-            click.echo(f"difference:     {sentence}")
+    sentence = None
+    with staging_folder(out) as stage:
+        write_json_atomic(stage / "round.json", proved.report)
+        staged = [stage / "round.json"] + list(write_round_chart(proved.report, stage))
+        if isinstance(wanted, ChipState) and state_text is not None:
+            paths, sentence = state_charts(proved, wanted, state_text, stage)
+            staged += paths
+        names = [str(os.path.relpath(path, stage)) for path in staged]
+        publish(stage, out, names)
+    written = [os.path.join(out, name) for name in names]
+    if sentence is not None and not as_json:
+        click.echo(f"difference:     {sentence}")
     if not as_json:
         click.echo("\n".join(f"wrote:          {path}" for path in written))
 
