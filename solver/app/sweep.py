@@ -13,12 +13,14 @@ machine's cores, or any existing scheduler; Dask retries a task whose worker die
 from __future__ import annotations
 
 import contextlib
+import csv
 import dataclasses
 import io
 import itertools
 import logging
 import math
 import os
+import re
 import stat
 import time
 from fractions import Fraction
@@ -145,6 +147,78 @@ def check_destination(out_dir: str | os.PathLike) -> Path:
     return out
 
 
+LOCK = "sweep.lock"
+_held: dict[Path, int] = {}          # folder -> descriptor of the lock this process holds
+
+
+@contextlib.contextmanager
+def sweep_lock(out_dir: str | os.PathLike) -> Iterator[Path]:
+    """Hold the sweep folder for this process: `DIR/sweep.lock`, holding the owner's pid,
+    under an exclusive `flock`. Two sweeps into one folder each rewrite the whole table from
+    what they read at the start, so the second to finish dropped the first one's rows
+    (issue 25, item 3); now the second is refused (ParameterError, exit 2) while the first
+    lives. The kernel drops a flock when its process dies, so the lock of a killed sweep is
+    simply taken over. Re-entrant within a process (the command, then `run_sweep`)."""
+    out = Path(out_dir).absolute()
+    if out in _held:
+        yield out / LOCK
+        return
+    created = not out.exists()
+    out.mkdir(parents=True, exist_ok=True)
+    try:
+        fd = _take_lock(out / LOCK)
+    except BaseException:
+        _remove_if_empty(out, created)
+        raise
+    _held[out] = fd
+    try:
+        yield out / LOCK
+    finally:
+        del _held[out]
+        with contextlib.suppress(OSError):
+            os.unlink(out / LOCK)            # before the unlock: a waiter re-checks the inode
+        os.close(fd)
+        _remove_if_empty(out, created)
+
+
+def _remove_if_empty(out: Path, created: bool) -> None:
+    """A folder this sweep made and never wrote a row into is not left behind."""
+    if created:
+        with contextlib.suppress(OSError):
+            out.rmdir()
+
+
+def _take_lock(path: Path) -> int:
+    """The descriptor of `path`, created if need be, locked; ParameterError if another live
+    process holds it. The file is re-checked after locking: if its holder removed it
+    meanwhile, the lock taken was on a file no longer there, so take the new one."""
+    import fcntl
+
+    while True:
+        try:
+            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)
+        except OSError as error:
+            raise ParameterError(f"cannot lock the sweep folder: {path}: "
+                                 f"{error.strerror}") from None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            owner = os.read(fd, 64).decode("ascii", "replace").strip() or "unknown"
+            os.close(fd)
+            raise ParameterError(f"{path.parent} is in use by another sweep (pid {owner}, "
+                                 f"{path}); wait for it to end or choose another --out"
+                                 ) from None
+        try:
+            same = os.path.samestat(os.fstat(fd), os.lstat(path))
+        except FileNotFoundError:
+            same = False
+        if same:
+            os.ftruncate(fd, 0)
+            os.write(fd, f"{os.getpid()}\n".encode())
+            return fd
+        os.close(fd)
+
+
 def _existing_parent(path: Path) -> Path:
     path = path.absolute()
     while not path.exists():
@@ -154,36 +228,79 @@ def _existing_parent(path: Path) -> Path:
     return path
 
 
-def read_rows(out_dir: str | os.PathLike) -> list[dict[str, Any]]:
-    """The rows of an existing `sweep.csv` (none if absent); ParameterError if it is not one."""
-    import pandas as pd
+MAX_EXACT_CHARS = 10_000       # an exact value the sweep writes has a few dozen digits
+_EXACT = re.compile(r"-?[0-9]+(/[0-9]+)?")
+_NUMBER_COLUMNS = ("value", "lower", "upper", "exploitability", "seconds")
 
+
+def read_rows(out_dir: str | os.PathLike) -> list[dict[str, Any]]:
+    """The rows of an existing `sweep.csv` (none if absent), each checked as strictly as a
+    strategy file: ParameterError, one line naming the line, for anything the sweep would
+    not have written (a resumed sweep skips these rule sets, so a bad row would stay).
+
+    The table is rewritten atomically, so a last line without its newline is damage from
+    elsewhere (a copy cut short): it is dropped, and its rule set solved again.
+    """
     path = Path(out_dir) / "sweep.csv"
-    if not path.exists():
+    if not os.path.lexists(path):
         return []
     try:
-        frame = pd.read_csv(path, dtype={"exact": str, "reroll": str, "ranking": str})
-    except (ValueError, OSError, UnicodeDecodeError) as error:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
         raise ParameterError(f"{path} is not a sweep table: {error}") from None
-    if list(frame.columns) != list(COLUMNS):
-        raise ParameterError(f"{path} is not a sweep table (columns {list(frame.columns)}, "
-                             f"expected {list(COLUMNS)})")
-    rows = []
-    for record in frame.to_dict("records"):
+    lines = text.splitlines()
+    if lines and not text.endswith("\n"):
+        lines.pop()                          # a truncated last row
+    records = list(csv.reader(lines))
+    if not records or tuple(records[0]) != COLUMNS:
+        raise ParameterError(f"{path} is not a sweep table (columns "
+                             f"{records[0] if records else []}, expected {list(COLUMNS)})")
+    rows: dict[RuleKey, dict[str, Any]] = {}
+    for number, record in enumerate(records[1:], start=2):
         try:
-            key = rule_key(record)
-        except (TypeError, ValueError):
-            raise ParameterError(f"{path} has a row with bad rules: {record}") from None
-        row = dict(zip(RULE_COLUMNS, key))
-        for name in COLUMNS[len(RULE_COLUMNS):]:
-            value = record[name]
-            row[name] = None if _missing(value) else value
-        rows.append(row)
-    return rows
+            row = _parse_row(record)
+        except (ParameterError, ValueError) as error:
+            raise ParameterError(f"{path} line {number}: {error}") from None
+        key = rule_key(row)
+        if key in rows and rows[key] != row:
+            rules = BidouParams.from_mapping(dict(zip(RULE_COLUMNS, key))).describe()
+            raise ParameterError(f"{path} line {number}: a second row for {rules} with "
+                                 f"other numbers")
+        rows[key] = row
+    return list(rows.values())
 
 
-def _missing(value: Any) -> bool:
-    return value is None or (isinstance(value, float) and math.isnan(value))
+def _parse_row(record: Sequence[str]) -> dict[str, Any]:
+    """One CSV record as a row: the rules validated (whole numbers in range), the numbers
+    finite, `exact` a fraction of bounded size inside [lower, upper]."""
+    if len(record) != len(COLUMNS):
+        raise ParameterError(f"{len(record)} fields, expected {len(COLUMNS)}")
+    fields = dict(zip(COLUMNS, (field.strip() for field in record)))
+    params = BidouParams.from_mapping({name: fields[name] for name in RULE_COLUMNS})
+    if params.ranking != "french":
+        params = dataclasses.replace(params, aces_beat_bidou=BidouParams().aces_beat_bidou)
+    row: dict[str, Any] = params.to_dict()
+    for name in _NUMBER_COLUMNS:
+        try:
+            number = float(fields[name])
+        except ValueError:
+            raise ParameterError(f"{name} is not a number: {fields[name][:40]!r}") from None
+        if not math.isfinite(number):
+            raise ParameterError(f"{name} is not a finite number: {fields[name][:40]!r}")
+        row[name] = number
+    if not row["lower"] <= row["upper"]:
+        raise ParameterError(f"lower {row['lower']!r} is above upper {row['upper']!r}")
+    exact = fields["exact"]
+    row["exact"] = None
+    if exact:
+        if len(exact) > MAX_EXACT_CHARS or not _EXACT.fullmatch(exact) or \
+                re.search(r"/0+$", exact):
+            raise ParameterError(f"exact is not a fraction: {exact[:40]!r}")
+        fraction = Fraction(exact)
+        if not row["lower"] <= fraction <= row["upper"]:
+            raise ParameterError(f"exact {exact[:40]} is outside its certified interval")
+        row["exact"] = exact
+    return row
 
 
 def sorted_rows(rows: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
@@ -308,12 +425,20 @@ def run_sweep(grid: Sequence[BidouParams], out_dir: str | os.PathLike, client: A
     The table is rewritten (atomically) after each row, so an interruption loses no finished
     row. With `exact`, rows without an exact value are solved again. `progress(what, done,
     total)` hears of each rule set as it arrives (solved or failed: the report says which).
-    The Parquet file and the plot are written at the end.
+    The Parquet file and the plot are written at the end. The folder is locked meanwhile
+    (`sweep_lock`).
     """
-    from dask.distributed import as_completed
-
     start = time.perf_counter()
     out = check_destination(out_dir)
+    with sweep_lock(out):
+        return _run_locked(grid, out, client, exact, progress, start)
+
+
+def _run_locked(grid: Sequence[BidouParams], out: Path, client: Any, exact: bool,
+                progress: Step | None, start: float) -> SweepReport:
+    """`run_sweep` with the folder locked: the rows read here are the table's last word."""
+    from dask.distributed import as_completed
+
     existing = {rule_key(r): r for r in read_rows(out)}
     wanted = {rule_key(p): p for p in grid}
 
@@ -327,7 +452,6 @@ def run_sweep(grid: Sequence[BidouParams], out_dir: str | os.PathLike, client: A
     futures = {client.submit(solve_row, p.to_dict(), exact, pure=False,
                              key=f"bidou-{'-'.join(map(str, rule_key(p)))}-{time.time_ns()}"): p
                for p in todo}
-    out.mkdir(parents=True, exist_ok=True)
     try:
         for count, future in enumerate(as_completed(futures), start=1):
             params = futures[future]

@@ -32,21 +32,31 @@ def sweep(faces: str, throws: str, max_level: str, reroll: str, ranking: str,
           out_dir: str) -> None:
     """Solve a grid of rule sets in parallel on Dask: one row per rule set (resumable)."""
     from solver.app.progress import Progress
-    from solver.app.sweep import build_grid, check_destination, dask_client, read_rows, run_sweep
+    from solver.app.sweep import (
+        build_grid,
+        check_destination,
+        dask_client,
+        read_rows,
+        run_sweep,
+        sweep_lock,
+    )
 
+    if not out_dir.strip():
+        raise ParameterError("--out: the folder name is empty")
     grid = build_grid(faces, throws, max_level, reroll, ranking, aces_beat_bidou)
-    check_destination(out_dir)
-    read_rows(out_dir)                      # a table that is not ours fails before any work
+    out = check_destination(out_dir)
+    read_rows(out)                          # a table that is not ours fails before any work
     if scheduler is not None and workers is not None:
         raise ParameterError("--workers applies to the local cluster, not to --scheduler")
     try:
-        with Progress() as progress, dask_client(scheduler, workers) as client:
-            report = run_sweep(grid, out_dir, client, exact=exact, progress=progress)
+        with sweep_lock(out), Progress() as progress, dask_client(scheduler, workers) as client:
+            report = run_sweep(grid, out, client, exact=exact, progress=progress)
     except KeyboardInterrupt:
-        fail(f"interrupted; the rows solved so far are in {out_dir}/sweep.csv",
-             EXIT_INTERRUPTED)
+        table = out.absolute() / "sweep.csv"
+        fail(f"interrupted; the rows solved so far are in {table}" if table.exists() else
+             "interrupted before any row was solved", EXIT_INTERRUPTED)
     click.echo(f"{report.solved} rule sets solved, {report.skipped} already in the table, "
-               f"{report.seconds:.1f} s: {out_dir}/sweep.csv, sweep.parquet, sweep.png")
+               f"{report.seconds:.1f} s: {out / 'sweep.csv'}, sweep.parquet, sweep.png")
     for params, why in report.failed:
         click.echo(f"failed: {params.describe()}: {why}", err=True)
     for params in report.not_exact:
