@@ -154,3 +154,62 @@ def test_the_interrupted_message_names_a_folder_that_exists(tmp_path):
                f"{out / 'sweep.csv'}" in lines and (out / "sweep.csv").exists()
     else:
         assert "bidou: error: interrupted before any row was solved" in lines
+
+
+def serve(mode):
+    """A TCP service on loopback that is not Dask: `silent` accepts and never answers,
+    `http` answers every request with an HTTP error."""
+    import socket
+    import threading
+
+    server = socket.create_server(("127.0.0.1", 0))
+    held = []
+
+    def loop():
+        while True:
+            try:
+                conn, _ = server.accept()
+            except OSError:
+                return
+            held.append(conn)
+            if mode == "http":
+                conn.recv(65536)
+                conn.sendall(b"HTTP/1.0 400 Bad Request\r\nContent-Length: 0\r\n\r\n")
+
+    threading.Thread(target=loop, daemon=True).start()
+    return server
+
+
+@pytest.mark.parametrize("mode, message", [
+    ("silent", "did not answer in 1 s (is it a Dask scheduler?)"),
+    ("http", "cannot reach the Dask scheduler tcp://127.0.0.1:"),
+])
+def test_a_scheduler_that_is_not_dask_is_refused_in_bounded_time(tmp_path, monkeypatch,
+                                                                  mode, message):
+    monkeypatch.setattr(sweep, "HANDSHAKE_SECONDS", 1.0)
+    server = serve(mode)
+    try:
+        address = "tcp://127.0.0.1:%d" % server.getsockname()[1]
+        began = time.monotonic()
+        result = run("sweep", "--faces", "2", "--throws", "1", "--scheduler", address,
+                     "--out", str(tmp_path / "o"))
+        assert time.monotonic() - began < 6
+    finally:
+        server.close()
+    one_line_error(result, message)
+    assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.parametrize("address, message", [
+    ("", "--scheduler: the address is empty"),
+    ("  ", "--scheduler: the address is empty"),
+    ("ucx://127.0.0.1:8786", "only tcp:// addresses are supported, not ucx://"),
+    ("tls://127.0.0.1:8786", "only tcp:// addresses are supported, not tls://"),
+    ("ws://127.0.0.1:8786", "only tcp:// addresses are supported, not ws://"),
+])
+def test_unsupported_scheduler_addresses_are_one_line(tmp_path, address, message):
+    began = time.monotonic()
+    result = run("sweep", "--faces", "2", "--throws", "1", "--scheduler", address,
+                 "--out", str(tmp_path / "o"))
+    one_line_error(result, message)
+    assert time.monotonic() - began < 2 and not (tmp_path / "o").exists()

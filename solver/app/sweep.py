@@ -22,6 +22,7 @@ import math
 import os
 import re
 import stat
+import threading
 import time
 from fractions import Fraction
 from pathlib import Path
@@ -396,26 +397,120 @@ class SweepReport:
     seconds: float
 
 
+HANDSHAKE_SECONDS = 10.0
+SCHEMES = ("tcp",)          # what the project runs and tests; tls://, ucx://, ws:// need more
+
+
+def check_scheduler(address: str) -> str:
+    """A `--scheduler` address the sweep can use, or ParameterError in one line: not empty
+    (an empty one used to mean a local cluster, silently), and tcp:// or a bare host:port
+    (Dask's default, tcp): the other schemes need security settings or libraries the sweep
+    does not pass, and gave tracebacks."""
+    text = address.strip()
+    if not text:
+        raise ParameterError("--scheduler: the address is empty (leave the option out for a "
+                             "local cluster)")
+    scheme, separator, _ = text.partition("://")
+    if separator and scheme.lower() not in SCHEMES:
+        raise ParameterError(f"--scheduler {address}: only tcp:// addresses are supported, "
+                             f"not {scheme}://")
+    return text
+
+
+def connect(address: str, seconds: float | None = None) -> Any:
+    """A Client on the scheduler at `address`, or ParameterError within about `seconds`
+    (default `HANDSHAKE_SECONDS`).
+
+    Dask's own timeout covers the TCP connect: a service that accepts and never answers
+    held the command for good, and one that answers in another protocol crashed it (an
+    HTTP reply read as a frame length of 3 EiB). So the scheduler is first asked who it is
+    (`identify`), under a deadline, and only a scheduler gets a Client; that is made in a
+    daemon thread under the same deadline, should the service change its mind."""
+    from dask.distributed import Client
+
+    seconds = HANDSHAKE_SECONDS if seconds is None else seconds
+    identify(address, seconds)
+    box: dict[str, Any] = {}
+
+    def handshake() -> None:
+        try:
+            box["client"] = Client(address, timeout=f"{seconds}s", set_as_default=False)
+        except BaseException as error:       # reported below, in the main thread
+            box["error"] = error
+
+    thread = threading.Thread(target=handshake, name="bidou-dask-handshake", daemon=True)
+    thread.start()
+    thread.join(seconds + 2)
+    if thread.is_alive():
+        raise ParameterError(f"the Dask scheduler {address} did not answer in {seconds:.0f} "
+                             f"s (is it a Dask scheduler?)")
+    if "error" in box:
+        raise _unreachable(address, box["error"])
+    return box["client"]
+
+
+def identify(address: str, seconds: float) -> None:
+    """Ask the service at `address` who it is (Dask's `identity` call) within `seconds`:
+    ParameterError unless a Dask scheduler answers."""
+    import asyncio
+
+    from distributed.comm import connect as open_comm
+
+    async def ask() -> Any:
+        comm = await open_comm(address, timeout=seconds)
+        try:
+            await comm.write({"op": "identity"})
+            return await comm.read()
+        finally:
+            comm.abort()
+
+    try:
+        reply = asyncio.run(asyncio.wait_for(ask(), seconds))
+    except (TimeoutError, asyncio.TimeoutError):
+        raise ParameterError(f"the Dask scheduler {address} did not answer in {seconds:.0f} "
+                             f"s (is it a Dask scheduler?)") from None
+    except Exception as error:               # refused, unknown host, another protocol
+        raise _unreachable(address, error) from None
+    if not isinstance(reply, dict) or reply.get("type") != "Scheduler":
+        raise ParameterError(f"{address} is not a Dask scheduler (it answered "
+                             f"{str(reply)[:60]!r})")
+
+
+def _unreachable(address: str, error: BaseException) -> BaseException:
+    if not isinstance(error, Exception):     # Ctrl-C, SIGTERM: as they are
+        return error
+    first = str(error).splitlines()[0] if str(error) else type(error).__name__
+    return ParameterError(f"cannot reach the Dask scheduler {address}: {first[:200]}")
+
+
 @contextlib.contextmanager
 def dask_client(scheduler: str | None = None, workers: int | None = None) -> Iterator[Any]:
-    """A Dask client: on `scheduler` if given, else on a new LocalCluster of `workers`
-    single-threaded processes (default: the machine's cores), closed on exit."""
+    """A Dask client: on `scheduler` if given (`check_scheduler`, `connect`), else on a new
+    LocalCluster of `workers` single-threaded processes (default: the machine's cores),
+    closed on exit."""
     from dask.distributed import Client, LocalCluster
 
-    if scheduler:
-        try:
-            client = Client(scheduler, timeout="10s")
-        except (OSError, TimeoutError, ValueError) as error:
-            raise ParameterError(f"cannot reach the Dask scheduler {scheduler}: "
-                                 f"{str(error).splitlines()[0] if str(error) else error}"
-                                 ) from None
-        with client:
+    if scheduler is not None:
+        with connect(check_scheduler(scheduler)) as client:
             yield client
         return
     with LocalCluster(n_workers=workers or os.cpu_count() or 1, threads_per_worker=1,
                       processes=True, host="127.0.0.1", dashboard_address="127.0.0.1:0",
                       silence_logs=logging.ERROR) as cluster, Client(cluster) as client:
         yield client
+
+
+def checked_row(row: Any, params: BidouParams) -> dict[str, Any]:
+    """A row a worker sent back, as a row of this rule set, or ValueError: a task that
+    returns nothing (or something else: a remote worker is another program) is a failure,
+    not a solved rule set."""
+    if not isinstance(row, dict):
+        raise ValueError(f"the task returned {type(row).__name__}, not a row")
+    if set(row) != set(COLUMNS):
+        raise ValueError(f"the task returned a row with columns {sorted(row)}")
+    if rule_key(row) != rule_key(params):
+        raise ValueError("the task returned the row of another rule set")
+    return row
 
 
 def run_sweep(grid: Sequence[BidouParams], out_dir: str | os.PathLike, client: Any,
@@ -456,7 +551,7 @@ def _run_locked(grid: Sequence[BidouParams], out: Path, client: Any, exact: bool
         for count, future in enumerate(as_completed(futures), start=1):
             params = futures[future]
             try:
-                row = future.result()
+                row = checked_row(future.result(), params)
             except Exception as error:       # a task failed for good: report it, go on
                 failed.append((params, f"{type(error).__name__}: {error}".splitlines()[0]))
                 row = None

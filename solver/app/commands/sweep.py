@@ -21,8 +21,9 @@ from solver.app.signals import EXIT_INTERRUPTED
 @click.option("--aces-beat-bidou", default="true", show_default=True,
               help="French ranking: true, false, or true,false.")
 @click.option("--exact", is_flag=True, help="Recover each exact rational value (slower).")
-@click.option("--scheduler", default=None,
-              help="Address of an existing Dask scheduler (default: a local cluster).")
+@click.option("--scheduler", default=None, metavar="tcp://HOST:PORT",
+              help="An existing Dask scheduler (default: a local cluster). It and its "
+                   "workers must be trusted: Dask sends them code and takes pickles back.")
 @click.option("--workers", type=click.IntRange(min=1), default=None,
               help="Local cluster: worker processes (default: the machine's cores).")
 @click.option("--out", "out_dir", required=True,
@@ -35,6 +36,7 @@ def sweep(faces: str, throws: str, max_level: str, reroll: str, ranking: str,
     from solver.app.sweep import (
         build_grid,
         check_destination,
+        check_scheduler,
         dask_client,
         read_rows,
         run_sweep,
@@ -48,6 +50,8 @@ def sweep(faces: str, throws: str, max_level: str, reroll: str, ranking: str,
     read_rows(out)                          # a table that is not ours fails before any work
     if scheduler is not None and workers is not None:
         raise ParameterError("--workers applies to the local cluster, not to --scheduler")
+    if scheduler is not None:
+        check_scheduler(scheduler)
     try:
         with sweep_lock(out), Progress() as progress, dask_client(scheduler, workers) as client:
             report = run_sweep(grid, out, client, exact=exact, progress=progress)
