@@ -173,3 +173,21 @@ def test_a_task_that_returns_nothing_is_a_failure_not_a_row(client, tmp_path, mo
         sweep.checked_row(other, grid[0])
     with pytest.raises(ValueError, match="columns"):
         sweep.checked_row({"faces": 2}, grid[0])
+
+
+def test_the_local_cluster_serves_no_pages_and_removes_its_private_scratch():
+    import stat
+    import urllib.error
+    import urllib.request
+
+    with sweep.dask_client(workers=1) as client:
+        port = client.scheduler_info()["services"]["dashboard"]    # Dask's HTTP server
+        for page in ("/status", "/info/main/workers.html", "/info/main/logs.html"):
+            with pytest.raises(urllib.error.HTTPError) as error:
+                urllib.request.urlopen(f"http://127.0.0.1:{port}{page}", timeout=5)
+            assert error.value.code == 404
+        [folder] = client.run(lambda dask_worker: dask_worker.local_directory).values()
+        scratch = Path(folder).parents[1]
+        assert scratch.name.startswith("bidou-dask-") and Path(folder).exists()
+        assert stat.S_IMODE(scratch.stat().st_mode) == 0o700
+    assert not scratch.exists()

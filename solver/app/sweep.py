@@ -434,7 +434,7 @@ def connect(address: str, seconds: float | None = None) -> Any:
 
     def handshake() -> None:
         try:
-            box["client"] = Client(address, timeout=f"{seconds}s", set_as_default=False)
+            box["client"] = Client(address, timeout=f"{seconds}s")
         except BaseException as error:       # reported below, in the main thread
             box["error"] = error
 
@@ -484,20 +484,53 @@ def _unreachable(address: str, error: BaseException) -> BaseException:
 
 
 @contextlib.contextmanager
-def dask_client(scheduler: str | None = None, workers: int | None = None) -> Iterator[Any]:
+def dask_client(scheduler: str | None = None, workers: int | None = None,
+                dashboard: bool = False) -> Iterator[Any]:
     """A Dask client: on `scheduler` if given (`check_scheduler`, `connect`), else on a new
     LocalCluster of `workers` single-threaded processes (default: the machine's cores),
-    closed on exit."""
-    from dask.distributed import Client, LocalCluster
+    closed on exit (`local_cluster`)."""
+    from dask.distributed import Client
 
     if scheduler is not None:
         with connect(check_scheduler(scheduler)) as client:
             yield client
         return
-    with LocalCluster(n_workers=workers or os.cpu_count() or 1, threads_per_worker=1,
-                      processes=True, host="127.0.0.1", dashboard_address="127.0.0.1:0",
-                      silence_logs=logging.ERROR) as cluster, Client(cluster) as client:
+    with local_cluster(workers or os.cpu_count() or 1, dashboard) as cluster, \
+            Client(cluster) as client:
         yield client
+
+
+@contextlib.contextmanager
+def local_cluster(workers: int, dashboard: bool = False) -> Iterator[Any]:
+    """A LocalCluster on loopback that shows as little as Dask lets it (issue 25, item 12).
+
+    No dashboard unless asked, and no HTTP pages on the scheduler's and workers' HTTP
+    servers (Dask starts them anyway: info pages, logs, metrics; the routes are emptied).
+    Its scratch space (spilled data, worker folders) is a private folder made by `mkdtemp`
+    (mode 0700, a fresh name: nothing planted under a fixed name in $TMPDIR is followed),
+    removed on exit, with whatever a killed worker left there.
+
+    Not done: TLS with `Security.temporary()`, which would keep other local users off the
+    scheduler's port; it needs the `cryptography` package, which dask[distributed] does not
+    bring. Until then a local user can reach the cluster while a sweep runs."""
+    import shutil
+    import tempfile
+
+    import dask
+    from dask.distributed import LocalCluster
+
+    scratch = tempfile.mkdtemp(prefix="bidou-dask-")
+    quiet: dict[str, Any] = {} if dashboard else {"distributed.scheduler.http.routes": [],
+                                  "distributed.worker.http.routes": []}
+    try:
+        with dask.config.set({"temporary-directory": scratch, **quiet}), \
+                LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                             host="127.0.0.1", local_directory=scratch,
+                             dashboard_address="127.0.0.1:0" if dashboard else None,
+                             silence_logs=logging.ERROR) as cluster:
+            yield cluster
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
 
 
 def checked_row(row: Any, params: BidouParams) -> dict[str, Any]:

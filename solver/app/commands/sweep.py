@@ -26,11 +26,14 @@ from solver.app.signals import EXIT_INTERRUPTED
                    "workers must be trusted: Dask sends them code and takes pickles back.")
 @click.option("--workers", type=click.IntRange(min=1), default=None,
               help="Local cluster: worker processes (default: the machine's cores).")
+@click.option("--dashboard", is_flag=True,
+              help="Local cluster: serve Dask's dashboard on 127.0.0.1 (any local user can "
+                   "read it while the sweep runs).")
 @click.option("--out", "out_dir", required=True,
               help="Directory for sweep.csv, sweep.parquet, sweep.png (rows there are kept).")
 def sweep(faces: str, throws: str, max_level: str, reroll: str, ranking: str,
           aces_beat_bidou: str, exact: bool, scheduler: str | None, workers: int | None,
-          out_dir: str) -> None:
+          dashboard: bool, out_dir: str) -> None:
     """Solve a grid of rule sets in parallel on Dask: one row per rule set (resumable)."""
     from solver.app.progress import Progress
     from solver.app.sweep import (
@@ -48,12 +51,16 @@ def sweep(faces: str, throws: str, max_level: str, reroll: str, ranking: str,
     grid = build_grid(faces, throws, max_level, reroll, ranking, aces_beat_bidou)
     out = check_destination(out_dir)
     read_rows(out)                          # a table that is not ours fails before any work
-    if scheduler is not None and workers is not None:
-        raise ParameterError("--workers applies to the local cluster, not to --scheduler")
+    if scheduler is not None and (workers is not None or dashboard):
+        raise ParameterError(f"--{'workers' if workers is not None else 'dashboard'} applies "
+                             f"to the local cluster, not to --scheduler")
     if scheduler is not None:
         check_scheduler(scheduler)
     try:
-        with sweep_lock(out), Progress() as progress, dask_client(scheduler, workers) as client:
+        with sweep_lock(out), Progress() as progress, \
+                dask_client(scheduler, workers, dashboard) as client:
+            if dashboard:
+                click.echo(f"dashboard: {client.dashboard_link}", err=True)
             report = run_sweep(grid, out, client, exact=exact, progress=progress)
     except KeyboardInterrupt:
         table = out.absolute() / "sweep.csv"
