@@ -213,3 +213,54 @@ def test_unsupported_scheduler_addresses_are_one_line(tmp_path, address, message
                  "--out", str(tmp_path / "o"))
     one_line_error(result, message)
     assert time.monotonic() - began < 2 and not (tmp_path / "o").exists()
+
+
+def test_duplicate_list_entries_are_collapsed_before_the_grid_is_expanded():
+    began = time.monotonic()
+    grid = sweep.build_grid(faces=",".join(["2", "3", "02"] * 10),
+                            throws=",".join(["1", " 1"] * 10),
+                            max_level=",".join(["2"] * 20), reroll=",".join(["all"] * 10),
+                            ranking=",".join(["french"] * 10),
+                            aces_beat_bidou="true,True,1,false")
+    assert time.monotonic() - began < 1           # 4.8 million combinations before (20 s)
+    assert len(grid) == 4 and len(set(grid)) == 4
+
+
+def test_local_workers_are_bounded():
+    cap = sweep.max_local_workers()
+    assert sweep.local_workers(None, 1) == 1 and sweep.local_workers(cap, 3) == 3
+    assert sweep.local_workers(2, 100) == 2
+    with pytest.raises(ParameterError, match=f"--workers 1000: at most {cap}"):
+        sweep.local_workers(1000, 1)
+
+
+def test_too_many_workers_is_one_line(tmp_path):
+    result = run("sweep", "--faces", "2", "--throws", "1", "--workers", "1000",
+                 "--out", str(tmp_path / "o"))
+    one_line_error(result, "--workers 1000: at most")
+    assert not (tmp_path / "o").exists()
+
+
+BIG = ["--faces", "2,3,4,5,6", "--throws", "1,2,3", "--max-level", "1,2,3,4,5,6,7,8",
+       "--reroll", "all,keep", "--ranking", "french", "--aces-beat-bidou", "true,false"]
+
+
+def test_a_big_grid_needs_yes_and_gets_an_estimate(tmp_path, monkeypatch):
+    result = run("sweep", *BIG, "--out", str(tmp_path / "o"))
+    one_line_error(result, "480 rule sets to solve (about ")
+    assert "give --yes to run them" in result.output and not (tmp_path / "o").exists()
+
+    seen = {}
+
+    def no_cluster(scheduler, workers, dashboard):
+        seen.update(workers=workers)
+        raise ParameterError("no cluster in this test")
+
+    monkeypatch.setattr(sweep, "dask_client", no_cluster)
+    result = CliRunner().invoke(main, ["sweep", *BIG, "--yes", "--workers", "3",
+                                       "--out", str(tmp_path / "o")])
+    assert result.output.startswith("480 rule sets to solve (about ")
+    assert seen == {"workers": 3}
+    result = run("sweep", "--faces", "2", "--throws", "1", "--workers", "3",
+                 "--out", str(tmp_path / "o"))
+    assert seen == {"workers": 1}                # never more workers than rule sets

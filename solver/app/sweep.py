@@ -64,13 +64,48 @@ def build_grid(faces: str = "6", throws: str = "3", max_level: str = "4", reroll
             if value not in allowed:
                 raise ParameterError(f"--{name} values must be among {', '.join(allowed)}, "
                                      f"got {value!r}")
+    distinct = {name: _distinct(name, lists[name]) for name in RULE_COLUMNS}
     grid: dict[BidouParams, None] = {}
-    for values in itertools.product(*(lists[name] for name in RULE_COLUMNS)):
+    for values in itertools.product(*(distinct[name] for name in RULE_COLUMNS)):
         params = BidouParams.from_mapping(dict(zip(RULE_COLUMNS, values)))
         if params.ranking != "french":
             params = dataclasses.replace(params, aces_beat_bidou=BidouParams().aces_beat_bidou)
         grid[params] = None
     return list(grid)
+
+
+def _distinct(name: str, items: Sequence[str]) -> list[Any]:
+    """The list's values parsed and validated one by one (the first bad one named), each
+    once: 300 copies of a value used to be multiplied out before the grid dropped them."""
+    return list(dict.fromkeys(getattr(BidouParams.from_mapping({name: item}), name)
+                              for item in items))
+
+
+CONFIRM_RULE_SETS = 400         # the full grid of the hand game is 360
+SECONDS_PER_RULE_SET = 0.25     # LP + certificate, one worker (benchmarks/bench_sweep.py)
+
+
+def max_local_workers() -> int:
+    """The most worker processes a local cluster may start: a few per core (each is a
+    Python process of ~150 MB; 1000 of them never finished starting)."""
+    return max(8, 4 * (os.cpu_count() or 1))
+
+
+def local_workers(requested: int | None, rule_sets: int) -> int:
+    """Worker processes for a local cluster solving `rule_sets`: as asked (ParameterError
+    above `max_local_workers`) or the machine's cores, and never more than the rule sets."""
+    if requested is not None and requested > max_local_workers():
+        raise ParameterError(f"--workers {requested}: at most {max_local_workers()} on this "
+                             f"machine ({os.cpu_count()} cores)")
+    wanted = requested if requested is not None else os.cpu_count() or 1
+    return max(1, min(wanted, rule_sets))
+
+
+def estimate(rule_sets: int, workers: int, exact: bool) -> str:
+    """A rough wall time for `rule_sets` LP solves on `workers` workers, in words."""
+    seconds = SECONDS_PER_RULE_SET * rule_sets / max(1, workers)
+    text = f"{seconds / 60:.0f} min" if seconds >= 120 else f"{seconds:.0f} s"
+    return f"about {text} on {workers} workers" + (", more with --exact" if exact else "")
 
 
 def rule_key(rules: Mapping[str, Any] | BidouParams) -> RuleKey:

@@ -25,23 +25,30 @@ from solver.app.signals import EXIT_INTERRUPTED
               help="An existing Dask scheduler (default: a local cluster). It and its "
                    "workers must be trusted: Dask sends them code and takes pickles back.")
 @click.option("--workers", type=click.IntRange(min=1), default=None,
-              help="Local cluster: worker processes (default: the machine's cores).")
+              help="Local cluster: worker processes (default: the machine's cores; never "
+                   "more than the rule sets to solve; at most 4 per core, or 8).")
 @click.option("--dashboard", is_flag=True,
               help="Local cluster: serve Dask's dashboard on 127.0.0.1 (any local user can "
                    "read it while the sweep runs).")
+@click.option("--yes", is_flag=True,
+              help="Run a grid of more than 400 rule sets without asking.")
 @click.option("--out", "out_dir", required=True,
               help="Directory for sweep.csv, sweep.parquet, sweep.png (rows there are kept).")
 def sweep(faces: str, throws: str, max_level: str, reroll: str, ranking: str,
           aces_beat_bidou: str, exact: bool, scheduler: str | None, workers: int | None,
-          dashboard: bool, out_dir: str) -> None:
+          dashboard: bool, yes: bool, out_dir: str) -> None:
     """Solve a grid of rule sets in parallel on Dask: one row per rule set (resumable)."""
     from solver.app.progress import Progress
     from solver.app.sweep import (
+        CONFIRM_RULE_SETS,
         build_grid,
         check_destination,
         check_scheduler,
         dask_client,
+        estimate,
+        local_workers,
         read_rows,
+        rule_key,
         run_sweep,
         sweep_lock,
     )
@@ -50,12 +57,22 @@ def sweep(faces: str, throws: str, max_level: str, reroll: str, ranking: str,
         raise ParameterError("--out: the folder name is empty")
     grid = build_grid(faces, throws, max_level, reroll, ranking, aces_beat_bidou)
     out = check_destination(out_dir)
-    read_rows(out)                          # a table that is not ours fails before any work
+    known = {rule_key(row) for row in read_rows(out)     # a table not ours fails here
+             if not exact or row["exact"] is not None}
+    todo = sum(rule_key(params) not in known for params in grid)
     if scheduler is not None and (workers is not None or dashboard):
         raise ParameterError(f"--{'workers' if workers is not None else 'dashboard'} applies "
                              f"to the local cluster, not to --scheduler")
     if scheduler is not None:
         check_scheduler(scheduler)
+    else:
+        workers = local_workers(workers, todo)
+    if todo > CONFIRM_RULE_SETS:
+        guess = estimate(todo, workers or 1, exact) if scheduler is None else "time unknown"
+        if not yes:
+            raise ParameterError(f"{todo} rule sets to solve ({guess}); give --yes to run "
+                                 f"them, or a smaller grid")
+        click.echo(f"{todo} rule sets to solve ({guess})", err=True)
     try:
         with sweep_lock(out), Progress() as progress, \
                 dask_client(scheduler, workers, dashboard) as client:
