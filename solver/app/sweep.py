@@ -562,6 +562,8 @@ def local_cluster(workers: int, dashboard: bool = False) -> Iterator[Any]:
                 LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
                              host="127.0.0.1", local_directory=scratch,
                              dashboard_address="127.0.0.1:0" if dashboard else None,
+                             # the HTTP server Dask starts anyway: a free port, not 8787
+                             scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},
                              silence_logs=logging.ERROR) as cluster:
             yield cluster
     finally:
