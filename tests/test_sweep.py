@@ -160,3 +160,34 @@ def test_a_bad_scheduler_address_is_one_line(tmp_path):
     assert result.exit_code == 2
     assert result.output == ("bidou: error: cannot reach the Dask scheduler nonsense: missing "
                              "port number in address 'nonsense'\n")
+
+
+def test_a_task_that_returns_nothing_is_a_failure_not_a_row(client, tmp_path, monkeypatch):
+    other = sweep.solve_row(BidouParams(faces=2, throws=2, max_level=1).to_dict())
+    monkeypatch.setattr(sweep, "solve_row", lambda rules, exact=False: None)
+    grid = sweep.build_grid(faces="2", throws="1")
+    report = sweep.run_sweep(grid, tmp_path, client)
+    assert report.solved == 0 and not report.rows
+    assert report.failed == [(grid[0], "ValueError: the task returned NoneType, not a row")]
+    with pytest.raises(ValueError, match="another rule set"):
+        sweep.checked_row(other, grid[0])
+    with pytest.raises(ValueError, match="columns"):
+        sweep.checked_row({"faces": 2}, grid[0])
+
+
+def test_the_local_cluster_serves_no_pages_and_removes_its_private_scratch():
+    import stat
+    import urllib.error
+    import urllib.request
+
+    with sweep.dask_client(workers=1) as client:
+        port = client.scheduler_info()["services"]["dashboard"]    # Dask's HTTP server
+        for page in ("/status", "/info/main/workers.html", "/info/main/logs.html"):
+            with pytest.raises(urllib.error.HTTPError) as error:
+                urllib.request.urlopen(f"http://127.0.0.1:{port}{page}", timeout=5)
+            assert error.value.code == 404
+        [folder] = client.run(lambda dask_worker: dask_worker.local_directory).values()
+        scratch = Path(folder).parents[1]
+        assert scratch.name.startswith("bidou-dask-") and Path(folder).exists()
+        assert stat.S_IMODE(scratch.stat().st_mode) == 0o700
+    assert not scratch.exists()

@@ -13,13 +13,16 @@ machine's cores, or any existing scheduler; Dask retries a task whose worker die
 from __future__ import annotations
 
 import contextlib
+import csv
 import dataclasses
 import io
 import itertools
 import logging
 import math
 import os
+import re
 import stat
+import threading
 import time
 from fractions import Fraction
 from pathlib import Path
@@ -61,13 +64,48 @@ def build_grid(faces: str = "6", throws: str = "3", max_level: str = "4", reroll
             if value not in allowed:
                 raise ParameterError(f"--{name} values must be among {', '.join(allowed)}, "
                                      f"got {value!r}")
+    distinct = {name: _distinct(name, lists[name]) for name in RULE_COLUMNS}
     grid: dict[BidouParams, None] = {}
-    for values in itertools.product(*(lists[name] for name in RULE_COLUMNS)):
+    for values in itertools.product(*(distinct[name] for name in RULE_COLUMNS)):
         params = BidouParams.from_mapping(dict(zip(RULE_COLUMNS, values)))
         if params.ranking != "french":
             params = dataclasses.replace(params, aces_beat_bidou=BidouParams().aces_beat_bidou)
         grid[params] = None
     return list(grid)
+
+
+def _distinct(name: str, items: Sequence[str]) -> list[Any]:
+    """The list's values parsed and validated one by one (the first bad one named), each
+    once: 300 copies of a value used to be multiplied out before the grid dropped them."""
+    return list(dict.fromkeys(getattr(BidouParams.from_mapping({name: item}), name)
+                              for item in items))
+
+
+CONFIRM_RULE_SETS = 400         # the full grid of the hand game is 360
+SECONDS_PER_RULE_SET = 0.25     # LP + certificate, one worker (benchmarks/bench_sweep.py)
+
+
+def max_local_workers() -> int:
+    """The most worker processes a local cluster may start: a few per core (each is a
+    Python process of ~150 MB; 1000 of them never finished starting)."""
+    return max(8, 4 * (os.cpu_count() or 1))
+
+
+def local_workers(requested: int | None, rule_sets: int) -> int:
+    """Worker processes for a local cluster solving `rule_sets`: as asked (ParameterError
+    above `max_local_workers`) or the machine's cores, and never more than the rule sets."""
+    if requested is not None and requested > max_local_workers():
+        raise ParameterError(f"--workers {requested}: at most {max_local_workers()} on this "
+                             f"machine ({os.cpu_count()} cores)")
+    wanted = requested if requested is not None else os.cpu_count() or 1
+    return max(1, min(wanted, rule_sets))
+
+
+def estimate(rule_sets: int, workers: int, exact: bool) -> str:
+    """A rough wall time for `rule_sets` LP solves on `workers` workers, in words."""
+    seconds = SECONDS_PER_RULE_SET * rule_sets / max(1, workers)
+    text = f"{seconds / 60:.0f} min" if seconds >= 120 else f"{seconds:.0f} s"
+    return f"about {text} on {workers} workers" + (", more with --exact" if exact else "")
 
 
 def rule_key(rules: Mapping[str, Any] | BidouParams) -> RuleKey:
@@ -145,6 +183,78 @@ def check_destination(out_dir: str | os.PathLike) -> Path:
     return out
 
 
+LOCK = "sweep.lock"
+_held: dict[Path, int] = {}          # folder -> descriptor of the lock this process holds
+
+
+@contextlib.contextmanager
+def sweep_lock(out_dir: str | os.PathLike) -> Iterator[Path]:
+    """Hold the sweep folder for this process: `DIR/sweep.lock`, holding the owner's pid,
+    under an exclusive `flock`. Two sweeps into one folder each rewrite the whole table from
+    what they read at the start, so the second to finish dropped the first one's rows
+    (issue 25, item 3); now the second is refused (ParameterError, exit 2) while the first
+    lives. The kernel drops a flock when its process dies, so the lock of a killed sweep is
+    simply taken over. Re-entrant within a process (the command, then `run_sweep`)."""
+    out = Path(out_dir).absolute()
+    if out in _held:
+        yield out / LOCK
+        return
+    created = not out.exists()
+    out.mkdir(parents=True, exist_ok=True)
+    try:
+        fd = _take_lock(out / LOCK)
+    except BaseException:
+        _remove_if_empty(out, created)
+        raise
+    _held[out] = fd
+    try:
+        yield out / LOCK
+    finally:
+        del _held[out]
+        with contextlib.suppress(OSError):
+            os.unlink(out / LOCK)            # before the unlock: a waiter re-checks the inode
+        os.close(fd)
+        _remove_if_empty(out, created)
+
+
+def _remove_if_empty(out: Path, created: bool) -> None:
+    """A folder this sweep made and never wrote a row into is not left behind."""
+    if created:
+        with contextlib.suppress(OSError):
+            out.rmdir()
+
+
+def _take_lock(path: Path) -> int:
+    """The descriptor of `path`, created if need be, locked; ParameterError if another live
+    process holds it. The file is re-checked after locking: if its holder removed it
+    meanwhile, the lock taken was on a file no longer there, so take the new one."""
+    import fcntl
+
+    while True:
+        try:
+            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)
+        except OSError as error:
+            raise ParameterError(f"cannot lock the sweep folder: {path}: "
+                                 f"{error.strerror}") from None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            owner = os.read(fd, 64).decode("ascii", "replace").strip() or "unknown"
+            os.close(fd)
+            raise ParameterError(f"{path.parent} is in use by another sweep (pid {owner}, "
+                                 f"{path}); wait for it to end or choose another --out"
+                                 ) from None
+        try:
+            same = os.path.samestat(os.fstat(fd), os.lstat(path))
+        except FileNotFoundError:
+            same = False
+        if same:
+            os.ftruncate(fd, 0)
+            os.write(fd, f"{os.getpid()}\n".encode())
+            return fd
+        os.close(fd)
+
+
 def _existing_parent(path: Path) -> Path:
     path = path.absolute()
     while not path.exists():
@@ -154,36 +264,79 @@ def _existing_parent(path: Path) -> Path:
     return path
 
 
-def read_rows(out_dir: str | os.PathLike) -> list[dict[str, Any]]:
-    """The rows of an existing `sweep.csv` (none if absent); ParameterError if it is not one."""
-    import pandas as pd
+MAX_EXACT_CHARS = 10_000       # an exact value the sweep writes has a few dozen digits
+_EXACT = re.compile(r"-?[0-9]+(/[0-9]+)?")
+_NUMBER_COLUMNS = ("value", "lower", "upper", "exploitability", "seconds")
 
+
+def read_rows(out_dir: str | os.PathLike) -> list[dict[str, Any]]:
+    """The rows of an existing `sweep.csv` (none if absent), each checked as strictly as a
+    strategy file: ParameterError, one line naming the line, for anything the sweep would
+    not have written (a resumed sweep skips these rule sets, so a bad row would stay).
+
+    The table is rewritten atomically, so a last line without its newline is damage from
+    elsewhere (a copy cut short): it is dropped, and its rule set solved again.
+    """
     path = Path(out_dir) / "sweep.csv"
-    if not path.exists():
+    if not os.path.lexists(path):
         return []
     try:
-        frame = pd.read_csv(path, dtype={"exact": str, "reroll": str, "ranking": str})
-    except (ValueError, OSError, UnicodeDecodeError) as error:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
         raise ParameterError(f"{path} is not a sweep table: {error}") from None
-    if list(frame.columns) != list(COLUMNS):
-        raise ParameterError(f"{path} is not a sweep table (columns {list(frame.columns)}, "
-                             f"expected {list(COLUMNS)})")
-    rows = []
-    for record in frame.to_dict("records"):
+    lines = text.splitlines()
+    if lines and not text.endswith("\n"):
+        lines.pop()                          # a truncated last row
+    records = list(csv.reader(lines))
+    if not records or tuple(records[0]) != COLUMNS:
+        raise ParameterError(f"{path} is not a sweep table (columns "
+                             f"{records[0] if records else []}, expected {list(COLUMNS)})")
+    rows: dict[RuleKey, dict[str, Any]] = {}
+    for number, record in enumerate(records[1:], start=2):
         try:
-            key = rule_key(record)
-        except (TypeError, ValueError):
-            raise ParameterError(f"{path} has a row with bad rules: {record}") from None
-        row = dict(zip(RULE_COLUMNS, key))
-        for name in COLUMNS[len(RULE_COLUMNS):]:
-            value = record[name]
-            row[name] = None if _missing(value) else value
-        rows.append(row)
-    return rows
+            row = _parse_row(record)
+        except (ParameterError, ValueError) as error:
+            raise ParameterError(f"{path} line {number}: {error}") from None
+        key = rule_key(row)
+        if key in rows and rows[key] != row:
+            rules = BidouParams.from_mapping(dict(zip(RULE_COLUMNS, key))).describe()
+            raise ParameterError(f"{path} line {number}: a second row for {rules} with "
+                                 f"other numbers")
+        rows[key] = row
+    return list(rows.values())
 
 
-def _missing(value: Any) -> bool:
-    return value is None or (isinstance(value, float) and math.isnan(value))
+def _parse_row(record: Sequence[str]) -> dict[str, Any]:
+    """One CSV record as a row: the rules validated (whole numbers in range), the numbers
+    finite, `exact` a fraction of bounded size inside [lower, upper]."""
+    if len(record) != len(COLUMNS):
+        raise ParameterError(f"{len(record)} fields, expected {len(COLUMNS)}")
+    fields = dict(zip(COLUMNS, (field.strip() for field in record)))
+    params = BidouParams.from_mapping({name: fields[name] for name in RULE_COLUMNS})
+    if params.ranking != "french":
+        params = dataclasses.replace(params, aces_beat_bidou=BidouParams().aces_beat_bidou)
+    row: dict[str, Any] = params.to_dict()
+    for name in _NUMBER_COLUMNS:
+        try:
+            number = float(fields[name])
+        except ValueError:
+            raise ParameterError(f"{name} is not a number: {fields[name][:40]!r}") from None
+        if not math.isfinite(number):
+            raise ParameterError(f"{name} is not a finite number: {fields[name][:40]!r}")
+        row[name] = number
+    if not row["lower"] <= row["upper"]:
+        raise ParameterError(f"lower {row['lower']!r} is above upper {row['upper']!r}")
+    exact = fields["exact"]
+    row["exact"] = None
+    if exact:
+        if len(exact) > MAX_EXACT_CHARS or not _EXACT.fullmatch(exact) or \
+                re.search(r"/0+$", exact):
+            raise ParameterError(f"exact is not a fraction: {exact[:40]!r}")
+        fraction = Fraction(exact)
+        if not row["lower"] <= fraction <= row["upper"]:
+            raise ParameterError(f"exact {exact[:40]} is outside its certified interval")
+        row["exact"] = exact
+    return row
 
 
 def sorted_rows(rows: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
@@ -279,26 +432,155 @@ class SweepReport:
     seconds: float
 
 
-@contextlib.contextmanager
-def dask_client(scheduler: str | None = None, workers: int | None = None) -> Iterator[Any]:
-    """A Dask client: on `scheduler` if given, else on a new LocalCluster of `workers`
-    single-threaded processes (default: the machine's cores), closed on exit."""
-    from dask.distributed import Client, LocalCluster
+HANDSHAKE_SECONDS = 10.0
+SCHEMES = ("tcp",)          # what the project runs and tests; tls://, ucx://, ws:// need more
 
-    if scheduler:
+
+def check_scheduler(address: str) -> str:
+    """A `--scheduler` address the sweep can use, or ParameterError in one line: not empty
+    (an empty one used to mean a local cluster, silently), and tcp:// or a bare host:port
+    (Dask's default, tcp): the other schemes need security settings or libraries the sweep
+    does not pass, and gave tracebacks."""
+    text = address.strip()
+    if not text:
+        raise ParameterError("--scheduler: the address is empty (leave the option out for a "
+                             "local cluster)")
+    scheme, separator, _ = text.partition("://")
+    if separator and scheme.lower() not in SCHEMES:
+        raise ParameterError(f"--scheduler {address}: only tcp:// addresses are supported, "
+                             f"not {scheme}://")
+    return text
+
+
+def connect(address: str, seconds: float | None = None) -> Any:
+    """A Client on the scheduler at `address`, or ParameterError within about `seconds`
+    (default `HANDSHAKE_SECONDS`).
+
+    Dask's own timeout covers the TCP connect: a service that accepts and never answers
+    held the command for good, and one that answers in another protocol crashed it (an
+    HTTP reply read as a frame length of 3 EiB). So the scheduler is first asked who it is
+    (`identify`), under a deadline, and only a scheduler gets a Client; that is made in a
+    daemon thread under the same deadline, should the service change its mind."""
+    from dask.distributed import Client
+
+    seconds = HANDSHAKE_SECONDS if seconds is None else seconds
+    identify(address, seconds)
+    box: dict[str, Any] = {}
+
+    def handshake() -> None:
         try:
-            client = Client(scheduler, timeout="10s")
-        except (OSError, TimeoutError, ValueError) as error:
-            raise ParameterError(f"cannot reach the Dask scheduler {scheduler}: "
-                                 f"{str(error).splitlines()[0] if str(error) else error}"
-                                 ) from None
-        with client:
+            box["client"] = Client(address, timeout=f"{seconds}s")
+        except BaseException as error:       # reported below, in the main thread
+            box["error"] = error
+
+    thread = threading.Thread(target=handshake, name="bidou-dask-handshake", daemon=True)
+    thread.start()
+    thread.join(seconds + 2)
+    if thread.is_alive():
+        raise ParameterError(f"the Dask scheduler {address} did not answer in {seconds:.0f} "
+                             f"s (is it a Dask scheduler?)")
+    if "error" in box:
+        raise _unreachable(address, box["error"])
+    return box["client"]
+
+
+def identify(address: str, seconds: float) -> None:
+    """Ask the service at `address` who it is (Dask's `identity` call) within `seconds`:
+    ParameterError unless a Dask scheduler answers."""
+    import asyncio
+
+    from distributed.comm import connect as open_comm
+
+    async def ask() -> Any:
+        comm = await open_comm(address, timeout=seconds)
+        try:
+            await comm.write({"op": "identity"})
+            return await comm.read()
+        finally:
+            comm.abort()
+
+    try:
+        reply = asyncio.run(asyncio.wait_for(ask(), seconds))
+    except (TimeoutError, asyncio.TimeoutError):
+        raise ParameterError(f"the Dask scheduler {address} did not answer in {seconds:.0f} "
+                             f"s (is it a Dask scheduler?)") from None
+    except Exception as error:               # refused, unknown host, another protocol
+        raise _unreachable(address, error) from None
+    if not isinstance(reply, dict) or reply.get("type") != "Scheduler":
+        raise ParameterError(f"{address} is not a Dask scheduler (it answered "
+                             f"{str(reply)[:60]!r})")
+
+
+def _unreachable(address: str, error: BaseException) -> BaseException:
+    if not isinstance(error, Exception):     # Ctrl-C, SIGTERM: as they are
+        return error
+    first = str(error).splitlines()[0] if str(error) else type(error).__name__
+    return ParameterError(f"cannot reach the Dask scheduler {address}: {first[:200]}")
+
+
+@contextlib.contextmanager
+def dask_client(scheduler: str | None = None, workers: int | None = None,
+                dashboard: bool = False) -> Iterator[Any]:
+    """A Dask client: on `scheduler` if given (`check_scheduler`, `connect`), else on a new
+    LocalCluster of `workers` single-threaded processes (default: the machine's cores),
+    closed on exit (`local_cluster`)."""
+    from dask.distributed import Client
+
+    if scheduler is not None:
+        with connect(check_scheduler(scheduler)) as client:
             yield client
         return
-    with LocalCluster(n_workers=workers or os.cpu_count() or 1, threads_per_worker=1,
-                      processes=True, host="127.0.0.1", dashboard_address="127.0.0.1:0",
-                      silence_logs=logging.ERROR) as cluster, Client(cluster) as client:
+    with local_cluster(workers or os.cpu_count() or 1, dashboard) as cluster, \
+            Client(cluster) as client:
         yield client
+
+
+@contextlib.contextmanager
+def local_cluster(workers: int, dashboard: bool = False) -> Iterator[Any]:
+    """A LocalCluster on loopback that shows as little as Dask lets it (issue 25, item 12).
+
+    No dashboard unless asked, and no HTTP pages on the scheduler's and workers' HTTP
+    servers (Dask starts them anyway: info pages, logs, metrics; the routes are emptied).
+    Its scratch space (spilled data, worker folders) is a private folder made by `mkdtemp`
+    (mode 0700, a fresh name: nothing planted under a fixed name in $TMPDIR is followed),
+    removed on exit, with whatever a killed worker left there.
+
+    Not done: TLS with `Security.temporary()`, which would keep other local users off the
+    scheduler's port; it needs the `cryptography` package, which dask[distributed] does not
+    bring. Until then a local user can reach the cluster while a sweep runs."""
+    import shutil
+    import tempfile
+
+    import dask
+    from dask.distributed import LocalCluster
+
+    scratch = tempfile.mkdtemp(prefix="bidou-dask-")
+    quiet: dict[str, Any] = {} if dashboard else {"distributed.scheduler.http.routes": [],
+                                  "distributed.worker.http.routes": []}
+    try:
+        with dask.config.set({"temporary-directory": scratch, **quiet}), \
+                LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                             host="127.0.0.1", local_directory=scratch,
+                             dashboard_address="127.0.0.1:0" if dashboard else None,
+                             # the HTTP server Dask starts anyway: a free port, not 8787
+                             scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},
+                             silence_logs=logging.ERROR) as cluster:
+            yield cluster
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+def checked_row(row: Any, params: BidouParams) -> dict[str, Any]:
+    """A row a worker sent back, as a row of this rule set, or ValueError: a task that
+    returns nothing (or something else: a remote worker is another program) is a failure,
+    not a solved rule set."""
+    if not isinstance(row, dict):
+        raise ValueError(f"the task returned {type(row).__name__}, not a row")
+    if set(row) != set(COLUMNS):
+        raise ValueError(f"the task returned a row with columns {sorted(row)}")
+    if rule_key(row) != rule_key(params):
+        raise ValueError("the task returned the row of another rule set")
+    return row
 
 
 def run_sweep(grid: Sequence[BidouParams], out_dir: str | os.PathLike, client: Any,
@@ -308,12 +590,20 @@ def run_sweep(grid: Sequence[BidouParams], out_dir: str | os.PathLike, client: A
     The table is rewritten (atomically) after each row, so an interruption loses no finished
     row. With `exact`, rows without an exact value are solved again. `progress(what, done,
     total)` hears of each rule set as it arrives (solved or failed: the report says which).
-    The Parquet file and the plot are written at the end.
+    The Parquet file and the plot are written at the end. The folder is locked meanwhile
+    (`sweep_lock`).
     """
-    from dask.distributed import as_completed
-
     start = time.perf_counter()
     out = check_destination(out_dir)
+    with sweep_lock(out):
+        return _run_locked(grid, out, client, exact, progress, start)
+
+
+def _run_locked(grid: Sequence[BidouParams], out: Path, client: Any, exact: bool,
+                progress: Step | None, start: float) -> SweepReport:
+    """`run_sweep` with the folder locked: the rows read here are the table's last word."""
+    from dask.distributed import as_completed
+
     existing = {rule_key(r): r for r in read_rows(out)}
     wanted = {rule_key(p): p for p in grid}
 
@@ -327,12 +617,11 @@ def run_sweep(grid: Sequence[BidouParams], out_dir: str | os.PathLike, client: A
     futures = {client.submit(solve_row, p.to_dict(), exact, pure=False,
                              key=f"bidou-{'-'.join(map(str, rule_key(p)))}-{time.time_ns()}"): p
                for p in todo}
-    out.mkdir(parents=True, exist_ok=True)
     try:
         for count, future in enumerate(as_completed(futures), start=1):
             params = futures[future]
             try:
-                row = future.result()
+                row = checked_row(future.result(), params)
             except Exception as error:       # a task failed for good: report it, go on
                 failed.append((params, f"{type(error).__name__}: {error}".splitlines()[0]))
                 row = None

@@ -21,32 +21,70 @@ from solver.app.signals import EXIT_INTERRUPTED
 @click.option("--aces-beat-bidou", default="true", show_default=True,
               help="French ranking: true, false, or true,false.")
 @click.option("--exact", is_flag=True, help="Recover each exact rational value (slower).")
-@click.option("--scheduler", default=None,
-              help="Address of an existing Dask scheduler (default: a local cluster).")
+@click.option("--scheduler", default=None, metavar="tcp://HOST:PORT",
+              help="An existing Dask scheduler (default: a local cluster). It and its "
+                   "workers must be trusted: Dask sends them code and takes pickles back.")
 @click.option("--workers", type=click.IntRange(min=1), default=None,
-              help="Local cluster: worker processes (default: the machine's cores).")
+              help="Local cluster: worker processes (default: the machine's cores; never "
+                   "more than the rule sets to solve; at most 4 per core, or 8).")
+@click.option("--dashboard", is_flag=True,
+              help="Local cluster: serve Dask's dashboard on 127.0.0.1 (any local user can "
+                   "read it while the sweep runs).")
+@click.option("--yes", is_flag=True,
+              help="Run a grid of more than 400 rule sets without asking.")
 @click.option("--out", "out_dir", required=True,
               help="Directory for sweep.csv, sweep.parquet, sweep.png (rows there are kept).")
 def sweep(faces: str, throws: str, max_level: str, reroll: str, ranking: str,
           aces_beat_bidou: str, exact: bool, scheduler: str | None, workers: int | None,
-          out_dir: str) -> None:
+          dashboard: bool, yes: bool, out_dir: str) -> None:
     """Solve a grid of rule sets in parallel on Dask: one row per rule set (resumable)."""
     from solver.app.progress import Progress
-    from solver.app.sweep import build_grid, check_destination, dask_client, read_rows, run_sweep
+    from solver.app.sweep import (
+        CONFIRM_RULE_SETS,
+        build_grid,
+        check_destination,
+        check_scheduler,
+        dask_client,
+        estimate,
+        local_workers,
+        read_rows,
+        rule_key,
+        run_sweep,
+        sweep_lock,
+    )
 
+    if not out_dir.strip():
+        raise ParameterError("--out: the folder name is empty")
     grid = build_grid(faces, throws, max_level, reroll, ranking, aces_beat_bidou)
-    check_destination(out_dir)
-    read_rows(out_dir)                      # a table that is not ours fails before any work
-    if scheduler is not None and workers is not None:
-        raise ParameterError("--workers applies to the local cluster, not to --scheduler")
+    out = check_destination(out_dir)
+    known = {rule_key(row) for row in read_rows(out)     # a table not ours fails here
+             if not exact or row["exact"] is not None}
+    todo = sum(rule_key(params) not in known for params in grid)
+    if scheduler is not None and (workers is not None or dashboard):
+        raise ParameterError(f"--{'workers' if workers is not None else 'dashboard'} applies "
+                             f"to the local cluster, not to --scheduler")
+    if scheduler is not None:
+        check_scheduler(scheduler)
+    else:
+        workers = local_workers(workers, todo)
+    if todo > CONFIRM_RULE_SETS:
+        guess = estimate(todo, workers or 1, exact) if scheduler is None else "time unknown"
+        if not yes:
+            raise ParameterError(f"{todo} rule sets to solve ({guess}); give --yes to run "
+                                 f"them, or a smaller grid")
+        click.echo(f"{todo} rule sets to solve ({guess})", err=True)
     try:
-        with Progress() as progress, dask_client(scheduler, workers) as client:
-            report = run_sweep(grid, out_dir, client, exact=exact, progress=progress)
+        with sweep_lock(out), Progress() as progress, \
+                dask_client(scheduler, workers, dashboard) as client:
+            if dashboard:
+                click.echo(f"dashboard: {client.dashboard_link}", err=True)
+            report = run_sweep(grid, out, client, exact=exact, progress=progress)
     except KeyboardInterrupt:
-        fail(f"interrupted; the rows solved so far are in {out_dir}/sweep.csv",
-             EXIT_INTERRUPTED)
+        table = out.absolute() / "sweep.csv"
+        fail(f"interrupted; the rows solved so far are in {table}" if table.exists() else
+             "interrupted before any row was solved", EXIT_INTERRUPTED)
     click.echo(f"{report.solved} rule sets solved, {report.skipped} already in the table, "
-               f"{report.seconds:.1f} s: {out_dir}/sweep.csv, sweep.parquet, sweep.png")
+               f"{report.seconds:.1f} s: {out / 'sweep.csv'}, sweep.parquet, sweep.png")
     for params, why in report.failed:
         click.echo(f"failed: {params.describe()}: {why}", err=True)
     for params in report.not_exact:
