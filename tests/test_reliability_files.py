@@ -309,7 +309,7 @@ def test_results_with_a_garbage_exact_value_is_one_line_before_solving(tmp_path,
     monkeypatch.setattr(solver.app.results, "solve_featured", _no_work)
     cells = lambda line: ",".join(line.split(",")[:9] + [exact] + line.split(",")[10:])  # noqa
     root = _sweep_root(tmp_path, cells)
-    one_error_line(run("results", "--root", root), "exact value")
+    one_error_line(run("results", "--root", root), "exact")
 
 
 def test_results_root_read_only_is_refused_before_solving(tmp_path, monkeypatch):
