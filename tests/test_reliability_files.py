@@ -12,9 +12,8 @@ from fractions import Fraction
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
+from test_reliability import one_error_line, run  # the same CLI runner and error check
 
-from solver.app.cli import main
 from solver.strategy import (
     MAX_COMMON_DENOMINATOR_BITS,
     StrategyFileError,
@@ -26,16 +25,6 @@ ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_STRATEGY = ROOT / "outputs" / "default" / "strategy.json"
 TINY = ("--faces", "2", "--throws", "2", "--max-level", "1")
 
-
-def run(*args, **kwargs):
-    return CliRunner().invoke(main, [str(a) for a in args], catch_exceptions=False, **kwargs)
-
-
-def one_error_line(result, words: str, code: int = 2) -> None:
-    assert result.exit_code == code, result.output
-    errors = [line for line in result.output.splitlines() if line.startswith("bidou: error:")]
-    assert len(errors) == 1 and words in errors[0], result.output
-    assert "Traceback" not in result.output
 
 
 def bidou(*args: str, timeout: float = 60, **kwargs) -> subprocess.CompletedProcess:
