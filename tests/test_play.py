@@ -1,5 +1,7 @@
 """Playing against the strategy: scripted hands, the payoffs of the rules, and the advice."""
 
+from fractions import Fraction
+
 import numpy as np
 import pytest
 
@@ -61,12 +63,21 @@ def test_scripted_hand_reports_and_returns_the_payoff(small):
 def test_advice_values_add_up_to_the_game_value(small):
     """Following the equilibrium from the first throw is worth the game value to each seat:
     the advisor's expected values are those of the game, not a heuristic."""
-    m, advisor = small.model, Advisor(small.model, small.strategy)
-    captain = m.prior @ advisor._continuation(CAPTAIN, 0, 1)
-    assert captain == pytest.approx(small.value, abs=1e-12)
-    p_tc = advisor.end[CAPTAIN].sum(axis=1)
-    opponent = sum(p_tc[c] * (m.prior @ advisor._continuation(OPPONENT, c, 1))
-                   for c in range(m.throws))
+    m, s, advisor = small.model, small.strategy, Advisor(small.model, small.strategy)
+
+    def first_decision(role, context):
+        """The strategy's mix after throw 1, over the first throw's hands."""
+        total = 0.0
+        for h in range(m.num_hands):
+            values = advisor.throw_values(role, context, 1, h)
+            probs = s.throw[role][context, 0, :, h]
+            total += m.prior[h] * (probs[0] * values["stop"]
+                                   + probs[1] * values["throw again"])
+        return total
+
+    assert first_decision(CAPTAIN, 0) == pytest.approx(small.value, abs=1e-12)
+    stops = m.prior @ s.throw[CAPTAIN][0, 0, 0]        # the captain stops after one throw
+    opponent = stops * first_decision(OPPONENT, 0) + (1 - stops) * first_decision(OPPONENT, 1)
     assert opponent == pytest.approx(-small.value, abs=1e-12)
 
 
@@ -106,7 +117,8 @@ def test_score_has_a_standard_error():
         score.add(type("R", (), {"payoff": payoff, "seat": CAPTAIN, "cost": 0.25})())
     assert score.total == 2.0
     assert score.standard_error() == pytest.approx(np.std([2, -1, 0, 1], ddof=1) * 2)
-    assert "Score after 4 hands: +2 chips (± 2.6)" in score.line()
+    assert "Score after 4 hands: +2 chips (± 2.6: one standard error of that total" \
+        in score.line()
     assert "Score after 0 hands: 0 chips," in Score().line()
     assert "1.000 chips in expectation" in score.line()
 
@@ -138,3 +150,52 @@ def test_equilibrium_against_itself_earns_the_value_on_average(small):
                for _ in range(hands)]
     spread = np.std(payoffs) / np.sqrt(hands)
     assert np.mean(payoffs) == pytest.approx(small.value, abs=4 * spread)
+
+
+def test_piped_game_prints_the_true_cost_of_a_known_mistake():
+    """Seed 4 deals the captain 2-1-1 (nothing beats it) at his first throw; throwing it
+    away costs stop - throw again = 2320/2187 - (-196/729) = 2908/2187 = 1.330 chips
+    (exact values of the 3-face game, solver/analysis/action_values.py). The score is
+    printed once."""
+    from click.testing import CliRunner
+
+    from solver.app.cli import main
+
+    result = CliRunner().invoke(main, [
+        "play", "--faces", "3", "--throws", "2", "--max-level", "2", "--seed", "4",
+        "--role", "captain", "--hands", "1"], input="t\n" + "p\nc\n" * 6)
+    assert result.exit_code == 0, result.output
+    out = result.output
+    assert "Throw 1: you have 2-1-1 (bidou)." in out
+    assert ("after throw 1 with 2-1-1: you chose throw again (cost 1.330 chips in "
+            "expectation against stop); equilibrium: stop always.") in out
+    assert float(Fraction(2908, 2187)) == pytest.approx(1.32968, abs=1e-5)
+    assert out.count("Score after 1 hand:") == 1          # once, not again at the end
+    assert "Game over after 1 hand." in out
+
+
+def test_off_path_mistakes_cost_what_they_lose(small):
+    """The equilibrium opponent never re-raises at captain 1 throw, opponent 1 (he never
+    bets then raises): the old advice valued every action 0 there ("no cost"). Against his
+    smallest slips, the captain folding 2-1-1 to that raise gives up 14/5 - (-1) = 3.8
+    chips, and the review says the spot is off the path."""
+    m = small.model
+    advisor = Advisor(m, small.strategy)
+    bidou = index(m, "2-1-1")
+    assert advisor.bet_off_path((1, 1), "br")
+    values = advisor.bet_values((1, 1), "br", CAPTAIN, bidou)
+    assert values["call"] == pytest.approx(2.8, abs=1e-12)
+    review = Review("betting with 2-1-1, facing level 2", "fold", {"fold": 0.0, "call": 1.0},
+                    values, advisor.bet_off_path((1, 1), "br"))
+    assert review.cost == pytest.approx(3.8, abs=1e-12)
+    assert "cost 3.800 chips in expectation against call" in review.text()
+    assert "never lets happen" in review.text()
+
+
+def test_costs_are_never_clamped():
+    """A choice worth more than the equilibrium's mix (possible where the mix is not a
+    best reply) costs 0 against the best action, and a worse one its whole difference."""
+    review = Review("x", "bet", {"pass": 1.0, "bet": 0.0}, {"pass": -0.5, "bet": 0.25})
+    assert review.cost == 0 and "no cost" in review.text()
+    worse = Review("x", "pass", {"pass": 0.0, "bet": 1.0}, {"pass": -0.5, "bet": 0.25})
+    assert worse.cost == pytest.approx(0.75)

@@ -3,8 +3,11 @@
 The engine is a pure function of the strategy, a random generator and two callbacks (`ask`
 for the person's choices, `tell` for what he sees), so tests can script a whole hand.
 After each hand it says, for every choice the person made, what the equilibrium does with
-his hand there and what his choice cost in expectation: the expected value of each action
-against the equilibrium opponent, everybody playing the equilibrium afterwards (`Advisor`).
+his hand there and what his choice cost in expectation: the best action's value minus the
+chosen one's, each the expected chips against the equilibrium opponent, everybody playing
+the equilibrium afterwards (`Advisor`, over solver/analysis/action_values.py). At spots the
+equilibrium opponent never lets happen, the values are against his smallest slips, and the
+review says so.
 
 Betting decisions and leaves are named by their `history` (as in strategies); the tree's
 API (`games/bidou/betting.py`) says where a name and an action lead.
@@ -24,10 +27,12 @@ from games.bidou.betting import CAPTAIN, OPPONENT, ROLE_NAMES, BettingTree
 from games.bidou.betting import Leaf as BettingLeaf
 from games.bidou.betting import Node as BettingNode
 from games.bidou.rules import STOP, throw_action_name
+from solver.analysis.action_values import action_values
 from solver.model import HandModel
 from solver.strategy import Strategy
 
 Ask = Callable[[str, Sequence[str]], str]
+COST_SHOWN = 5e-4        # chips: a smaller cost prints as none (3 decimals are printed)
 Tell = Callable[[str], None]
 
 
@@ -130,120 +135,36 @@ def introduction(model: HandModel, summary: dict | None = None) -> str:
 
 class Advisor:
     """Expected payoff of each action at a person's decision, to him, against the
-    equilibrium opponent, both playing the equilibrium afterwards.
-
-    Betting: the opponent's hands are weighted by how likely he holds each after the public
-    throw counts and his own actions so far (his strategy), and the tree is walked below
-    the decision. Throwing: stopping is worth the betting that follows, against the other
-    player's hands given the throw counts; throwing again is worth the average, over the
-    next throw's hands, of playing on as the equilibrium does.
+    equilibrium opponent, both playing the equilibrium afterwards: the action values of
+    `solver/analysis/action_values.py`, computed once for every decision. At a spot the
+    equilibrium opponent never lets happen they are the values against his smallest slips
+    (`off_path`), never a made-up 0.
     """
 
     def __init__(self, model: HandModel, strategy: Strategy):
         self.model, self.strategy = model, strategy
-        compare = model.compare
-        self._leaf_matrix: dict[tuple[int, int], np.ndarray] = {}   # (first bettor, leaf)
-        self._compare = compare
-        self.end = {CAPTAIN: self._ends(CAPTAIN, 0)}
-        self.end_opponent = [self._ends(OPPONENT, c) for c in range(model.throws)]
-
-    def _ends(self, role: int, context: int) -> np.ndarray:
-        """(T, n): probability of stopping after throw t+1 with each hand."""
-        m, T = self.model, self.model.throws
-        mass = m.prior.copy()
-        out = np.zeros((T, m.num_hands))
-        for t in range(T - 1):
-            probs = self.strategy.throw[role][context, t]           # (A, n)
-            nxt = np.zeros(m.num_hands)
-            for a, action in enumerate(m.throw_actions):
-                share = mass * probs[a]
-                if action == STOP:
-                    out[t] += share
-                else:
-                    nxt += share.sum() * m.outcome[a]
-            mass = nxt
-        out[T - 1] += mass
-        return out
-
-    def _payoff(self, tree: BettingTree, leaf: BettingLeaf, me: int) -> np.ndarray:
-        """(mine, theirs) matrix of my payoff at a leaf."""
-        key = (int(tree.first), leaf.index)
-        if key not in self._leaf_matrix:
-            values = {o: float(tree.payoff(leaf, o)) for o in (-1, 0, 1)}
-            self._leaf_matrix[key] = np.select(
-                [self._compare > 0, self._compare < 0], [values[1], values[-1]], values[0])
-        captain = self._leaf_matrix[key]
-        return captain if me == CAPTAIN else -captain.T
-
-    def _walk(self, public: tuple[int, int], history: str, me: int,
-              theirs: np.ndarray) -> np.ndarray:
-        """My expected payoff below `history` for each of my hands, times the mass of the
-        other's hands (`theirs`, unnormalized), both playing the strategy."""
-        tree = self.model.tree(public)
-        node = _node(tree, history)
-        if node is None:
-            return self._payoff(tree, _leaf(tree, history), me) @ theirs
-        probs = self.strategy.betting[(*public, history)]             # (k, n)
-        total = np.zeros(self.model.num_hands)
-        for i, action in enumerate(node.actions):
-            child = _child(tree, history, action)
-            if node.actor == me:
-                total += probs[i] * self._walk(public, child, me, theirs)
-            else:
-                total += self._walk(public, child, me, theirs * probs[i])
-        return total
-
-    def _theirs_at_root(self, public: tuple[int, int], me: int) -> np.ndarray:
-        tc, to = public
-        if me == CAPTAIN:
-            return self.end_opponent[tc - 1][to - 1]
-        return self.end[CAPTAIN][tc - 1]
+        self.values = action_values(model, strategy)
 
     def bet_values(self, public: tuple[int, int], history: str, me: int, hand: int
                    ) -> dict[str, float]:
         """Expected payoff to me of each action at my decision `history` with `hand`."""
-        tree = self.model.tree(public)
-        theirs = self._theirs_at_root(public, me).copy()
-        for node, a in tree.path(history):          # the other's actions so far weigh his hands
-            if node.actor != me:
-                theirs = theirs * self.strategy.betting[(*public, node.history)][a]
-        mass = theirs.sum()
-        decision = tree.node(history)
-        if mass <= 0:
-            return {action: 0.0 for action in decision.actions}
-        return {action: float(self._walk(public, _child(tree, history, action), me, theirs)[hand]
-                              / mass) for action in decision.actions}
+        decision = self.values.bet(*public, history)
+        assert decision.player == me, "the person decides here"
+        return {a: float(v) for a, v in zip(decision.actions, decision.values[hand])
+                if v is not None}
 
-    def stop_value(self, me: int, context: int, throw: int) -> np.ndarray:
-        """My expected payoff, per hand, of stopping after `throw` (1-based)."""
-        if me == CAPTAIN:
-            total = np.zeros(self.model.num_hands)
-            for to in range(1, self.model.throws + 1):
-                total += self._walk((throw, to), "", me, self.end_opponent[throw - 1][to - 1])
-            return total
-        theirs = self.end[CAPTAIN][context]
-        return self._walk((context + 1, throw), "", me, theirs) / theirs.sum()
-
-    def _continuation(self, me: int, context: int, throw: int) -> np.ndarray:
-        """Per hand, my expected payoff standing after `throw`, playing the strategy."""
-        stop = self.stop_value(me, context, throw)
-        if throw == self.model.throws:
-            return stop
-        later = self._continuation(me, context, throw + 1)
-        probs = self.strategy.throw[me][context, throw - 1]
-        total = np.zeros(self.model.num_hands)
-        for a, action in enumerate(self.model.throw_actions):
-            total += probs[a] * (stop if action == STOP else float(self.model.outcome[a] @ later))
-        return total
+    def bet_off_path(self, public: tuple[int, int], history: str) -> bool:
+        return self.values.bet(*public, history).off_path
 
     def throw_values(self, me: int, context: int, throw: int, hand: int) -> dict[str, float]:
-        """Expected payoff to me of each legal throw action after `throw` with `hand`."""
-        m = self.model
-        stop = self.stop_value(me, context, throw)[hand]
-        later = self._continuation(me, context, throw + 1)
-        return {throw_choice_name(action): float(stop if action == STOP
-                                                 else m.outcome[a] @ later)
-                for a, action in enumerate(m.throw_actions) if m.throw_legal[a, hand]}
+        """Expected payoff to me of each legal throw action after `throw` (1-based) with
+        `hand`, named as `play` asks ("stop", "throw again", "keep 6-6")."""
+        decision = self.values.throw(me, context, throw - 1)
+        return {throw_choice_name(action): float(v) for action, v in
+                zip(self.model.throw_actions, decision.values[hand]) if v is not None}
+
+    def throw_off_path(self, me: int, context: int, throw: int) -> bool:
+        return self.values.throw(me, context, throw - 1).off_path
 
 
 # --- one hand -------------------------------------------------------------------------------
@@ -256,24 +177,33 @@ class Review:
     chosen: str
     equilibrium: dict[str, float]        # the strategy's probabilities
     values: dict[str, float]             # expected payoff of each action to the person
+    off_path: bool = False               # the equilibrium opponent never lets this happen
 
     @property
     def cost(self) -> float:
-        """Expected chips the choice gave up against following the equilibrium here."""
-        best = sum(p * self.values[a] for a, p in self.equilibrium.items())
-        return max(0.0, best - self.values[self.chosen])
+        """Expected chips the choice gave up against the best action here (0 for a best
+        one; never clamped: the values are exact best-minus-chosen differences)."""
+        return max(self.values.values()) - self.values[self.chosen]
+
+    def best(self) -> list[str]:
+        top = max(self.values.values())
+        return [a for a, v in self.values.items() if v >= top - COST_SHOWN]
 
     def text(self) -> str:
         mix = ", ".join(f"{a} {_percent(p)}" for a, p in sorted(
             self.equilibrium.items(), key=lambda item: -item[1]) if p > 5e-4)
         cost = self.cost
-        if cost >= 5e-4:
-            verdict = f"cost {cost:.3f} chips in expectation"
+        if cost >= COST_SHOWN:
+            verdict = (f"cost {cost:.3f} chips in expectation against "
+                       f"{' or '.join(self.best())}")
         elif self.equilibrium.get(self.chosen, 0.0) > 5e-4:
-            verdict = "as the equilibrium does"
+            verdict = "as the equilibrium does, no cost"
         else:
-            verdict = "no cost in expectation here"
-        return f"{self.situation}: you chose {self.chosen} ({verdict}); equilibrium: {mix}."
+            verdict = "no cost: as good as the best action here"
+        where = (" (a spot the equilibrium opponent never lets happen: valued against his "
+                 "smallest slips)" if self.off_path else "")
+        return (f"{self.situation}: you chose {self.chosen} ({verdict}){where}; "
+                f"equilibrium: {mix}.")
 
 
 def _percent(p: float) -> str:
@@ -326,7 +256,8 @@ def _throw_turn(model: HandModel, strategy: Strategy, role: int, context: int,
                 reviews.append(Review(
                     f"after throw {t} with {rules.format_hand(model.hands[hand])}", chosen,
                     {names[i]: float(probs[a]) for i, a in enumerate(legal)},
-                    advisor.throw_values(role, context, t, hand)))
+                    advisor.throw_values(role, context, t, hand),
+                    advisor.throw_off_path(role, context, t)))
         else:
             choice = _draw(rng, probs)
         if model.throw_actions[choice] == STOP:
@@ -391,7 +322,8 @@ def play_hand(model: HandModel, strategy: Strategy, human: int | None,
                                                 f"facing level {node.level}"
                                                 if node.level else "after a pass"),
                     action, {a: float(p) for a, p in zip(node.actions, probs)},
-                    advisor.bet_values(public, history, human, hands[human])))
+                    advisor.bet_values(public, history, human, hands[human]),
+                    advisor.bet_off_path(public, history)))
         else:
             action = node.actions[_draw(rng, probs)]
             if human is not None:
@@ -443,19 +375,23 @@ class Score:
         return float(np.std(self.payoffs, ddof=1) * math.sqrt(n))
 
     def line(self) -> str:
+        """The score after each hand: the total, its standard error in words, the cost."""
         n = len(self.payoffs)
         se = self.standard_error()
-        spread = f" (± {se:.1f})" if se is not None else ""
+        spread = (f" (± {se:.1f}: one standard error of that total, about how far the "
+                  f"luck of the dice alone moves it)" if se is not None else "")
         return (f"Score after {_plural(n, 'hand')}: {_signed_chips(self.total)}{spread}, "
                 f"chips your opponent took minus chips you took; your choices cost "
                 f"{self.cost:.3f} chips in expectation so far.")
 
     def final(self, summary: dict | None) -> str:
+        """The closing words: what the hands were worth in expectation (the score itself
+        was printed after the last hand, and is not repeated)."""
         if not self.payoffs:
             return "No hand played."
         summary = summary or {}
         value = summary.get("value")
-        lines = [self.line()]
+        lines = [f"Game over after {_plural(len(self.payoffs), 'hand')}."]
         if value is not None:
             expected = sum(value if seat == CAPTAIN else -value for seat in self.seats)
             equilibrium = (summary.get("exploitability") or 0.0) < 1e-6
