@@ -279,6 +279,36 @@ def test_one_colour_one_meaning():
     assert charts.BET_STYLES["raise"] == charts.BET_STYLES["bet"]
 
 
+def test_value_text_spells_each_action_and_its_chips():
+    assert charts.value_text(("fold", "call", "raise"), (-1.0, 2.84, 2.86), False) \
+        == "f−1 c+2.8 r+2.9"
+    assert charts.value_text(("pass", "bet"), (0.04, -0.3), True) == "p0 b−0.3†"
+    assert charts.value_text(("fold", "call", "raise"), (-1.0, 8.0, None), True) \
+        == "f−1 c+8†"             # raise not legal
+
+
+def test_betting_chart_of_values_prints_the_library_numbers(small):
+    """The values page of one decider: his decisions alone, each cell the action values of
+    solver/analysis/action_values.py, "†" exactly where the decision is off the path."""
+    from solver.analysis.action_values import action_values
+
+    model, strategy = small.model, small.strategy
+    values = action_values(model, strategy)
+    figure = charts.make_figure(charts.betting_figure, model, strategy, (1, 1), None, None,
+                                values, OPPONENT)
+    texts = [t.get_text() for t in figure.axes[0].texts]
+    assert "Opponent decides" in texts and "Captain decides" not in texts
+    bidou = model.hands.index((2, 1, 1))
+    for history in charts.player_decisions(model, (1, 1), OPPONENT):
+        decision = values.bet(1, 1, history)
+        expected = charts.value_text(decision.actions, decision.values[bidou],
+                                     decision.off_path)
+        assert expected in texts
+        assert expected.endswith("†") == decision.off_path
+    with pytest.raises(ValueError):
+        charts.betting_figure(model, strategy, (1, 1), None, None, values)
+
+
 def test_every_slice_of_a_mixed_cell_is_labelled():
     canvas = charts.Canvas((2, 1))
     cell = charts.Cell((charts.Segment(0.97, "keep2", "6-6"), charts.Segment(0.03, "keep2", "6-5")),

@@ -276,7 +276,7 @@ def _listed_files(out_dir: str | os.PathLike) -> list[str]:
 
 
 DOCS_IMAGES = ("reroll_chart", "betting_chart_c1_o1", "betting_chart_c3_o1", "remember_chart",
-               "reroll_chart_keep")
+               "reroll_chart_keep", "betting_values_c3_o1_captain")
 
 
 def docs_images(out_dir: str | os.PathLike = "docs/img", dpi: float = 150) -> list[Path]:
@@ -289,7 +289,9 @@ def docs_images(out_dir: str | os.PathLike = "docs/img", dpi: float = 150) -> li
 
     from PIL import Image
 
+    from games.bidou.betting import CAPTAIN
     from games.bidou.params import BidouParams
+    from solver.analysis.action_values import action_values
     from solver.export import charts
     from solver.files import write_bytes_atomic
     from solver.solve import solve
@@ -306,6 +308,9 @@ def docs_images(out_dir: str | os.PathLike = "docs/img", dpi: float = 150) -> li
                            (simplify.simplify(model, strategy, summary["value"]), summary),
                            dpi * 1.15),
         "reroll_chart_keep": (charts.reroll_figure, unpack(keep), dpi),
+        "betting_values_c3_o1_captain": (
+            charts.betting_figure, (model, strategy, (3, 1), summary, None,
+                                    action_values(model, strategy), CAPTAIN), dpi),
     }
     paths = []
     for name in DOCS_IMAGES:

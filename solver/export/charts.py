@@ -114,6 +114,7 @@ class Segment:
 class Cell:
     segments: tuple[Segment, ...]
     reached: bool
+    text: str = ""             # printed over the bars instead of their labels (values)
 
     @property
     def mixed(self) -> bool:
@@ -325,6 +326,11 @@ def draw_cell(canvas: Canvas, x: float, y: float, w: float, h: float, cell: Cell
     if not labels:
         return
     color = INK if cell.reached else "#777777"
+    if cell.text:               # numbers stay dark on faded bars: they are read, not skimmed
+        canvas.text(x + w / 2, y + h / 2, cell.text, ha="center", color=INK,
+                    size=_largest_fit([cell.text], w - 2 * xpad, fontsize),
+                    path_effects=_OUTLINE)
+        return
     if not cell.mixed:
         seg = cell.segments[0]
         if seg.label and _fits(seg.label, w, fontsize):
@@ -659,9 +665,16 @@ def _wrap_text(canvas: Canvas, x: float, y: float, text: str, width: float, size
 
 @_styled
 def betting_figure(model: HandModel, strategy: Strategy, public: tuple[int, int],
-                   summary: Mapping[str, Any] | None = None, reach: Reach | None = None
-                   ) -> Figure:
-    """One page for one public state: every hand's betting at every decision point."""
+                   summary: Mapping[str, Any] | None = None, reach: Reach | None = None,
+                   values: Any = None, decider: int | None = None) -> Figure:
+    """One page for one public state: every hand's betting at every decision point.
+
+    With `values` (`solver.analysis.action_values.action_values` of the strategy) the page
+    is what each action is worth to `decider` (captain or opponent: his decisions alone, so
+    that the numbers get room): each cell prints every legal action's expected chips by
+    its first letter ("f-1 c+2.8 r+2.9"), its bars' colours still showing the play; "†"
+    ends a cell where the other player's strategy never leads.
+    """
     summary = _summary(model, strategy, summary)
     tc, to = public
     tree = model.tree(public)
@@ -669,30 +682,67 @@ def betting_figure(model: HandModel, strategy: Strategy, public: tuple[int, int]
     first = ROLE_NAMES[tree.first]
     title = (f"Bidou — betting when the captain made {tc} throw{'s' * (tc > 1)} "
              f"and the opponent {to}")
+    if values is not None:
+        if decider not in (CAPTAIN, OPPONENT):
+            raise ValueError("a chart of values is drawn for one decider: captain or opponent")
+        title = f"Bidou — what each bet is worth to the {ROLE_NAMES[decider]}"
     y = draw_title(canvas, title, model, summary)
+    where = ("" if values is None else
+             f"Captain {tc} throw{'s' * (tc > 1)}, opponent {to}. ")
     canvas.text(canvas.width / 2, y + 0.02,
-                f"The {first} bets first (the captain does unless he made more throws).",
+                f"{where}The {first} bets first (the captain does unless he made more throws).",
                 size=9, ha="center", style="italic")
     y += 0.22
     both = _own_reach(model, strategy, reach)
     bet_reach: dict[int, Mapping] = {p: both[p][1] for p in (CAPTAIN, OPPONENT)}
+    players: tuple[int, ...] = ((tree.first, 1 - tree.first) if decider is None or values is None
+                                else (decider,))
     panels = []
-    for player in (tree.first, 1 - tree.first):
+    for player in players:
         columns = []
         for history in player_decisions(model, public, player):
-            columns.append(Column(decision_title(model, public, history),
-                                  betting_cells(model, strategy, public, history,
-                                                bet_reach[player]),
+            cells = betting_cells(model, strategy, public, history, bet_reach[player])
+            if values is not None:
+                cells = _with_values(model, cells, values.bet(tc, to, history))
+            columns.append(Column(decision_title(model, public, history), cells,
                                   subheader=plain_history(history, tree.first, player)))
         panels.append(Panel(f"{ROLE_NAMES[player].capitalize()} decides", columns))
     note = ("Rows: your hand, strongest first. Columns: your decision; find yours by the "
             "betting so far, written above each column. Each bet or raise is one "
             "chip more; folding costs one chip, a called showdown 2 chips per level to the "
             "lower hand. Mixed cells: bar widths are the frequencies.")
-    _hand_grid_page(canvas, model, panels, y, gap=0.16, max_col_w=1.0, header_size=6.5,
-                    legend_h=1.1, styles=BET_STYLES,
+    if values is not None:
+        note += (" Numbers: each action's expected chips to you (p pass, b bet, f fold, "
+                 "c call, r raise; positive: the other player takes them) against the other "
+                 "player's strategy, both of you playing it afterwards; the highest is the "
+                 "best action. † : his strategy never leads here, the numbers are against "
+                 "his smallest slips (docs/charts.md, \"What each action is worth\").")
+    _hand_grid_page(canvas, model, panels, y, gap=0.16,
+                    max_col_w=1.0 if values is None else 1.25, header_size=6.5,
+                    legend_h=1.1 if values is None else 1.3, styles=BET_STYLES,
                     legend=[BET_STYLES[k] for k in ("pass", "bet", "fold", "call")], note=note)
     return canvas.finish()
+
+
+def value_text(actions: Sequence[str], row: Sequence[Any], off_path: bool) -> str:
+    """"f−1 c+2.8 r+2.9": each legal action's first letter and its expected chips to one
+    decimal (a true minus sign; "0" for nothing either way), "†" at the end off the path."""
+    parts = []
+    for name, value in zip(actions, row):
+        if value is None:
+            continue
+        tenths = round(float(value) * 10)
+        number = "0" if tenths == 0 else (f"{tenths / 10:+.1f}".replace(".0", "")
+                                          if tenths % 10 == 0 else f"{tenths / 10:+.1f}")
+        parts.append(f"{str(name)[0]}{number.replace('-', '−')}")
+    return " ".join(parts) + ("†" if off_path else "")
+
+
+def _with_values(model: HandModel, cells: list[Cell], decision: Any) -> list[Cell]:
+    """The cells (strongest hand first) with their decision's action values as text."""
+    return [dataclasses.replace(cell, text=value_text(decision.actions, decision.values[h],
+                                                      decision.off_path))
+            for cell, h in zip(cells, ranked_indices(model))]
 
 
 @_styled
