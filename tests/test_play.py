@@ -168,10 +168,10 @@ def test_piped_game_prints_the_true_cost_of_a_known_mistake():
     out = result.output
     assert "Throw 1: you have 2-1-1 (bidou)." in out
     assert ("after throw 1 with 2-1-1: you chose throw again (cost 1.330 chips in "
-            "expectation against stop); equilibrium: stop always.") in out
+            "expectation; best here: stop); equilibrium: stop always.") in out
     assert float(Fraction(2908, 2187)) == pytest.approx(1.32968, abs=1e-5)
     assert out.count("Score after 1 hand:") == 1          # once, not again at the end
-    assert "Game over after 1 hand." in out
+    assert "In your seats the equilibrium is worth -0.040 chips over 1 hand" in out
 
 
 def test_off_path_mistakes_cost_what_they_lose(small):
@@ -188,7 +188,7 @@ def test_off_path_mistakes_cost_what_they_lose(small):
     review = Review("betting with 2-1-1, facing level 2", "fold", {"fold": 0.0, "call": 1.0},
                     values, advisor.bet_off_path((1, 1), "br"))
     assert review.cost == pytest.approx(3.8, abs=1e-12)
-    assert "cost 3.800 chips in expectation against call" in review.text()
+    assert "cost 3.800 chips in expectation; best here: call" in review.text()
     assert "never lets happen" in review.text()
 
 

@@ -194,7 +194,7 @@ class Review:
             self.equilibrium.items(), key=lambda item: -item[1]) if p > 5e-4)
         cost = self.cost
         if cost >= COST_SHOWN:
-            verdict = (f"cost {cost:.3f} chips in expectation against "
+            verdict = (f"cost {cost:.3f} chips in expectation; best here: "
                        f"{' or '.join(self.best())}")
         elif self.equilibrium.get(self.chosen, 0.0) > 5e-4:
             verdict = "as the equilibrium does, no cost"
@@ -391,7 +391,7 @@ class Score:
             return "No hand played."
         summary = summary or {}
         value = summary.get("value")
-        lines = [f"Game over after {_plural(len(self.payoffs), 'hand')}."]
+        lines: list[str] = []
         if value is not None:
             expected = sum(value if seat == CAPTAIN else -value for seat in self.seats)
             equilibrium = (summary.get("exploitability") or 0.0) < 1e-6
@@ -400,4 +400,4 @@ class Score:
             lines.append(f"In your seats {what} {expected:+.3f} chips over "
                          f"{_plural(len(self.payoffs), 'hand')} in expectation "
                          f"({value:+.4f} a hand to the captain); the rest is the dice.")
-        return "\n".join(lines)
+        return "\n".join(lines) or f"{_plural(len(self.payoffs), 'hand')} played."
