@@ -215,3 +215,24 @@ def test_costs_of_a_decision():
             assert decision.cost(h, name) >= 0
     with pytest.raises(ValueError):
         decision.cost(0, "raise")
+
+
+def test_a_round_stage_game_with_continuation_values():
+    """A round's stage game (betting limited by the chips, leaves paying continuation
+    values, not chips): the mix at the captain's first decision is the stage's value."""
+    from solver.lp import solve_lp
+    from solver.round.stage import stage_model
+    from solver.round.states import ChipState
+
+    base = build_model(BidouParams(faces=3, throws=2, max_level=4))
+
+    def value(nxt):       # any fixed continuation, deterministic across runs
+        return 0.5 + 0.01 * (sum(map(ord, repr(nxt))) % 7)
+
+    model = stage_model(base, ChipState(2, 0, 7), value)
+    assert [n.history for n in model.tree((1, 1)).nodes] == ["", "p", "pb", "b"]
+    strategy = solve_lp(model).strategy
+    values = action_values(model, strategy)
+    root = sum(p * m for p, m in zip(model.prior, values.throw(CAPTAIN, 0, 0).mix))
+    assert root == pytest.approx(policy_value(model, strategy), abs=1e-12)
+    assert 0.5 <= root <= 0.56
