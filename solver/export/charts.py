@@ -221,6 +221,13 @@ def plain_history(history: str, first: int, reader: int) -> str:
                      f"{words[ch]}" for i, ch in enumerate(history))
 
 
+def history_line(history: str, first: int, reader: int) -> str:
+    """`plain_history` on one line: "you passed, he bet" (empty history: "nothing bet yet")."""
+    if not history:
+        return "nothing bet yet"
+    return plain_history(history, first, reader).replace("\n", ", ")
+
+
 def short_history(history: str, first: int) -> str:
     """"C bet, O raise" — who did what before this decision."""
     if not history:
@@ -737,7 +744,7 @@ def booklet_index_figure(model: HandModel, summary: Mapping[str, Any] | None = N
         y += 0.25
         for node in sorted((nd for nd in tree.nodes if nd.actor == player),
                            key=lambda nd: nd.level):
-            said = plain_history(node.history, CAPTAIN, player).replace("\n", ", ")
+            said = history_line(node.history, CAPTAIN, player)
             column = decision_title(model, (1, 1), node.history).replace("\n", " ")
             canvas.text(1.1, y, said, size=9)
             canvas.text(4.3, y, "→  column \u201c" + column + "\u201d", size=9)

@@ -42,6 +42,10 @@ LETTER = (8.5, 11.0)
 PAGES = {"a4": A4_PORTRAIT, "letter": LETTER}
 FILES = ("cheatsheet_a4.pdf", "cheatsheet_letter.pdf", "cheatsheet.png", "cheatsheet.md",
          "cheatsheet_strategy.json")
+# Who does what first, said on the page and in the Markdown (RULES.md section 3).
+WHO_FIRST = ("The captain throws first; the opponent sees how many times he threw, then "
+             "throws. Then the betting: the captain bets first, unless he threw more times "
+             "than the opponent.")
 _KIND_TITLE = {"throw": "stop?", "open": "open", "face": "facing a bet", "keep": "keep"}
 
 
@@ -71,9 +75,8 @@ def cheatsheet_markdown(model: HandModel, point: FrontPoint) -> str:
     ranked = rules.ranked_hands(model.params.faces, model.params.ranking)
     lines = [f"# Bidou cheat sheet: {point.size} rules", "",
              f"Rules of the game: {model.params.describe()}", "",
-             "The captain throws first; the opponent sees how many times he threw. "
-             "\"X or better\" counts in the hand ranking below (1 = strongest). Each decision "
-             "is covered by exactly one rule.", "",
+             f"{WHO_FIRST} \"X or better\" counts in the hand ranking below (1 = "
+             "strongest). Each decision is covered by exactly one rule.", "",
              "## The rules", ""]
     lines += [f"{i}. {rulebook.rule_text(model, r)}." for i, r in enumerate(point.rules, 1)]
     lines += ["", "## What they cost", ""] + [f"- {line}" for line in cost_lines(point)]
@@ -140,8 +143,7 @@ def _text_column(canvas: Canvas, model: HandModel, point: FrontPoint, x: float, 
 
     put(x, "The rules", size=size + 2.3, weight="bold")
     y += 0.25
-    intro = ("The captain throws first; the opponent sees how many times he threw, then the "
-             "betting follows. \"X or better\" counts down the ranking on the right (1 = "
+    intro = (f"{WHO_FIRST} \"X or better\" counts down the ranking on the right (1 = "
              "strongest). Find the one rule for your decision:")
     for line in _wrap(intro, per_line):
         put(x, line, size=size - 0.5, style="italic")
@@ -233,6 +235,12 @@ def cheatsheet_figure(model: HandModel, point: FrontPoint, page: str = "a4") -> 
     canvas.text(pic_x + label_w + col_w * len(drawn) / 2, grid_top - 0.24, "rule",
                 size=6.5, ha="center", va="bottom")
     bottom = grid_top + n * row_h
+    skipped = [i for i, r in enumerate(point.rules, 1) if r.kind == "keep"]
+    if skipped:
+        names = " and ".join(str(i) for i in skipped)
+        canvas.text(pic_x, bottom + 0.12, f"Rule {names} (which dice to keep) has no column: "
+                    "it picks dice, not hands.", size=6.5, style="italic")
+        bottom += 0.15
     for winner, loser in _exceptions(model):
         canvas.text(pic_x, bottom + 0.12, f"Exception: {winner} beats {loser}.", size=6.5,
                     style="italic")
