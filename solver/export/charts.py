@@ -496,6 +496,7 @@ class Column:
     width: float = 0.0
     gap_before: float = 0.0
     subheader: str = ""
+    key: tuple = ()            # what the column decides, for charts that label groups
 
 
 @dataclasses.dataclass
@@ -529,7 +530,8 @@ def draw_grid(canvas: Canvas, model: HandModel, panels: Sequence[Panel], *, x0: 
               styles: Mapping[str, Style], label_w: float, right_label_w: float,
               fontsize: float, header_size: float, cell_labels: bool = True,
               title_size: float | None = None, mid_labels: Sequence[int] = (),
-              off_path: str = "fade", notes: list[str] | None = None) -> float:
+              off_path: str = "fade", notes: list[str] | None = None,
+              mid_label_w: float | None = None) -> float:
     """Hands down, panels of columns across. Returns the y below the grid.
 
     `mid_labels`: indices of panels before which the hand labels are repeated; `notes`
@@ -558,8 +560,8 @@ def draw_grid(canvas: Canvas, model: HandModel, panels: Sequence[Panel], *, x0: 
     for p, panel in enumerate(panels):
         if p in mid_labels:
             x += gap
-            labels_at(x, label_w, "left", True)
-            x += label_w
+            labels_at(x, mid_label_w or label_w, "left", mid_label_w is None)
+            x += (mid_label_w or label_w) + (gap if mid_label_w else 0)
         elif p:
             x += gap
         start = x
@@ -922,81 +924,111 @@ def booklet_bytes(model: HandModel, strategy: Strategy,
 
 @_styled
 def remember_figure(simplified, summary: Mapping[str, Any] | None = None) -> Figure:
-    """One landscape page: the simplified strategy of `simplify.simplify`, its rules and cost.
+    """One landscape A4 page: the simplified strategy of `simplify.simplify` and its cost.
 
-    Left half the captain, right half the opponent; each with his throwing decisions (the
-    stop threshold drawn as a black line) and his betting, one block of columns per public
-    state, one column per standing bet level. Decisions the simplified strategy never meets
-    are plain grey: nothing to remember there.
+    Left the captain, right the opponent; each with his throwing decisions (the stop
+    threshold drawn as a black line) and his betting, one block of columns per public state,
+    one column per standing bet level that the simplified strategy can meet: a level it
+    never meets with any hand has no column, which leaves the rest cells about twice as wide
+    as one column for every level (and every label at MIN_LABEL_PT or more). A decision
+    it never meets with one hand is an empty cell. The exploitability is printed once, in
+    the cost lines.
     """
     model, strategy = simplified.model, simplified.strategy
     canvas = Canvas(A4_LANDSCAPE)
-    numbers = {"value": (summary or {}).get("value", simplified.game_value),
-               "exploitability": simplified.exploitability.exploitability}
-    y = draw_title(canvas, "Bidou \u2014 remember this: a simplified strategy", model, numbers,
-                   y=0.3)
+    W = canvas.width
+    canvas.text(W / 2, 0.28, "Bidou \u2014 remember this: a simplified strategy", size=14,
+                ha="center", weight="bold")
+    canvas.text(W / 2, 0.5, "Rules: " + model.params.describe(), size=8.5, ha="center")
+    for i, line in enumerate(_remember_cost(simplified, summary)):
+        canvas.text(W / 2, 0.67 + 0.14 * i, line, size=7.5, ha="center")
+    y = 0.9
+    keep = model.params.reroll == "keep"
+    panels, mid = _remember_panels(model, strategy)
+    margin, gap = 0.2, 0.08
+    fontsize = MIN_LABEL_PT
+    ranked = rules.ranked_hands(model.params.faces, model.params.ranking)
+    label_w = max(text_width(hand_label(h, model.params.ranking), fontsize) for h in ranked) \
+        + 0.08
+    short_w = max(text_width(rules.format_hand(h), fontsize) for h in ranked) + 0.1
+    throw_w = short_w if keep else 0.2
+    throw_cols = sum(len(p.columns) for p in panels if p.title.endswith("throws"))
+    bet_cols = sum(len(p.columns) for p in panels if p.title.endswith("betting"))
+    gaps = sum(c.gap_before for p in panels for c in p.columns)
+    fixed = 2 * margin + label_w + 2 * short_w + gap * len(panels) + gaps \
+        + throw_w * throw_cols
+    bet_w = min(0.3, (W - fixed) / max(1, bet_cols))
+    for panel in panels:
+        for column in panel.columns:
+            column.width = throw_w if panel.title.endswith("throws") else bet_w
+    header_h = 0.68
+    legend_h = 0.9
+    row_h = _layout_rows(model.num_hands, canvas.height - y - header_h - legend_h - 0.1)
+    bottom = draw_grid(canvas, model, panels, x0=margin, y0=y, row_h=row_h, col_w=bet_w,
+                       gap=gap, header_h=header_h, styles={**THROW_STYLES, **BET_STYLES},
+                       label_w=label_w, right_label_w=short_w, fontsize=fontsize,
+                       header_size=MIN_LABEL_PT, title_size=7.5, cell_labels=keep,
+                       mid_labels=mid, mid_label_w=short_w, off_path="blank")
+    _remember_headers(canvas, model, panels, simplified, x0=margin, y0=y, row_h=row_h,
+                      label_w=label_w, mid_label_w=short_w, gap=gap, header_h=header_h,
+                      mid=mid)
+    entries = _throw_legend(model) + [BET_STYLES[k] for k in ("pass", "bet", "fold", "call")]
+    ly = draw_legend(canvas, margin, bottom + 0.14, entries, fontsize=7, off_path="blank")
+    note = ("Throws: the number is the throw just made (opponent: C1..C3, the captain's throw "
+            "count); stop above the black line, throw again below it"
+            + (" keeping the dice written in the cell" if keep else "")
+            + ". Betting: a block per public state (C2 O1: the captain made 2 throws, the "
+            "opponent 1; the captain bets first unless he made more), a column per standing "
+            "bet: 0 nothing bet yet (you open, or the other passed), 1 you face a bet, 2 and up "
+            "a raise to that level; a level never met in a block has no column.")
+    _wrap_text(canvas, margin, ly - 0.04, note, W - 2 * margin, 7, line_h=0.13)
+    return canvas.finish()
+
+
+def _remember_cost(simplified, summary: Mapping[str, Any] | None) -> list[str]:
+    """The value and what simplifying costs, each number once."""
+    value = (summary or {}).get("value", simplified.game_value)
     e = simplified.exploitability
-    cost = (f"Simplifying costs: against the simplified captain a best-responding opponent "
-            f"wins {simplified.captain_loss:.3f} chips per hand more than the value; against "
-            f"the simplified opponent a best-responding captain wins "
-            f"{simplified.opponent_loss:.3f} more.",
-            f"Exploitability {e.exploitability:.3f} chips per hand (the mean of the two); the "
-            f"solved strategy's: {_tiny(simplified.exact_exploitability)}. Every action is "
-            "the solved strategy's most likely one; stopping is a threshold per throw.")
-    for i, line in enumerate(cost):
-        canvas.text(canvas.width / 2, y + 0.02 + 0.15 * i, line, size=7.5, ha="center")
-    y += 0.36
+    return [f"Value to the captain {signed(value)} chips per hand. Every action is the solved "
+            f"strategy's most likely one; stopping is a threshold per throw. Exploitability "
+            f"{e.exploitability:.3f} chips per hand (the solved strategy's: "
+            f"{_tiny(simplified.exact_exploitability)}):",
+            f"against the simplified captain a best-responding opponent wins "
+            f"{simplified.captain_loss:.3f} chips per hand more than the value; against the "
+            f"simplified opponent a best-responding captain {simplified.opponent_loss:.3f} "
+            "more (the exploitability is their mean)."]
+
+
+def _remember_panels(model: HandModel, strategy: Strategy) -> tuple[list[Panel], list[int]]:
+    """Each player's throw panel and betting panel (only the bet levels some hand meets),
+    and the panels before which the hands are written again (the opponent's)."""
     T = model.throws
     reach = {p: own_reach(model, strategy, p) for p in (CAPTAIN, OPPONENT)}
     panels: list[Panel] = []
     mid = []
-    keep = model.params.reroll == "keep"
     for player in (CAPTAIN, OPPONENT):
         if player == OPPONENT:
             mid.append(len(panels))
+        name = ROLE_NAMES[player].capitalize()
         if T > 1:
             contexts = [0] if player == CAPTAIN else list(range(T))
-            cols = [Column(str(t), throw_cells(model, strategy, player, c, t, reach[player][0]))
-                    for c in contexts for t in range(1, T)]
-            panels.append(Panel(f"{ROLE_NAMES[player].capitalize()}:\nthrows", cols))
-        cols = [Column("", betting_cells(model, strategy, public, history, reach[player][1]),
-                       gap_before=BLOCK_GAP if history == player_decisions(
-                           model, public, player)[0] else 0.0)
-                for public in model.public_states
-                for history in player_decisions(model, public, player)]
-        panels.append(Panel(f"{ROLE_NAMES[player].capitalize()}: betting", cols))
-    n = model.num_hands
-    margin, label_w, right_w, gap = 0.22, 0.92, 0.36, 0.1
-    throw_cols = sum(len(p.columns) for p in panels if p.title.endswith("throws"))
-    bet_cols = sum(len(p.columns) for p in panels if p.title.endswith("betting"))
-    throw_w = 0.27 if keep else 0.19
-    fixed = (2 * margin + 2 * label_w + right_w + gap * len(panels) + throw_w * throw_cols
-             + BLOCK_GAP * 2 * (len(model.public_states) - 1))
-    bet_w = min(0.3, (canvas.width - fixed) / max(1, bet_cols))
-    for panel in panels:
-        for column in panel.columns:
-            column.width = throw_w if panel.title.endswith("throws") else bet_w
-    header_h = 0.72
-    legend_h = 0.95
-    row_h = _layout_rows(n, canvas.height - y - header_h - legend_h - 0.1)
-    fontsize = min(6.5, row_h * 72 * 0.8)
-    bottom = draw_grid(canvas, model, panels, x0=margin, y0=y, row_h=row_h, col_w=bet_w,
-                       gap=gap, header_h=header_h, styles={**THROW_STYLES, **BET_STYLES},
-                       label_w=label_w, right_label_w=right_w, fontsize=fontsize,
-                       header_size=6, title_size=7.5, cell_labels=keep, mid_labels=mid,
-                       off_path="blank")
-    _remember_headers(canvas, model, panels, simplified, x0=margin, y0=y, row_h=row_h,
-                      label_w=label_w, gap=gap, header_h=header_h, mid=mid)
-    entries = _throw_legend(model) + [BET_STYLES[k] for k in ("pass", "bet", "fold", "call")]
-    ly = draw_legend(canvas, margin, bottom + 0.2, entries, fontsize=7, off_path="blank")
-    note = ("Throws: the number is the throw just made (opponent: C1..C3 = throws the captain "
-            "declared); stop above the black line, throw again below it"
-            + (" keeping the dice written in the cell" if keep else "")
-            + ". Betting: one block per public state (C2 O1 = captain made 2 throws, opponent "
-            "1; who bets first below), one column per standing bet: 0 nothing bet (you open, "
-            "or the other passed), 1 you face a bet, 2 and up you face a raise to that level.")
-    _wrap_text(canvas, margin, ly + 0.03, note, canvas.width - 2 * margin, 7)
-    return canvas.finish()
+            panels.append(Panel(f"{name}:\nthrows", [
+                Column(str(t), throw_cells(model, strategy, player, c, t, reach[player][0]),
+                       key=(player, 0 if player == CAPTAIN else c + 1, t))
+                for c in contexts for t in range(1, T)]))
+        columns = []
+        for public in model.public_states:
+            live = []
+            for history in player_decisions(model, public, player):
+                cells = betting_cells(model, strategy, public, history, reach[player][1])
+                if any(c.reached for c in cells):
+                    level = model.tree(public).node(history).level
+                    live.append(Column("", cells, key=public + (level,)))
+            if live and columns:
+                live[0].gap_before = BLOCK_GAP
+            columns += live
+        panels.append(Panel(f"{name}: betting", columns))
+    return panels, mid
 
 
 def _tiny(e: float | None) -> str:
@@ -1006,53 +1038,48 @@ def _tiny(e: float | None) -> str:
 
 
 def _remember_headers(canvas: Canvas, model: HandModel, panels: Sequence[Panel], simplified,
-                      *, x0: float, y0: float, row_h: float, label_w: float, gap: float,
-                      header_h: float, mid: Sequence[int]) -> None:
+                      *, x0: float, y0: float, row_h: float, label_w: float,
+                      mid_label_w: float, gap: float, header_h: float, mid: Sequence[int]
+                      ) -> None:
     """Group labels over the columns (C1 O2 blocks, captain's throw counts, bet levels) and
     the stop threshold lines, at the x positions `draw_grid` used."""
     x = x0 + label_w
     grid_top = y0 + header_h
     rules_by_key = {(r.player, r.context, r.throw): r for r in simplified.thresholds}
-    T = model.throws
+    size = MIN_LABEL_PT
     for p, panel in enumerate(panels):
         if p:
-            x += gap + (label_w if p in mid else 0)
-        player = CAPTAIN if panel.title.startswith("Captain") else OPPONENT
-        if panel.title.endswith("throws"):
-            contexts = [0] if player == CAPTAIN else list(range(T))
-            i = 0
-            for c in contexts:
-                start = x
-                for t in range(1, T):
-                    column = panel.columns[i]
-                    rule = rules_by_key.get((player, 0 if player == CAPTAIN else c + 1, t))
-                    if rule is not None:
-                        yy = grid_top + rule.stop_count * row_h
-                        canvas.line([x, x + column.width], [yy, yy], linewidth=2.2,
-                                    color="black")
-                    x += column.width
-                    i += 1
-                label = "after\nthrow" if player == CAPTAIN else f"C{c + 1}"
-                canvas.text((start + x) / 2, grid_top - 0.17, label, size=6, ha="center",
+            x += gap + (mid_label_w + gap if p in mid else 0)
+        groups: list[tuple[tuple, float, float]] = []      # (group key, start, end)
+        for column in panel.columns:
+            x += column.gap_before
+            throws = panel.title.endswith("throws")
+            if throws:
+                rule = rules_by_key.get(column.key)
+                if rule is not None:
+                    yy = grid_top + rule.stop_count * row_h
+                    canvas.line([x, x + column.width], [yy, yy], linewidth=2.2, color="black")
+                group = column.key[:2]
+            else:
+                canvas.text(x + column.width / 2, grid_top - 0.03, str(column.key[2]),
+                            size=size, ha="center", va="bottom")
+                group = column.key[:2]
+            if groups and groups[-1][0] == group:
+                groups[-1] = (group, groups[-1][1], x + column.width)
+            else:
+                groups.append((group, x, x + column.width))
+            x += column.width
+        for group, start, end in groups:
+            centre = (start + end) / 2
+            if panel.title.endswith("throws"):
+                label = "after\nthrow" if group[0] == CAPTAIN else f"C{group[1]}"
+                canvas.text(centre, grid_top - 0.15, label, size=size, ha="center",
                             va="bottom", weight="bold", linespacing=1.0)
-            continue
-        i = 0
-        for tc, to in model.public_states:
-            if i:
-                x += panel.columns[i].gap_before
-            start = x
-            for history in player_decisions(model, (tc, to), player):
-                level = model.tree((tc, to)).node(history).level
-                w = panel.columns[i].width
-                canvas.text(x + w / 2, grid_top - 0.04, str(level), size=5.5, ha="center",
-                            va="bottom")
-                x += w
-                i += 1
-            first = "C" if model.tree((tc, to)).first == CAPTAIN else "O"
-            canvas.text((start + x) / 2, grid_top - 0.27, f"C{tc} O{to}", size=6,
-                        ha="center", va="bottom", weight="bold")
-            canvas.text((start + x) / 2, grid_top - 0.16, f"{first} first", size=5,
-                        ha="center", va="bottom", color="#555555")
+                continue
+            tc, to = group
+            narrow = text_width(f"C{tc} O{to}", size) > end - start + 0.02
+            canvas.text(centre, grid_top - 0.14, f"C{tc}\nO{to}" if narrow else f"C{tc} O{to}",
+                        size=size, ha="center", va="bottom", weight="bold", linespacing=1.0)
 
 
 # --- output ---------------------------------------------------------------------------------
