@@ -1016,9 +1016,9 @@ def _remember_panels(model: HandModel, strategy: Strategy) -> tuple[list[Panel],
                 Column(str(t), throw_cells(model, strategy, player, c, t, reach[player][0]),
                        key=(player, 0 if player == CAPTAIN else c + 1, t))
                 for c in contexts for t in range(1, T)]))
-        columns = []
+        columns: list[Column] = []
         for public in model.public_states:
-            live = []
+            live: list[Column] = []
             for history in player_decisions(model, public, player):
                 cells = betting_cells(model, strategy, public, history, reach[player][1])
                 if any(c.reached for c in cells):
