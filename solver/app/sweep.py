@@ -393,9 +393,18 @@ def series_style(index: tuple[int, ...]) -> dict[str, Any]:
 
 
 def plot_png(rows: Sequence[Mapping[str, Any]]) -> bytes:
+    """`sweep_figure` as PNG bytes (no software field, so the same rows give the same
+    bytes)."""
+    buffer = io.BytesIO()
+    sweep_figure(rows).savefig(buffer, format="png", metadata={"Software": None})
+    return buffer.getvalue()
+
+
+def sweep_figure(rows: Sequence[Mapping[str, Any]]):
     """The value against the number of faces: one panel per reroll rule and ranking, one line
     per other rule that varies in the grid (Agg canvas, no global state); `series_style`
-    tells the lines apart."""
+    tells the lines apart. Type of 7.5 pt or more, so that a landscape A4 print (the figure
+    shrunk by 0.93) keeps it at 6.5 pt or more."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
@@ -428,15 +437,13 @@ def plot_png(rows: Sequence[Mapping[str, Any]]) -> bytes:
         axes.set_xticks(sorted({r["faces"] for r in mine}))
         axes.set_xlabel("faces")
         axes.set_ylabel("value to the captain (chips/hand)")
-        axes.tick_params(labelsize=7)
+        axes.tick_params(labelsize=7.5)
     if varying:
         handles, labels = figure.axes[0].get_legend_handles_labels()
         figure.legend(handles, labels, loc="lower center", ncol=min(len(labels), 6),
-                      fontsize=7, frameon=False)
+                      fontsize=7.5, frameon=False)
     figure.tight_layout(rect=(0, 0.5 / (3.4 * lines + 0.5) + 0.02, 1, 1))
-    buffer = io.BytesIO()
-    figure.savefig(buffer, format="png", metadata={"Software": None})
-    return buffer.getvalue()
+    return figure
 
 
 # --- the sweep --------------------------------------------------------------------------------
