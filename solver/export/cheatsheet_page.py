@@ -198,7 +198,7 @@ def cheatsheet_figure(model: HandModel, point: FrontPoint, page: str = "a4") -> 
     pic_x = W - margin - pic_w
     text_w = pic_x - margin - 0.3
     # --- the rules, what they cost: the largest type that fits the page
-    for size in np.arange(8.6, 5.9, -0.2):
+    for size in np.arange(8.6, 7.5, -0.2):        # its grey line (size - 1) stays >= 6.5 pt
         if _text_column(canvas, model, point, margin, y, text_w, float(size), draw=False) \
                 <= H - 0.35:
             break
@@ -208,9 +208,11 @@ def cheatsheet_figure(model: HandModel, point: FrontPoint, page: str = "a4") -> 
     canvas.text(pic_x, py, "Hand ranking and each rule", size=10.5, weight="bold")
     header_h = 0.55
     grid_top = py + header_h
+    skipped = [i for i, r in enumerate(point.rules, 1) if r.kind == "keep"]
+    notes_h = 0.15 * (len(_exceptions(model)) + bool(skipped))
     legend_h = 0.75
-    row_h = min(0.17, (H - grid_top - legend_h - 0.4) / n)
-    font = min(6.8, row_h * 72 * 0.78)
+    row_h = min(0.17, (H - grid_top - legend_h - notes_h - 0.4) / n)
+    font = max(6.5, min(6.8, row_h * 72 * 0.78))
     for r, hand in enumerate(ranked):
         yy = grid_top + (r + 0.5) * row_h
         canvas.text(pic_x, yy, f"{r + 1:>2}", size=font, ha="left", color="#555555")
@@ -235,7 +237,6 @@ def cheatsheet_figure(model: HandModel, point: FrontPoint, page: str = "a4") -> 
     canvas.text(pic_x + label_w + col_w * len(drawn) / 2, grid_top - 0.24, "rule",
                 size=6.5, ha="center", va="bottom")
     bottom = grid_top + n * row_h
-    skipped = [i for i, r in enumerate(point.rules, 1) if r.kind == "keep"]
     if skipped:
         names = " and ".join(str(i) for i in skipped)
         canvas.text(pic_x, bottom + 0.12, f"Rule {names} (which dice to keep) has no column: "
