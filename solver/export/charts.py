@@ -4,10 +4,12 @@ A chart's axes are what the player sees: the throw he has just made and his own 
 strongest first, in the ranking's table order); for the betting, the public state (both throw
 counts) picks the page and the decision point (who acts, facing what) picks the column. The
 colour of a cell is the action; a mixed strategy is drawn as side-by-side bars whose widths
-are the frequencies, with the percentages written in. Colours are Okabe–Ito (safe for
-colour-blind readers) with distinct lightness, and the aggressive actions are hatched, so the
-charts survive grayscale printing. Faded cells are decisions the player never reaches with
-that hand under his own strategy.
+are the frequencies, each slice named with its share (the shares add up to 100; a cell too
+narrow for them at MIN_LABEL_PT gets a letter, spelled out under the grid). Colours are
+Okabe–Ito hues (safe for colour-blind readers) at well separated lightness (MIN_GRAY_GAP),
+and throwing all, folding and betting are hatched, so the charts survive grayscale printing.
+A thin band of colour in a grey frame is a decision the player never reaches with that hand
+under his own strategy.
 
 Charts:
 
@@ -892,14 +894,16 @@ def booklet_index_figure(model: HandModel, summary: Mapping[str, Any] | None = N
             said = history_line(node.history, CAPTAIN, player)
             column = decision_title(model, (1, 1), node.history).replace("\n", " ")
             canvas.text(1.1, y, said, size=9)
-            canvas.text(4.3, y, "→  column \u201c" + column + "\u201d", size=9)
+            canvas.text(4.75, y, "→  column \u201c" + column + "\u201d", size=9)
             y += 0.22
         y += 0.2
     _wrap_text(canvas, 0.9, y + 0.1,
                "On every page your hand is the row (strongest first) and the colour is what "
-               "you do: yellow pass, vermillion (hatched) bet or raise, green call, grey "
-               "(hatched) fold. A cell split into bars is a mixed decision: the widths and the "
-               "numbers are how often to take each action.", canvas.width - 1.8, 9)
+               "you do: pale yellow pass, light vermillion (hatched) bet or raise, dark green "
+               "call, grey (hatched) fold. A cell split into bars is a mixed decision: the "
+               "widths and the percentages are how often to take each action (a lettered cell "
+               "is spelled out under its grid). A thin band in a grey frame is a decision you "
+               "never reach with that hand.", canvas.width - 1.8, 9)
     return canvas.finish()
 
 
