@@ -955,7 +955,7 @@ def remember_figure(simplified, summary: Mapping[str, Any] | None = None) -> Fig
     label_w = max(text_width(hand_label(h, model.params.ranking), fontsize) for h in ranked) \
         + 0.08
     short_w = max(text_width(rules.format_hand(h), fontsize) for h in ranked) + 0.1
-    throw_w = short_w if keep else 0.2
+    throw_w = text_width("6-6", fontsize) + 0.08 if keep else 0.2     # at most two dice kept
     throw_cols = sum(len(p.columns) for p in panels if p.title.endswith("throws"))
     bet_cols = sum(len(p.columns) for p in panels if p.title.endswith("betting"))
     gaps = sum(c.gap_before for p in panels for c in p.columns)
