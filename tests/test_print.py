@@ -31,7 +31,7 @@ from solver.analysis.cheatsheet import measure
 from solver.analysis.simplify import simplify
 from solver.export import charts
 from solver.export.cheatsheet_page import cheatsheet_figure
-from solver.export.round_charts import win_probability_figure
+from solver.export.round_charts import width_bound, win_probability_figure
 from solver.strategy import load_strategy_file
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -77,9 +77,9 @@ def figures(games):
                                                    summary)
         out[f"{name} betting c1 o1"] = charts.make_figure(charts.betting_figure, model,
                                                           strategy, (1, 1), summary)
-    model, strategy, summary = games["keep"]          # the larger remember chart
-    out["keep remember"] = charts.make_figure(
-        charts.remember_figure, simplify(model, strategy, summary["value"]), summary)
+    model, strategy, summary = games["keep"]          # the larger remember chart; its
+    simple = simplify(model, strategy, summary["value"], optimize=False)   # thresholds unmoved
+    out["keep remember"] = charts.make_figure(charts.remember_figure, simple, summary)
     model, strategy, summary = games["default"]
     out["betting c3 o1"] = charts.make_figure(charts.betting_figure, model, strategy, (3, 1),
                                               summary)
@@ -213,16 +213,16 @@ def test_a_cell_too_narrow_gets_a_letter_spelled_out_under_the_grid(figures):
 
 def test_remember_chart_prints_the_exploitability_once(figures):
     words = " ".join(t.get_text() for t in texts(figures["keep remember"]))
-    assert words.count("xploitability ") == 2       # "Exploitability 0.100" and "(the ... mean)"
+    assert words.count("xploitability ") == 2       # "Exploitability 0.123" and "(the ... mean)"
     assert len(re.findall(r"xploitability \d", words)) == 1
-    assert "Exploitability 0.100 chips per hand" in words
+    assert "Exploitability 0.123 chips per hand" in words
     assert not re.search(r"0\.\d{4}\d* chips per hand", words.replace("−0.0614", ""))
 
 
 def test_round_chart_says_whose_chance_in_the_rules_words(figures):
-    from solver.app.round_outputs import width_bound
-
     report = json.loads((OUTPUTS / "round" / "round.json").read_text())
+    page = (OUTPUTS / "round" / "summary.md").read_text()      # what the page says
+    bound = re.search(r"every interval narrower than (1e-\d+)", page).group(1)
     figure = figures["round"]
     title = figure._suptitle.get_text()
     assert "captain's chance" in title and "each player" not in title
@@ -230,7 +230,8 @@ def test_round_chart_says_whose_chance_in_the_rules_words(figures):
     assert "encyclopedia ranking" in title
     words = " ".join(t.get_text() for t in texts(figure))
     assert f"to within {width_bound(report['max_width'])} " in words
-    assert width_bound(report["max_width"]) == "1e-11" and "1e-9" not in words
+    assert width_bound(report["max_width"]) == bound == "1e-11" and "1e-9" not in words
+    assert width_bound(2e-12) == "1e-11" and width_bound(1e-12) == "1e-12"
 
 
 def test_booklet_index_and_cheat_sheet_say_what_they_mean(figures, keep_sheet):
