@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 import matplotlib
+from matplotlib import patheffects
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
@@ -55,8 +56,10 @@ def win_probability_figure(report: Mapping[str, Any]) -> Figure:
                     (pile - 0.5, centre - 0.5), 1, 1, facecolor=colour, edgecolor="white",
                     linewidth=1.2, hatch="///" if entry["open_throw"] else None))
                 ink = "black" if sum(colour[:3]) / 3 > 0.45 else "white"
+                # a halo of the cell's own colour keeps the hatching off the digits
                 ax.text(pile, centre, f"{v:.3f}", ha="center", va="center",
-                        fontsize=8 if chips <= 9 else 6.5, color=ink)
+                        fontsize=8 if chips <= 9 else 6.5, color=ink,
+                        path_effects=[patheffects.withStroke(linewidth=3, foreground=colour)])
         ax.set_xlim(-0.5, chips - 0.5)
         ax.set_ylim(-0.5, chips + 0.5)
         ax.set_xticks(range(chips))
