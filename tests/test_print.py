@@ -260,3 +260,14 @@ def test_sweep_series_are_told_apart(figures):
         assert len(looks) == len(set(looks)) == 12
         assert len({c for c, _, _ in looks}) == 4 and len({m for _, m, _ in looks}) == 3
     assert np.isclose(a4_scale(figure), 11.69 / figure.get_size_inches()[0])
+
+
+def test_remember_chart_cells_are_big_enough_to_print(figures):
+    """The old page had a column for every bet level: 98 columns of 1.8 mm (0.07 in); only
+    the levels the simplified strategy meets are drawn now, about 3 mm wide (2.7 mm inside
+    the padding under reroll=keep)."""
+    widths = [verts[:, 0].max() - verts[:, 0].min()
+              for collection in figures["keep remember"].findobj(PolyCollection)
+              for verts in (np.asarray(p.vertices) for p in collection.get_paths())]
+    assert len(widths) > 56 * 40
+    assert np.median(widths) >= 0.09                   # inches (the old page: 0.056)
