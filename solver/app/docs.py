@@ -168,9 +168,11 @@ def reading(rows: Sequence[dict[str, Any]]) -> str:
     opening = at("")
     unreached = [r for r in opening if r["reached"] == "0"]
     if unreached and opening[-len(unreached):] == unreached:
-        faded = f"the captain's hands from {unreached[0]['hand']} down are faded"
+        faded = (f"the captain's hands from {unreached[0]['hand']} down are thin bands "
+                 "(never reached)")
     else:
-        faded = f"{len(unreached)} of the captain's {len(opening)} hands are faded"
+        faded = (f"{len(unreached)} of the captain's {len(opening)} hands are thin bands "
+                 "(never reached)")
     sentences = [
         "Reading it (the solution pictured, as `outputs/default/betting.csv` lists it; the "
         "game has many optimal strategies and another solver may return a different one): "

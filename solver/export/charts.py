@@ -4,10 +4,12 @@ A chart's axes are what the player sees: the throw he has just made and his own 
 strongest first, in the ranking's table order); for the betting, the public state (both throw
 counts) picks the page and the decision point (who acts, facing what) picks the column. The
 colour of a cell is the action; a mixed strategy is drawn as side-by-side bars whose widths
-are the frequencies, with the percentages written in. Colours are Okabe–Ito (safe for
-colour-blind readers) with distinct lightness, and the aggressive actions are hatched, so the
-charts survive grayscale printing. Faded cells are decisions the player never reaches with
-that hand under his own strategy.
+are the frequencies, each slice named with its share (the shares add up to 100; a cell too
+narrow for them at MIN_LABEL_PT gets a letter, spelled out under the grid). Colours are
+Okabe–Ito hues (safe for colour-blind readers) at well separated lightness (MIN_GRAY_GAP),
+and throwing all, folding and betting are hatched, so the charts survive grayscale printing.
+A thin band of colour in a grey frame is a decision the player never reaches with that hand
+under his own strategy.
 
 Charts:
 
@@ -39,12 +41,14 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.collections import PolyCollection
 from matplotlib.colors import to_rgba
 from matplotlib.figure import Figure
+from matplotlib.font_manager import FontProperties
+from matplotlib.textpath import TextToPath
 
 from games.bidou import rules
 from games.bidou.betting import CAPTAIN, OPPONENT, ROLE_NAMES
 from games.bidou.rules import STOP
 from solver.export.chart_files import BOOKLET, FORMATS, chart_stems
-from solver.export.numbers import NOISE, NOISE_TEXT, percent, quality
+from solver.export.numbers import NOISE, NOISE_TEXT, quality
 from solver.export.tables import PURE_TOL, REACH_TOL, hand_label, ranked_indices
 from solver.files import write_bytes_atomic
 from solver.model import HandModel
@@ -77,27 +81,47 @@ class Style:
     label: str
 
 
-# Okabe–Ito colours, one colour for one meaning on every chart (throwing, betting, cheat
-# sheet): blue stop, sky blue keep two dice, purple keep one, orange throw all three,
-# yellow pass, vermillion bet or raise, green call, grey fold. Lightness order survives
-# grayscale; hatches tell apart the rest.
+# One colour for one meaning on every chart (throwing, betting, cheat sheet), in Okabe–Ito
+# hues (safe for colour-blind readers) with the lightness set so that a grayscale print
+# tells every action apart: the Rec. 601 luminance (`luminance`) of any two actions differs
+# by at least MIN_GRAY_GAP, of two actions of one kind of decision (throwing, betting) by at
+# least MIN_GRAY_GAP_KIND. From dark to light: stop 52, call 78, keep one 103, fold 129,
+# throw all 157, bet or raise 182, keep two 209, pass 235. Throw all, fold and bet are also
+# hatched.
 THROW_STYLES = {
-    "stop": Style("#0072B2", "", "stop"),
-    "keep2": Style("#56B4E9", "", "keep two dice, throw one"),
-    "keep1": Style("#CC79A7", "", "keep one die, throw two"),
-    "reroll": Style("#E69F00", "////", "throw again (all three dice)"),
+    "stop": Style("#00407F", "", "stop"),
+    "keep2": Style("#AADDF8", "", "keep two dice, throw one"),
+    "keep1": Style("#A5447C", "", "keep one die, throw two"),
+    "reroll": Style("#E89400", "////", "throw again (all three dice)"),
 }
 BET_STYLES = {
-    "pass": Style("#F0E442", "", "pass"),
-    "fold": Style("#8C8C8C", "\\\\", "fold"),
-    "call": Style("#009E73", "", "call"),
-    "bet": Style("#D55E00", "////", "bet / raise (one chip more)"),
-    "raise": Style("#D55E00", "////", "bet / raise (one chip more)"),
+    "pass": Style("#FCF48F", "", "pass"),
+    "fold": Style("#818181", "\\\\", "fold"),
+    "call": Style("#00754F", "", "call"),
+    "bet": Style("#F5A17A", "////", "bet / raise (one chip more)"),
+    "raise": Style("#F5A17A", "////", "bet / raise (one chip more)"),
 }
-OFF_PATH_ALPHA = 0.28
-BLANK = "#E4E4E4"
+MIN_GRAY_GAP = 25
+MIN_GRAY_GAP_KIND = 50
+# The smallest type on any chart, in points on the A4 page the charts are drawn on: a mixed
+# cell's label that does not fit at this size becomes a letter, spelled out under the grid.
+MIN_LABEL_PT = 6.5
+# What a slice of a mixed cell says when it has no dice to show.
+SLICE_NAMES = {"stop": "stop", "reroll": "throw", "keep2": "keep", "keep1": "keep"}
+OFF_PATH_EDGE = "#8A8A8A"   # a cell never reached: a thin band of the colour in a grey frame
+OFF_PATH_BAND = 0.4         # the band's share of the row height
+BLANK_EDGE = "#B0B0B0"      # a decision that never happens (remember chart): an empty frame
 BLOCK_GAP = 0.05
 INK = "#222222"
+OFF_PATH_INK = "#555555"
+
+
+def luminance(colour: str) -> float:
+    """Rec. 601 luma (0 black .. 255 white): the grey a colour prints as in grayscale."""
+    r, g, b = (round(255 * c) for c in to_rgba(colour)[:3])
+    return 0.299 * r + 0.587 * g + 0.114 * b
+
+
 _OUTLINE = [patheffects.withStroke(linewidth=1.6, foreground="white")]
 
 
@@ -222,6 +246,13 @@ def plain_history(history: str, first: int, reader: int) -> str:
                      f"{words[ch]}" for i, ch in enumerate(history))
 
 
+def history_line(history: str, first: int, reader: int) -> str:
+    """`plain_history` on one line: "you passed, he bet" (empty history: "nothing bet yet")."""
+    if not history:
+        return "nothing bet yet"
+    return plain_history(history, first, reader).replace("\n", ", ")
+
+
 def short_history(history: str, first: int) -> str:
     """"C bet, O raise" — who did what before this decision."""
     if not history:
@@ -241,13 +272,46 @@ def _char_width(fontsize: float) -> float:
     return 0.62 * fontsize / 72
 
 
+@functools.lru_cache(maxsize=4096)
+def text_width(text: str, fontsize: float) -> float:
+    """The width in inches of one line of `text` in DejaVu Sans at `fontsize` points, as
+    matplotlib lays it out (its own glyph metrics, so the same on every machine)."""
+    width, _, _ = _TEXT_PATHS.get_text_width_height_descent(
+        text, FontProperties(family="DejaVu Sans", size=fontsize), ismath=False)
+    return width / 72
+
+
+_TEXT_PATHS = TextToPath()
+
+
 def _fits(text: str, width: float, fontsize: float) -> bool:
-    return len(text) * _char_width(fontsize) + 0.03 <= width
+    return text_width(text, fontsize) + 0.03 <= width
 
 
-def _percent(fraction: float) -> str:
-    value = percent(fraction)
-    return f"{min(max(value, 1), 99)}%"
+def shares(fractions: Sequence[float]) -> list[int]:
+    """Whole percentages that add up to 100 (largest-remainder rounding), none below 1.
+
+    A slice drawn is at least PURE_TOL of the cell, so it shows at least 1%: that percent is
+    taken from the largest slice.
+    """
+    total = sum(fractions)
+    exact = [100 * f / total for f in fractions]
+    whole = [int(np.floor(round(x, 6))) for x in exact]
+    order = sorted(range(len(exact)), key=lambda i: (-(exact[i] - whole[i]), i))
+    for i in order[:100 - sum(whole)]:
+        whole[i] += 1
+    for i, value in enumerate(whole):
+        if value == 0:
+            whole[i] = 1
+            whole[max(range(len(whole)), key=lambda j: whole[j])] -= 1
+    return whole
+
+
+def slice_texts(cell: "Cell") -> list[str]:
+    """What each slice of a mixed cell says: the action (or the dice kept) and its share
+    ("stop 58%", "6-6 42%", "bet 10%"); the shares add up to 100."""
+    return [f"{seg.label or SLICE_NAMES.get(seg.style, seg.style)} {share}%"
+            for seg, share in zip(cell.segments, shares([s.fraction for s in cell.segments]))]
 
 
 class Canvas:
@@ -278,10 +342,11 @@ class Canvas:
     def rect(self, x: float, y: float, w: float, h: float, style: Style | None = None,
              alpha: float = 1.0, facecolor: str | None = None, edgecolor: str = "none",
              linewidth: float = 0.0) -> None:
+        """A rectangle; a white one (a frame) is drawn under every coloured one."""
         face = facecolor or (style.color if style else "white")
         hatch = style.hatch if style is not None and style.hatch else None
         hatch_color = (0, 0, 0, round(0.55 * alpha + 0.1, 3)) if hatch else None
-        key = (face, hatch, hatch_color, alpha, edgecolor, linewidth)
+        key = (face != "white", face, hatch, hatch_color, alpha, edgecolor, linewidth)
         self._groups.setdefault(key, []).append(
             [(x, y), (x + w, y), (x + w, y + h), (x, y + h)])
 
@@ -292,7 +357,9 @@ class Canvas:
         self.ax.plot(xs, ys, solid_capstyle="butt", **kw)
 
     def finish(self) -> Figure:
-        for (face, hatch, hatch_color, alpha, edge, lw), verts in self._groups.items():
+        for key in sorted(self._groups, key=lambda k: k[0]):       # frames first
+            _, face, hatch, hatch_color, alpha, edge, lw = key
+            verts = self._groups[key]
             kw: dict[str, Any] = {}
             if hatch:
                 kw.update(hatch=hatch, hatchcolors=[hatch_color])
@@ -305,65 +372,129 @@ class Canvas:
 
 def draw_cell(canvas: Canvas, x: float, y: float, w: float, h: float, cell: Cell,
               styles: Mapping[str, Style], fontsize: float, labels: bool = True,
-              off_path: str = "fade") -> None:
-    """Proportional bars for the actions; percentages (and kept dice) where they fit.
+              off_path: str = "fade", notes: list[str] | None = None, tag: str = "") -> None:
+    """Proportional bars for the actions; the kept dice and, in a mixed cell, every slice's
+    action and share, where they fit at `MIN_LABEL_PT` or more.
 
-    A cell never reached is drawn faded (`off_path="fade"`) or as a plain grey box ("blank").
+    A mixed cell whose labels fit nowhere gets a letter, and "<letter> <tag>: stop 58% | 2
+    42%" is appended to `notes`, for the page to print under the grid. A cell never reached
+    is drawn as a thin band of its colours in a grey frame (`off_path="fade"`: the colours
+    stay the action's, only the shape says "never reached") or as an empty frame ("blank").
     """
-    alpha = 1.0 if cell.reached else OFF_PATH_ALPHA
     pad = min(0.012, h * 0.08)
     xpad = min(0.012, w * 0.06)
-    if not cell.reached and off_path == "blank":
-        canvas.rect(x + xpad, y + pad, w - 2 * xpad, h - 2 * pad, facecolor=BLANK)
-        return
+    top, height = y + pad, h - 2 * pad
+    if not cell.reached:
+        canvas.rect(x + xpad, top, w - 2 * xpad, height, facecolor="white",
+                    edgecolor=BLANK_EDGE if off_path == "blank" else OFF_PATH_EDGE,
+                    linewidth=0.5)
+        if off_path == "blank":
+            return
+        top, height = y + h / 2 - h * OFF_PATH_BAND / 2, h * OFF_PATH_BAND
     left = x + xpad
     spans = []
     for seg in cell.segments:
         width = (w - 2 * xpad) * seg.fraction
-        canvas.rect(left, y + pad, width, h - 2 * pad, styles[seg.style], alpha=alpha)
-        spans.append((left, width, seg))
+        canvas.rect(left, top, width, height, styles[seg.style])
+        spans.append((left, width))
         left += width
     if not labels:
         return
-    color = INK if cell.reached else "#777777"
-    if cell.text:               # numbers stay dark on faded bars: they are read, not skimmed
+    color = INK if cell.reached else OFF_PATH_INK
+    if cell.text:               # numbers stay dark on off-path bands: they are read, not skimmed
         canvas.text(x + w / 2, y + h / 2, cell.text, ha="center", color=INK,
                     size=_largest_fit([cell.text], w - 2 * xpad, fontsize),
                     path_effects=_OUTLINE)
         return
     if not cell.mixed:
         seg = cell.segments[0]
-        if seg.label and _fits(seg.label, w, fontsize):
-            canvas.text(x + w / 2, y + h / 2, seg.label, size=fontsize, ha="center",
+        size = _largest_fit([seg.label], w, fontsize)
+        if seg.label and size is not None:
+            canvas.text(x + w / 2, y + h / 2, seg.label, size=size, ha="center",
                         color=color, path_effects=_OUTLINE)
         return
-    inside = [(f"{seg.label} {_percent(seg.fraction)}".strip(), left, width)
-              for left, width, seg in spans]
-    if all(_fits(text, width, fontsize) for text, _, width in inside):
-        for text, left, width in inside:
-            canvas.text(left + width / 2, y + h / 2, text, size=fontsize, ha="center",
+    kind, size = label_plan(cell, w, fontsize)
+    texts = slice_texts(cell)
+    if kind == "inside":
+        for text, (left, width) in zip(texts, spans):
+            canvas.text(left + width / 2, y + h / 2, text, size=size, ha="center",
                         color=color, path_effects=_OUTLINE)
-        return
-    # A slice too thin for its label: the whole cell says every slice, left to right, on
-    # one line or, if that needs a smaller type, on two.
-    texts = [t for t, _, _ in inside]
-    one = " | ".join(texts)
-    half = (len(texts) + 1) // 2
-    two = " | ".join(texts[:half]) + "\n" + " | ".join(texts[half:])
-    size_one = _largest_fit([one], w, fontsize)
-    size_two = _largest_fit(two.split("\n"), w, min(fontsize, h * 72 * 0.45))
-    text, size = (one, size_one) if size_one >= size_two else (two, size_two)
-    canvas.text(x + w / 2, y + h / 2, text, size=size, ha="center", color=color,
-                path_effects=_OUTLINE, linespacing=0.95)
+    elif kind == "line":
+        canvas.text(x + w / 2, y + h / 2, " | ".join(texts), size=size, ha="center",
+                    color=color, path_effects=_OUTLINE)
+    elif notes is not None:
+        letter = note_letter(len(notes))
+        notes.append(f"{letter}  {tag}: {' | '.join(texts)}" if tag
+                     else f"{letter}  {' | '.join(texts)}")
+        canvas.text(x + w / 2, y + h / 2, letter, size=MIN_LABEL_PT, ha="center",
+                    color=color, weight="bold", path_effects=_OUTLINE)
 
 
-def _largest_fit(lines: Sequence[str], width: float, start: float, floor: float = 4.0
-                 ) -> float:
-    """The largest type size (from `start` down to `floor`) at which every line fits."""
+def label_plan(cell: Cell, width: float, fontsize: float) -> tuple[str, float]:
+    """How a mixed cell `width` inches wide is labelled: ("inside", size) every slice in its
+    bar, ("line", size) the whole cell on one line ("stop 58% | 2 42%"), or ("note",
+    MIN_LABEL_PT) a letter spelled out under the grid; sizes from `fontsize` down to
+    MIN_LABEL_PT, the larger one kept."""
+    texts = slice_texts(cell)
+    inner = width - 2 * min(0.012, width * 0.06)
+    inside = next((size for size in _sizes(fontsize)
+                   if all(_fits(text, inner * seg.fraction, size)
+                          for text, seg in zip(texts, cell.segments))), None)
+    line = _largest_fit([" | ".join(texts)], width, fontsize)
+    if inside is not None and (line is None or inside >= line):
+        return "inside", inside
+    if line is not None:
+        return "line", line
+    return "note", MIN_LABEL_PT
+
+
+def note_letter(index: int) -> str:
+    """a, b, ..., z, aa, ab, ...: the marks of the cells spelled out under the grid."""
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    return letters[index] if index < 26 else note_letter(index // 26 - 1) + letters[index % 26]
+
+
+def _largest_fit(lines: Sequence[str], width: float, start: float) -> float | None:
+    """The largest type size, from `start` down to MIN_LABEL_PT, at which every line fits
+    (None if none does)."""
+    return next((size for size in _sizes(start)
+                 if all(_fits(line, width, size) for line in lines)), None)
+
+
+def _sizes(start: float) -> list[float]:
+    """Type sizes to try, largest first: `start`, then down by quarter points, ending at
+    MIN_LABEL_PT exactly."""
+    sizes = []
     size = start
-    while size > floor and not all(_fits(line, width, size) for line in lines):
+    while size > MIN_LABEL_PT + 1e-9:
+        sizes.append(size)
         size -= 0.25
-    return size
+    return sizes + [MIN_LABEL_PT]
+
+
+def draw_notes(canvas: Canvas, x: float, y: float, notes: Sequence[str], width: float,
+               size: float = 7) -> float:
+    """The mixed cells too narrow for their labels, spelled out in columns under the grid;
+    returns the y below them."""
+    if not notes:
+        return y
+    canvas.text(x, y, "Lettered cells (too narrow for their mix):", size=size, weight="bold")
+    column_w = max(text_width(n, size) for n in notes) + 0.25
+    per_row = max(1, int(width // column_w))
+    line_h = size / 72 * 1.35
+    for i, note in enumerate(notes):
+        canvas.text(x + (i % per_row) * column_w, y + line_h * (1 + i // per_row), note,
+                    size=size)
+    return y + line_h * (1 + (len(notes) + per_row - 1) // per_row) + 0.05
+
+
+def notes_height(count: int, width: float, size: float = 7, sample: str = "") -> float:
+    """The height `draw_notes` takes for `count` notes as long as `sample`."""
+    if not count:
+        return 0.0
+    column_w = text_width(sample or "aa  6-6-6: stop 50% | 6-6 25% | all 25%", size) + 0.25
+    per_row = max(1, int(width // column_w))
+    return size / 72 * 1.35 * (1 + (count + per_row - 1) // per_row) + 0.05
 
 
 @dataclasses.dataclass
@@ -373,6 +504,7 @@ class Column:
     width: float = 0.0
     gap_before: float = 0.0
     subheader: str = ""
+    key: tuple = ()            # what the column decides, for charts that label groups
 
 
 @dataclasses.dataclass
@@ -406,10 +538,12 @@ def draw_grid(canvas: Canvas, model: HandModel, panels: Sequence[Panel], *, x0: 
               styles: Mapping[str, Style], label_w: float, right_label_w: float,
               fontsize: float, header_size: float, cell_labels: bool = True,
               title_size: float | None = None, mid_labels: Sequence[int] = (),
-              off_path: str = "fade") -> float:
+              off_path: str = "fade", notes: list[str] | None = None,
+              mid_label_w: float | None = None) -> float:
     """Hands down, panels of columns across. Returns the y below the grid.
 
-    `mid_labels`: indices of panels before which the hand labels are repeated.
+    `mid_labels`: indices of panels before which the hand labels are repeated; `notes`
+    gathers the mixed cells too narrow for their labels (`draw_cell`).
     """
     ranking = model.params.ranking
     ranked = rules.ranked_hands(model.params.faces, ranking)
@@ -434,8 +568,8 @@ def draw_grid(canvas: Canvas, model: HandModel, panels: Sequence[Panel], *, x0: 
     for p, panel in enumerate(panels):
         if p in mid_labels:
             x += gap
-            labels_at(x, label_w, "left", True)
-            x += label_w
+            labels_at(x, mid_label_w or label_w, "left", mid_label_w is None)
+            x += (mid_label_w or label_w) + (gap if mid_label_w else 0)
         elif p:
             x += gap
         start = x
@@ -453,7 +587,8 @@ def draw_grid(canvas: Canvas, model: HandModel, panels: Sequence[Panel], *, x0: 
                         ha="center", va="bottom", linespacing=1.05, weight="bold")
             for r, cell in enumerate(column.cells):
                 draw_cell(canvas, x, grid_top + r * row_h, w, row_h, cell, styles,
-                          fontsize, labels=cell_labels, off_path=off_path)
+                          fontsize, labels=cell_labels, off_path=off_path, notes=notes,
+                          tag=rules.format_hand(ranked[r]))
             x += w
         spans.append((start, x))
         canvas.text((start + x) / 2, y0 + title_h, panel.title, size=title_size, ha="center",
@@ -485,10 +620,10 @@ def draw_legend(canvas: Canvas, x: float, y: float, entries: Sequence[Style],
             seen.append(entry)
     items: list[tuple[Style | None, str]] = [(s, s.label) for s in seen]
     if off_path == "fade":
-        items.append((None, "faded: never reached with this hand under the player's own "
-                            "strategy (off the path of play)"))
+        items.append((None, "thin band: never reached with this hand under the player's "
+                            "own strategy (off the path of play)"))
     elif off_path == "blank":
-        items.append((None, "grey: never happens with this hand under this strategy"))
+        items.append((None, "empty: never happens with this hand under this strategy"))
     sw, sh = 0.32, 0.15
     cx, cy = x, y
     for style, label in items:
@@ -496,10 +631,14 @@ def draw_legend(canvas: Canvas, x: float, y: float, entries: Sequence[Style],
         if cx + width > x + max_width and cx > x:
             cx, cy = x, cy + 0.24
         if style is None and off_path == "blank":
-            canvas.rect(cx, cy - sh / 2, sw, sh, facecolor=BLANK)
+            canvas.rect(cx, cy - sh / 2, sw, sh, facecolor="white", edgecolor=BLANK_EDGE,
+                        linewidth=0.5)
         elif style is None:
-            canvas.rect(cx, cy - sh / 2, sw / 2, sh, seen[0], alpha=OFF_PATH_ALPHA)
-            canvas.rect(cx + sw / 2, cy - sh / 2, sw / 2, sh, seen[-1], alpha=OFF_PATH_ALPHA)
+            band = sh * OFF_PATH_BAND
+            canvas.rect(cx, cy - sh / 2, sw, sh, facecolor="white", edgecolor=OFF_PATH_EDGE,
+                        linewidth=0.5)
+            canvas.rect(cx, cy - band / 2, sw / 2, band, seen[0])
+            canvas.rect(cx + sw / 2, cy - band / 2, sw / 2, band, seen[-1])
         else:
             canvas.rect(cx, cy - sh / 2, sw, sh, style, edgecolor=INK, linewidth=0.4)
         canvas.text(cx + sw + 0.08, cy, label, size=fontsize)
@@ -630,18 +769,33 @@ def _hand_grid_page(canvas: Canvas, model: HandModel, panels: Sequence[Panel], y
                     gap: float, max_col_w: float, header_size: float, legend_h: float,
                     styles: Mapping[str, Style], legend: Sequence[Style], note: str) -> None:
     """The body shared by the reroll and betting pages: a row per hand, panels of columns,
-    then the legend and a note, sized to fill the rest of the page."""
-    margin, label_w, right_w = 0.3, 1.25, 0.45
+    then the legend, the lettered cells and a note, sized to fill the rest of the page.
+
+    The hand columns are as wide as their longest label, which leaves the cells as wide as
+    the page allows, so that most mixed cells carry their labels themselves."""
+    margin = 0.3
+    ranked = rules.ranked_hands(model.params.faces, model.params.ranking)
+    top_size = 7.5
+    label_w = max(text_width(hand_label(h, model.params.ranking), top_size) for h in ranked) + 0.1
+    right_w = max(text_width(rules.format_hand(h), top_size) for h in ranked) + 0.14
     columns = sum(len(p.columns) for p in panels)
     col_w = min(max_col_w, (canvas.width - 2 * margin - label_w - right_w
                             - gap * (len(panels) - 1)) / columns)
+    lettered = [cell for panel in panels for column in panel.columns for cell in column.cells
+                if cell.mixed and label_plan(cell, column.width or col_w, MIN_LABEL_PT)[0]
+                == "note"]
+    notes_h = notes_height(len(lettered), canvas.width - 2 * margin)
     header_h = header_height(panels, header_size)
-    row_h = _layout_rows(model.num_hands, canvas.height - y - header_h - legend_h - 0.3)
-    fontsize = min(7.5, row_h * 72 * 0.62)
+    row_h = _layout_rows(model.num_hands,
+                         canvas.height - y - header_h - legend_h - notes_h - 0.3)
+    fontsize = max(MIN_LABEL_PT, min(top_size, row_h * 72 * 0.62))
+    notes: list[str] = []
     bottom = draw_grid(canvas, model, panels, x0=margin, y0=y, row_h=row_h, col_w=col_w,
                        gap=gap, header_h=header_h, styles=styles, label_w=label_w,
-                       right_label_w=right_w, fontsize=fontsize, header_size=header_size)
+                       right_label_w=right_w, fontsize=fontsize, header_size=header_size,
+                       notes=notes)
     ly = draw_legend(canvas, margin, bottom + 0.25, legend)
+    ly = draw_notes(canvas, margin, ly + 0.02, notes, canvas.width - 2 * margin)
     _wrap_text(canvas, margin, ly + 0.08, note, canvas.width - 2 * margin, 7)
 
 
@@ -718,7 +872,7 @@ def betting_figure(model: HandModel, strategy: Strategy, public: tuple[int, int]
                  "best action. † : his strategy never leads here, the numbers are against "
                  "his smallest slips (docs/charts.md, \"What each action is worth\").")
     _hand_grid_page(canvas, model, panels, y, gap=0.16,
-                    max_col_w=1.0 if values is None else 1.25, header_size=6.5,
+                    max_col_w=1.2 if values is None else 1.25, header_size=7,
                     legend_h=1.1 if values is None else 1.3, styles=BET_STYLES,
                     legend=[BET_STYLES[k] for k in ("pass", "bet", "fold", "call")], note=note)
     return canvas.finish()
@@ -787,17 +941,19 @@ def booklet_index_figure(model: HandModel, summary: Mapping[str, Any] | None = N
         y += 0.25
         for node in sorted((nd for nd in tree.nodes if nd.actor == player),
                            key=lambda nd: nd.level):
-            said = plain_history(node.history, CAPTAIN, player).replace("\n", ", ")
+            said = history_line(node.history, CAPTAIN, player)
             column = decision_title(model, (1, 1), node.history).replace("\n", " ")
             canvas.text(1.1, y, said, size=9)
-            canvas.text(4.3, y, "→  column \u201c" + column + "\u201d", size=9)
+            canvas.text(4.75, y, "→  column \u201c" + column + "\u201d", size=9)
             y += 0.22
         y += 0.2
     _wrap_text(canvas, 0.9, y + 0.1,
                "On every page your hand is the row (strongest first) and the colour is what "
-               "you do: yellow pass, vermillion (hatched) bet or raise, green call, grey "
-               "(hatched) fold. A cell split into bars is a mixed decision: the widths and the "
-               "numbers are how often to take each action.", canvas.width - 1.8, 9)
+               "you do: pale yellow pass, light vermillion (hatched) bet or raise, dark green "
+               "call, grey (hatched) fold. A cell split into bars is a mixed decision: the "
+               "widths and the percentages are how often to take each action (a lettered cell "
+               "is spelled out under its grid). A thin band in a grey frame is a decision you "
+               "never reach with that hand.", canvas.width - 1.8, 9)
     return canvas.finish()
 
 
@@ -822,81 +978,111 @@ def booklet_bytes(model: HandModel, strategy: Strategy,
 
 @_styled
 def remember_figure(simplified, summary: Mapping[str, Any] | None = None) -> Figure:
-    """One landscape page: the simplified strategy of `simplify.simplify`, its rules and cost.
+    """One landscape A4 page: the simplified strategy of `simplify.simplify` and its cost.
 
-    Left half the captain, right half the opponent; each with his throwing decisions (the
-    stop threshold drawn as a black line) and his betting, one block of columns per public
-    state, one column per standing bet level. Decisions the simplified strategy never meets
-    are plain grey: nothing to remember there.
+    Left the captain, right the opponent; each with his throwing decisions (the stop
+    threshold drawn as a black line) and his betting, one block of columns per public state,
+    one column per standing bet level that the simplified strategy can meet: a level it
+    never meets with any hand has no column, which leaves the rest cells about twice as wide
+    as one column for every level (and every label at MIN_LABEL_PT or more). A decision
+    it never meets with one hand is an empty cell. The exploitability is printed once, in
+    the cost lines.
     """
     model, strategy = simplified.model, simplified.strategy
     canvas = Canvas(A4_LANDSCAPE)
-    numbers = {"value": (summary or {}).get("value", simplified.game_value),
-               "exploitability": simplified.exploitability.exploitability}
-    y = draw_title(canvas, "Bidou \u2014 remember this: a simplified strategy", model, numbers,
-                   y=0.3)
+    W = canvas.width
+    canvas.text(W / 2, 0.28, "Bidou \u2014 remember this: a simplified strategy", size=14,
+                ha="center", weight="bold")
+    canvas.text(W / 2, 0.5, "Rules: " + model.params.describe(), size=8.5, ha="center")
+    for i, line in enumerate(_remember_cost(simplified, summary)):
+        canvas.text(W / 2, 0.67 + 0.14 * i, line, size=7.5, ha="center")
+    y = 0.9
+    keep = model.params.reroll == "keep"
+    panels, mid = _remember_panels(model, strategy)
+    margin, gap = 0.2, 0.08
+    fontsize = MIN_LABEL_PT
+    ranked = rules.ranked_hands(model.params.faces, model.params.ranking)
+    label_w = max(text_width(hand_label(h, model.params.ranking), fontsize) for h in ranked) \
+        + 0.08
+    short_w = max(text_width(rules.format_hand(h), fontsize) for h in ranked) + 0.1
+    throw_w = text_width("6-6", fontsize) + 0.08 if keep else 0.2     # at most two dice kept
+    throw_cols = sum(len(p.columns) for p in panels if p.title.endswith("throws"))
+    bet_cols = sum(len(p.columns) for p in panels if p.title.endswith("betting"))
+    gaps = sum(c.gap_before for p in panels for c in p.columns)
+    fixed = 2 * margin + label_w + 2 * short_w + gap * len(panels) + gaps \
+        + throw_w * throw_cols
+    bet_w = min(0.3, (W - fixed) / max(1, bet_cols))
+    for panel in panels:
+        for column in panel.columns:
+            column.width = throw_w if panel.title.endswith("throws") else bet_w
+    header_h = 0.68
+    legend_h = 0.9
+    row_h = _layout_rows(model.num_hands, canvas.height - y - header_h - legend_h - 0.1)
+    bottom = draw_grid(canvas, model, panels, x0=margin, y0=y, row_h=row_h, col_w=bet_w,
+                       gap=gap, header_h=header_h, styles={**THROW_STYLES, **BET_STYLES},
+                       label_w=label_w, right_label_w=short_w, fontsize=fontsize,
+                       header_size=MIN_LABEL_PT, title_size=7.5, cell_labels=keep,
+                       mid_labels=mid, mid_label_w=short_w, off_path="blank")
+    _remember_headers(canvas, model, panels, simplified, x0=margin, y0=y, row_h=row_h,
+                      label_w=label_w, mid_label_w=short_w, gap=gap, header_h=header_h,
+                      mid=mid)
+    entries = _throw_legend(model) + [BET_STYLES[k] for k in ("pass", "bet", "fold", "call")]
+    ly = draw_legend(canvas, margin, bottom + 0.14, entries, fontsize=7, off_path="blank")
+    note = ("Throws: the number is the throw just made (opponent: C1..C3, the captain's throw "
+            "count); stop above the black line, throw again below it"
+            + (" keeping the dice written in the cell" if keep else "")
+            + ". Betting: a block per public state (C2 O1: the captain made 2 throws, the "
+            "opponent 1; the captain bets first unless he made more), a column per standing "
+            "bet: 0 nothing bet yet (you open, or the other passed), 1 you face a bet, 2 and up "
+            "a raise to that level; a level never met in a block has no column.")
+    _wrap_text(canvas, margin, ly - 0.04, note, W - 2 * margin, 7, line_h=0.13)
+    return canvas.finish()
+
+
+def _remember_cost(simplified, summary: Mapping[str, Any] | None) -> list[str]:
+    """The value and what simplifying costs, each number once."""
+    value = (summary or {}).get("value", simplified.game_value)
     e = simplified.exploitability
-    cost = (f"Simplifying costs: against the simplified captain a best-responding opponent "
-            f"wins {simplified.captain_loss:.3f} chips per hand more than the value; against "
-            f"the simplified opponent a best-responding captain wins "
-            f"{simplified.opponent_loss:.3f} more.",
-            f"Exploitability {e.exploitability:.3f} chips per hand (the mean of the two); the "
-            f"solved strategy's: {_tiny(simplified.exact_exploitability)}. Every action is "
-            "the solved strategy's most likely one; stopping is a threshold per throw.")
-    for i, line in enumerate(cost):
-        canvas.text(canvas.width / 2, y + 0.02 + 0.15 * i, line, size=7.5, ha="center")
-    y += 0.36
+    return [f"Value to the captain {signed(value)} chips per hand. Every action is the solved "
+            f"strategy's most likely one; stopping is a threshold per throw. Exploitability "
+            f"{e.exploitability:.3f} chips per hand (the solved strategy's: "
+            f"{_tiny(simplified.exact_exploitability)}):",
+            f"against the simplified captain a best-responding opponent wins "
+            f"{simplified.captain_loss:.3f} chips per hand more than the value; against the "
+            f"simplified opponent a best-responding captain {simplified.opponent_loss:.3f} "
+            "more (the exploitability is their mean)."]
+
+
+def _remember_panels(model: HandModel, strategy: Strategy) -> tuple[list[Panel], list[int]]:
+    """Each player's throw panel and betting panel (only the bet levels some hand meets),
+    and the panels before which the hands are written again (the opponent's)."""
     T = model.throws
     reach = {p: own_reach(model, strategy, p) for p in (CAPTAIN, OPPONENT)}
     panels: list[Panel] = []
     mid = []
-    keep = model.params.reroll == "keep"
     for player in (CAPTAIN, OPPONENT):
         if player == OPPONENT:
             mid.append(len(panels))
+        name = ROLE_NAMES[player].capitalize()
         if T > 1:
             contexts = [0] if player == CAPTAIN else list(range(T))
-            cols = [Column(str(t), throw_cells(model, strategy, player, c, t, reach[player][0]))
-                    for c in contexts for t in range(1, T)]
-            panels.append(Panel(f"{ROLE_NAMES[player].capitalize()}:\nthrows", cols))
-        cols = [Column("", betting_cells(model, strategy, public, history, reach[player][1]),
-                       gap_before=BLOCK_GAP if history == player_decisions(
-                           model, public, player)[0] else 0.0)
-                for public in model.public_states
-                for history in player_decisions(model, public, player)]
-        panels.append(Panel(f"{ROLE_NAMES[player].capitalize()}: betting", cols))
-    n = model.num_hands
-    margin, label_w, right_w, gap = 0.22, 0.92, 0.36, 0.1
-    throw_cols = sum(len(p.columns) for p in panels if p.title.endswith("throws"))
-    bet_cols = sum(len(p.columns) for p in panels if p.title.endswith("betting"))
-    throw_w = 0.27 if keep else 0.19
-    fixed = (2 * margin + 2 * label_w + right_w + gap * len(panels) + throw_w * throw_cols
-             + BLOCK_GAP * 2 * (len(model.public_states) - 1))
-    bet_w = min(0.3, (canvas.width - fixed) / max(1, bet_cols))
-    for panel in panels:
-        for column in panel.columns:
-            column.width = throw_w if panel.title.endswith("throws") else bet_w
-    header_h = 0.72
-    legend_h = 0.95
-    row_h = _layout_rows(n, canvas.height - y - header_h - legend_h - 0.1)
-    fontsize = min(6.5, row_h * 72 * 0.8)
-    bottom = draw_grid(canvas, model, panels, x0=margin, y0=y, row_h=row_h, col_w=bet_w,
-                       gap=gap, header_h=header_h, styles={**THROW_STYLES, **BET_STYLES},
-                       label_w=label_w, right_label_w=right_w, fontsize=fontsize,
-                       header_size=6, title_size=7.5, cell_labels=keep, mid_labels=mid,
-                       off_path="blank")
-    _remember_headers(canvas, model, panels, simplified, x0=margin, y0=y, row_h=row_h,
-                      label_w=label_w, gap=gap, header_h=header_h, mid=mid)
-    entries = _throw_legend(model) + [BET_STYLES[k] for k in ("pass", "bet", "fold", "call")]
-    ly = draw_legend(canvas, margin, bottom + 0.2, entries, fontsize=7, off_path="blank")
-    note = ("Throws: the number is the throw just made (opponent: C1..C3 = throws the captain "
-            "declared); stop above the black line, throw again below it"
-            + (" keeping the dice written in the cell" if keep else "")
-            + ". Betting: one block per public state (C2 O1 = captain made 2 throws, opponent "
-            "1; who bets first below), one column per standing bet: 0 nothing bet (you open, "
-            "or the other passed), 1 you face a bet, 2 and up you face a raise to that level.")
-    _wrap_text(canvas, margin, ly + 0.03, note, canvas.width - 2 * margin, 7)
-    return canvas.finish()
+            panels.append(Panel(f"{name}:\nthrows", [
+                Column(str(t), throw_cells(model, strategy, player, c, t, reach[player][0]),
+                       key=(player, 0 if player == CAPTAIN else c + 1, t))
+                for c in contexts for t in range(1, T)]))
+        columns: list[Column] = []
+        for public in model.public_states:
+            live: list[Column] = []
+            for history in player_decisions(model, public, player):
+                cells = betting_cells(model, strategy, public, history, reach[player][1])
+                if any(c.reached for c in cells):
+                    level = model.tree(public).node(history).level
+                    live.append(Column("", cells, key=public + (level,)))
+            if live and columns:
+                live[0].gap_before = BLOCK_GAP
+            columns += live
+        panels.append(Panel(f"{name}: betting", columns))
+    return panels, mid
 
 
 def _tiny(e: float | None) -> str:
@@ -906,53 +1092,48 @@ def _tiny(e: float | None) -> str:
 
 
 def _remember_headers(canvas: Canvas, model: HandModel, panels: Sequence[Panel], simplified,
-                      *, x0: float, y0: float, row_h: float, label_w: float, gap: float,
-                      header_h: float, mid: Sequence[int]) -> None:
+                      *, x0: float, y0: float, row_h: float, label_w: float,
+                      mid_label_w: float, gap: float, header_h: float, mid: Sequence[int]
+                      ) -> None:
     """Group labels over the columns (C1 O2 blocks, captain's throw counts, bet levels) and
     the stop threshold lines, at the x positions `draw_grid` used."""
     x = x0 + label_w
     grid_top = y0 + header_h
     rules_by_key = {(r.player, r.context, r.throw): r for r in simplified.thresholds}
-    T = model.throws
+    size = MIN_LABEL_PT
     for p, panel in enumerate(panels):
         if p:
-            x += gap + (label_w if p in mid else 0)
-        player = CAPTAIN if panel.title.startswith("Captain") else OPPONENT
-        if panel.title.endswith("throws"):
-            contexts = [0] if player == CAPTAIN else list(range(T))
-            i = 0
-            for c in contexts:
-                start = x
-                for t in range(1, T):
-                    column = panel.columns[i]
-                    rule = rules_by_key.get((player, 0 if player == CAPTAIN else c + 1, t))
-                    if rule is not None:
-                        yy = grid_top + rule.stop_count * row_h
-                        canvas.line([x, x + column.width], [yy, yy], linewidth=2.2,
-                                    color="black")
-                    x += column.width
-                    i += 1
-                label = "after\nthrow" if player == CAPTAIN else f"C{c + 1}"
-                canvas.text((start + x) / 2, grid_top - 0.17, label, size=6, ha="center",
+            x += gap + (mid_label_w + gap if p in mid else 0)
+        groups: list[tuple[tuple, float, float]] = []      # (group key, start, end)
+        for column in panel.columns:
+            x += column.gap_before
+            throws = panel.title.endswith("throws")
+            if throws:
+                rule = rules_by_key.get(column.key)
+                if rule is not None:
+                    yy = grid_top + rule.stop_count * row_h
+                    canvas.line([x, x + column.width], [yy, yy], linewidth=2.2, color="black")
+                group = column.key[:2]
+            else:
+                canvas.text(x + column.width / 2, grid_top - 0.03, str(column.key[2]),
+                            size=size, ha="center", va="bottom")
+                group = column.key[:2]
+            if groups and groups[-1][0] == group:
+                groups[-1] = (group, groups[-1][1], x + column.width)
+            else:
+                groups.append((group, x, x + column.width))
+            x += column.width
+        for group, start, end in groups:
+            centre = (start + end) / 2
+            if panel.title.endswith("throws"):
+                label = "after\nthrow" if group[0] == CAPTAIN else f"C{group[1]}"
+                canvas.text(centre, grid_top - 0.15, label, size=size, ha="center",
                             va="bottom", weight="bold", linespacing=1.0)
-            continue
-        i = 0
-        for tc, to in model.public_states:
-            if i:
-                x += panel.columns[i].gap_before
-            start = x
-            for history in player_decisions(model, (tc, to), player):
-                level = model.tree((tc, to)).node(history).level
-                w = panel.columns[i].width
-                canvas.text(x + w / 2, grid_top - 0.04, str(level), size=5.5, ha="center",
-                            va="bottom")
-                x += w
-                i += 1
-            first = "C" if model.tree((tc, to)).first == CAPTAIN else "O"
-            canvas.text((start + x) / 2, grid_top - 0.27, f"C{tc} O{to}", size=6,
-                        ha="center", va="bottom", weight="bold")
-            canvas.text((start + x) / 2, grid_top - 0.16, f"{first} first", size=5,
-                        ha="center", va="bottom", color="#555555")
+                continue
+            tc, to = group
+            narrow = text_width(f"C{tc} O{to}", size) > end - start + 0.02
+            canvas.text(centre, grid_top - 0.14, f"C{tc}\nO{to}" if narrow else f"C{tc} O{to}",
+                        size=size, ha="center", va="bottom", weight="bold", linespacing=1.0)
 
 
 # --- output ---------------------------------------------------------------------------------

@@ -42,6 +42,10 @@ LETTER = (8.5, 11.0)
 PAGES = {"a4": A4_PORTRAIT, "letter": LETTER}
 FILES = ("cheatsheet_a4.pdf", "cheatsheet_letter.pdf", "cheatsheet.png", "cheatsheet.md",
          "cheatsheet_strategy.json")
+# Who does what first, said on the page and in the Markdown (RULES.md section 3).
+WHO_FIRST = ("The captain throws first; the opponent sees how many times he threw, then "
+             "throws. Then the betting: the captain bets first, unless he threw more times "
+             "than the opponent.")
 _KIND_TITLE = {"throw": "stop?", "open": "open", "face": "facing a bet", "keep": "keep"}
 
 
@@ -71,9 +75,8 @@ def cheatsheet_markdown(model: HandModel, point: FrontPoint) -> str:
     ranked = rules.ranked_hands(model.params.faces, model.params.ranking)
     lines = [f"# Bidou cheat sheet: {point.size} rules", "",
              f"Rules of the game: {model.params.describe()}", "",
-             "The captain throws first; the opponent sees how many times he threw. "
-             "\"X or better\" counts in the hand ranking below (1 = strongest). Each decision "
-             "is covered by exactly one rule.", "",
+             f"{WHO_FIRST} \"X or better\" counts in the hand ranking below (1 = "
+             "strongest). Each decision is covered by exactly one rule.", "",
              "## The rules", ""]
     lines += [f"{i}. {rulebook.rule_text(model, r)}." for i, r in enumerate(point.rules, 1)]
     lines += ["", "## What they cost", ""] + [f"- {line}" for line in cost_lines(point)]
@@ -140,8 +143,7 @@ def _text_column(canvas: Canvas, model: HandModel, point: FrontPoint, x: float, 
 
     put(x, "The rules", size=size + 2.3, weight="bold")
     y += 0.25
-    intro = ("The captain throws first; the opponent sees how many times he threw, then the "
-             "betting follows. \"X or better\" counts down the ranking on the right (1 = "
+    intro = (f"{WHO_FIRST} \"X or better\" counts down the ranking on the right (1 = "
              "strongest). Find the one rule for your decision:")
     for line in _wrap(intro, per_line):
         put(x, line, size=size - 0.5, style="italic")
@@ -196,7 +198,7 @@ def cheatsheet_figure(model: HandModel, point: FrontPoint, page: str = "a4") -> 
     pic_x = W - margin - pic_w
     text_w = pic_x - margin - 0.3
     # --- the rules, what they cost: the largest type that fits the page
-    for size in np.arange(8.6, 5.9, -0.2):
+    for size in np.arange(8.6, 7.5, -0.2):        # its grey line (size - 1) stays >= 6.5 pt
         if _text_column(canvas, model, point, margin, y, text_w, float(size), draw=False) \
                 <= H - 0.35:
             break
@@ -206,9 +208,11 @@ def cheatsheet_figure(model: HandModel, point: FrontPoint, page: str = "a4") -> 
     canvas.text(pic_x, py, "Hand ranking and each rule", size=10.5, weight="bold")
     header_h = 0.55
     grid_top = py + header_h
+    skipped = [i for i, r in enumerate(point.rules, 1) if r.kind == "keep"]
+    notes_h = 0.15 * (len(_exceptions(model)) + bool(skipped))
     legend_h = 0.75
-    row_h = min(0.17, (H - grid_top - legend_h - 0.4) / n)
-    font = min(6.8, row_h * 72 * 0.78)
+    row_h = min(0.17, (H - grid_top - legend_h - notes_h - 0.4) / n)
+    font = max(6.5, min(6.8, row_h * 72 * 0.78))
     for r, hand in enumerate(ranked):
         yy = grid_top + (r + 0.5) * row_h
         canvas.text(pic_x, yy, f"{r + 1:>2}", size=font, ha="left", color="#555555")
@@ -233,6 +237,11 @@ def cheatsheet_figure(model: HandModel, point: FrontPoint, page: str = "a4") -> 
     canvas.text(pic_x + label_w + col_w * len(drawn) / 2, grid_top - 0.24, "rule",
                 size=6.5, ha="center", va="bottom")
     bottom = grid_top + n * row_h
+    if skipped:
+        names = " and ".join(str(i) for i in skipped)
+        canvas.text(pic_x, bottom + 0.12, f"Rule {names} (which dice to keep) has no column: "
+                    "it picks dice, not hands.", size=6.5, style="italic")
+        bottom += 0.15
     for winner, loser in _exceptions(model):
         canvas.text(pic_x, bottom + 0.12, f"Exception: {winner} beats {loser}.", size=6.5,
                     style="italic")

@@ -14,9 +14,11 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 import matplotlib
+from matplotlib import patheffects
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
+from games.bidou.round_params import RoundParams
 from solver.export.charts import RC, figure_bytes
 from solver.files import write_bytes_atomic
 from solver.round.match import match_table
@@ -30,9 +32,10 @@ def win_probability_figure(report: Mapping[str, Any]) -> Figure:
 
     The chips add up to N, so the chips in the centre (rows) and the captain's pile
     (columns) fix the opponent's pile: the grid of every centre is one row of a triangle.
-    A cell is the chance that the player holding that pile wins the round, he being the
-    next hand's captain; hatched cells are open throws, where he is the player with few
-    chips (who throws first) or with all but one.
+    A cell is the chance that the captain of the next hand, who holds that pile, wins the
+    round; hatched cells are open throws, where there is no captain and the cell is the
+    chance of the player holding that pile (the one with few chips, who throws first, or
+    the one with all but one). The title, the axis and the scale say the same.
     """
     chips = report["rules"]["chips"]
     with matplotlib.rc_context(RC):
@@ -53,8 +56,10 @@ def win_probability_figure(report: Mapping[str, Any]) -> Figure:
                     (pile - 0.5, centre - 0.5), 1, 1, facecolor=colour, edgecolor="white",
                     linewidth=1.2, hatch="///" if entry["open_throw"] else None))
                 ink = "black" if sum(colour[:3]) / 3 > 0.45 else "white"
+                # a halo of the cell's own colour keeps the hatching off the digits
                 ax.text(pile, centre, f"{v:.3f}", ha="center", va="center",
-                        fontsize=8 if chips <= 9 else 6.5, color=ink)
+                        fontsize=8 if chips <= 9 else 6.5, color=ink,
+                        path_effects=[patheffects.withStroke(linewidth=3, foreground=colour)])
         ax.set_xlim(-0.5, chips - 0.5)
         ax.set_ylim(-0.5, chips + 0.5)
         ax.set_xticks(range(chips))
@@ -66,21 +71,31 @@ def win_probability_figure(report: Mapping[str, Any]) -> Figure:
             ax.spines[side].set_visible(False)
         scale = figure.colorbar(matplotlib.cm.ScalarMappable(
             norm=matplotlib.colors.Normalize(0, 1), cmap=cmap), cax=bar)
-        scale.set_label("chance to win the round", fontsize=9)
+        scale.set_label("the captain's chance to win the round (hatched: the pile holder's)",
+                        fontsize=9)
         lines = [f"Start (all {chips} chips in the centre): the first captain wins with "
                  f"probability {report['start_value']:.6f}.",
-                 "Every value is proved in exact arithmetic to within 1e-9 "
-                 "(outputs: round.json has the intervals).",
-                 "Hatched: an open throw (a player holds all chips but one); the cell is the "
-                 "chance of the player holding that pile.", "",
+                 f"Every value is proved in exact arithmetic to within "
+                 f"{width_bound(report['max_width'])} (round.json has the intervals).",
+                 "Hatched: an open throw (a player holds all chips but one): no captain there,",
+                 "the cell is the chance of the player holding that pile.", "",
                  "Match (all, keep, all; best of three), P(win) at the start of a round:"]
         lines += [f"  round {r['round']} ({r['reroll']}), score {r['wins']}-{r['losses']}: "
                   f"{float(r['p_match']):.3f}" for r in match_table()]
         figure.text(0.1, 0.25, "\n".join(lines), va="top", fontsize=8.5)
-        hand = {k: v for k, v in report["rules"].items() if k != "chips"}
-        figure.suptitle(f"Bidou round, {chips} chips: each player's chance to win the round\n"
-                        f"({', '.join(f'{k} {v}' for k, v in hand.items())})", fontsize=11)
+        rules = RoundParams.from_mapping(report["rules"])
+        figure.suptitle(f"Bidou round, {chips} chips: the captain's chance to win the round\n"
+                        f"(hand rules: {rules.hand.describe()})", fontsize=11)
     return figure
+
+
+def width_bound(width: float) -> str:
+    """A power of ten above every proved interval's width: "1e-11" (the bound the round's
+    summary.md prints, stable when a re-solve moves the last digits)."""
+    exponent = -12
+    while 10.0 ** exponent < width:
+        exponent += 1
+    return f"1e{exponent}"
 
 
 def write_round_chart(report: Mapping[str, Any], out_dir: str | os.PathLike,
