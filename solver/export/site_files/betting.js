@@ -75,7 +75,7 @@ function decisionTable(n) {
                            class: [set.groups.includes(h) ? "group-start" : "",
                                    reached ? "" : "unreached"].join(" ").trim() || null });
     const segments = n.actions.map((a, i) => ({ p: n.p[i][h], style: BET[a],
-                                                label: percent(n.p[i][h]),
+                                                label: percent(n.p[i][h]), short: "",
                                                 title: a + " " + percent(n.p[i][h]) }));
     row.append(el("td", { class: "hand", text: hand }), el("td", {}, bar(segments, !reached)));
     n.actions.forEach((a, i) => row.append(el("td", { class: "num freq", "data-action": a,

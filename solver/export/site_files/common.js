@@ -46,12 +46,15 @@ function fill(style, faded) {
   return "background:" + parts.join(", ") + (faded ? ";opacity:" + DATA.styles.faded : "");
 }
 
-// Proportional bar: one segment per action played, labelled where it is wide enough.
+// Proportional bar: one segment per action played, each labelled with what fits in it
+// (its full label, else its percentage alone, else nothing: the title says all).
 function bar(segments, faded, small) {
+  const width = small ? 116 : 220;
+  const fits = (text, p) => text && text.length * 6.4 + 6 <= p * width;
   const node = el("div", { class: small ? "bar small" : "bar" });
   for (const s of segments) {
     if (s.p <= 0) continue;
-    const label = s.p >= (small ? 0.3 : 0.18) ? s.label : "";
+    const label = fits(s.label, s.p) ? s.label : (fits(s.short, s.p) ? s.short : "");
     node.append(el("div", { class: "seg", title: s.title,
                             style: "width:" + (100 * s.p) + "%;" + fill(s.style, faded),
                             text: label }));
@@ -81,8 +84,8 @@ function summaryLine(s) {
   const value = s.exact ? s.exact + " = " + s.value.toFixed(12) : s.value.toFixed(12);
   const node = el("div", { class: "numbers", id: "summary" });
   node.append(el("div", { text: "Rules: " + s.rules }));
-  node.append(el("div", { text: "Value to the captain: " + value + " chips per hand (" +
-                                s.quality + ")" }));
+  node.append(el("div", { text: "Value to the captain: " + value + " chips per hand; " +
+                                s.quality }));
   node.append(el("div", { text: "Exploitability (exact best response): captain " +
                                 s.captain_exploitability + ", opponent " +
                                 s.opponent_exploitability + " chips per hand" }));

@@ -16,7 +16,8 @@ function cellSegments(set, column, h) {
     const mixed = column.p.filter((row) => row[h] > 5e-4).length > 1;
     segments.push({ p: p, style: THROW[action.style], title: name + " " + percent(p),
                     label: mixed ? (set.keep ? short + " " : "") + percent(p)
-                                 : (set.keep ? short : "") });
+                                 : (set.keep ? short : ""),
+                    short: mixed ? (set.keep ? short : percent(p)) : "" });
   }
   return segments;
 }
