@@ -145,13 +145,89 @@ def test_markdown_has_headers(exported):
     assert "(" in betting               # off-path decisions are marked
 
 
+def test_value_columns_are_the_action_values(small):
+    """Each row's chips_ columns are the library's action values; at a decision both
+    players reach, the equilibrium's played actions are worth the most, and chips_play is
+    that worth."""
+    from solver.analysis.action_values import action_values
+
+    model, strategy = small.model, small.strategy
+    values = action_values(model, strategy)
+    index = {rules.format_hand(h): i for i, h in enumerate(model.hands)}
+    table = tables.betting_table(model, strategy, values=values)
+    assert {"chips_play", "chips_fold", "chips_raise", "off_path"} <= set(table.columns)
+    checked = 0
+    for row in table.rows:
+        decision = values.bet(row["captain_throws"], row["opponent_throws"], row["history"])
+        h = index[row["hand"]]
+        assert row["off_path"] == decision.off_path
+        for action in tables.BETTING_ACTIONS:
+            legal = action in decision.actions
+            assert (row[f"chips_{action}"] is None) == (not legal)
+            assert (row[action] is None) == (not legal)
+            if legal:
+                assert row[f"chips_{action}"] == pytest.approx(
+                    decision.values[h][decision.actions.index(action)], abs=1e-11)
+        if row["reached"] > 0 and not row["off_path"]:
+            best = max(row[f"chips_{a}"] for a in decision.actions)
+            assert row["chips_play"] == pytest.approx(best, abs=1e-9)
+            for a in decision.actions:
+                if row[a] > 1e-6:
+                    assert row[f"chips_{a}"] == pytest.approx(best, abs=1e-9)
+            checked += 1
+    assert checked > 30 and any(r["off_path"] for r in table.rows)
+    # a row known by hand: in the 3-face game the captain holding 2-1-1 (nothing beats it)
+    # gets +1 chip facing a fold after his bet, so folding himself is worth exactly -1
+    row = next(r for r in table.rows if r["history"] == "pb" and r["hand"] == "2-1-1"
+               and (r["captain_throws"], r["opponent_throws"]) == (1, 1))
+    assert row["chips_fold"] == -1.0 and row["chips_call"] > 0
+
+
+def test_reroll_value_columns(small_keep):
+    model, strategy = small_keep.model, small_keep.strategy
+    table = tables.reroll_table(model, strategy)
+    for row in table.rows:
+        for action in table.probability_columns:
+            assert (row[f"chips_{action}"] is None) == (row[action] is None)
+        played = [row[f"chips_{a}"] for a in table.probability_columns
+                  if row[a] is not None and row[a] > 1e-6]
+        assert row["chips_play"] == pytest.approx(
+            sum(row[a] * row[f"chips_{a}"] for a in table.probability_columns
+                if row[a] is not None), abs=1e-9)
+        if row["reached"] > 0 and not row["off_path"]:
+            best = max(row[f"chips_{a}"] for a in table.probability_columns
+                       if row[a] is not None)
+            assert max(played) == pytest.approx(best, abs=1e-9)
+            assert min(played) == pytest.approx(best, abs=1e-9)
+
+
+def test_json_tables_read_back(exported, small):
+    out, _ = exported
+    for name in ("reroll", "betting"):
+        document = json.loads((out / f"{name}.json").read_text())
+        table = (tables.reroll_table if name == "reroll" else tables.betting_table)(
+            small.model, small.strategy)
+        assert document["schema"] == "bidou-table" and document["schema_version"] == 1
+        assert document["rules"] == SMALL.to_dict()
+        assert tuple(document["columns"]) == table.columns
+        assert len(document["rows"]) == len(table.rows)
+        for parsed, row in zip(document["rows"], table.rows):
+            assert dict(zip(document["columns"], parsed)) == row
+    csv_rows = tables.read_csv(out / "betting.csv")
+    assert {r["off_path"] for r in csv_rows} == {"yes", "no"}
+    assert "chips_call" in csv_rows[0]
+    markdown = (out / "betting.md").read_text()
+    assert "[fold -1.000, call " in markdown and "†" in markdown
+
+
 # --- files ----------------------------------------------------------------------------------
 
 def test_export_all_files(exported, small):
     out, paths = exported
     names = sorted(p.name for p in paths)
     expected = ["summary.md", "summary.json", "strategy.json", "simplified_strategy.json",
-                "reroll.csv", "reroll.md", "betting.csv", "betting.md"]
+                "reroll.csv", "reroll.md", "reroll.json", "betting.csv", "betting.md",
+                "betting.json"]
     stems = charts.chart_stems(small.model)
     assert stems[0] == "reroll_chart" and stems[-1] == "remember_chart"
     expected += [f"{stem}.{fmt}" for stem in stems for fmt in ("pdf", "png", "svg")]

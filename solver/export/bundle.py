@@ -7,8 +7,8 @@
                                            simplified strategy's rules and cost
 ``strategy.json``                          the strategy file (`strategy.strategy_to_json`)
 ``simplified_strategy.json``               the simplified strategy, same format
-``reroll.csv``, ``reroll.md``              throwing decisions, a row per (decision, hand)
-``betting.csv``, ``betting.md``            betting decisions, a row per (decision, hand)
+``reroll.csv``, ``.md``, ``.json``         throwing decisions, a row per (decision, hand)
+``betting.csv``, ``.md``, ``.json``        betting decisions, a row per (decision, hand)
 ``reroll_chart.<fmt>``                     when to stop / what to keep (not with throws=1)
 ``betting_chart_c<tc>_o<to>.<fmt>``        the betting of one public state (tc, to)
 ``remember_chart.<fmt>``                   the simplified strategy on one page

@@ -15,7 +15,15 @@ Hands are listed strongest first (`rules.ranked_hands`), with their names. The c
 stands at this decision with this hand: 0 marks a decision his own strategy never reaches
 (the solver still fills it with sensible play; nothing depends on it).
 
-The functions building rows are pure; `write_table` writes the files atomically.
+Each row also holds the worth of each action (`solver/analysis/action_values.py`):
+`chips_<action>` is the expected chips of that action to the player deciding, with that
+hand, against the other player's strategy (the equilibrium opponent), his own later play
+being the strategy's; `chips_play` is the worth of the strategy's own play there; `off_path`
+says the other player's strategy never leads there, and the values are then those against
+his smallest uniform slips (docs/charts.md, "What each action is worth").
+
+The functions building rows are pure; `write_table` writes the files (CSV, Markdown, JSON)
+atomically.
 """
 
 from __future__ import annotations
@@ -23,6 +31,7 @@ from __future__ import annotations
 import csv
 import dataclasses
 import io
+import json
 import math
 import os
 from pathlib import Path
@@ -33,6 +42,7 @@ import numpy as np
 from games.bidou import rules
 from games.bidou.betting import ACTIONS, CAPTAIN, OPPONENT, ROLE_NAMES
 from games.bidou.rules import throw_action_name
+from solver.analysis.action_values import ActionValues, action_values
 from solver.evaluate import reach_of
 from solver.files import write_text_atomic
 from solver.model import HandModel
@@ -40,6 +50,9 @@ from solver.strategy import Strategy
 from solver.types import Reach
 
 BETTING_ACTIONS = tuple(action.value for action in ACTIONS)
+TABLE_SCHEMA = "bidou-table"
+TABLE_SCHEMA_VERSION = 1
+VALUE_PREFIX = "chips_"
 REACH_TOL = 1e-12        # own-reach at or below this: the decision is never reached
 PURE_TOL = 5e-4          # a probability this close to 0 or 1 prints as a pure action
 
@@ -128,25 +141,44 @@ def _percent(p: float) -> str:
 
 # --- rows -----------------------------------------------------------------------------------
 
+def value_column(action: str) -> str:
+    """The column of an action's expected chips: "chips_bet", "chips_keep 6-6"."""
+    return VALUE_PREFIX + action
+
+
+def _value_columns(actions: Sequence[str]) -> tuple[str, ...]:
+    return ("off_path", "chips_play") + tuple(value_column(a) for a in actions)
+
+
 def reroll_columns(model: HandModel) -> tuple[tuple[str, ...], tuple[str, ...]]:
     actions = tuple(throw_action_name(a) for a in model.throw_actions)
     head = ("player", "captain_throws", "throw", "rank", "hand", "name", "reached", "play")
-    return head + actions, actions
+    return head + actions + _value_columns(actions), actions
 
 
-def reroll_rows(model: HandModel, strategy: Strategy, reach: Reach | None = None
-                ) -> list[dict[str, Any]]:
+def _values_of(row: dict[str, Any], decision: Any, h: int) -> None:
+    """Add a decision's action values with hand `h` to `row` (see the module docstring)."""
+    row["off_path"] = decision.off_path
+    row["chips_play"] = _clean(decision.mix[h])
+    for name, value in zip(decision.actions, decision.values[h]):
+        row[value_column(name)] = None if value is None else _clean(value)
+
+
+def reroll_rows(model: HandModel, strategy: Strategy, reach: Reach | None = None,
+                values: ActionValues | None = None) -> list[dict[str, Any]]:
     """One row per (player, captain's throw count for the opponent, throw, hand).
 
     `throw` is the throw just made (the decision is whether and how to throw again);
     `captain_throws` is empty for the captain. Action columns hold P(action), empty when
-    the action is not allowed with that hand (keeping dice one does not hold).
+    the action is not allowed with that hand (keeping dice one does not hold); the
+    `chips_` columns their expected chips (`values`: measured here if not given).
     """
     names = [throw_action_name(a) for a in model.throw_actions]
     order = ranked_indices(model)
     rows: list[dict[str, Any]] = []
     T = model.throws
     both = reach or reach_of(model, strategy)
+    worth = values or action_values(model, strategy)
     for player in (CAPTAIN, OPPONENT):
         throw_reach = both[player][0]
         contexts = strategy.throw[player]
@@ -170,6 +202,7 @@ def reroll_rows(model: HandModel, strategy: Strategy, reach: Reach | None = None
                     }
                     for a, name in enumerate(names):
                         row[name] = _clean(probs[a, h]) if legal[a] else None
+                    _values_of(row, worth.throw(player, c, t), h)
                     rows.append(row)
     return rows
 
@@ -177,7 +210,7 @@ def reroll_rows(model: HandModel, strategy: Strategy, reach: Reach | None = None
 def betting_columns() -> tuple[tuple[str, ...], tuple[str, ...]]:
     head = ("captain_throws", "opponent_throws", "first_bettor", "history", "situation",
             "actor", "level", "rank", "hand", "name", "reached", "play")
-    return head + BETTING_ACTIONS, BETTING_ACTIONS
+    return head + BETTING_ACTIONS + _value_columns(BETTING_ACTIONS), BETTING_ACTIONS
 
 
 def betting_decisions(model: HandModel, public: tuple[int, int]) -> list[str]:
@@ -188,11 +221,13 @@ def betting_decisions(model: HandModel, public: tuple[int, int]) -> list[str]:
     return sorted(histories, key=lambda h: (h != "", h.startswith("p"), len(h)))
 
 
-def betting_rows(model: HandModel, strategy: Strategy, reach: Reach | None = None
-                 ) -> list[dict[str, Any]]:
-    """One row per (public state, decision point, hand of the player to act)."""
+def betting_rows(model: HandModel, strategy: Strategy, reach: Reach | None = None,
+                 values: ActionValues | None = None) -> list[dict[str, Any]]:
+    """One row per (public state, decision point, hand of the player to act); the `chips_`
+    columns hold each legal action's expected chips (`values`: measured if not given)."""
     order = ranked_indices(model)
     both = reach or reach_of(model, strategy)
+    worth = values or action_values(model, strategy)
     reach_by = {player: both[player][1] for player in (CAPTAIN, OPPONENT)}
     rows: list[dict[str, Any]] = []
     for tc, to in model.public_states:
@@ -220,23 +255,27 @@ def betting_rows(model: HandModel, strategy: Strategy, reach: Reach | None = Non
                 for action in BETTING_ACTIONS:
                     row[action] = (_clean(probs[node.actions.index(action), h])
                                    if action in node.actions else None)
+                    row[value_column(action)] = None
+                _values_of(row, worth.bet(tc, to, history), h)
                 rows.append(row)
     return rows
 
 
-def reroll_table(model: HandModel, strategy: Strategy, reach: Reach | None = None) -> Table:
+def reroll_table(model: HandModel, strategy: Strategy, reach: Reach | None = None,
+                 values: ActionValues | None = None) -> Table:
     columns, probability = reroll_columns(model)
     return Table("reroll", "Throwing decisions", columns, probability,
-                 tuple(reroll_rows(model, strategy, reach)))
+                 tuple(reroll_rows(model, strategy, reach, values)))
 
 
-def betting_table(model: HandModel, strategy: Strategy, reach: Reach | None = None) -> Table:
+def betting_table(model: HandModel, strategy: Strategy, reach: Reach | None = None,
+                  values: ActionValues | None = None) -> Table:
     columns, probability = betting_columns()
     return Table("betting", "Betting decisions", columns, probability,
-                 tuple(betting_rows(model, strategy, reach)))
+                 tuple(betting_rows(model, strategy, reach, values)))
 
 
-def _clean(x: float) -> float:
+def _clean(x: Any) -> float:
     """Round away float noise (1e-17, 0.9999999999999998) so files are stable."""
     value = round(float(x), 12)
     return 0.0 if value == 0 else value
@@ -247,6 +286,8 @@ def _clean(x: float) -> float:
 def format_number(value: Any) -> str:
     if value is None:
         return ""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
     if isinstance(value, float):
         if not math.isfinite(value):
             raise ValueError("tables hold finite numbers only")
@@ -284,9 +325,14 @@ def _md_table(header: Sequence[str], body: Iterable[Sequence[str]]) -> list[str]
     return lines
 
 
-def _cell(row: Mapping[str, Any]) -> str:
+def _cell(row: Mapping[str, Any], actions: Sequence[str]) -> str:
+    """The play (in brackets where the player never gets with that hand), then each
+    legal action's expected chips, marked † off the path."""
     text = row["play"] or "—"
-    return text if row["reached"] > REACH_TOL else f"({text})"
+    text = text if row["reached"] > REACH_TOL else f"({text})"
+    worth = ", ".join(f"{a} {row[value_column(a)]:+.3f}" for a in actions
+                      if row.get(value_column(a)) is not None)
+    return f"{text} [{worth}]{'†' * bool(row['off_path'])}" if worth else text
 
 
 def summary_lines(model: HandModel, summary: Mapping[str, Any] | None) -> list[str]:
@@ -311,7 +357,12 @@ def summary_lines(model: HandModel, summary: Mapping[str, Any] | None) -> list[s
 
 _REACH_NOTE = ("In parentheses: a decision the player never reaches with that hand under his "
                "own strategy (off the path of play); the play shown there is only a sensible "
-               "default.")
+               "default. In square brackets: each legal action's expected chips to the player "
+               "deciding with that hand, against the other player's strategy, everybody "
+               "playing the strategy afterwards (positive: chips the other player takes); "
+               "† marks a decision the other player's strategy never lets happen, where the "
+               "values are those against his smallest slips (docs/charts.md, \"What each "
+               "action is worth\").")
 
 
 def reroll_markdown(model: HandModel, strategy: Strategy,
@@ -339,7 +390,8 @@ def reroll_markdown(model: HandModel, strategy: Strategy,
         for rank, hand in enumerate(ranked, start=1):
             body.append([str(rank), rules.format_hand(hand),
                          rules.hand_name(hand, model.params.ranking)]
-                        + [_cell(cells[(player, context, t, rank)]) for t in range(1, T)])
+                        + [_cell(cells[(player, context, t, rank)], table.probability_columns)
+                           for t in range(1, T)])
         lines += _md_table(header, body) + [""]
     return "\n".join(lines)
 
@@ -376,35 +428,79 @@ def betting_markdown(model: HandModel, strategy: Strategy,
         body = []
         for rank, hand in enumerate(ranked, start=1):
             body.append([str(rank), hand_label(hand, model.params.ranking)]
-                        + [_cell(cells[(tc, to, h, rank)]) for h in histories])
+                        + [_cell(cells[(tc, to, h, rank)], table.probability_columns)
+                           for h in histories])
         lines += _md_table(header, body) + [""]
     return "\n".join(lines)
 
 
 # --- writing --------------------------------------------------------------------------------
 
-def write_table(table: Table, out_dir: str | os.PathLike, markdown: str | None = None
-                ) -> list[Path]:
-    """Write `<name>.csv` (and `<name>.md` if markdown text is given), atomically."""
+def table_to_json(table: Table, model: HandModel) -> dict[str, Any]:
+    """The table as a JSON document: schema and version, the rules, what the columns mean,
+    then the rows, each a list in the order of `columns` (null where an action is not
+    available)."""
+    return {
+        "schema": TABLE_SCHEMA,
+        "schema_version": TABLE_SCHEMA_VERSION,
+        "table": table.name,
+        "title": table.title,
+        "rules": model.params.to_dict(),
+        "columns": list(table.columns),
+        "probability_columns": list(table.probability_columns),
+        "about": {
+            "reached": "probability, counting the player's own dice and choices only, that "
+                       "he meets this decision with this hand",
+            "chips_<action>": "expected chips of the action to the player deciding, with "
+                              "this hand, against the other player's strategy, both playing "
+                              "the strategy afterwards, per unit of the other's reach",
+            "chips_play": "the same for the strategy's own play here",
+            "off_path": "the other player's strategy never leads here: the chips are the "
+                        "limit against his vanishing uniform slips",
+        },
+        "rows": [[row.get(c) for c in table.columns] for row in table.rows],
+    }
+
+
+def json_text(document: Mapping[str, Any]) -> str:
+    """A table document as JSON text with one row per line (a 5000-row table stays a
+    file one can read and diff)."""
+    head = {k: v for k, v in document.items() if k != "rows"}
+    text = json.dumps(head, indent=1, allow_nan=False)
+    rows = ",\n  ".join(json.dumps(row, allow_nan=False) for row in document["rows"])
+    return f'{text[:-2]},\n "rows": [\n  {rows}\n ]\n}}\n'
+
+
+def write_table(table: Table, out_dir: str | os.PathLike, markdown: str | None = None,
+                model: HandModel | None = None) -> list[Path]:
+    """Write `<name>.csv`, `<name>.md` if markdown text is given and `<name>.json` if the
+    model is, atomically."""
     out = Path(out_dir)
     paths = [out / f"{table.name}.csv"]
     write_text_atomic(paths[0], table_to_csv(table))
     if markdown is not None:
         paths.append(out / f"{table.name}.md")
-        write_text_atomic(paths[1], markdown)
+        write_text_atomic(paths[-1], markdown)
+    if model is not None:
+        paths.append(out / f"{table.name}.json")
+        write_text_atomic(paths[-1], json_text(table_to_json(table, model)))
     return paths
 
 
 def write_tables(model: HandModel, strategy: Strategy, out_dir: str | os.PathLike,
                  summary: Mapping[str, Any] | None = None, reach: Reach | None = None
                  ) -> list[Path]:
-    """reroll.csv, reroll.md, betting.csv, betting.md in `out_dir` (`reach`: both players'
-    own reach, from the solution's `Evaluation`; measured here only if not given)."""
+    """reroll.csv, .md, .json and betting.csv, .md, .json in `out_dir` (`reach`: both
+    players' own reach, from the solution's `Evaluation`; measured here only if not given;
+    the action values are measured once for both tables)."""
     reach = reach or reach_of(model, strategy)
-    reroll = reroll_table(model, strategy, reach)
-    betting = betting_table(model, strategy, reach)
-    return (write_table(reroll, out_dir, reroll_markdown(model, strategy, summary, reroll))
-            + write_table(betting, out_dir, betting_markdown(model, strategy, summary, betting)))
+    values = action_values(model, strategy)
+    reroll = reroll_table(model, strategy, reach, values)
+    betting = betting_table(model, strategy, reach, values)
+    return (write_table(reroll, out_dir, reroll_markdown(model, strategy, summary, reroll),
+                        model)
+            + write_table(betting, out_dir,
+                          betting_markdown(model, strategy, summary, betting), model))
 
 
 def probabilities(row: Mapping[str, Any], table: Table) -> np.ndarray:
