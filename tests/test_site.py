@@ -217,6 +217,39 @@ def _shown_table(browser: Browser) -> dict[str, dict[str, str]]:
     return {hand: dict(cells) for hand, cells in rows}
 
 
+def _shown_values(browser: Browser) -> dict[str, dict[str, str]]:
+    """The decision table's values as shown: hand -> action -> chips text."""
+    rows = browser.run("""[...document.querySelectorAll('#decision-table tbody tr')].map(
+        (r) => [r.dataset.hand, [...r.querySelectorAll('td.val')].map(
+            (c) => [c.dataset.action, c.textContent])])""")
+    return {hand: dict(cells) for hand, cells in rows}
+
+
+def _chips(text: str) -> float:
+    """"+0.1234" / "−0.0369" (a true minus sign) as a number."""
+    assert re.fullmatch("[+\u2212]\\d+\\.\\d{4}", text), text
+    return float(text.replace("\u2212", "-"))
+
+
+def _assert_values(browser: Browser, name: str, tc: int, to: int, history: str) -> None:
+    """The values shown are the library's (solver.analysis.action_values on the strategy
+    file), and at an on-path decision every action the equilibrium plays is worth the
+    most (mixing indifference, four decimals)."""
+    from solver.analysis.action_values import action_values
+    from solver.strategy import load_strategy_file
+
+    model, strategy, _ = load_strategy_file(OUTPUTS / name / "strategy.json")
+    decision = action_values(model, strategy).bet(tc, to, history)
+    probabilities = _file_node(_strategy_file(name), tc, to, history)
+    shown = _shown_values(browser)
+    for h, hand in enumerate(_strategy_file(name)["hands"]):
+        values = {a: _chips(shown[hand][a]) for a in decision.actions}
+        for i, action in enumerate(decision.actions):
+            assert values[action] == pytest.approx(decision.values[h][i], abs=5e-5)
+            if probabilities[hand][action] > 1e-6 and not decision.off_path:
+                assert values[action] >= max(values.values()) - 2e-4, (hand, values)
+
+
 def _file_node(document: dict[str, Any], tc: int, to: int, history: str
                ) -> dict[str, dict[str, float]]:
     """hand -> action -> probability at one betting node, read from the strategy file."""
@@ -242,6 +275,7 @@ def test_betting_page_shows_the_strategy_files_numbers(site, browser, tmp_path):
     _open(browser, site, "index.html")
     default = _strategy_file("default")
     _assert_node(browser, default, 1, 1, "")
+    _assert_values(browser, "default", 1, 1, "")
     # the charts' order: strongest first, the bidou at the top of the encyclopedia ranking
     order = browser.run("[...document.querySelectorAll('#decision-table tbody tr')]"
                         ".map((r) => r.dataset.hand)")
@@ -268,6 +302,17 @@ def test_betting_page_shows_the_strategy_files_numbers(site, browser, tmp_path):
     browser.choose("opponent-throws", 2)
     browser.choose("history", "pbr")               # the opponent faces a raise to 2
     _assert_node(browser, _strategy_file("keep"), 1, 2, "pbr")
+    _assert_values(browser, "keep", 1, 2, "pbr")
+    # the captain never passes and then raises there: said in words over the table
+    assert "Off the equilibrium path" in browser.run(
+        "document.getElementById('off-path').textContent")
+    browser.choose("captain-throws", 3)
+    browser.choose("opponent-throws", 3)
+    browser.choose("history", "pbr")               # on the path, and mixed
+    assert browser.run("document.getElementById('off-path')") is None
+    assert "null" not in browser.run("document.getElementById('content').textContent")
+    _assert_node(browser, _strategy_file("keep"), 3, 3, "pbr")
+    _assert_values(browser, "keep", 3, 3, "pbr")
     browser.screenshot(tmp_path / "site_betting.png")
     browser.choose("rules", 0)
     browser.choose("captain-throws", 3)
@@ -296,7 +341,15 @@ def test_reroll_page_says_what_to_keep(site, browser, tmp_path):
     title = cell("6-5-2", 0)
     shown = dict(re.findall(r"(stop|throw all three) ([<>]?[\d.]+%)", title))
     assert _agrees(shown["stop"], stop[h]) and _agrees(shown["throw all three"], 1 - stop[h])
-    assert cell("6-6-6", 0).endswith("stop 100%")
+    assert "stop 100%" in cell("6-6-6", 0)
+    # each action's value is in the cell's title: the library's, to four decimals
+    from solver.analysis.action_values import action_values
+    from solver.strategy import load_strategy_file
+
+    model, strategy, _ = load_strategy_file(OUTPUTS / "default" / "strategy.json")
+    stop_value = action_values(model, strategy).throw(0, 0, 0).values[h][0]
+    value = re.search("stop [<>]?[\\d.]+% \\(([+\u2212][\\d.]+) chips\\)", title)
+    assert value and _chips(value.group(1)) == pytest.approx(stop_value, abs=5e-5)
     browser.choose("rules", 1)                     # keep: the dice to keep are named
     keep = _strategy_file("keep")
     names = keep["throw_actions"]

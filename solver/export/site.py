@@ -24,13 +24,14 @@ import json
 import os
 from importlib import resources
 from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 
 from games.bidou import rules
 from games.bidou.betting import CAPTAIN, OPPONENT, ROLE_NAMES
 from games.bidou.rules import STOP
+from solver.analysis.action_values import ActionValues, action_values, bet_where, throw_where
 from solver.export import numbers
 from solver.export.bundle import measure
 from solver.export.charts import BET_STYLES, OFF_PATH_ALPHA, THROW_STYLES, Style
@@ -46,34 +47,29 @@ PAGES = ("index.html", "reroll.html", "round.html")
 DIGITS = 6              # probabilities and values as embedded: enough for any display
 ROUND_SCHEMA = ("bidou-round", 1)
 
-# Values of each action at each decision, when a function for them is given: it takes the
-# model and the strategy and returns, per betting node key (tc, to, history), an array
-# (actions, hands) of expected chips for the player to act, and the node keys off path.
-ValueFunction = Callable[[HandModel, Strategy], tuple[Mapping[tuple, np.ndarray], set]]
-
-
 @dataclasses.dataclass(frozen=True)
 class HandView:
     """One rule set as the pages show it: measured, with its own reach (to fade what a
-    player's own strategy never reaches, as the charts do) and, if known, action values."""
+    player's own strategy never reaches, as the charts do) and each action's value."""
 
     name: str
     model: HandModel
     strategy: Strategy
     summary: dict[str, Any]
     reach: Reach
-    values: Mapping[tuple, np.ndarray] | None = None
-    off_path: frozenset = frozenset()
+    values: ActionValues | None = None
 
 
-def hand_view(name: str, source: Any, exact: Exact | None = None,
-              values: ValueFunction | None = None) -> HandView:
+def hand_view(name: str, source: Any, exact: Exact | None = None, values: bool = True
+              ) -> HandView:
     """Measure a solved hand (a Solution or a strategy file's (model, strategy, summary)):
     its value, both players' exploitability from the exact best response, and the interval
-    the certificate proves (the value itself with `exact`)."""
+    the certificate proves (the value itself with `exact`); with `values`, the expected
+    chips of every action (`analysis.action_values`, in floats: the pages print four
+    decimals)."""
     model, strategy, summary, evaluation = measure(source, exact)
-    found, off = values(model, strategy) if values is not None else (None, set())
-    return HandView(name, model, strategy, summary, evaluation.reach, found, frozenset(off))
+    found = action_values(model, strategy) if values else None
+    return HandView(name, model, strategy, summary, evaluation.reach, found)
 
 
 # --- the numbers the pages show -------------------------------------------------------------
@@ -132,21 +128,33 @@ def betting_document(view: HandView) -> dict[str, Any]:
         for node in tree.nodes:
             key = (tc, to, node.history)
             reach = view.reach[node.actor][1][key][0]
-            entry = {
+            nodes.append({
                 "history": node.history, "actor": ROLE_NAMES[node.actor],
                 "level": node.level, "actions": list(node.actions),
                 "so_far": spell_history(node.history, tree.first),
                 "facing": facing(node.history, node.level),
                 "p": _rounded(strategy.betting[key][:, order]),
                 "reached": [bool(reach[h] > REACH_TOL) for h in order],
-                "values": None, "off_path": key in view.off_path}
-            if view.values is not None and key in view.values:
-                entry["values"] = _rounded(np.asarray(view.values[key])[:, order])
-            nodes.append(entry)
+                **_values(view, bet_where(*key), order)})
         states[f"{tc},{to}"] = {"first": ROLE_NAMES[tree.first], "nodes": nodes}
     return {"name": view.name, "summary": summary_document(view), "hands": labels,
             "groups": starts, "throws": model.throws, "states": states,
             "values_known": view.values is not None}
+
+
+def _values(view: HandView, where: tuple, order: list[int]) -> dict[str, Any]:
+    """A decision's action values as the page reads them: [action][hand] in the charts'
+    order (None where the action is not legal with the hand), and whether the other
+    player's strategy ever comes here."""
+    if view.values is None:
+        return {"values": None, "off_path": False}
+    decision = view.values[where]
+    rows = [[_number(decision.values[h][a]) for h in order] for a in range(len(decision.actions))]
+    return {"values": rows, "off_path": decision.off_path}
+
+
+def _number(value: Any) -> float | None:
+    return None if value is None else round(float(value), DIGITS)
 
 
 def _throw_style(action: rules.ThrowAction) -> str:
@@ -180,7 +188,8 @@ def throw_document(view: HandView) -> dict[str, Any]:
                     "captain_throws": None if player == CAPTAIN else context + 1,
                     "throw": throw + 1,
                     "p": _rounded(probs[:, order]),
-                    "reached": [bool(reach[h] > REACH_TOL) for h in order]})
+                    "reached": [bool(reach[h] > REACH_TOL) for h in order],
+                    **_values(view, throw_where(player, context, throw), order)})
     return {"name": view.name, "summary": summary_document(view), "hands": labels,
             "groups": starts, "throws": model.throws, "keep": model.params.reroll == "keep",
             "actions": actions, "order": shown, "columns": columns}

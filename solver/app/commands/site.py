@@ -32,26 +32,19 @@ def _hand_views(params: BidouParams, rules_given: tuple[str, ...], root: Path | 
     from solver.export.site import hand_view
     from solver.pipeline.hand import solve_hand
 
-    values = _value_function()
     views = []
     extra = bool(rules_given) and params not in VARIANTS.values()
     if extra:
         progress(f"solving {params.describe()}", 0, 0)
-        views.append(hand_view("your rules", solve_hand(params).solution, values=values))
+        views.append(hand_view("your rules", solve_hand(params).solution))
     for done, (name, variant) in enumerate(VARIANTS.items(), start=1):
         found = _published_hand(root / name) if root is not None else None
         progress(f"measuring {name}" if found else f"solving {name}", done, len(VARIANTS))
         if found is None:
-            views.append(hand_view(name, solve_hand(variant).solution, values=values))
+            views.append(hand_view(name, solve_hand(variant).solution))
         else:
-            views.append(hand_view(name, found[0], found[1], values=values))
+            views.append(hand_view(name, found[0], found[1]))
     return views
-
-
-def _value_function() -> Any:
-    """The action values of every decision (`solver.analysis.action_values`), or None
-    while that module is not part of this program."""
-    return None
 
 
 def _rounds(root: Path | None) -> dict[str, Any]:

@@ -12,7 +12,8 @@ function node() {
 
 function historyText(n) {
   const facing = n.history ? n.facing : "opens the betting";
-  return (n.history ? n.so_far : "nothing bet yet") + " \u2192 the " + n.actor + " " + facing;
+  return (n.history ? n.so_far : "nothing bet yet") + " \u2192 the " + n.actor + " " + facing +
+    (n.off_path ? " (off the equilibrium path)" : "");
 }
 
 function controls() {
@@ -66,7 +67,7 @@ function decisionTable(n) {
   const set = ruleSet();
   const head = el("tr", {}, el("th", { text: "hand" }), el("th", { text: "frequencies" }));
   for (const a of n.actions) head.append(el("th", { text: a }));
-  if (n.values) for (const a of n.actions) head.append(el("th", { text: "value if " + a }));
+  if (n.values) for (const a of n.actions) head.append(el("th", { text: a + ": chips" }));
   const table = el("table", { class: "grid", id: "decision-table" }, el("thead", {}, head));
   const body = el("tbody");
   set.hands.forEach((hand, h) => {
@@ -102,20 +103,27 @@ function render() {
       "the strategy. The other player never reaches this decision at equilibrium: his hand " +
       "is read as the limit of small uniform trembles (off path)."
     : "Values: expected chips of each action for the " + n.actor + " against the " +
-      "equilibrium opponent, his later play as in the strategy; the best in bold.")
+      "equilibrium opponent (given what he knows: his hand, the throw counts, the betting), " +
+      "his later play as in the strategy; the best in bold. A mixed hand's actions are " +
+      "worth the same: that is why it may mix.")
     : (set.values_known ? "" : "Action values are not in this build of the site.");
-  main.replaceChildren(
+  main.replaceChildren(...[
     summaryLine(set.summary),
     el("div", { class: "decision", id: "decision",
                 text: "Captain " + view.tc + " throw" + (view.tc > 1 ? "s" : "") +
                       ", opponent " + view.to + " (the " + state.first + " bets first): " +
                       historyText(n) + "." }),
+    n.off_path ? el("p", { class: "warning", id: "off-path", text: "Off the equilibrium " +
+      "path: the other player's strategy never leads here, whatever his hand. The " +
+      "frequencies are what the solver filled in (any play here keeps the equilibrium); " +
+      "the values read his hand as the limit of small uniform trembles." }) : null,
     legend(["pass", "bet", "call", "fold"].map((k) => BET[k]),
            "faded rows: hands the " + n.actor + "'s own strategy never brings here"),
     decisionTable(n),
     el("p", { class: "note", text: "Rows: the hand of the player to act, strongest first " +
       "(the charts' order). Each bet or raise is one chip more; folding costs one chip, a " +
-      "called showdown 2 chips per level to the lower hand. " + values }));
+      "called showdown 2 chips per level to the lower hand. " + values })
+  ].filter((part) => part !== null));
 }
 
 markNav("nav-betting");

@@ -14,7 +14,8 @@ function cellSegments(set, column, h) {
                              : (action.style === "stop" ? "stop" : "throw all three");
     const short = action.dice || (action.style === "stop" ? "stop" : "all");
     const mixed = column.p.filter((row) => row[h] > 5e-4).length > 1;
-    segments.push({ p: p, style: THROW[action.style], title: name + " " + percent(p),
+    const value = column.values ? " (" + chips(column.values[a][h]) + " chips)" : "";
+    segments.push({ p: p, style: THROW[action.style], title: name + " " + percent(p) + value,
                     label: mixed ? (set.keep ? short + " " : "") + percent(p)
                                  : (set.keep ? short : ""),
                     short: mixed ? (set.keep ? short : percent(p)) : "" });
@@ -73,7 +74,9 @@ function renderReroll() {
     rerollTable(set),
     el("p", { class: "note", text: "Rows: your hand, strongest first. Columns: the throw you " +
       "have just made; the opponent reads the columns of the number of throws the captain " +
-      "declared. Mixed cells: bar widths are the frequencies (hover a cell for every one)." +
+      "declared. Mixed cells: bar widths are the frequencies (hover a cell for every one, " +
+      "with its value: the expected chips of the hand from there, against the equilibrium " +
+      "opponent)." +
       (set.keep ? " Dice written in a cell are the dice to keep." : "") }));
 }
 
