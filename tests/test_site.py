@@ -428,8 +428,32 @@ def test_other_rules_are_solved_on_the_spot_and_listed_first(tmp_path):
     assert result.exit_code == 0, result.output
     sets = _data(tmp_path / "index.html")["rule_sets"]
     assert [r["name"] for r in sets] == ["your rules", "default", "keep", "french"]
+    assert _data(tmp_path / "index.html")["selected"] == 0
     assert sets[0]["summary"]["rules"].startswith("3 faces, 2 throws")
     assert len(sets[0]["hands"]) == 10 and sets[0]["throws"] == 2
+
+
+def test_without_published_games_they_are_solved_and_the_round_left_out(tmp_path, browser):
+    """An installed copy has no outputs/: the three games are solved on the spot (LP and
+    certificate), the round page says how to solve one; rules options naming a published
+    game open the pages on it."""
+    (tmp_path / "empty").mkdir()
+    result = CliRunner().invoke(main, ["site", "--root", str(tmp_path / "empty"), "--reroll",
+                                       "keep", "--out", str(tmp_path / "site")])
+    assert result.exit_code == 0, result.output
+    assert "no solved round found" in result.output
+    data = _data(tmp_path / "site" / "index.html")
+    assert [r["name"] for r in data["rule_sets"]] == ["default", "keep", "french"]
+    assert data["selected"] == 1
+    keep = data["rule_sets"][1]["summary"]
+    assert keep["exact"] is None and keep["status"] == "optimal" and not keep["claimed"]
+    lower, upper = (float(x) for x in keep["interval"])
+    assert lower <= -0.061388065840709069 <= upper and upper - lower < 1e-9
+    assert _data(tmp_path / "site" / "round.html")["rounds"] == []
+    _open(browser, tmp_path / "site", "index.html")
+    assert "reroll keep" in browser.run("document.getElementById('summary').textContent")
+    _open(browser, tmp_path / "site", "round.html")
+    assert "No solved round" in browser.run("document.getElementById('content').textContent")
 
 
 def test_package_data_ships_every_template():

@@ -5,7 +5,7 @@ server, no network, nothing fetched, so `file://` works and a page can be mailed
 
 * ``index.html`` — the betting: pick the rules, both throw counts and the betting so far;
   every hand of the player to act, strongest first as on the charts, with each action's
-  frequency (bars coloured like the charts) and, when known, its value;
+  frequency (bars coloured like the charts) and its value (`analysis.action_values`);
 * ``reroll.html`` — the throwing: what to keep, by throw and hand, as the reroll chart says;
 * ``round.html`` — the round's win-probability map (from a published ``round.json``); a
   click on a state shows its numbers and what each way the next hand can end leads to.
@@ -340,28 +340,31 @@ def page(title: str, script: str, data: Any) -> str:
     return body
 
 
-def render_pages(hands: Sequence[HandView], rounds: Mapping[str, Mapping[str, Any]]
-                 ) -> dict[str, str]:
-    """The three pages by file name."""
+def render_pages(hands: Sequence[HandView], rounds: Mapping[str, Mapping[str, Any]],
+                 selected: int = 0) -> dict[str, str]:
+    """The three pages by file name; the hand pages open on `hands[selected]`."""
     styles = {"throw": {k: _style(v) for k, v in THROW_STYLES.items()},
               "bet": {k: _style(v) for k, v in BET_STYLES.items()},
               "faded": OFF_PATH_ALPHA}
     return {
-        "index.html": page("Bidou: betting", "betting.js",
-                           {"styles": styles, "rule_sets": [betting_document(v) for v in hands]}),
-        "reroll.html": page("Bidou: when to stop throwing", "reroll.js",
-                            {"styles": styles, "rule_sets": [throw_document(v) for v in hands]}),
+        "index.html": page("Bidou: betting", "betting.js", {
+            "styles": styles, "selected": selected,
+            "rule_sets": [betting_document(v) for v in hands]}),
+        "reroll.html": page("Bidou: when to stop throwing", "reroll.js", {
+            "styles": styles, "selected": selected,
+            "rule_sets": [throw_document(v) for v in hands]}),
         "round.html": page("Bidou: the round", "round.js",
                            {"rounds": [round_document(n, r) for n, r in rounds.items()]}),
     }
 
 
 def write_site(out_dir: str | os.PathLike, hands: Sequence[HandView],
-               rounds: Mapping[str, Mapping[str, Any]]) -> list[Path]:
-    """Write the pages into `out_dir`, all or none (`files.write_set`)."""
-    if not hands:
-        raise ValueError("a site needs at least one rule set")
+               rounds: Mapping[str, Mapping[str, Any]], selected: int = 0) -> list[Path]:
+    """Write the pages into `out_dir`, all or none (`files.write_set`); the hand pages open
+    on `hands[selected]`."""
+    if not 0 <= selected < len(hands):
+        raise ValueError("a site needs at least one rule set, and opens on one of them")
     out = Path(out_dir)
-    pages = render_pages(hands, rounds)
+    pages = render_pages(hands, rounds, selected)
     write_set({out / name: text.encode("utf-8") for name, text in pages.items()})
     return [out / name for name in pages]

@@ -25,9 +25,10 @@ def _published_hand(folder: Path) -> tuple[Any, Any] | None:
 
 
 def _hand_views(params: BidouParams, rules_given: tuple[str, ...], root: Path | None,
-                progress: Any) -> list[Any]:
+                progress: Any) -> tuple[list[Any], int]:
     """The published rule sets (read from `root`, or solved now if it has none) and, if
-    rules options were given for other rules, those solved now, first."""
+    rules options were given for other rules, those solved now, first; and which of them
+    the rules options asked for (the pages open on it)."""
     from solver.app.outputs import VARIANTS
     from solver.export.site import hand_view
     from solver.pipeline.hand import solve_hand
@@ -44,7 +45,9 @@ def _hand_views(params: BidouParams, rules_given: tuple[str, ...], root: Path | 
             views.append(hand_view(name, solve_hand(variant).solution))
         else:
             views.append(hand_view(name, found[0], found[1]))
-    return views
+    asked = [i for i, name in enumerate(VARIANTS, start=int(extra))
+             if rules_given and VARIANTS[name] == params]
+    return views, asked[0] if asked else 0
 
 
 def _rounds(root: Path | None) -> dict[str, Any]:
@@ -89,8 +92,8 @@ def site(params: BidouParams, rules_given: tuple[str, ...], out_dir: str,
     folder = Path(root) if root is not None else project_outputs()
     rounds = _rounds(folder)
     with Progress() as progress:
-        views = _hand_views(params, rules_given, folder, progress)
-        paths = write_site(out_dir, views, rounds)
+        views, selected = _hand_views(params, rules_given, folder, progress)
+        paths = write_site(out_dir, views, rounds, selected)
     for path in paths:
         click.echo(f"{path} ({path.stat().st_size / 1e6:.2f} MB)")
     if not rounds:

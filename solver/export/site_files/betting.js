@@ -2,7 +2,7 @@
 // of the player to act with each action's frequency and, when known, its value.
 
 const BET = DATA.styles.bet;
-const view = { set: 0, tc: 1, to: 1, history: "" };
+const view = { set: DATA.selected, tc: 1, to: 1, history: "" };
 
 function ruleSet() { return DATA.rule_sets[view.set]; }
 function publicState() { return ruleSet().states[view.tc + "," + view.to]; }
@@ -38,6 +38,7 @@ function controls() {
     view.history = history.value;
     render();
   });
+  rules.value = String(view.set);
   box.append(rulesLabel, tcLabel, toLabel, hLabel);
   return box;
 }

@@ -2,7 +2,7 @@
 // throws, then the opponent's for each number of throws the captain made).
 
 const THROW = DATA.styles.throw;
-const rview = { set: 0 };
+const rview = { set: DATA.selected };
 
 function cellSegments(set, column, h) {
   const segments = [];
@@ -86,6 +86,7 @@ const [rulesLabel, rulesBox] = select("rules", "Rules",
     rview.set = Number(rulesBox.value);
     renderReroll();
   });
+rulesBox.value = String(rview.set);
 document.getElementById("main").append(
   el("h1", { text: "Bidou: when to stop throwing, which dice to keep" }),
   el("div", { class: "controls" }, rulesLabel), el("div", { id: "content" }));

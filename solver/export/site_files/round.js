@@ -41,7 +41,11 @@ function mapTable(round) {
                             style: "background:" + hatch + "linear-gradient(" + colour + "," +
                                    colour + ");color:" + ink(colour),
                             text: cell.v.toFixed(3) });
+      td.tabIndex = 0;                      // reachable from the keyboard too
       td.addEventListener("click", () => { roundView.state = cell.i; renderRound(); });
+      td.addEventListener("keydown", (event) => {
+        if (event.key === "Enter" || event.key === " ") td.click();
+      });
       row.append(td);
     }
     table.append(row);
