@@ -392,6 +392,10 @@ def test_round_page_map_and_a_states_advice(site, browser, tmp_path):
     lost = next(s for s in report["states"] if (s["centre"], s["captain"],
                                                 s["opponent"]) == (0, 5, 4))
     assert rows["showdown at level 2: the captain loses"][3] == f"{1 - lost['value']:.4f}"
+    swing = browser.run("document.getElementById('swing').textContent")
+    won = next(s for s in report["states"] if s["open_throw"] and (s["centre"], s["captain"])
+               == (0, 1))                      # winning 1 chip: 1 against 8, an open throw
+    assert f"to {won['value']:.3f} (won)" in swing
     browser.screenshot(tmp_path / "site_round.png")
     browser.choose("round", 1)
     assert f"{keep['start_value']:.12f}" in browser.run(

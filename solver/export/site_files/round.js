@@ -90,11 +90,27 @@ function advice(round) {
       el("td", { text: row.centre + ", " + row.captain + ", " + row.opponent }),
       el("td", { text: row.next }), el("td", { class: "num", text: row.value.toFixed(4) })));
   }
-  box.append(el("h2", { text: "What is at stake in the next hand" }), table,
-    el("p", { class: "note", text: "The stage's own strategy (its betting and throwing " +
-      "charts): bidou round --state " + s.centre + "," + s.captain + "," + s.opponent +
-      " --charts --out DIR" }));
+  box.append(el("h2", { text: "What is at stake in the next hand" }), swing(s), table,
+    el("p", { class: "note" }, "The stage's own strategy (its betting and throwing charts): ",
+       el("code", { text: "bidou round --state " + s.centre + "," + s.captain + "," +
+                          s.opponent + " --charts --out DIR" })));
   return box;
+}
+
+// The stakes in one sentence: how far a one-chip showdown moves the captain's chance, and
+// what a fold gives up against ending the hand on two passes.
+function swing(s) {
+  const find = (what) => s.stakes.find((row) => row.what === what);
+  const won = find("showdown at level 1: the captain wins");
+  const lost = find("showdown at level 1: the captain loses");
+  const passes = find("both pass");
+  const folds = find("the captain folds");
+  if (!won || !lost || !passes || !folds) return null;
+  const points = (x) => (100 * x).toFixed(1);
+  return el("p", { id: "swing", text: "A one-chip showdown moves the captain's chance to " +
+    "win the round from " + lost.value.toFixed(3) + " (lost) to " + won.value.toFixed(3) +
+    " (won): " + points(won.value - lost.value) + " points. Folding costs him " +
+    points(passes.value - folds.value) + " points against two passes." });
 }
 
 function renderRound() {
