@@ -326,6 +326,25 @@ def test_betting_page_shows_the_strategy_files_numbers(site, browser, tmp_path):
     assert browser.problems() == []
 
 
+def test_the_address_keeps_the_choice(site, browser):
+    """A link to a decision opens on it, and the other page's link keeps the rules."""
+    _open(browser, site, "index.html")
+    browser.choose("rules", 2)
+    browser.choose("captain-throws", 2)
+    browser.choose("history", "b")
+    link = browser.run("location.hash")
+    assert link == "#rules=french&c=2&o=1&bets=b"
+    browser.goto("about:blank")                    # a fresh load of the link
+    browser.goto((site / "index.html").as_uri() + "#rules=keep&c=2&o=3&bets=br")
+    assert browser.problems() == []
+    _assert_node(browser, _strategy_file("keep"), 2, 3, "br")
+    assert browser.run("document.getElementById('nav-reroll').getAttribute('href')") == \
+        "reroll.html#rules=keep"
+    browser.goto((site / "reroll.html").as_uri() + "#rules=keep")
+    assert "reroll keep" in browser.run("document.getElementById('summary').textContent")
+    assert browser.problems() == []
+
+
 def test_reroll_page_says_what_to_keep(site, browser, tmp_path):
     _open(browser, site, "reroll.html")
 

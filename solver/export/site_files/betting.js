@@ -16,6 +16,16 @@ function historyText(n) {
     (n.off_path ? " (off the equilibrium path)" : "");
 }
 
+function readAddress() {
+  const wanted = address();
+  view.set = ruleSetNamed(wanted.get("rules"), view.set);
+  if (wanted.has("c")) view.tc = Number(wanted.get("c"));
+  if (wanted.has("o")) view.to = Number(wanted.get("o"));
+  if (wanted.has("bets")) view.history = wanted.get("bets");
+  document.getElementById("rules").value = String(view.set);
+  refreshThrows();
+}
+
 function controls() {
   const box = el("div", { class: "controls" });
   const [rulesLabel, rules] = select("rules", "Rules",
@@ -99,6 +109,7 @@ function render() {
   const n = node();
   const main = document.getElementById("content");
   const state = publicState();
+  setAddress({ rules: set.name, c: view.tc, o: view.to, bets: view.history });
   const values = n.values ? (n.off_path
     ? "Values: expected chips of each action for the " + n.actor + ", his later play as in " +
       "the strategy. The other player never reaches this decision at equilibrium: his hand " +
@@ -130,5 +141,6 @@ function render() {
 markNav("nav-betting");
 document.getElementById("main").append(
   el("h1", { text: "Bidou: how to bet" }), controls(), el("div", { id: "content" }));
-refreshThrows();
+readAddress();
 render();
+window.addEventListener("hashchange", () => { readAddress(); render(); });

@@ -95,6 +95,27 @@ function summaryLine(s) {
   return node;
 }
 
+// A page's choice lives in its address too ("index.html#rules=keep&c=2&o=3&bets=br"): a
+// link or a reload shows the same thing, and the other pages' links keep the rules.
+function address() {
+  return new URLSearchParams(location.hash.slice(1));
+}
+
+function setAddress(fields) {
+  const text = "#" + new URLSearchParams(fields).toString();
+  if (location.hash !== text) history.replaceState(null, "", text);
+  const rules = new URLSearchParams({ rules: fields.rules }).toString();
+  for (const [id, page] of [["nav-betting", "index.html"], ["nav-reroll", "reroll.html"]]) {
+    const link = document.getElementById(id);
+    if (link && fields.rules !== undefined) link.setAttribute("href", page + "#" + rules);
+  }
+}
+
+function ruleSetNamed(name, fallback) {
+  const found = DATA.rule_sets.findIndex((r) => r.name === name);
+  return found >= 0 ? found : fallback;
+}
+
 function markNav(id) {
   const link = document.getElementById(id);
   if (link) link.classList.add("here");

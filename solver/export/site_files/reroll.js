@@ -60,6 +60,7 @@ function rerollTable(set) {
 
 function renderReroll() {
   const set = DATA.rule_sets[rview.set];
+  setAddress({ rules: set.name });
   const content = document.getElementById("content");
   const entries = set.keep ? ["stop", "keep2", "keep1", "reroll"] : ["stop", "reroll"];
   if (set.throws < 2) {
@@ -86,6 +87,7 @@ const [rulesLabel, rulesBox] = select("rules", "Rules",
     rview.set = Number(rulesBox.value);
     renderReroll();
   });
+rview.set = ruleSetNamed(address().get("rules"), rview.set);
 rulesBox.value = String(rview.set);
 document.getElementById("main").append(
   el("h1", { text: "Bidou: when to stop throwing, which dice to keep" }),
