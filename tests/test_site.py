@@ -495,12 +495,17 @@ def test_package_data_ships_every_template():
     (["--out", "{tmp}/f/sub"], "is not a folder"),
     (["--root", "{tmp}/bad", "--out", "{tmp}/site"], "not a bidou-round file"),
     (["--root", "{tmp}/missing", "--out", "{tmp}/site"], "does not exist"),
+    (["--root", "{tmp}/edited", "--out", "{tmp}/site"], "edited/keep/strategy.json: "),
     (["--faces", "7", "--out", "{tmp}/site"], "--faces must be"),
 ])
 def test_bad_input_is_one_line_and_exit_2(tmp_path, args, message):
     (tmp_path / "f").write_text("a file")
     (tmp_path / "bad" / "round").mkdir(parents=True)
     (tmp_path / "bad" / "round" / "round.json").write_text('{"schema": "other"}')
+    (tmp_path / "edited" / "keep").mkdir(parents=True)     # a hand-edited published file
+    document = json.loads((OUTPUTS / "keep" / "strategy.json").read_text())
+    document["betting"][0]["probabilities"][0][0] = 2.0
+    (tmp_path / "edited" / "keep" / "strategy.json").write_text(json.dumps(document))
     result = CliRunner().invoke(main, ["site"] + [a.format(tmp=tmp_path) for a in args])
     assert result.exit_code == 2
     lines = result.output.strip().splitlines()

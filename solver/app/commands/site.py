@@ -15,13 +15,18 @@ from solver.app.commands.options import game_options
 
 def _published_hand(folder: Path) -> tuple[Any, Any] | None:
     """(source, exact probabilities) of `folder/strategy.json`, or None if there is none."""
-    from solver.strategy import load_exact, load_strategy_file
+    from solver.strategy import StrategyFileError, load_exact, load_strategy_file
 
     path = folder / "strategy.json"
     if not path.is_file():
         return None
-    model, strategy, result = load_strategy_file(path)
-    return (model, strategy, result), load_exact(path, model, strategy)
+    try:
+        model, strategy, result = load_strategy_file(path)
+        return (model, strategy, result), load_exact(path, model, strategy)
+    except StrategyFileError as error:          # which of the published files is at fault
+        message = str(error)
+        raise StrategyFileError(message if str(path) in message else f"{path}: {message}") \
+            from None
 
 
 def _hand_views(params: BidouParams, rules_given: tuple[str, ...], root: Path | None,
@@ -33,13 +38,16 @@ def _hand_views(params: BidouParams, rules_given: tuple[str, ...], root: Path | 
     from solver.export.site import hand_view
     from solver.pipeline.hand import solve_hand
 
+    # every published file read (and refused if bad) before anything is solved
+    published = {name: _published_hand(root / name) if root is not None else None
+                 for name in VARIANTS}
     views = []
     extra = bool(rules_given) and params not in VARIANTS.values()
     if extra:
         progress(f"solving {params.describe()}", 0, 0)
         views.append(hand_view("your rules", solve_hand(params).solution))
     for done, (name, variant) in enumerate(VARIANTS.items(), start=1):
-        found = _published_hand(root / name) if root is not None else None
+        found = published[name]
         progress(f"measuring {name}" if found else f"solving {name}", done, len(VARIANTS))
         if found is None:
             views.append(hand_view(name, solve_hand(variant).solution))
