@@ -127,8 +127,9 @@ function render() {
                       historyText(n) + "." }),
     n.off_path ? el("p", { class: "warning", id: "off-path", text: "Off the equilibrium " +
       "path: the other player's strategy never leads here, whatever his hand. The " +
-      "frequencies are what the solver filled in (any play here keeps the equilibrium); " +
-      "the values read his hand as the limit of small uniform trembles." }) : null,
+      "frequencies are what the solver filled in (an equilibrium asks only that they leave " +
+      "him no profit in coming here); the values read his hand as the limit of small " +
+      "uniform trembles, so they may favour another action." }) : null,
     legend(["pass", "bet", "call", "fold"].map((k) => BET[k]),
            "faded rows: hands the " + n.actor + "'s own strategy never brings here"),
     decisionTable(n),
