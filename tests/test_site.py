@@ -181,13 +181,19 @@ def site(tmp_path_factory) -> Path:
     return out
 
 
-@pytest.fixture(scope="module")
-def browser(tmp_path_factory):
-    if CHROMIUM is None:
+def _need_chromium(chromium: str | None) -> str:
+    """The browser's path; without one the test skips, or fails when CI is set."""
+    if chromium is None:
         if os.environ.get("CI"):
             pytest.fail("chromium is not installed, and CI is set: `apt-get install -y "
                         "chromium` (.ci/run does)")
         pytest.skip("chromium is not installed (`apt-get install -y chromium`)")
+    return chromium
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory):
+    _need_chromium(CHROMIUM)
     chromium = Browser(tmp_path_factory.mktemp("chromium-profile"))
     yield chromium
     chromium.close()
@@ -489,6 +495,16 @@ def test_without_published_games_they_are_solved_and_the_round_left_out(tmp_path
     assert "reroll keep" in browser.run("document.getElementById('summary').textContent")
     _open(browser, tmp_path / "site", "round.html")
     assert "No solved round" in browser.run("document.getElementById('content').textContent")
+
+
+def test_without_chromium_the_browser_tests_skip_but_fail_on_ci(monkeypatch):
+    monkeypatch.delenv("CI", raising=False)
+    with pytest.raises(pytest.skip.Exception):
+        _need_chromium(None)
+    monkeypatch.setenv("CI", "true")
+    with pytest.raises(pytest.fail.Exception, match="CI is set"):
+        _need_chromium(None)
+    assert _need_chromium("/usr/bin/chromium") == "/usr/bin/chromium"
 
 
 def test_package_data_ships_every_template():
