@@ -47,6 +47,7 @@ PAGES = ("index.html", "reroll.html", "round.html")
 DIGITS = 6              # probabilities and values as embedded: enough for any display
 ROUND_SCHEMA = ("bidou-round", 1)
 
+
 @dataclasses.dataclass(frozen=True)
 class HandView:
     """One rule set as the pages show it: measured, with its own reach (to fade what a
@@ -226,14 +227,16 @@ def check_round(name: str, report: Any) -> None:
             (report.get("schema"), report.get("schema_version")) != ROUND_SCHEMA:
         raise StrategyFileError(f"{name}: not a {ROUND_SCHEMA[0]} file of version "
                                 f"{ROUND_SCHEMA[1]}")
+    from games.bidou.round_params import RoundParams
+
     try:
-        chips = report["rules"]["chips"]
+        chips = RoundParams.from_mapping(report["rules"]).chips
         for entry in report["states"]:
             piles = (entry["centre"], entry["captain"], entry["opponent"])
             if sum(piles) != chips or not 0 <= float(entry["value"]) <= 1:
                 raise StrategyFileError(f"{name}: the state {piles} is not a state of a "
                                         f"{chips}-chip round with a probability")
-    except (KeyError, TypeError, ValueError) as error:
+    except (KeyError, TypeError, ValueError) as error:      # ParameterError: a ValueError
         raise StrategyFileError(f"{name}: a round report's field is missing or malformed "
                                 f"({error})") from None
 
