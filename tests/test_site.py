@@ -358,6 +358,10 @@ def test_the_address_keeps_the_choice(site, browser):
     _assert_node(browser, _strategy_file("keep"), 2, 3, "br")
     assert browser.run("document.getElementById('nav-reroll').getAttribute('href')") == \
         "reroll.html#rules=keep"
+    browser.goto("about:blank")                    # a broken link: the first decision
+    browser.goto((site / "index.html").as_uri() + "#rules=nope&c=9&o=x&bets=zzz")
+    assert browser.problems() == []
+    _assert_node(browser, _strategy_file("default"), 1, 1, "")
     browser.goto((site / "reroll.html").as_uri() + "#rules=keep")
     assert "reroll keep" in browser.run("document.getElementById('summary').textContent")
     assert browser.problems() == []
