@@ -55,7 +55,13 @@ class Browser:
                 self.close()
                 raise RuntimeError("chromium did not open its DevTools port")
             time.sleep(0.05)
-        port, path = port_file.read_text().split()
+        try:
+            self._connect(*port_file.read_text().split())
+        except BaseException:              # never leave a browser running behind a failure
+            self.close()
+            raise
+
+    def _connect(self, port: str, path: str) -> None:
         from tornado.websocket import websocket_connect
 
         async def connect() -> Any:
@@ -146,8 +152,9 @@ class Browser:
         return data
 
     def close(self) -> None:
-        if getattr(self, "loop", None) is not None:
+        if getattr(self, "socket", None) is not None:
             self.socket.close()
+        if getattr(self, "loop", None) is not None:
             self.loop.close()
         self.process.terminate()
         try:
