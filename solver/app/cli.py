@@ -22,6 +22,7 @@ from solver.app.commands import (
     play,
     results,
     round,
+    site,
     solve,
     stats,
     sweep,
@@ -33,7 +34,7 @@ __all__ = ["main", "CFR_DEFAULT_TARGET", "CFR_DEFAULT_CAP"]
 
 COMMANDS = (stats.stats, solve.solve, export.export, export.charts, convergence.convergence,
             outputs.outputs, evaluate.evaluate, play.play, cheatsheet.cheatsheet, lp.lp,
-            round.round_command, sweep.sweep, results.results)
+            round.round_command, sweep.sweep, results.results, site.site)
 
 
 @click.group(cls=Bidou, commands=COMMANDS, epilog="""\b
