@@ -34,7 +34,7 @@ from games.bidou.rules import STOP
 from solver.analysis.action_values import ActionValues, action_values, bet_where, throw_where
 from solver.export import numbers
 from solver.export.bundle import measure
-from solver.export.charts import BET_STYLES, OFF_PATH_ALPHA, THROW_STYLES, Style
+from solver.export.charts import BET_STYLES, OFF_PATH_BAND, OFF_PATH_EDGE, THROW_STYLES, Style
 from solver.export.tables import REACH_TOL, facing, hand_label, ranked_indices, spell_history
 from solver.files import write_set
 from solver.model import HandModel
@@ -348,7 +348,7 @@ def render_pages(hands: Sequence[HandView], rounds: Mapping[str, Mapping[str, An
     """The three pages by file name; the hand pages open on `hands[selected]`."""
     styles = {"throw": {k: _style(v) for k, v in THROW_STYLES.items()},
               "bet": {k: _style(v) for k, v in BET_STYLES.items()},
-              "faded": OFF_PATH_ALPHA}
+              "off_path": {"edge": OFF_PATH_EDGE, "band": OFF_PATH_BAND}}
     return {
         "index.html": page("Bidou: betting", "betting.js", {
             "styles": styles, "selected": selected,

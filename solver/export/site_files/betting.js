@@ -131,7 +131,7 @@ function render() {
       "him no profit in coming here); the values read his hand as the limit of small " +
       "uniform trembles, so they may favour another action." }) : null,
     legend(["pass", "bet", "call", "fold"].map((k) => BET[k]),
-           "faded rows: hands the " + n.actor + "'s own strategy never brings here"),
+           "thin bars in a grey frame: hands the " + n.actor + "'s own strategy never brings here"),
     decisionTable(n),
     el("p", { class: "note", text: "Rows: the hand of the player to act, strongest first " +
       "(the charts' order). Each bet or raise is one chip more; folding costs one chip, a " +

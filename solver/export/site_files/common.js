@@ -35,7 +35,7 @@ function chips(x) {
 }
 
 // The background of an action's bar: its chart colour, hatched like the chart.
-function fill(style, faded) {
+function fill(style) {
   const parts = [];
   if (style.hatch === "////") {
     parts.push("repeating-linear-gradient(135deg, rgba(0,0,0,0.45) 0 1px, transparent 1px 6px)");
@@ -43,20 +43,26 @@ function fill(style, faded) {
     parts.push("repeating-linear-gradient(45deg, rgba(0,0,0,0.45) 0 1px, transparent 1px 6px)");
   }
   parts.push("linear-gradient(" + style.color + ", " + style.color + ")");
-  return "background:" + parts.join(", ") + (faded ? ";opacity:" + DATA.styles.faded : "");
+  return "background:" + parts.join(", ");
 }
 
 // Proportional bar: one segment per action played, each labelled with what fits in it
 // (its full label, else its percentage alone, else nothing: the title says all).
+// Never reached ("faded" in the caller's words): as on the printed charts, a thin band of
+// the true colours in a grey frame, so no colour is mistaken for another action's.
 function bar(segments, faded, small) {
   const width = small ? 116 : 220;
-  const fits = (text, p) => text && text.length * 6.4 + 6 <= p * width;
-  const node = el("div", { class: small ? "bar small" : "bar" });
+  const fits = (text, p) => !faded && text && text.length * 6.4 + 6 <= p * width;
+  const off = DATA.styles.off_path;
+  const frame = faded ? "border-color:" + off.edge + ";padding:" +
+                        (18 * (1 - off.band) / 2).toFixed(1) + "px 0;height:" +
+                        (18 * off.band).toFixed(1) + "px;background:#fff" : "";
+  const node = el("div", { class: small ? "bar small" : "bar", style: frame });
   for (const s of segments) {
     if (s.p <= 0) continue;
     const label = fits(s.label, s.p) ? s.label : (fits(s.short, s.p) ? s.short : "");
     node.append(el("div", { class: "seg", title: s.title,
-                            style: "width:" + (100 * s.p) + "%;" + fill(s.style, faded),
+                            style: "width:" + (100 * s.p) + "%;" + fill(s.style),
                             text: label }));
   }
   return node;
@@ -65,7 +71,7 @@ function bar(segments, faded, small) {
 function legend(entries, fadedNote) {
   const node = el("div", { class: "legend" });
   for (const style of entries) {
-    node.append(el("span", {}, el("span", { class: "swatch", style: fill(style, false) }),
+    node.append(el("span", {}, el("span", { class: "swatch", style: fill(style) }),
                    style.label));
   }
   if (fadedNote) node.append(el("span", { class: "claim", text: fadedNote }));

@@ -70,7 +70,7 @@ function renderReroll() {
   }
   content.replaceChildren(
     summaryLine(set.summary),
-    legend(entries.map((k) => THROW[k]), "faded: never reached with this hand under the " +
+    legend(entries.map((k) => THROW[k]), "thin bar in a grey frame: never reached with this hand under the " +
            "player's own strategy"),
     rerollTable(set),
     el("p", { class: "note", text: "Rows: your hand, strongest first. Columns: the throw you " +
