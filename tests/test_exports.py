@@ -1,0 +1,105 @@
+"""The exports on the command line (issue 23): `bidou lp` with its exact value and policy
+file, OpenSpiel tabular policies, Gambit .efg files and Parquet tables."""
+
+from __future__ import annotations
+
+import json
+from fractions import Fraction
+
+import pyspiel
+import pytest
+from click.testing import CliRunner
+from open_spiel.python import policy as policy_lib
+from open_spiel.python.algorithms import exploitability as os_exploitability
+from open_spiel.python.algorithms import sequence_form_lp
+
+import games.bidou.game  # noqa: F401  (registers python_bidou)
+from games.bidou.params import BidouParams
+from solver.app.cli import main
+from solver.checks.openspiel_exact import prove, round_down, round_up
+from solver.checks.openspiel_lp import solve_run
+from solver.pipeline.hand import solve_hand
+
+
+def run(*args):
+    return CliRunner().invoke(main, list(args), catch_exceptions=False)
+
+
+def load_policy(path) -> tuple[pyspiel.Game, policy_lib.TabularPolicy]:
+    """The loader of docs/exports.md, as a user would write it."""
+    document = json.loads(open(path).read())
+    game = pyspiel.load_game(document["game"])
+    tabular = policy_lib.TabularPolicy(game)
+    for player in document["players"]:
+        for key, entry in player.items():
+            row = tabular.policy_for_key(key)
+            row[:] = 0.0
+            row[entry["actions"]] = entry["probabilities"]
+    return game, tabular
+
+
+# ---- 1. bidou lp: the exact fraction, and the strategies with --out -------------------
+
+def test_lp_kuhn_prints_the_exact_fraction():
+    result = run("lp", "kuhn_poker")
+    assert result.exit_code == 0, result.output
+    assert "value -1/18 (= -0.0555555556) to player 0, proved exact" in result.output
+    summary = json.loads(run("lp", "kuhn_poker", "--json").output)
+    assert summary["exact"] == "-1/18" and summary["proved"] == "exact"
+    assert summary["lower"] <= -1 / 18 <= summary["upper"]
+    assert summary["why_not"] is None
+
+
+def test_lp_out_writes_an_exact_equilibrium_that_openspiel_loads(tmp_path):
+    out = tmp_path / "kuhn.json"
+    result = run("lp", "kuhn_poker", "--out", str(out))
+    assert result.exit_code == 0, result.output
+    document = json.loads(out.read_text())
+    assert document["schema"] == "bidou-openspiel-policy" and document["schema_version"] == 1
+    assert document["game"] == "kuhn_poker" and document["result"]["exact"] == "-1/18"
+    assert [len(p) for p in document["players"]] == [6, 6]
+    for player in document["players"]:
+        for entry in player.values():
+            assert sum(Fraction(p) for p in entry["exact"]) == 1
+            assert [float(Fraction(p)) for p in entry["exact"]] == entry["probabilities"]
+    game, tabular = load_policy(out)
+    assert os_exploitability.nash_conv(game, tabular) == pytest.approx(0, abs=1e-12)
+    # player 1 bets a third of the time with the Jack after a pass (Kuhn's equilibrium)
+    assert document["players"][1]["0p"]["exact"] == ["2/3", "1/3"]
+
+
+def test_lp_leduc_matches_openspiel_and_proves_an_interval():
+    """Leduc's LP strategies have no small fractions: the fallback proves an interval."""
+    v0, v1, _, _ = sequence_form_lp.solve_zero_sum_game(pyspiel.load_game("leduc_poker"))
+    summary = json.loads(run("lp", "leduc_poker", "--json").output)
+    assert summary["value"] == pytest.approx(v0, abs=1e-8)
+    assert summary["value"] == pytest.approx(-0.085606424078, abs=1e-12)
+    assert summary["exact"] is None and summary["proved"] == "interval"
+    assert summary["lower"] <= summary["value"] <= summary["upper"]
+    assert summary["upper"] - summary["lower"] < 1e-12
+    assert "no rationalisation of the LP's strategies" in summary["why_not"]
+    line = run("lp", "leduc_poker").output
+    assert "proved in [" in line and "no exact fraction recovered" in line
+
+
+@pytest.mark.parametrize("kwargs", [dict(faces=3, throws=1, max_level=3, ranking="french"),
+                                    dict(faces=2, throws=2, max_level=1, reroll="keep")])
+def test_lp_python_bidou_matches_the_projects_exact_value(kwargs):
+    params = BidouParams(**kwargs)
+    ours = solve_hand(params, exact=True).solution.certificate
+    assert ours is not None and ours.exact is not None
+    summary = json.loads(run("lp", params.to_game_string(), "--json").output)
+    assert Fraction(summary["exact"]) == ours.exact
+
+
+def test_prove_without_exact_numbers_says_why():
+    run_ = solve_run("kuhn_poker")                 # exact terms not asked for
+    proof = prove(run_)
+    assert proof.value is None and proof.lower is None
+    assert "not asked for" in proof.why_not
+
+
+def test_proved_bounds_round_outward():
+    third = Fraction(1, 3)
+    assert Fraction(round_down(third)) <= third <= Fraction(round_up(third))
+    assert round_down(Fraction(1, 2)) == round_up(Fraction(1, 2)) == 0.5
