@@ -103,3 +103,60 @@ def test_proved_bounds_round_outward():
     third = Fraction(1, 3)
     assert Fraction(round_down(third)) <= third <= Fraction(round_up(third))
     assert round_down(Fraction(1, 2)) == round_up(Fraction(1, 2)) == 0.5
+
+
+# ---- 2. OpenSpiel tabular policies of python_bidou ------------------------------------
+
+SMALL = ("--faces", "2", "--throws", "2", "--max-level", "2")
+
+
+def test_export_policy_of_an_equilibrium_has_openspiel_exploitability_zero(tmp_path):
+    out = tmp_path / "policy.json"
+    result = run("export-policy", *SMALL, "--out", str(out))
+    assert result.exit_code == 0, result.output
+    document = json.loads(out.read_text())
+    assert document["schema"] == "bidou-openspiel-policy"
+    assert document["game"] == BidouParams(faces=2, throws=2, max_level=2).to_game_string()
+    assert document["result"]["value"] == pytest.approx(-15 / 512, abs=1e-12)
+    game, tabular = load_policy(out)
+    ours = document["result"]["exploitability"]
+    assert os_exploitability.exploitability(game, tabular) == pytest.approx(ours, abs=1e-9)
+    assert ours < 1e-12
+
+
+def test_export_policy_of_a_bad_strategy_file_matches_openspiel(tmp_path):
+    """A strategy far from equilibrium (uniform betting): OpenSpiel's own exploitability of
+    the exported policy is the project's, measured by `bidou evaluate`."""
+    solved = tmp_path / "s.json"
+    assert run("solve", *SMALL, "--out", str(solved)).exit_code == 0
+    uniform = json.loads(solved.read_text())
+    for entry in uniform["betting"]:
+        k = len(entry["actions"])
+        entry["probabilities"] = [[1 / k] * len(row) for row in entry["probabilities"]]
+    bad = tmp_path / "uniform.json"
+    bad.write_text(json.dumps(uniform))
+    ours = json.loads(run("evaluate", "--strategy", str(bad), "--json").output)
+    out = tmp_path / "policy.json"
+    result = run("export-policy", "--strategy", str(bad), "--out", str(out))
+    assert result.exit_code == 0, result.output
+    game, tabular = load_policy(out)
+    theirs = os_exploitability.exploitability(game, tabular)
+    assert theirs == pytest.approx(ours["exploitability"], abs=1e-9)
+    assert theirs > 0.05
+    for player in json.loads(out.read_text())["players"]:
+        for entry in player.values():
+            assert sum(entry["probabilities"]) == pytest.approx(1, abs=1e-12)
+
+
+def test_export_policy_refuses_a_big_game_before_solving(tmp_path, monkeypatch):
+    import solver.solve
+
+    def must_not_solve(*args, **kwargs):
+        raise AssertionError("solved a game too big to export")
+
+    monkeypatch.setattr(solver.solve, "solve", must_not_solve)
+    result = run("export-policy", "--out", str(tmp_path / "p.json"))
+    assert result.exit_code == 2 and result.output.count("\n") == 1
+    assert "bidou: error: export-policy walks every history" in result.output
+    assert "above the limit of 1,000,000" in result.output
+    assert not (tmp_path / "p.json").exists()

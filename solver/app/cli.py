@@ -17,6 +17,7 @@ from solver.app.commands import (
     convergence,
     evaluate,
     export,
+    export_policy,
     lp,
     outputs,
     play,
@@ -33,7 +34,8 @@ __all__ = ["main", "CFR_DEFAULT_TARGET", "CFR_DEFAULT_CAP"]
 
 COMMANDS = (stats.stats, solve.solve, export.export, export.charts, convergence.convergence,
             outputs.outputs, evaluate.evaluate, play.play, cheatsheet.cheatsheet, lp.lp,
-            round.round_command, sweep.sweep, results.results)
+            round.round_command, sweep.sweep, results.results,
+            export_policy.export_policy)
 
 
 @click.group(cls=Bidou, commands=COMMANDS, epilog="""\b

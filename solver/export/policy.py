@@ -55,3 +55,16 @@ def _player(policy: PlayerPolicy) -> dict[str, dict[str, Any]]:
 def write_policy(path: str | os.PathLike, document: Mapping[str, Any]) -> None:
     """Write the document atomically (solver/files.py)."""
     write_json_atomic(path, document)
+
+
+def players_from_tabular(tabular: Any) -> list[dict[str, dict[int, float]]]:
+    """Both players' strategies read from an OpenSpiel TabularPolicy (duck-typed: its
+    `states`, `state_lookup`, `legal_actions_mask` and `action_probability_array`), the
+    legal actions of each state only."""
+    players: list[dict[str, dict[int, float]]] = [{}, {}]
+    for key, row in tabular.state_lookup.items():
+        player = tabular.states[row].current_player()
+        legal = [a for a, ok in enumerate(tabular.legal_actions_mask[row]) if ok]
+        probs = tabular.action_probability_array[row]
+        players[player][key] = {a: float(probs[a]) for a in legal}
+    return players
