@@ -160,3 +160,30 @@ def test_export_policy_refuses_a_big_game_before_solving(tmp_path, monkeypatch):
     assert "bidou: error: export-policy walks every history" in result.output
     assert "above the limit of 1,000,000" in result.output
     assert not (tmp_path / "p.json").exists()
+
+
+# ---- 3. Gambit .efg files ---------------------------------------------------------------
+
+def test_export_efg_reads_back_into_pygambit_with_the_projects_value(tmp_path):
+    pygambit = pytest.importorskip("pygambit")
+    kwargs = dict(faces=2, throws=1, max_level=2, ranking="french")
+    out = tmp_path / "game.efg"
+    result = run("export-efg", "--faces", "2", "--throws", "1", "--max-level", "2",
+                 "--ranking", "french", "--out", str(out))
+    assert result.exit_code == 0, result.output
+    assert "245 nodes" in result.output
+    game = pygambit.read_efg(str(out))
+    assert len(game.players) == 2
+    equilibrium = pygambit.nash.lp_solve(game, rational=True).equilibrium
+    theirs = Fraction(equilibrium.payoffs[list(game.players)[0]])
+    ours = solve_hand(BidouParams(**kwargs), exact=True).solution.certificate
+    assert ours is not None and ours.exact == theirs == Fraction(-17, 256)
+
+
+def test_export_efg_refuses_a_big_tree_in_one_line(tmp_path):
+    out = tmp_path / "game.efg"
+    result = run("export-efg", "--faces", "4", "--throws", "2", "--out", str(out))
+    assert result.exit_code == 2 and result.output.count("\n") == 1
+    assert "export-efg walks every history" in result.output
+    assert "above the limit of 200,000" in result.output
+    assert not out.exists()

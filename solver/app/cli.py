@@ -17,6 +17,7 @@ from solver.app.commands import (
     convergence,
     evaluate,
     export,
+    export_efg,
     export_policy,
     lp,
     outputs,
@@ -35,7 +36,7 @@ __all__ = ["main", "CFR_DEFAULT_TARGET", "CFR_DEFAULT_CAP"]
 COMMANDS = (stats.stats, solve.solve, export.export, export.charts, convergence.convergence,
             outputs.outputs, evaluate.evaluate, play.play, cheatsheet.cheatsheet, lp.lp,
             round.round_command, sweep.sweep, results.results,
-            export_policy.export_policy)
+            export_policy.export_policy, export_efg.export_efg)
 
 
 @click.group(cls=Bidou, commands=COMMANDS, epilog="""\b
