@@ -187,3 +187,69 @@ def test_export_efg_refuses_a_big_tree_in_one_line(tmp_path):
     assert "export-efg walks every history" in result.output
     assert "above the limit of 200,000" in result.output
     assert not out.exists()
+
+
+# ---- 4. Parquet tables ----------------------------------------------------------------
+
+def _decisions_sum_to_one(path, keys) -> int:
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+
+    table = pq.read_table(path)
+    grouped = table.group_by(list(keys)).aggregate([("probability", "sum")])
+    sums = grouped.column("probability_sum").to_pylist()
+    assert min(sums) == pytest.approx(1, abs=1e-9) and max(sums) == pytest.approx(1, abs=1e-9)
+    assert pc.min(table.column("probability")).as_py() >= 0
+    return len(sums)
+
+
+def test_parquet_tables_of_the_default_game(tmp_path):
+    """Typed columns, one row per (decision, hand, action), each decision summing to 1."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from solver.export.parquet import write_parquet_tables
+    from solver.export.tables import betting_table, reroll_table
+    from solver.solve import solve
+
+    solution = solve(BidouParams())
+    paths = write_parquet_tables(solution.model, solution.strategy, tmp_path)
+    assert [p.name for p in paths] == ["reroll.parquet", "betting.parquet"]
+    betting = pq.read_table(tmp_path / "betting.parquet")
+    schema = betting.schema
+    assert schema.field("captain_throws").type == pa.int16()
+    assert schema.field("level").type == pa.int16()
+    assert schema.field("probability").type == pa.float64()
+    assert schema.field("action").type == pa.string()
+    assert "play" not in schema.names and "bet" not in schema.names
+    assert json.loads(schema.metadata[b"bidou.rules"]) == BidouParams().to_dict()
+    assert schema.metadata[b"bidou.table"] == b"betting"
+    # the opening decision keeps its empty history (not null)
+    assert "" in set(betting.column("history").to_pylist())
+    decisions = _decisions_sum_to_one(tmp_path / "betting.parquet",
+                                      ("captain_throws", "opponent_throws", "history", "hand"))
+    assert decisions == len(betting_table(solution.model, solution.strategy).rows)
+    decisions = _decisions_sum_to_one(tmp_path / "reroll.parquet",
+                                      ("player", "captain_throws", "throw", "hand"))
+    assert decisions == len(reroll_table(solution.model, solution.strategy).rows)
+    reroll = pq.read_table(tmp_path / "reroll.parquet")
+    captain = reroll.filter(pa.compute.equal(reroll.column("player"), "captain"))
+    assert set(captain.column("captain_throws").to_pylist()) == {None}
+    before = (tmp_path / "betting.parquet").read_bytes()
+    write_parquet_tables(solution.model, solution.strategy, tmp_path)
+    assert (tmp_path / "betting.parquet").read_bytes() == before      # stable bytes
+
+
+def test_export_parquet_on_the_command_line(tmp_path):
+    import pyarrow.parquet as pq
+
+    out = tmp_path / "out"
+    result = run("export", "--faces", "2", "--throws", "1", "--parquet", "--format", "png",
+                 "--out", str(out))
+    assert result.exit_code == 0, result.output
+    assert {"reroll.parquet", "betting.parquet"} <= {p.name for p in out.iterdir()}
+    assert "betting.parquet" in json.loads((out / "summary.json").read_text())["files"]
+    rows = pq.read_table(out / "betting.parquet").to_pylist()
+    csv_rows = (out / "betting.csv").read_text().splitlines()[1:]
+    # every CSV row is one decision and hand; each of its available actions one Parquet row
+    assert len({(r["captain_throws"], r["history"], r["hand"]) for r in rows}) == len(csv_rows)
