@@ -253,3 +253,30 @@ def test_export_parquet_on_the_command_line(tmp_path):
     csv_rows = (out / "betting.csv").read_text().splitlines()[1:]
     # every CSV row is one decision and hand; each of its available actions one Parquet row
     assert len({(r["captain_throws"], r["history"], r["hand"]) for r in rows}) == len(csv_rows)
+
+
+def test_prove_gives_up_the_exact_terms_past_their_cap(monkeypatch):
+    from solver.checks import openspiel_lp
+
+    monkeypatch.setattr(openspiel_lp, "MAX_EXACT_TERMS", 10)
+    proof = prove(solve_run("kuhn_poker", exact=True))          # 30 terms
+    assert proof.value is None and proof.lower is None
+    assert "more than 10 payoff terms" in proof.why_not
+
+
+# ---- every new command and option: a row of README's table and examples in --help -----
+
+@pytest.mark.parametrize("command, row", [
+    ("lp", "| `bidou lp GAME_STRING [--json] [--out FILE.json]` |"),
+    ("export-policy", "| `bidou export-policy [rules] [--strategy FILE] --out FILE.json` |"),
+    ("export-efg", "| `bidou export-efg [rules] --out FILE.efg` |"),
+    ("export", "[--parquet]"),
+])
+def test_new_commands_are_in_the_readme_and_their_help(command, row):
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    assert row in readme
+    text = run(command, "--help").output
+    assert "Examples:" in text
+    assert ("--out" if command != "export" else "--parquet") in text.split("Examples:")[1]

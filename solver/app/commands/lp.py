@@ -7,6 +7,7 @@ import contextlib
 import json
 import os
 import sys
+import time
 from typing import TYPE_CHECKING, Any, Iterator, Sequence
 
 import click
@@ -33,7 +34,7 @@ def _quiet_stderr() -> Iterator[None]:
         os.close(saved)
 
 
-@click.command("lp", short_help="Sequence-form LP of a small OpenSpiel game, value exact.",
+@click.command("lp", short_help="Sequence-form LP of a small OpenSpiel game, value proved.",
                epilog="""\b
 Examples:
   bidou lp kuhn_poker                       value -1/18 to player 0, proved exact
@@ -58,8 +59,10 @@ def lp(game_string: str, as_json: bool, out_file: str | None) -> None:
     if out_file is not None:
         check_file_destination(out_file)
     run = _solve(game_string)
+    started = time.perf_counter()
     proof = prove(run)
     summary = _summary(game_string, run, proof)
+    summary["proof_seconds"] = time.perf_counter() - started
     if as_json:
         click.echo(json.dumps(summary, indent=1))
     else:
