@@ -82,6 +82,17 @@ def test_lp_leduc_matches_openspiel_and_proves_an_interval():
     assert "proved in [" in line and "no exact fraction recovered" in line
 
 
+def test_lp_out_without_an_exact_fraction_writes_the_lps_floats(tmp_path):
+    out = tmp_path / "leduc.json"
+    assert run("lp", "leduc_poker", "--out", str(out)).exit_code == 0
+    document = json.loads(out.read_text())
+    assert document["result"]["exact"] is None
+    assert not any("exact" in entry for player in document["players"]
+                   for entry in player.values())
+    game, tabular = load_policy(out)
+    assert os_exploitability.nash_conv(game, tabular) < 1e-9
+
+
 @pytest.mark.parametrize("kwargs", [dict(faces=3, throws=1, max_level=3, ranking="french"),
                                     dict(faces=2, throws=2, max_level=1, reroll="keep")])
 def test_lp_python_bidou_matches_the_projects_exact_value(kwargs):
@@ -280,3 +291,21 @@ def test_new_commands_are_in_the_readme_and_their_help(command, row):
     text = run(command, "--help").output
     assert "Examples:" in text
     assert ("--out" if command != "export" else "--parquet") in text.split("Examples:")[1]
+
+
+@pytest.mark.parametrize("command", [("lp", "kuhn_poker"), ("export-policy", *SMALL),
+                                     ("export-efg", *SMALL)])
+def test_an_unusable_destination_is_refused_before_any_work(tmp_path, monkeypatch, command):
+    import solver.checks.openspiel_lp
+    import solver.solve
+
+    def must_not_run(*args, **kwargs):
+        raise AssertionError("worked although the destination is unusable")
+
+    monkeypatch.setattr(solver.solve, "solve", must_not_run)
+    monkeypatch.setattr(solver.checks.openspiel_lp, "solve_run", must_not_run)
+    monkeypatch.setattr(solver.checks.openspiel_lp, "estimate_histories", must_not_run)
+    (tmp_path / "file").write_text("x")
+    result = run(*command, "--out", str(tmp_path / "file" / "out.json"))
+    assert result.exit_code == 2 and result.output.count("\n") == 1
+    assert result.output.startswith("bidou: error: cannot write")
