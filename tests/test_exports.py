@@ -309,3 +309,33 @@ def test_an_unusable_destination_is_refused_before_any_work(tmp_path, monkeypatc
     result = run(*command, "--out", str(tmp_path / "file" / "out.json"))
     assert result.exit_code == 2 and result.output.count("\n") == 1
     assert result.output.startswith("bidou: error: cannot write")
+
+
+def test_parquet_gives_each_action_its_value_when_the_table_has_them():
+    """A table with action values (`chips_<action>`, `chips_play`, `off_path`) becomes
+    one `chips` per long row; the other columns are carried with their types."""
+    import io
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from solver.export.parquet import long_rows, parquet_bytes
+    from solver.export.tables import Table
+
+    columns = ("captain_throws", "history", "hand", "reached", "play", "pass", "bet",
+               "off_path", "chips_play", "chips_pass", "chips_bet")
+    rows = ({"captain_throws": 1, "history": "", "hand": "2-1-1", "reached": 0.5,
+             "play": "bet", "pass": 0.25, "bet": 0.75, "off_path": False,
+             "chips_play": 1.5, "chips_pass": 0.5, "chips_bet": 1.75},)
+    table = Table("betting", "Betting", columns, ("pass", "bet"), rows)
+    assert long_rows(table) == [
+        {"captain_throws": 1, "history": "", "hand": "2-1-1", "reached": 0.5,
+         "off_path": False, "chips_play": 1.5, "action": "pass", "probability": 0.25,
+         "chips": 0.5},
+        {"captain_throws": 1, "history": "", "hand": "2-1-1", "reached": 0.5,
+         "off_path": False, "chips_play": 1.5, "action": "bet", "probability": 0.75,
+         "chips": 1.75}]
+    read = pq.read_table(io.BytesIO(parquet_bytes(table, {"faces": 6})))
+    assert read.schema.field("chips").type == pa.float64()
+    assert read.schema.field("off_path").type == pa.bool_()
+    assert read.column("chips").to_pylist() == [0.5, 1.75]
