@@ -121,20 +121,6 @@ def test_proved_bounds_round_outward():
 SMALL = ("--faces", "2", "--throws", "2", "--max-level", "2")
 
 
-def test_export_policy_of_an_equilibrium_has_openspiel_exploitability_zero(tmp_path):
-    out = tmp_path / "policy.json"
-    result = run("export-policy", *SMALL, "--out", str(out))
-    assert result.exit_code == 0, result.output
-    document = json.loads(out.read_text())
-    assert document["schema"] == "bidou-openspiel-policy"
-    assert document["game"] == BidouParams(faces=2, throws=2, max_level=2).to_game_string()
-    assert document["result"]["value"] == pytest.approx(-15 / 512, abs=1e-12)
-    game, tabular = load_policy(out)
-    ours = document["result"]["exploitability"]
-    assert os_exploitability.exploitability(game, tabular) == pytest.approx(ours, abs=1e-9)
-    assert ours < 1e-12
-
-
 def test_export_policy_of_a_bad_strategy_file_matches_openspiel(tmp_path):
     """A strategy far from equilibrium (uniform betting): OpenSpiel's own exploitability of
     the exported policy is the project's, measured by `bidou evaluate`."""
@@ -157,6 +143,30 @@ def test_export_policy_of_a_bad_strategy_file_matches_openspiel(tmp_path):
     for player in json.loads(out.read_text())["players"]:
         for entry in player.values():
             assert sum(entry["probabilities"]) == pytest.approx(1, abs=1e-12)
+
+
+def test_export_policy_of_an_exact_equilibrium_keeps_the_fractions(tmp_path):
+    """The equilibrium of a strategy file from `solve --exact`: its fractions at every
+    faithful information state, and OpenSpiel's exploitability 0, as the project's."""
+    solved = tmp_path / "exact.json"
+    assert run("solve", *SMALL, "--exact", "--out", str(solved)).exit_code == 0
+    out = tmp_path / "policy.json"
+    result = run("export-policy", "--strategy", str(solved), "--out", str(out))
+    assert result.exit_code == 0, result.output
+    document = json.loads(out.read_text())
+    assert document["schema"] == "bidou-openspiel-policy"
+    assert document["game"] == BidouParams(faces=2, throws=2, max_level=2).to_game_string()
+    assert document["result"]["value"] == pytest.approx(-15 / 512, abs=1e-12)
+    assert document["result"]["exploitability"] < 1e-12
+    assert document["result"]["certified_value"]["exact"] == "-15/512"
+    entries = [entry for player in document["players"] for entry in player.values()]
+    assert len(entries) == 252
+    for entry in entries:
+        assert sum(Fraction(p) for p in entry["exact"]) == 1
+        assert [float(Fraction(p)) for p in entry["exact"]] == pytest.approx(
+            entry["probabilities"], abs=1e-15)
+    game, tabular = load_policy(out)
+    assert os_exploitability.exploitability(game, tabular) == pytest.approx(0, abs=1e-12)
 
 
 def test_export_policy_refuses_a_big_game_before_solving(tmp_path, monkeypatch):
@@ -279,7 +289,8 @@ def test_prove_gives_up_the_exact_terms_past_their_cap(monkeypatch):
 
 @pytest.mark.parametrize("command, row", [
     ("lp", "| `bidou lp GAME_STRING [--json] [--out FILE.json]` |"),
-    ("export-policy", "| `bidou export-policy [rules] [--strategy FILE] --out FILE.json` |"),
+    ("export-policy",
+     "| `bidou export-policy [rules] [--strategy FILE] [--exact] --out FILE.json` |"),
     ("export-efg", "| `bidou export-efg [rules] --out FILE.efg` |"),
     ("export", "[--parquet]"),
 ])
