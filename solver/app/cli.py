@@ -17,6 +17,8 @@ from solver.app.commands import (
     convergence,
     evaluate,
     export,
+    export_efg,
+    export_policy,
     lp,
     outputs,
     play,
@@ -34,7 +36,8 @@ __all__ = ["main", "CFR_DEFAULT_TARGET", "CFR_DEFAULT_CAP"]
 
 COMMANDS = (stats.stats, solve.solve, export.export, export.charts, convergence.convergence,
             outputs.outputs, evaluate.evaluate, play.play, cheatsheet.cheatsheet, lp.lp,
-            round.round_command, sweep.sweep, results.results, site.site)
+            round.round_command, sweep.sweep, results.results, site.site,
+            export_policy.export_policy, export_efg.export_efg)
 
 
 @click.group(cls=Bidou, commands=COMMANDS, epilog="""\b

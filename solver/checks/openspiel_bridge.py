@@ -35,6 +35,28 @@ def to_openspiel_policy(game: pyspiel.Game, strategy: Strategy,
     """The compact strategy as a TabularPolicy of the faithful game (small variants only)."""
     model = model or build_model(game.params)
     tabular = policy_lib.TabularPolicy(game)
+    for row, legal, key, index in faithful_decisions(model, tabular):
+        if key[0] == "bet":
+            _, (tc, to, history), hand = key
+            column = strategy.betting[(tc, to, history)][:, hand]
+        else:
+            _, player, context, throw, hand = key
+            column = strategy.throw[player][context, throw][:, hand]
+        probs = np.array([column[i] for i in index])
+        tabular.action_probability_array[row, :] = 0.0
+        tabular.action_probability_array[row, legal] = probs / probs.sum()
+    return tabular
+
+
+def faithful_decisions(model: HandModel, tabular: policy_lib.TabularPolicy
+                       ) -> Iterator[tuple[int, list[int], tuple, list[int]]]:
+    """For each state of a TabularPolicy of the faithful game: (its row, its legal action
+    ids, the compact decision it plays, the index of each legal action in that decision).
+
+    The decision is keyed as in `solver.certificate.decisions` (and `solver.types.Exact`):
+    ("throw", role, context, throw, hand) or ("bet", (tc, to, history), hand); the faithful
+    state reads only what the compact strategy conditions on.
+    """
     hand_index = {h: i for i, h in enumerate(model.hands)}
     throw_index = {throw_action_name(a): i for i, a in enumerate(model.throw_actions)}
     for row, state in enumerate(tabular.states):
@@ -43,19 +65,17 @@ def to_openspiel_policy(game: pyspiel.Game, strategy: Strategy,
         names = [state.action_to_string(player, a) for a in legal]
         hand = hand_index[tuple(state.hands[player])]
         counts = state.throw_counts
+        key: tuple
         if names[0] in ACTIONS:
             node = model.tree(tuple(counts)).after(state.betting)
             assert isinstance(node, Node), "a player to act is at a decision, not a leaf"
-            probs = strategy.betting[(counts[0], counts[1], node.history)][:, hand]
-            by_name = dict(zip(node.actions, probs))
+            key = ("bet", (counts[0], counts[1], node.history), hand)
+            index = [node.actions.index(name) for name in names]
         else:
             context = 0 if player == CAPTAIN else counts[0] - 1
-            decision = strategy.throw[player][context, counts[player] - 1]
-            by_name = {name: decision[throw_index[name], hand] for name in names}
-        probs = np.array([by_name[name] for name in names])
-        tabular.action_probability_array[row, :] = 0.0
-        tabular.action_probability_array[row, legal] = probs / probs.sum()
-    return tabular
+            key = ("throw", player, context, counts[player] - 1, hand)
+            index = [throw_index[name] for name in names]
+        yield row, legal, key, index
 
 
 def tabular_lookup(game: pyspiel.Game, policy: policy_lib.TabularPolicy

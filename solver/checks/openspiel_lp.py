@@ -48,6 +48,7 @@ import random
 import sys
 import time
 from dataclasses import dataclass
+from fractions import Fraction
 
 import numpy as np
 import pyspiel
@@ -57,6 +58,7 @@ from scipy.optimize import linprog
 from solver.errors import SolverError
 
 __all__ = [
+    "LPRun",
     "SequenceFormSolution",
     "SolverError",
     "solve_openspiel_game",
@@ -234,26 +236,51 @@ def estimate_histories(game: pyspiel.Game, samples: int = _ESTIMATE_SAMPLES,
     return total / samples
 
 
-def _build(game: pyspiel.Game, max_states: int = MAX_STATES
+def _build(game: pyspiel.Game, max_states: int = MAX_STATES, exact: bool = False
            ) -> tuple[tuple[_PlayerTree, _PlayerTree], sp.csr_matrix, float]:
-    """One recursive walk: player trees, payoff matrix and payoff scale (max(1, max |u0|))."""
+    """One recursive walk: player trees, payoff matrix and payoff scale (max(1, max |u0|)).
+
+    With `exact`, the walk also keeps the payoff matrix in Fractions (`_Walk.exact_terms`),
+    returned through `_build_walk`."""
+    return _build_walk(game, max_states, exact)[:3]
+
+
+def _build_walk(game: pyspiel.Game, max_states: int = MAX_STATES, exact: bool = False
+                ) -> tuple[tuple[_PlayerTree, _PlayerTree], sp.csr_matrix, float, "_Walk"]:
+    """`_build`, and the walk itself (its exact terms, or why there are none)."""
     limit = _ESTIMATE_MARGIN * max_states
     estimate = estimate_histories(game, stop_at=limit)
     if estimate > limit:
         raise ValueError(f"{game}: about {estimate:.1e} histories or more (estimated from "
                          f"{_ESTIMATE_SAMPLES} random playouts); the sequence-form LP walks "
                          f"every one and stops at {max_states:,}")
-    walk = _Walk(game, max_states)
+    walk = _Walk(game, max_states, exact)
     old_limit = sys.getrecursionlimit()
     sys.setrecursionlimit(max(old_limit, 10 * game.max_game_length() + 1000))
     try:
-        walk.visit(game.new_initial_state(), 0, 0, 1.0)
+        walk.visit(game.new_initial_state(), 0, 0, 1.0, Fraction(1) if exact else None)
     finally:
         sys.setrecursionlimit(old_limit)
     trees = walk.trees
     n0, n1 = trees[0].num_sequences, trees[1].num_sequences
     A = sp.coo_matrix((walk.vals, (walk.rows, walk.cols)), shape=(n0, n1)).tocsr()  # sums dups
-    return trees, A, max(1.0, walk.max_abs)
+    return trees, A, max(1.0, walk.max_abs), walk
+
+
+# OpenSpiel gives chance probabilities and returns as floats: the exact walk reads each as
+# the nearest fraction with a denominator up to this bound (1/3 for 0.333...), and gives up
+# its exact terms (saying why) on a float that is no such fraction to 1e-12.
+_MAX_DENOMINATOR = 10**6
+# Each exact term takes about 190 bytes (measured: 91,960 terms of
+# python_bidou(faces=3,throws=2,max_level=2) added 17 MB): past this many the exact walk
+# gives them up, saying so, rather than hold hundreds of MB.
+MAX_EXACT_TERMS = 1_000_000
+
+
+def snap(x: float) -> Fraction | None:
+    """The small fraction a float from OpenSpiel stands for, or None if there is none."""
+    f = Fraction(x).limit_denominator(_MAX_DENOMINATOR)
+    return f if abs(float(f) - x) <= 1e-12 * max(1.0, abs(x)) else None
 
 
 class _Walk:
@@ -261,8 +288,11 @@ class _Walk:
     sets, the payoff matrix's (row, column, value) triplets, and the counts that stop a walk
     too large to finish (histories, bytes of information state strings)."""
 
-    def __init__(self, game: pyspiel.Game, max_states: int) -> None:
+    def __init__(self, game: pyspiel.Game, max_states: int, exact: bool = False) -> None:
         self.game = game
+        # (seq0, seq1, chance reach * u0) in Fractions, while every number snaps exactly
+        self.exact_terms: list[tuple[int, int, Fraction]] | None = [] if exact else None
+        self.inexact: str | None = None       # why the exact terms were given up
         self.max_states = max_states
         self.trees = (_PlayerTree(), _PlayerTree())
         self.visited = 0
@@ -272,20 +302,22 @@ class _Walk:
         self.vals: list[float] = []
         self.max_abs = 0.0
 
-    def visit(self, state: pyspiel.State, seq0: int, seq1: int, reach: float) -> None:
+    def visit(self, state: pyspiel.State, seq0: int, seq1: int, reach: float,
+              exact_reach: Fraction | None = None) -> None:
         """Walk the subtree of `state`, reached by sequences (seq0, seq1) with chance
-        probability `reach`."""
+        probability `reach` (`exact_reach` in Fractions, in an exact walk)."""
         self.visited += 1
         if self.visited > self.max_states:
             raise ValueError(f"{self.game}: more than {self.max_states:,} histories; too "
                              f"large for the sequence-form LP over the whole tree")
         if state.is_terminal():
-            self._terminal(state, seq0, seq1, reach)
+            self._terminal(state, seq0, seq1, reach, exact_reach)
             return
         if state.is_chance_node():
             for a, p in state.chance_outcomes():
                 if p > 0.0:
-                    self.visit(state.child(a), seq0, seq1, reach * p)
+                    self.visit(state.child(a), seq0, seq1, reach * p,
+                               self._exact_product(exact_reach, p, "chance probability"))
             return
         player = state.current_player()
         if player not in (0, 1):
@@ -295,11 +327,26 @@ class _Walk:
         for i, a in enumerate(legal):
             child = state.child(a)
             if player == 0:
-                self.visit(child, start + i, seq1, reach)
+                self.visit(child, start + i, seq1, reach, exact_reach)
             else:
-                self.visit(child, seq0, start + i, reach)
+                self.visit(child, seq0, start + i, reach, exact_reach)
 
-    def _terminal(self, state: pyspiel.State, seq0: int, seq1: int, reach: float) -> None:
+    def _exact_product(self, exact_reach: Fraction | None, p: float, what: str
+                       ) -> Fraction | None:
+        """exact_reach * p in Fractions; None (and the exact terms given up) if `p` is no
+        small fraction."""
+        if exact_reach is None or self.exact_terms is None:
+            return None
+        q = snap(p)
+        if q is None:
+            self.exact_terms = None
+            self.inexact = f"a {what} ({p!r}) is no fraction with a denominator up to " \
+                           f"{_MAX_DENOMINATOR:.0e}"
+            return None
+        return exact_reach * q
+
+    def _terminal(self, state: pyspiel.State, seq0: int, seq1: int, reach: float,
+                  exact_reach: Fraction | None) -> None:
         r = state.returns()
         if abs(r[0] + r[1]) > 1e-9 * max(1.0, abs(r[0])):
             raise ValueError(f"terminal returns {r} are not zero-sum")
@@ -308,6 +355,14 @@ class _Walk:
             self.cols.append(seq1)
             self.vals.append(reach * r[0])
             self.max_abs = max(self.max_abs, abs(r[0]))
+            term = self._exact_product(exact_reach, r[0], "terminal return")
+            if term is not None and self.exact_terms is not None:
+                if len(self.exact_terms) >= MAX_EXACT_TERMS:
+                    self.exact_terms = None
+                    self.inexact = (f"more than {MAX_EXACT_TERMS:,} payoff terms, too many "
+                                    f"to keep in Fractions")
+                    return
+                self.exact_terms.append((seq0, seq1, term))
 
     def _information_set(self, state: pyspiel.State, player: int, parent: int,
                          legal: list[int]) -> int:
@@ -368,12 +423,37 @@ def _solve_player1_lp(A, E, F) -> np.ndarray:
     return res.x[:n1]
 
 
+@dataclass(frozen=True)
+class LPRun:
+    """Everything one LP solve computed, for those who check or rationalise it
+    (`solver.checks.openspiel_exact`): the solution, both players' sequences and
+    information sets, their realization plans `x`, `y`, the best-response gap, and the
+    payoff matrix in Fractions (None, with the reason in `inexact`, if the game's numbers
+    are not all small fractions or it was not asked for)."""
+
+    solution: SequenceFormSolution
+    trees: tuple[_PlayerTree, _PlayerTree]
+    x: np.ndarray
+    y: np.ndarray
+    gap: float
+    exact_terms: list[tuple[int, int, Fraction]] | None
+    inexact: str | None
+
+
 def _solve(game: pyspiel.Game | str, player1_plan: str = "duals"):
     """Solve; return (solution, x, y, gap).  ``player1_plan``: "duals" | "lp"."""
+    run = solve_run(game, player1_plan)
+    return run.solution, run.x, run.y, run.gap
+
+
+def solve_run(game: pyspiel.Game | str, player1_plan: str = "duals",
+              exact: bool = False) -> LPRun:
+    """Solve and keep what the solve computed (`LPRun`); with `exact`, the payoff matrix
+    in Fractions too. Raises as `solve_openspiel_game`."""
     t0 = time.perf_counter()
     game = _load(game)
     _check_game(game)
-    trees, A, scale = _build(game)
+    trees, A, scale, walk = _build_walk(game, exact=exact)
     n0, n1 = A.shape
     E = trees[0].constraint_matrix()
     F = trees[1].constraint_matrix()
@@ -434,7 +514,8 @@ def _solve(game: pyspiel.Game | str, player1_plan: str = "duals"):
         policies=policies,
         num_sequences=(n0, n1),
     )
-    return sol, x, y, gap
+    return LPRun(sol, trees, x, y, gap, walk.exact_terms,
+                 walk.inexact if exact else "not asked for")
 
 
 def solve_openspiel_game(game: pyspiel.Game | str) -> SequenceFormSolution:

@@ -211,8 +211,9 @@ def export_charts(source: Any, out_dir: str | os.PathLike,
 def export_all(source: Any, out_dir: str | os.PathLike,
                formats: Sequence[str] = FORMATS, dpi: float | None = None,
                progress: Step | None = None, exact: Exact | None = None,
-               draw_charts: bool = True) -> list[Path]:
+               draw_charts: bool = True, parquet: bool = False) -> list[Path]:
     """Write every table, the strategy files, the summaries and every chart; returns paths.
+    With `parquet`, the tables as Parquet too (`solver.export.parquet`).
 
     The set is rendered in a hidden folder inside `out_dir`, then moved in (renames, so the
     folder is mixed for milliseconds at most, and not at all if the rendering fails or is
@@ -243,6 +244,10 @@ def export_all(source: Any, out_dir: str | os.PathLike,
                           strategy_to_json(model, simplified.strategy, simple))
         paths.append(stage / "simplified_strategy.json")
         paths += tables.write_tables(model, strategy, stage, summary, evaluation.reach)
+        if parquet:
+            from solver.export.parquet import write_parquet_tables
+
+            paths += write_parquet_tables(model, strategy, stage, evaluation.reach)
         chart_names = ([f"{stem}.{fmt}" for stem in stems for fmt in formats]
                        + ([BOOKLET] if "pdf" in formats else []))
         if draw_charts:

@@ -403,7 +403,7 @@ def draw_cell(canvas: Canvas, x: float, y: float, w: float, h: float, cell: Cell
     color = INK if cell.reached else OFF_PATH_INK
     if cell.text:               # numbers stay dark on off-path bands: they are read, not skimmed
         canvas.text(x + w / 2, y + h / 2, cell.text, ha="center", color=INK,
-                    size=_largest_fit([cell.text], w - 2 * xpad, fontsize),
+                    size=_largest_fit([cell.text], w - 2 * xpad, fontsize) or MIN_LABEL_PT,
                     path_effects=_OUTLINE)
         return
     if not cell.mixed:

@@ -13,8 +13,10 @@ from solver.app.commands.group import guarded
 from solver.app.commands.options import STRATEGY_OPTION, game_options, strategy_source
 
 
-def _writer_command(name: str, short_help: str, epilog: str) -> Callable:
-    """export and charts: rules or a strategy file in, a directory of files out."""
+def _writer_command(name: str, short_help: str, epilog: str,
+                    extra: tuple[Callable[[Callable], Callable], ...] = ()) -> Callable:
+    """export and charts: rules or a strategy file in, a directory of files out (`extra`:
+    options of one command only)."""
     options: list[Callable[[Callable], Callable]] = [
         guarded, game_options, STRATEGY_OPTION,
         click.option("--out", "out_dir", type=click.Path(file_okay=False), required=True,
@@ -26,6 +28,7 @@ def _writer_command(name: str, short_help: str, epilog: str) -> Callable:
                           "default game), so the labels can say it is one; exit 1 if it "
                           "cannot. A strategy file that holds exact probabilities "
                           "(`bidou solve --exact --out`) needs no flag."),
+        *extra,
     ]
 
     def decorate(func: Callable) -> click.Command:
@@ -36,7 +39,8 @@ def _writer_command(name: str, short_help: str, epilog: str) -> Callable:
 
 
 def _write(writer_name: str, params: BidouParams, strategy_file: str | None, out_dir: str,
-           formats: tuple[str, ...], rules_given: tuple[str, ...], exact: bool) -> None:
+           formats: tuple[str, ...], rules_given: tuple[str, ...], exact: bool,
+           **writer_options: bool) -> None:
     from solver.app.progress import Progress
     from solver.export import bundle
     from solver.files import check_directory_destination
@@ -52,7 +56,7 @@ def _write(writer_name: str, params: BidouParams, strategy_file: str | None, out
             within(progress, "recovering the exact rational equilibrium"))
         writer = getattr(bundle, writer_name)
         paths = writer(source, out_dir, formats=formats or bundle.FORMATS,
-                       progress=progress, exact=fractions)
+                       progress=progress, exact=fractions, **writer_options)
     for path in paths:
         click.echo(str(path))
 
@@ -65,13 +69,23 @@ Examples:
   bidou {name} --exact --format png --out {out}"""
 
 
+PARQUET_OPTION = click.option(
+    "--parquet", is_flag=True,
+    help="Also write the tables as Parquet (reroll.parquet, betting.parquet): one row per "
+         "(decision, hand, action), typed columns (docs/exports.md).")
+
+
 @_writer_command("export", "Every table, strategy file and chart of a solved hand.",
-                 _WRITER_EXAMPLES.format(name="export", out="out"))
+                 _WRITER_EXAMPLES.format(name="export", out="out")
+                 + "\n  bidou export --parquet --out out             the tables as Parquet too",
+                 extra=(PARQUET_OPTION,))
 def export(params: BidouParams, strategy_file: str | None, out_dir: str,
-           formats: tuple[str, ...], exact: bool, rules_given: tuple[str, ...]) -> None:
-    """Every table (CSV, Markdown), strategy file (JSON), summary and chart (PDF, PNG, SVG)
-    of a solved hand. About 25 s on the default game."""
-    _write("export_all", params, strategy_file, out_dir, formats, rules_given, exact)
+           formats: tuple[str, ...], exact: bool, parquet: bool,
+           rules_given: tuple[str, ...]) -> None:
+    """Every table (CSV, Markdown; Parquet with --parquet), strategy file (JSON), summary
+    and chart (PDF, PNG, SVG) of a solved hand. About 25 s on the default game."""
+    _write("export_all", params, strategy_file, out_dir, formats, rules_given, exact,
+           parquet=parquet)
 
 
 @_writer_command("charts", "The printable throwing, betting and remember-this charts.",
