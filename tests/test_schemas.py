@@ -251,3 +251,59 @@ def test_the_plain_validator_accepts_a_published_exact_file():
     assert not _plain_validator("exact-strategy").is_valid(broken)
     with pytest.raises(SchemaViolation, match="^/exact/betting/7/probabilities/0/3: "):
         validate(broken, "exact-strategy")
+
+
+# --- docs/strategy-file.md: the example, measured; the refusals it shows ------------------
+
+EXAMPLE = ROOT / "docs" / "examples" / "tiny-strategy.json"
+STRATEGY_DOC = ROOT / "docs" / "strategy-file.md"
+
+
+def test_the_documented_example_is_measured_as_the_doc_says():
+    """`bidou evaluate` on the hand-written example prints the doc's lines; its numbers are
+    dyadic, and the proved bounds are the pair value minus and plus each side's
+    exploitability, around the game's exact value -15/512."""
+    from fractions import Fraction
+
+    document = _load(EXAMPLE)
+    validate(document, "strategy")
+    result = run("evaluate", "--strategy", EXAMPLE)
+    assert result.exit_code == 0, result.output
+    doc = STRATEGY_DOC.read_text()
+    for line in result.output.splitlines():
+        assert line in doc, line
+    assert "exploitability: 1.320e-01" in result.output
+    report = json.loads(run("evaluate", "--strategy", EXAMPLE, "--json").output)
+    pair = Fraction(report["on_policy_value"])
+    assert pair == Fraction(-39, 4096)
+    assert Fraction(report["captain_exploitability"]) == Fraction(609, 4096)
+    assert Fraction(report["opponent_exploitability"]) == Fraction(472, 4096)
+    lower, upper = (Fraction(report["certified_value"][k]) for k in ("lower", "upper"))
+    assert lower == pair - Fraction(609, 4096) == Fraction(-81, 512)
+    assert upper == pair + Fraction(472, 4096) == Fraction(433, 4096)
+    assert lower < Fraction(-15, 512) < upper
+
+
+DOCUMENTED_REFUSALS = [
+    (lambda d: d["throw"]["captain"][0].__setitem__(1, 1.0),
+     "/throw/captain/0/1: must be a list of probabilities, one per hand (numbers from 0 to 1, "
+     "in the order of \"hands\"), got 1.0"),
+    (lambda d: d["betting"][3]["probabilities"][1].__setitem__(0, 1.5),
+     "/betting/3/probabilities/1/0: must be a probability: a number from 0 to 1, got 1.5"),
+    (lambda d: d["throw"]["captain"][0][1].pop(),
+     "/throw/captain/0/1: 3 entries, expected 4 (one per hand, in the order of \"hands\")"),
+    (lambda d: d["betting"][0]["probabilities"][0].__setitem__(0, 0.25),
+     "/betting/0/probabilities: probabilities do not sum to 1 over the actions for hand "
+     "2-2-2 (off by 2.5e-01; at most 1e-09 is allowed)"),
+]
+
+
+@pytest.mark.parametrize("change, line", DOCUMENTED_REFUSALS)
+def test_the_documented_refusals_are_what_evaluate_prints(tmp_path, change, line):
+    document = _load(EXAMPLE)
+    change(document)
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps(document))
+    result = run("evaluate", "--strategy", path)
+    one_error_line(result, f"bidou: error: {path}: {line}")
+    assert f"bidou: error: s.json: {line}" in STRATEGY_DOC.read_text()
