@@ -307,3 +307,22 @@ def test_the_documented_refusals_are_what_evaluate_prints(tmp_path, change, line
     result = run("evaluate", "--strategy", path)
     one_error_line(result, f"bidou: error: {path}: {line}")
     assert f"bidou: error: s.json: {line}" in STRATEGY_DOC.read_text()
+
+
+# --- issue 23's stale text: no pointer outside the repository, no unbacked timing ---------
+
+def test_the_docs_point_at_nothing_outside_the_repository():
+    """The source texts and RULES.md live outside the repository: the docs name the source
+    files (docs/rules.md, "Sources") but send no reader to a folder that is not there."""
+    for page in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]:
+        text = page.read_text(encoding="utf-8")
+        assert "RULES.md" not in text, page
+        assert "shared/seeds" not in text or "not in this\nrepository" in text, page
+
+
+def test_the_exact_option_s_help_states_the_measured_time():
+    for command in ("solve", "export"):
+        result = run(command, "--help")
+        assert result.exit_code == 0
+        assert "about 10 s" not in result.output
+        assert "4 to 5 s of CPU" in " ".join(result.output.split()), command
