@@ -326,3 +326,24 @@ def test_the_exact_option_s_help_states_the_measured_time():
         assert result.exit_code == 0
         assert "about 10 s" not in result.output
         assert "4 to 5 s of CPU" in " ".join(result.output.split()), command
+
+
+def test_the_summary_reader_validates(tmp_path):
+    """docs/charts.md's generated passages read outputs/default/summary.json: against its
+    schema first, naming the path of a broken entry."""
+    import shutil
+
+    from games.bidou.params import ParameterError
+    from solver.app.docs import passages
+
+    folder = tmp_path / "default"
+    folder.mkdir()
+    for name in ("summary.json", "betting.csv"):
+        shutil.copy(OUTPUTS / "default" / name, folder / name)
+    assert set(passages(tmp_path)) == {"reading", "costs"}
+    summary = _load(folder / "summary.json")
+    summary["simplified"]["throw_rules"][2]["player"] = "dealer"
+    (folder / "summary.json").write_text(json.dumps(summary))
+    with pytest.raises(ParameterError, match=r"summary.json: /simplified/throw_rules/2/player: "
+                                             r"must be \"captain\" or \"opponent\""):
+        passages(tmp_path)
