@@ -182,7 +182,7 @@ def shown(value: Any) -> str:
     """A value as JSON, cut to 40 characters ("[1.0, 0.5, ...]")."""
     try:
         text = json.dumps(value)
-    except (TypeError, ValueError):
-        text = repr(value)
+    except (TypeError, ValueError, RecursionError):        # nested too deeply to show
+        text = f"a JSON {type(value).__name__}"
     return text if len(text) <= 40 else text[:36] + " ..." + ("]" if text[0] == "[" else
                                                               "}" if text[0] == "{" else "")
