@@ -22,6 +22,7 @@ from games.bidou import rules
 from games.bidou.betting import CAPTAIN, OPPONENT, ROLE_NAMES
 from games.bidou.params import BidouParams, ParameterError
 from games.bidou.rules import throw_action_name
+from solver import schemas
 from solver.model import HandModel, build_model
 
 SCHEMA = "bidou-strategy"
@@ -84,41 +85,58 @@ def uniform_strategy(model: HandModel) -> Strategy:
     return Strategy(throw, betting)
 
 
-def check_strategy(model: HandModel, strategy: Strategy, tol: float = TOLERANCE) -> None:
-    """Raise StrategyFileError unless shapes match the model and probabilities are proper."""
+def check_strategy(model: HandModel, strategy: Strategy, tol: float = TOLERANCE,
+                   labels: Mapping[Any, str] | None = None) -> None:
+    """Raise StrategyFileError unless shapes match the model and probabilities are proper.
+
+    `labels` names each decision in the messages (CAPTAIN, OPPONENT and betting keys to
+    JSON paths, for a strategy file); the default names them by role and node."""
+    names = dict(labels or {})
     T, (A, n) = model.throws, model.throw_legal.shape
     expected = ((1, T - 1, A, n), (T, T - 1, A, n))
+    hands = [rules.format_hand(h) for h in model.hands]
     for role in (CAPTAIN, OPPONENT):
         array = strategy.throw[role]
+        what = names.get(role, f"throw strategy of the {ROLE_NAMES[role]}")
         if array.shape != expected[role]:
-            raise StrategyFileError(
-                f"throw strategy of the {('captain', 'opponent')[role]} has shape "
-                f"{array.shape}, expected {expected[role]} for these rules")
-        _check_probabilities(array, model.throw_legal, tol, f"throw strategy {role}")
+            raise StrategyFileError(f"{what} has shape {array.shape}, expected "
+                                    f"{expected[role]} for these rules")
+        _check_probabilities(array, model.throw_legal, tol, what, hands)
     keys = {(tc, to, node.history) for tc, to in model.public_states
             for node in model.tree((tc, to)).nodes}
     if set(strategy.betting) != keys:
         raise StrategyFileError("betting decision points do not match these rules")
     for (tc, to, history), array in strategy.betting.items():
         node = model.tree((tc, to)).node(history)
+        what = names.get((tc, to, history), f"betting node {tc},{to},{history!r}")
         if array.shape != (len(node.actions), n):
-            raise StrategyFileError(f"betting node {tc},{to},{history!r} has a wrong shape")
-        _check_probabilities(array, np.ones(array.shape, bool), tol,
-                             f"betting node {tc},{to},{history!r}")
+            raise StrategyFileError(f"{what} has a wrong shape")
+        _check_probabilities(array, np.ones(array.shape, bool), tol, what, hands)
 
 
-def _check_probabilities(array: np.ndarray, legal: np.ndarray, tol: float, what: str) -> None:
+def _check_probabilities(array: np.ndarray, legal: np.ndarray, tol: float, what: str,
+                         hands: list[str]) -> None:
+    """Finite, in [0, 1], nothing on an illegal action, each hand's decision summing to 1
+    (the array's last two axes are actions x hands); the message names the hand."""
+    def hand_at(mask: np.ndarray) -> str:
+        return hands[int(np.argwhere(mask)[0][-1])]
+
     if not np.all(np.isfinite(array)):
         raise StrategyFileError(f"{what}: probabilities must be finite numbers")
-    if np.any(array < -tol) or np.any(array > 1 + tol):
-        raise StrategyFileError(f"{what}: probabilities must lie in [0, 1]")
-    if np.any(np.abs(np.where(legal, 0.0, array)) > tol):
-        raise StrategyFileError(f"{what}: an illegal action has positive probability")
-    sums = np.where(legal, array, 0.0).sum(axis=-2)       # legal actions, as certified
-    worst = float(np.max(np.abs(sums - 1))) if sums.size else 0.0
+    outside = (array < -tol) | (array > 1 + tol)
+    if np.any(outside):
+        raise StrategyFileError(f"{what}: probabilities must lie in [0, 1] (hand "
+                                f"{hand_at(outside)})")
+    illegal = np.abs(np.where(legal, 0.0, array)) > tol
+    if np.any(illegal):
+        raise StrategyFileError(f"{what}: an illegal action has positive probability (hand "
+                                f"{hand_at(illegal)}: it cannot keep those dice)")
+    off = np.abs(np.where(legal, array, 0.0).sum(axis=-2) - 1)   # legal actions, as certified
+    worst = float(np.max(off)) if off.size else 0.0
     if worst > tol:
-        raise StrategyFileError(f"{what}: probabilities do not sum to 1 (off by {worst:.1e}; "
-                                f"at most {tol:g} is allowed)")
+        raise StrategyFileError(f"{what}: probabilities do not sum to 1 over the actions "
+                                f"for hand {hand_at(off == worst)} (off by {worst:.1e}; at "
+                                f"most {tol:g} is allowed)")
 
 
 # --- strategy file --------------------------------------------------------------------------
@@ -153,87 +171,151 @@ def _round(array: np.ndarray) -> list:
     return np.round(array, 15).tolist()
 
 
-def strategy_from_json(document: Any) -> tuple[HandModel, Strategy, dict[str, Any]]:
-    """Parse and validate a strategy document; any defect raises StrategyFileError."""
+def strategy_from_json(document: Any, source: str | os.PathLike | None = None
+                       ) -> tuple[HandModel, Strategy, dict[str, Any]]:
+    """Parse and validate a strategy document; any defect raises StrategyFileError, one
+    line naming `source` (the file, if any) and the JSON path of the entry at fault.
+
+    The document is checked against solver/schemas/strategy.schema.json first (every
+    entry's type and range), then against its rules (the hands, the shapes, one entry per
+    decision point, sums to 1)."""
+    where = f"{os.fspath(source)}: " if source is not None else ""
     if not isinstance(document, dict) or document.get("schema") != SCHEMA:
-        raise StrategyFileError(f"not a {SCHEMA} file")
+        raise StrategyFileError(f"{where}not a {SCHEMA} file")
     version = document.get("schema_version")
     if not _is_int(version) or version not in READABLE_VERSIONS:
         raise StrategyFileError(
-            f"schema_version {document.get('schema_version')!r} is not supported "
+            f"{where}schema_version {document.get('schema_version')!r} is not supported "
             f"(this program reads versions {', '.join(map(str, READABLE_VERSIONS))})")
-    rules_document = document.get("rules")
-    if not isinstance(rules_document, dict):
-        raise StrategyFileError("strategy file has no valid 'rules' object")
+    try:                            # the rules first: every array is laid out for them
+        if isinstance(document.get("rules"), dict):
+            schemas.validate(document["rules"], "common", "/$defs/rules", at="/rules")
+        schemas.validate(document, "strategy")
+    except schemas.SchemaViolation as error:
+        raise StrategyFileError(f"{where}{error}") from None
+    try:
+        model = _model_of(document["rules"])
+        strategy, labels = _strategy_of(document, model)
+        check_strategy(model, strategy, labels=labels)
+    except StrategyFileError as error:
+        raise StrategyFileError(f"{where}{error}") from None
+    except (KeyError, TypeError, ValueError, IndexError):
+        raise StrategyFileError(f"{where}strategy file is incomplete or malformed") from None
+    return model, strategy, dict(document.get("result") or {})
+
+
+def _model_of(rules_document: Mapping[str, Any]) -> HandModel:
+    """The model of a file's rules (an aces_beat_bidou that does nothing made true)."""
     try:
         params = BidouParams.from_mapping(rules_document)
     except ParameterError as error:
-        raise StrategyFileError(f"bad rules in strategy file: {error}") from None
-    except TypeError:
-        raise StrategyFileError("strategy file has no valid 'rules' object") from None
+        raise StrategyFileError(f"/rules: {error}") from None
     if params.ranking != "french" and not params.aces_beat_bidou:   # a flag that does nothing
         params = dataclasses.replace(params, aces_beat_bidou=True)
-    model = build_model(params)
+    return build_model(params)
+
+
+def _strategy_of(document: Mapping[str, Any], model: HandModel
+                 ) -> tuple[Strategy, dict[Any, str]]:
+    """The strategy a (schema-valid) document holds for `model`'s rules, and the JSON path
+    of each decision (for check_strategy's messages)."""
+    T, (A, n) = model.throws, model.throw_legal.shape
+    _same_list(document["hands"], [rules.format_hand(h) for h in model.hands], "/hands",
+               "hands")
+    _same_list(document["throw_actions"], [throw_action_name(a) for a in model.throw_actions],
+               "/throw_actions", "throw actions")
+    grid = [(A, "throw action"), (n, "hand, in the order of \"hands\"")]
+    captain = _array(document["throw"]["captain"], [(T - 1, "throw but the last")] + grid,
+                     "/throw/captain")[None]
+    opponent = _array(document["throw"]["opponent"],
+                      [(T, "throw count of the captain"), (T - 1, "throw but the last")] + grid,
+                      "/throw/opponent")
+    labels: dict[Any, str] = {CAPTAIN: "/throw/captain", OPPONENT: "/throw/opponent"}
+    betting: dict[tuple[int, int, str], np.ndarray] = {}
+    for i, entry in enumerate(document["betting"]):
+        key = (entry["captain_throws"], entry["opponent_throws"], entry["history"])
+        node = _betting_node(model, key, f"/betting/{i}")
+        if key in betting:
+            raise StrategyFileError(f"/betting/{i}: the decision point {_named(key)} appears "
+                                    f"twice (first at {labels[key].rsplit('/', 1)[0]})")
+        if entry["actions"] != list(node.actions):
+            raise StrategyFileError(f"/betting/{i}/actions: must be {list(node.actions)} at "
+                                    f"{_named(key)}, got {entry['actions']}")
+        if entry.get("actor", ROLE_NAMES[node.actor]) != ROLE_NAMES[node.actor]:
+            raise StrategyFileError(f"/betting/{i}/actor: the {ROLE_NAMES[node.actor]} acts at "
+                                    f"{_named(key)}, not the {entry['actor']}")
+        labels[key] = f"/betting/{i}/probabilities"
+        betting[key] = _array(entry["probabilities"], [(len(node.actions), "action")] +
+                              grid[1:], labels[key])
+    missing = sorted({(tc, to, node.history) for tc, to in model.public_states
+                      for node in model.tree((tc, to)).nodes} - set(betting))
+    if missing:
+        raise StrategyFileError(f"/betting: no entry for the decision point "
+                                f"{_named(missing[0])} ({len(missing)} missing in all)")
+    return Strategy((captain, opponent), betting), labels
+
+
+def _same_list(found: list, expected: list, pointer: str, what: str) -> None:
+    """StrategyFileError naming the first entry where `found` is not the rules' list."""
+    if found == expected:
+        return
+    if len(found) != len(expected):
+        raise StrategyFileError(f"{pointer}: {len(found)} {what}, expected the rules' "
+                                f"{len(expected)}: {_listed(expected)}")
+    i = next(i for i, (a, b) in enumerate(zip(found, expected)) if a != b)
+    raise StrategyFileError(f"{pointer}/{i}: must be {expected[i]!r} (the rules' {what} in "
+                            f"order: {_listed(expected)}), got {found[i]!r:.40}")
+
+
+def _listed(items: list) -> str:
+    shown = ", ".join(map(str, items[:6]))
+    return shown + (f", ... ({len(items)} in all)" if len(items) > 6 else "")
+
+
+def _array(value: Any, dims: list[tuple[int, str]], pointer: str) -> np.ndarray:
+    """Nested lists of numbers (schema-valid) as an array of the sizes `dims` names, or
+    StrategyFileError naming the first list of another length and what it must hold."""
+    def walk(item: Any, depth: int, where: str) -> None:
+        size, unit = dims[depth]
+        if len(item) != size:
+            raise StrategyFileError(f"{where}: {len(item)} entries, expected {size} (one per "
+                                    f"{unit})")
+        if depth + 1 < len(dims):
+            for j, sub in enumerate(item):
+                walk(sub, depth + 1, f"{where}/{j}")
+
+    walk(value, 0, pointer)
+    return np.asarray(value, dtype=float).reshape([size for size, _ in dims])
+
+
+def _betting_node(model: HandModel, key: tuple[int, int, str], pointer: str) -> Any:
+    """The rules' decision point a betting entry names, or StrategyFileError saying why
+    there is none."""
+    tc, to, history = key
+    if (tc, to) not in model.public_states:
+        raise StrategyFileError(f"{pointer}: no public state captain_throws {tc}, "
+                                f"opponent_throws {to} with at most {model.throws} throws")
+    tree = model.tree((tc, to))
     try:
-        if document["hands"] != [rules.format_hand(h) for h in model.hands]:
-            raise StrategyFileError("the hands listed do not match the rules")
-        if document["throw_actions"] != [throw_action_name(a) for a in model.throw_actions]:
-            raise StrategyFileError("the throw actions listed do not match the rules")
-        captain = _probabilities(document["throw"]["captain"], 3, "throw.captain")[None]
-        opponent = _probabilities(document["throw"]["opponent"], 4, "throw.opponent")
-        T, (A, n) = model.throws, model.throw_legal.shape
-        captain = captain.reshape((1, T - 1, A, n)) if captain.size == 0 else captain
-        opponent = opponent.reshape((T, T - 1, A, n)) if opponent.size == 0 else opponent
-        if not isinstance(document["betting"], list):
-            raise StrategyFileError("'betting' must be a list of decision points")
-        betting = {}
-        for entry in document["betting"]:
-            tc, to, history = (entry["captain_throws"], entry["opponent_throws"],
-                               entry["history"])
-            if not (_is_int(tc) and _is_int(to) and isinstance(history, str)):
-                raise StrategyFileError("a betting node's throw counts must be whole numbers "
-                                        "and its history a string")
-            key = (tc, to, history)
-            if key in betting:
-                raise StrategyFileError(f"betting node {key} appears twice")
-            node = model.tree(key[:2]).node(key[2])
-            if entry["actions"] != list(node.actions):
-                raise StrategyFileError(f"betting node {key} lists other actions")
-            betting[key] = _probabilities(entry["probabilities"], 2, f"betting node {key}")
-        result = document.get("result") or {}
-        if not isinstance(result, dict):
-            raise StrategyFileError("'result' must be an object")
-        result = dict(result)
-    except StrategyFileError:
-        raise
-    except (KeyError, TypeError, ValueError, IndexError):
-        raise StrategyFileError("strategy file is incomplete or malformed") from None
-    strategy = Strategy((captain, opponent), betting)
-    check_strategy(model, strategy)
-    return model, strategy, result
+        return tree.node(history)
+    except KeyError:
+        histories = [repr(node.history) for node in tree.nodes]
+        raise StrategyFileError(f"{pointer}/history: {history!r} is no decision point at "
+                                f"max_level {model.params.max_level} (they are "
+                                f"{_listed(histories)})") from None
+
+
+def _named(key: tuple[int, int, str]) -> str:
+    return f"captain_throws {key[0]}, opponent_throws {key[1]}, history {key[2]!r}"
 
 
 def _is_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def _probabilities(value: Any, depth: int, what: str) -> np.ndarray:
-    """Nested lists `depth` deep of JSON numbers (not strings, not true/false) as an array."""
-    level = [value]
-    for _ in range(depth):
-        if not all(isinstance(item, list) for item in level):
-            raise StrategyFileError(f"{what}: expected nested lists of probabilities")
-        level = [item for sub in level for item in sub]
-    bad = next((item for item in level if isinstance(item, bool)
-                or not isinstance(item, (int, float))), None)
-    if bad is not None:
-        raise StrategyFileError(f"{what}: probabilities must be numbers, got {bad!r:.40}")
-    return np.asarray(value, dtype=float)      # ragged rows: ValueError, reported as malformed
-
-
 def load_strategy_file(path: str | os.PathLike) -> tuple[HandModel, Strategy, dict[str, Any]]:
     """Read a strategy file; StrategyFileError (one line) for anything wrong."""
-    return strategy_from_json(read_strategy_document(path))
+    return strategy_from_json(read_strategy_document(path), path)
 
 
 def read_strategy_document(path: str | os.PathLike) -> Any:
@@ -329,6 +411,10 @@ def exact_from_json(document: Mapping[str, Any], model: HandModel, strategy: Str
     section = document.get("exact") if isinstance(document, Mapping) else None
     if section is None:
         return None
+    try:
+        schemas.validate(section, "strategy", "/$defs/exact", at="/exact")
+    except schemas.SchemaViolation as error:
+        raise StrategyFileError(str(error)) from None
     T, n = model.throws, model.num_hands
     legal = model.throw_legal
     out: ExactProbabilities = {}
@@ -339,29 +425,33 @@ def exact_from_json(document: Mapping[str, Any], model: HandModel, strategy: Str
         if len(section["throw"]["captain"]) != T - 1 or len(opponent) != T:
             raise StrategyFileError("the exact throw probabilities have the wrong shape")
         grids += [((OPPONENT, c, t), opponent[c][t]) for c in range(T) for t in range(T - 1)]
+        hands = [rules.format_hand(h) for h in model.hands]
         for (role, c, t), rows in grids:
             floats = strategy.throw[role][c, t]
-            where = f"exact.throw.{ROLE_NAMES[role]}"
+            where = (f"/exact/throw/captain/{t}" if role == CAPTAIN
+                     else f"/exact/throw/opponent/{c}/{t}")
             for h in range(n):
                 out[("throw", role, c, t, h)] = _exact_row(
                     [rows[a][h] for a in range(len(rows))], floats[:, h], legal[:, h], tol,
-                    where, common)
+                    f"{where} (hand {hands[h]})", common)
             if len(rows) != floats.shape[0]:
                 raise StrategyFileError("the exact throw probabilities have the wrong shape")
         seen = set()
-        for entry in section["betting"]:
+        for i, entry in enumerate(section["betting"]):
             key = (int(entry["captain_throws"]), int(entry["opponent_throws"]),
                    str(entry["history"]))
             if key not in strategy.betting or key in seen:
-                raise StrategyFileError(f"exact betting node {key} is unknown or repeated")
+                raise StrategyFileError(f"/exact/betting/{i}: the decision point "
+                                        f"{_named(key)} is unknown or repeated")
             seen.add(key)
             rows, floats = entry["probabilities"], strategy.betting[key]
             if len(rows) != floats.shape[0]:
-                raise StrategyFileError(f"exact betting node {key} has the wrong shape")
+                raise StrategyFileError(f"/exact/betting/{i}/probabilities: {len(rows)} "
+                                        f"entries, expected {floats.shape[0]} (one per action)")
             for h in range(n):
-                out[("bet", key, h)] = _exact_row([row[h] for row in rows], floats[:, h],
-                                                  np.ones(floats.shape[0], bool), tol,
-                                                  f"exact betting node {key}", common)
+                out[("bet", key, h)] = _exact_row(
+                    [row[h] for row in rows], floats[:, h], np.ones(floats.shape[0], bool),
+                    tol, f"/exact/betting/{i}/probabilities (hand {hands[h]})", common)
         if seen != set(strategy.betting):
             raise StrategyFileError("the exact section misses betting decisions")
     except StrategyFileError:

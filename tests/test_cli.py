@@ -108,10 +108,13 @@ def test_evaluate_measures_a_strategy_file(tmp_path):
 
 def test_corrupt_strategy_file_is_refused(tmp_path):
     bad = tmp_path / "bad.json"
-    bad.write_text('{"schema": "bidou-strategy", "schema_version": 1, "rules": {"faces": 9}}')
+    rules = '{"faces": 9, "throws": 1, "max_level": 1, "reroll": "all", "ranking": "french", ' \
+            '"aces_beat_bidou": true}'
+    bad.write_text('{"schema": "bidou-strategy", "schema_version": 1, "rules": %s}' % rules)
     result = run("export", "--strategy", str(bad), "--out", str(tmp_path / "x"))
     assert result.exit_code == 2
-    assert "faces" in result.output and result.output.count("\n") == 1
+    assert "/rules/faces: must be a whole number from 2 to 6, got 9" in result.output
+    assert result.output.count("\n") == 1
     assert not (tmp_path / "x").exists()
 
 

@@ -422,24 +422,33 @@ def test_one_tolerance_shared_with_the_certificate(strategy_file, tmp_path):
     """Off by 1e-7: refused by the loader in one line (it crashed the certificate before).
     Off by 5e-10: within the certificate's 1e-9, so loaded and certified."""
     off = edited(strategy_file, tmp_path, _shift_first_row(1e-7))
-    one_error_line(run("evaluate", "--strategy", off), "do not sum to 1 (off by 1.0e-07")
+    one_error_line(run("evaluate", "--strategy", off), "(off by 1.0e-07")
     close = edited(strategy_file, tmp_path, _shift_first_row(5e-10))
     result = run("evaluate", "--strategy", close, "--json")
     assert result.exit_code == 0, result.output
     assert json.loads(result.output)["certified_value"]["lower"]
 
 
+# Each refusal names the JSON path of the entry and what it must be (solver/schemas).
+PROBABILITY, WHOLE = "must be a probability", "must be a whole number"
+
+
 @pytest.mark.parametrize("change, words", [
-    (lambda d: d["betting"][0]["probabilities"][0].__setitem__(0, "0.5"), "must be numbers"),
-    (lambda d: d["betting"][0]["probabilities"][0].__setitem__(0, True), "must be numbers"),
-    (lambda d: d["throw"]["opponent"][0][0][0].__setitem__(0, "1"), "must be numbers"),
-    (lambda d: d["betting"][0].__setitem__("captain_throws", 1.7), "whole numbers"),
-    (lambda d: d["betting"][0].__setitem__("captain_throws", "1"), "whole numbers"),
+    (lambda d: d["betting"][0]["probabilities"][0].__setitem__(0, "0.5"),
+     f"/betting/0/probabilities/0/0: {PROBABILITY}"),
+    (lambda d: d["betting"][0]["probabilities"][0].__setitem__(0, True),
+     f"/betting/0/probabilities/0/0: {PROBABILITY}"),
+    (lambda d: d["throw"]["opponent"][0][0][0].__setitem__(0, "1"),
+     f"/throw/opponent/0/0/0/0: {PROBABILITY}"),
+    (lambda d: d["betting"][0].__setitem__("captain_throws", 1.7),
+     f"/betting/0/captain_throws: {WHOLE}"),
+    (lambda d: d["betting"][0].__setitem__("captain_throws", "1"),
+     f"/betting/0/captain_throws: {WHOLE}"),
     (lambda d: d.__setitem__("schema_version", True), "schema_version"),
-    (lambda d: d["rules"].__setitem__("faces", 1.7), "faces must be an integer"),
-    (lambda d: d.__setitem__("result", [1]), "'result' must be an object"),
-    (lambda d: d["result"].__setitem__("value", "abc"), "is not a number"),
-    (lambda d: d["result"].__setitem__("value", [0.1]), "is not a number"),
+    (lambda d: d["rules"].__setitem__("faces", 1.7), f"/rules/faces: {WHOLE} from 2 to 6"),
+    (lambda d: d.__setitem__("result", [1]), "/result: must be an object"),
+    (lambda d: d["result"].__setitem__("value", "abc"), "/result/value: must be a number"),
+    (lambda d: d["result"].__setitem__("value", [0.1]), "/result/value: must be a number"),
 ])
 def test_strict_types_in_strategy_files(strategy_file, tmp_path, change, words):
     one_error_line(run("evaluate", "--strategy", edited(strategy_file, tmp_path, change)),

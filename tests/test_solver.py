@@ -160,11 +160,12 @@ def test_strategy_file_round_trip(tmp_path, default):
     (lambda d: d.update(schema_version=99), "schema_version"),
     (lambda d: d.update(schema="other"), "not a bidou-strategy"),
     (lambda d: d["rules"].update(faces=9), "faces"),
-    (lambda d: d["rules"].update(faces=5), "hands listed"),
+    (lambda d: d["rules"].update(faces=5), "^/hands: 56 hands, expected the rules' 35"),
     (lambda d: d["throw"]["captain"][0][0].__setitem__(0, 0.5), "sum to 1"),
-    (lambda d: d["betting"][0]["probabilities"][0].__setitem__(0, -3.0), r"\[0, 1\]"),
-    (lambda d: d["betting"].pop(), "do not match"),
-    (lambda d: d.pop("throw"), "incomplete or malformed"),
+    (lambda d: d["betting"][0]["probabilities"][0].__setitem__(0, -3.0),
+     "^/betting/0/probabilities/0/0: must be a probability: a number from 0 to 1, got -3.0"),
+    (lambda d: d["betting"].pop(), "^/betting: no entry for the decision point"),
+    (lambda d: d.pop("throw"), "^/: the key 'throw' is missing"),
 ])
 def test_bad_strategy_files_are_refused(default, edit, message):
     document = json.loads(json.dumps(default.to_json()))

@@ -33,8 +33,15 @@ def charts_doc_path() -> Path:
 
 def passages(outputs: str | Path) -> dict[str, str]:
     """Every generated passage, from the default game's files under `outputs`."""
+    from games.bidou.params import ParameterError
+    from solver import schemas
+
     folder = Path(outputs) / "default"
     summary = json.loads((folder / "summary.json").read_text(encoding="utf-8"))
+    try:                                     # solver/schemas/summary.schema.json
+        schemas.validate(summary, "summary")
+    except schemas.SchemaViolation as error:
+        raise ParameterError(f"{folder / 'summary.json'}: {error}") from None
     rows = read_csv(folder / "betting.csv")
     return {"reading": reading(rows), "costs": costs(summary)}
 

@@ -66,7 +66,8 @@ Examples:
 @guarded
 @game_options
 @click.option("--strategy", "strategy_file", type=click.Path(dir_okay=False), required=True,
-              help="A strategy file (`bidou solve --out`, `simplified_strategy.json`, ...).")
+              help="A strategy file (`bidou solve --out`, `simplified_strategy.json`, ...; "
+                   "docs/strategy-file.md says how to write one by hand).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def evaluate(params: BidouParams, strategy_file: str, as_json: bool,
              rules_given: tuple[str, ...]) -> None:

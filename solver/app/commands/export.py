@@ -24,8 +24,9 @@ def _writer_command(name: str, short_help: str, epilog: str,
         click.option("--format", "formats", type=click.Choice(["pdf", "png", "svg"]),
                      multiple=True, help="Chart formats (repeatable; default: all three)."),
         click.option("--exact", is_flag=True,
-                     help="Recover the exact rational equilibrium first (about 10 s on the "
-                          "default game), so the labels can say it is one; exit 1 if it "
+                     help="Recover the exact rational equilibrium first (a few seconds on "
+                          "the default game: `bidou solve --exact` takes 4 to 5 s of CPU, "
+                          "whole command), so the labels can say it is one; exit 1 if it "
                           "cannot. A strategy file that holds exact probabilities "
                           "(`bidou solve --exact --out`) needs no flag."),
         *extra,
