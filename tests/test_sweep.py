@@ -109,18 +109,86 @@ def test_a_worker_killed_mid_sweep(tmp_path):
     assert row["value"] == pytest.approx(solve(params).value, abs=1e-12)
 
 
-def test_cli_on_an_existing_scheduler(client, tmp_path):
-    address = client.scheduler.address
-    assert address.startswith("tcp://127.0.0.1:")
-    result = run("sweep", "--faces", "2", "--throws", "1,2", "--max-level", "2",
-                 "--scheduler", address, "--out", str(tmp_path))
-    assert result.exit_code == 0, result.output
-    assert "2 rule sets solved, 0 already in the table" in result.output
-    again = run("sweep", "--faces", "2", "--throws", "1,2", "--max-level", "2",
-                "--scheduler", address, "--out", str(tmp_path))
-    assert "0 rule sets solved, 2 already in the table" in again.output
+def test_cli_on_an_existing_scheduler(tmp_path):
+    # a plain tcp:// cluster stands for a remote one (the local cluster of a sweep is TLS)
+    with sweep.local_cluster(1, secure=False) as cluster:
+        address = cluster.scheduler_address
+        assert address.startswith("tcp://127.0.0.1:")
+        result = run("sweep", "--faces", "2", "--throws", "1,2", "--max-level", "2",
+                     "--scheduler", address, "--out", str(tmp_path))
+        assert result.exit_code == 0, result.output
+        assert "2 rule sets solved, 0 already in the table" in result.output
+        again = run("sweep", "--faces", "2", "--throws", "1,2", "--max-level", "2",
+                    "--scheduler", address, "--out", str(tmp_path))
+        assert "0 rule sets solved, 2 already in the table" in again.output
     table = pd.read_csv(tmp_path / "sweep.csv")
     assert table["value"].tolist() == pytest.approx([-0.075, -0.029296875], abs=1e-12)
+
+
+def identity(address, **connection_args):
+    """Dask's `identity` call to `address`, as any local process could make it."""
+    import asyncio
+
+    from distributed.comm import connect
+
+    async def ask():
+        comm = await connect(address, timeout=5, **connection_args)
+        try:
+            await comm.write({"op": "identity"})
+            return await comm.read()
+        finally:
+            comm.abort()
+
+    return asyncio.run(asyncio.wait_for(ask(), 10))
+
+
+def strangers(address):
+    """The ways another local user might knock: plain tcp://, TLS with no certificate, TLS
+    with credentials of another cluster. Each returns the reply or the exception."""
+    import ssl
+
+    from distributed.security import Security
+
+    anonymous = ssl.create_default_context()
+    anonymous.check_hostname, anonymous.verify_mode = False, ssl.CERT_NONE
+    knocks = {"tcp": lambda: identity(address.replace("tls://", "tcp://")),
+              "tls without a certificate": lambda: identity(
+                  address, ssl_context=anonymous, require_encryption=True),
+              "tls with other credentials": lambda: identity(
+                  address, **Security.temporary().get_connection_args("client"))}
+    answers = {}
+    for name, knock in knocks.items():
+        try:
+            answers[name] = knock()
+        except Exception as error:
+            answers[name] = error
+    return answers
+
+
+def test_the_local_cluster_lets_in_no_one_without_its_credentials(client, tmp_path):
+    info = client.scheduler_info()
+    listeners = [client.scheduler.address] + [
+        address for worker, w in info["workers"].items() for address in (worker, w["nanny"])]
+    assert len(listeners) == 5 and all(a.startswith("tls://127.0.0.1:") for a in listeners)
+    seen = {}
+
+    def knock_while_solving(what, done, total):     # the cluster is busy with the sweep
+        if not seen:
+            seen.update({address: strangers(address) for address in listeners})
+            seen["ours"] = identity(client.scheduler.address,
+                                    **client.security.get_connection_args("client"))
+
+    grid = sweep.build_grid(faces="2", throws="1,2", max_level="1,2")
+    report = sweep.run_sweep(grid, tmp_path, client, progress=knock_while_solving)
+    assert report.solved == 4 and not report.failed
+    assert seen.pop("ours")["type"] == "Scheduler"      # the knock itself works, with the key
+    for address, answers in seen.items():
+        assert list(answers) == ["tcp", "tls without a certificate",
+                                 "tls with other credentials"]
+        for name, answer in answers.items():
+            assert isinstance(answer, Exception), (address, name, answer)
+    with pytest.raises(ParameterError, match="cannot reach the Dask scheduler tcp://"):
+        sweep.identify(client.scheduler.address.replace("tls://", "tcp://"), 5)
 
 
 @pytest.mark.parametrize("args, message", [

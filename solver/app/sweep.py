@@ -7,7 +7,8 @@ Every rule set is one task: `solver.solve.solve(params)` (LP, then the exact cer
 tidy row (`COLUMNS`). Rows go to `DIR/sweep.csv` as they arrive (atomically, so an
 interrupted sweep keeps every finished row and the next run skips them), then to
 `DIR/sweep.parquet` and `DIR/sweep.png`. The cluster is Dask's: a LocalCluster of the
-machine's cores, or any existing scheduler; Dask retries a task whose worker died.
+machine's cores (on TLS with credentials of its own), or any existing scheduler; Dask
+retries a task whose worker died.
 """
 
 from __future__ import annotations
@@ -522,8 +523,8 @@ def _unreachable(address: str, error: BaseException) -> BaseException:
 def dask_client(scheduler: str | None = None, workers: int | None = None,
                 dashboard: bool = False) -> Iterator[Any]:
     """A Dask client: on `scheduler` if given (`check_scheduler`, `connect`), else on a new
-    LocalCluster of `workers` single-threaded processes (default: the machine's cores),
-    closed on exit (`local_cluster`)."""
+    LocalCluster of `workers` single-threaded processes (default: the machine's cores) on
+    TLS, closed on exit (`local_cluster`); the client takes the cluster's credentials."""
     from dask.distributed import Client
 
     if scheduler is not None:
@@ -536,24 +537,30 @@ def dask_client(scheduler: str | None = None, workers: int | None = None,
 
 
 @contextlib.contextmanager
-def local_cluster(workers: int, dashboard: bool = False) -> Iterator[Any]:
-    """A LocalCluster on loopback that shows as little as Dask lets it (issue 25, item 12).
+def local_cluster(workers: int, dashboard: bool = False, secure: bool = True) -> Iterator[Any]:
+    """A LocalCluster on loopback that lets in no one else and shows as little as Dask lets
+    it (issue 25, item 12).
+
+    Its scheduler, nannies and workers listen on tls:// only, with credentials made for this
+    cluster alone (`Security.temporary()`: a self-signed key and certificate in memory, which
+    every member and this process's client must present; Dask checks both ends). Before,
+    any local user could connect to the loopback port and run code in the sweep
+    (`run_on_scheduler`). `secure=False` is plain tcp://, for the benchmark's comparison
+    (benchmarks/bench_sweep.py --startup) and a test's stand-in for a remote scheduler.
 
     No dashboard unless asked, and no HTTP pages on the scheduler's and workers' HTTP
     servers (Dask starts them anyway: info pages, logs, metrics; the routes are emptied).
     Its scratch space (spilled data, worker folders) is a private folder made by `mkdtemp`
     (mode 0700, a fresh name: nothing planted under a fixed name in $TMPDIR is followed),
-    removed on exit, with whatever a killed worker left there.
-
-    Not done: TLS with `Security.temporary()`, which would keep other local users off the
-    scheduler's port; it needs the `cryptography` package, which dask[distributed] does not
-    bring. Until then a local user can reach the cluster while a sweep runs."""
+    removed on exit, with whatever a killed worker left there."""
     import shutil
     import tempfile
 
     import dask
     from dask.distributed import LocalCluster
+    from distributed.security import Security
 
+    security = Security.temporary() if secure else Security()
     scratch = tempfile.mkdtemp(prefix="bidou-dask-")
     quiet: dict[str, Any] = {} if dashboard else {"distributed.scheduler.http.routes": [],
                                   "distributed.worker.http.routes": []}
@@ -561,6 +568,7 @@ def local_cluster(workers: int, dashboard: bool = False) -> Iterator[Any]:
         with dask.config.set({"temporary-directory": scratch, **quiet}), \
                 LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
                              host="127.0.0.1", local_directory=scratch,
+                             protocol="tls://" if secure else "tcp://", security=security,
                              dashboard_address="127.0.0.1:0" if dashboard else None,
                              # the HTTP server Dask starts anyway: a free port, not 8787
                              scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},
