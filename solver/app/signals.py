@@ -12,7 +12,7 @@ from __future__ import annotations
 import contextlib
 import signal
 import threading
-from typing import Iterator
+from typing import Any, Callable, ContextManager, Iterator, TypeVar
 
 EXIT_INTERRUPTED = 130          # 128 + SIGINT
 EXIT_TERMINATED = 143           # 128 + SIGTERM
@@ -38,3 +38,67 @@ def sigterm_unwinds() -> Iterator[None]:
         yield
     finally:
         signal.signal(signal.SIGTERM, previous)
+
+
+class InterruptsHeld:
+    """Ctrl-C held back while something that must not be cut short starts (a Dask cluster),
+    and kept from every thread and process started meanwhile.
+
+    `hold()` blocks SIGINT in this thread's signal mask, which threads created from it
+    inherit, and processes forked from those, across `exec` too: the cluster's worker
+    processes start with SIGINT blocked and never see the terminal's Ctrl-C, which the
+    command handles for them (before, each printed its own traceback, and those cut short
+    while Python started printed "init_import_site"). Python's handler records the Ctrl-C
+    instead of raising it (another thread may still take the signal). `release()`
+    restores both and raises KeyboardInterrupt if one came, now that there is something
+    whole to close. Main thread only; elsewhere both are no-ops."""
+
+    def __init__(self) -> None:
+        self.interrupted = False
+        self._previous: Any = None
+        self._mask: set[Any] | None = None
+
+    def _record(self, signum: int, frame: object) -> None:
+        self.interrupted = True
+
+    def hold(self) -> None:
+        if threading.current_thread() is not threading.main_thread():
+            return
+        # multiprocessing's resource tracker, started with the first child process, unblocks
+        # SIGINT in the thread that starts it (Python 3.11): started here, before the block
+        from multiprocessing import resource_tracker
+
+        resource_tracker.ensure_running()
+        self._previous = signal.signal(signal.SIGINT, self._record)
+        self._mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+
+    def release(self, raise_interrupt: bool = True) -> None:
+        """Ctrl-C as before; KeyboardInterrupt if one came meanwhile (and `raise_interrupt`)."""
+        if self._mask is None:
+            return
+        # a Ctrl-C pending in the mask runs `_record` as the mask is restored
+        signal.pthread_sigmask(signal.SIG_SETMASK, self._mask)
+        signal.signal(signal.SIGINT, self._previous)
+        self._mask = None
+        if self.interrupted and raise_interrupt:
+            raise KeyboardInterrupt
+
+
+T = TypeVar("T", bound=ContextManager[Any])
+
+
+@contextlib.contextmanager
+def started_whole(start: Callable[[], T]) -> Iterator[T]:
+    """`start()` run with Ctrl-C held (`InterruptsHeld`), then what it made, entered: a
+    Ctrl-C that came while it started is raised inside it, so that it is closed like any
+    other (a Dask cluster cut short in its start printed pages of tracebacks)."""
+    held = InterruptsHeld()
+    held.hold()
+    try:
+        thing = start()
+    except BaseException:
+        held.release(raise_interrupt=False)
+        raise
+    with thing:
+        held.release()
+        yield thing

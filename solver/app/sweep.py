@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 from games.bidou.params import RANKINGS, REROLL_MODES, BidouParams, ParameterError
+from solver.app.signals import started_whole
 from solver.progress import Step
 
 RULE_COLUMNS = ("faces", "throws", "max_level", "reroll", "ranking", "aces_beat_bidou")
@@ -532,7 +533,7 @@ def dask_client(scheduler: str | None = None, workers: int | None = None,
             yield client
         return
     with local_cluster(workers or os.cpu_count() or 1, dashboard) as cluster, \
-            Client(cluster) as client:
+            started_whole(lambda: Client(cluster)) as client:
         yield client
 
 
@@ -564,18 +565,36 @@ def local_cluster(workers: int, dashboard: bool = False, secure: bool = True) ->
     scratch = tempfile.mkdtemp(prefix="bidou-dask-")
     quiet: dict[str, Any] = {} if dashboard else {"distributed.scheduler.http.routes": [],
                                   "distributed.worker.http.routes": []}
+    # the worker processes log only what is fatal: what befalls a task the sweep reports
+    # itself, and a closing cluster made them log errors after the command's last line
+    quiet["distributed.nanny.pre-spawn-environ"] = {
+        **dask.config.get("distributed.nanny.pre-spawn-environ", {}),
+        "DASK_LOGGING__DISTRIBUTED": "critical"}
     try:
-        with dask.config.set({"temporary-directory": scratch, **quiet}), \
-                LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                             host="127.0.0.1", local_directory=scratch,
-                             protocol="tls://" if secure else "tcp://", security=security,
-                             dashboard_address="127.0.0.1:0" if dashboard else None,
-                             # the HTTP server Dask starts anyway: a free port, not 8787
-                             scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},
-                             silence_logs=logging.ERROR) as cluster:
+        with dask.config.set({"temporary-directory": scratch, **quiet}), started_whole(
+                lambda: LocalCluster(
+                    n_workers=workers, threads_per_worker=1, processes=True,
+                    host="127.0.0.1", local_directory=scratch,
+                    protocol="tls://" if secure else "tcp://", security=security,
+                    dashboard_address="127.0.0.1:0" if dashboard else None,
+                    # the HTTP server Dask starts anyway: a free port, not 8787
+                    scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},
+                    silence_logs=logging.ERROR)) as cluster:
             yield cluster
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
+
+
+def quiet_dask() -> None:
+    """Dask's log handlers (its own, on `distributed`, `distributed.client`, `tornado`, ...)
+    silenced for the rest of the process. Called when a sweep is interrupted: the cancelled
+    tasks and the closing cluster make Dask log errors ("Couldn't gather keys", heartbeats
+    to a closed scheduler) that are its business, not the user's, who gets one line."""
+    names = [name for name in logging.root.manager.loggerDict
+             if name.split(".")[0] in ("distributed", "tornado")]
+    for name in names:
+        for handler in logging.getLogger(name).handlers:
+            handler.setLevel(logging.CRITICAL + 1)
 
 
 def checked_row(row: Any, params: BidouParams) -> dict[str, Any]:
@@ -640,6 +659,10 @@ def _run_locked(grid: Sequence[BidouParams], out: Path, client: Any, exact: bool
                 write_csv(out, list(rows.values()))
             if progress is not None:
                 progress("rule sets solved", count, len(todo))
+    except BaseException as error:
+        if not isinstance(error, Exception):     # Ctrl-C, SIGTERM: the command says so
+            quiet_dask()
+        raise
     finally:
         for future in futures:
             future.cancel()
