@@ -125,6 +125,48 @@ def test_cli_on_an_existing_scheduler(tmp_path):
     assert table["value"].tolist() == pytest.approx([-0.075, -0.029296875], abs=1e-12)
 
 
+def write_credentials(folder, security):
+    """A Security's CA, client certificate and key as the files Dask's settings name."""
+    folder.mkdir()
+    settings = {}
+    for name, text in (("ca-file", security.tls_ca_file),
+                       ("client.cert", security.tls_client_cert),
+                       ("client.key", security.tls_client_key)):
+        (folder / name).write_text(text)
+        settings[f"distributed.comm.tls.{name}"] = str(folder / name)
+    return settings
+
+
+def test_a_tls_scheduler_with_the_credentials_in_dasks_settings(client, tmp_path):
+    import dask
+    from distributed.security import Security
+
+    address = client.scheduler.address                  # the fixture's cluster: TLS
+    args = ["sweep", "--faces", "2", "--throws", "1", "--max-level", "2",
+            "--scheduler", address, "--out", str(tmp_path / "o")]
+    ours = write_credentials(tmp_path / "ours", client.security)
+    with dask.config.set(ours):
+        result = run(*args)
+    assert result.exit_code == 0, result.output
+    assert "1 rule sets solved, 0 already in the table" in result.output
+    assert pd.read_csv(tmp_path / "o" / "sweep.csv")["value"].tolist() == \
+        pytest.approx([-0.075], abs=1e-12)
+
+    def refused(settings, message):
+        with dask.config.set(settings):
+            result = run(*args[:-1], str(tmp_path / "refused"))
+        assert result.exit_code == 2 and result.output.count("\n") == 1, result.output
+        assert result.output.startswith("bidou: error: ") and message in result.output
+        assert not (tmp_path / "refused").exists()
+
+    refused({}, "a tls:// scheduler needs the client's credentials in Dask's configuration")
+    other = write_credentials(tmp_path / "other", Security.temporary())
+    refused(other, f"cannot reach the Dask scheduler {address}: TLS certificate does not "
+                   f"match")
+    refused({**ours, "distributed.comm.tls.ca-file": str(tmp_path / "absent.pem")},
+            "Dask's TLS settings do not load: ")
+
+
 def identity(address, **connection_args):
     """Dask's `identity` call to `address`, as any local process could make it."""
     import asyncio

@@ -186,9 +186,11 @@ def test_a_scheduler_that_is_not_dask_is_refused_in_bounded_time(tmp_path, monke
 @pytest.mark.parametrize("address, message", [
     ("", "--scheduler: the address is empty"),
     ("  ", "--scheduler: the address is empty"),
-    ("ucx://127.0.0.1:8786", "only tcp:// addresses are supported, not ucx://"),
-    ("tls://127.0.0.1:8786", "only tcp:// addresses are supported, not tls://"),
-    ("ws://127.0.0.1:8786", "only tcp:// addresses are supported, not ws://"),
+    ("ucx://127.0.0.1:8786", "only tcp:// and tls:// addresses are supported, not ucx://"),
+    ("tls://127.0.0.1:8786", "a tls:// scheduler needs the client's credentials in Dask's "
+                             "configuration; distributed.comm.tls.ca-file, "
+                             "distributed.comm.tls.client.cert not set"),
+    ("ws://127.0.0.1:8786", "only tcp:// and tls:// addresses are supported, not ws://"),
 ])
 def test_unsupported_scheduler_addresses_are_one_line(tmp_path, address, message):
     began = time.monotonic()

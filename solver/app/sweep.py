@@ -435,23 +435,51 @@ class SweepReport:
 
 
 HANDSHAKE_SECONDS = 10.0
-SCHEMES = ("tcp",)          # what the project runs and tests; tls://, ucx://, ws:// need more
+SCHEMES = ("tcp", "tls")    # what the project runs and tests; ucx://, ws:// need more
+TLS_SETTINGS = ("distributed.comm.tls.ca-file", "distributed.comm.tls.client.cert")
 
 
 def check_scheduler(address: str) -> str:
     """A `--scheduler` address the sweep can use, or ParameterError in one line: not empty
     (an empty one used to mean a local cluster, silently), and tcp:// or a bare host:port
-    (Dask's default, tcp): the other schemes need security settings or libraries the sweep
-    does not pass, and gave tracebacks."""
+    (Dask's default, tcp), or tls:// with the client's credentials in Dask's configuration
+    (`client_security`); the other schemes need libraries the sweep does not bring, and
+    gave tracebacks."""
     text = address.strip()
     if not text:
         raise ParameterError("--scheduler: the address is empty (leave the option out for a "
                              "local cluster)")
     scheme, separator, _ = text.partition("://")
     if separator and scheme.lower() not in SCHEMES:
-        raise ParameterError(f"--scheduler {address}: only tcp:// addresses are supported, "
-                             f"not {scheme}://")
+        raise ParameterError(f"--scheduler {address}: only tcp:// and tls:// addresses are "
+                             f"supported, not {scheme}://")
+    if scheme.lower() == "tls" and separator:
+        client_security(text)
     return text
+
+
+def client_security(address: str) -> Any:
+    """Dask's client security from its configuration (`distributed.comm.tls.ca-file`,
+    `.client.cert`, `.client.key`: a YAML file in ~/.config/dask or DASK_DISTRIBUTED__COMM__
+    TLS__... variables), checked now: for a tls:// scheduler the CA and a client certificate
+    must be given and load (ParameterError in one line otherwise), as Dask's `Client` will
+    read them. The sweep takes no credentials of its own on the command line."""
+    import dask
+
+    missing = [name for name in TLS_SETTINGS if not dask.config.get(name, None)]
+    if address.lower().startswith("tls://") and missing:     # said before distributed loads
+        raise ParameterError(f"--scheduler {address}: a tls:// scheduler needs the client's "
+                             f"credentials in Dask's configuration; {', '.join(missing)} "
+                             f"not set (see README, Sweeps)")
+    from distributed.security import Security
+
+    try:
+        security = Security()
+        security.get_connection_args("client")          # loads the files: fails here
+    except (OSError, ValueError) as error:              # ssl.SSLError is an OSError
+        raise ParameterError(f"--scheduler {address}: Dask's TLS settings do not load: "
+                             f"{str(error).splitlines()[0][:200]}") from None
+    return security
 
 
 def connect(address: str, seconds: float | None = None) -> Any:
@@ -493,8 +521,10 @@ def identify(address: str, seconds: float) -> None:
 
     from distributed.comm import connect as open_comm
 
+    connection_args = client_security(address).get_connection_args("client")
+
     async def ask() -> Any:
-        comm = await open_comm(address, timeout=seconds)
+        comm = await open_comm(address, timeout=seconds, **connection_args)
         try:
             await comm.write({"op": "identity"})
             return await comm.read()
