@@ -108,9 +108,9 @@ def test_a_ctrl_c_while_starting_is_raised_inside_what_started():
 
     handler = signal.getsignal(signal.SIGINT)
     with pytest.raises(KeyboardInterrupt):
-        with started_whole(start):
+        with started_whole(start, lambda: events.append("told")):
             events.append("body")
-    assert events == ["started", "enter", "exit"]     # closed, the body never ran
+    assert events == ["started", "enter", "told", "exit"]   # closed, the body never ran
     assert signal.SIGINT in masks[0]                  # a thread it started blocks SIGINT
     assert signal.SIGINT not in signal.pthread_sigmask(signal.SIG_BLOCK, [])
     assert signal.getsignal(signal.SIGINT) is handler

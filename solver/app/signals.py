@@ -90,10 +90,13 @@ T = TypeVar("T", bound=ContextManager[Any])
 
 
 @contextlib.contextmanager
-def started_whole(start: Callable[[], T]) -> Iterator[T]:
+def started_whole(start: Callable[[], T],
+                  on_interrupt: Callable[[], None] | None = None) -> Iterator[T]:
     """`start()` run with Ctrl-C held (`InterruptsHeld`), then what it made, entered: a
     Ctrl-C that came while it started is raised inside it, so that it is closed like any
-    other (a Dask cluster cut short in its start printed pages of tracebacks)."""
+    other (a Dask cluster cut short in its start printed pages of tracebacks).
+    `on_interrupt()` runs first when Ctrl-C or SIGTERM ends the block (before the close:
+    the sweep silences Dask's log there)."""
     held = InterruptsHeld()
     held.hold()
     try:
@@ -102,5 +105,10 @@ def started_whole(start: Callable[[], T]) -> Iterator[T]:
         held.release(raise_interrupt=False)
         raise
     with thing:
-        held.release()
-        yield thing
+        try:
+            held.release()
+            yield thing
+        except (KeyboardInterrupt, Terminated):
+            if on_interrupt is not None:
+                on_interrupt()
+            raise

@@ -563,7 +563,7 @@ def dask_client(scheduler: str | None = None, workers: int | None = None,
             yield client
         return
     with local_cluster(workers or os.cpu_count() or 1, dashboard) as cluster, \
-            started_whole(lambda: Client(cluster)) as client:
+            started_whole(lambda: Client(cluster), quiet_dask) as client:
         yield client
 
 
@@ -609,7 +609,7 @@ def local_cluster(workers: int, dashboard: bool = False, secure: bool = True) ->
                     dashboard_address="127.0.0.1:0" if dashboard else None,
                     # the HTTP server Dask starts anyway: a free port, not 8787
                     scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},
-                    silence_logs=logging.ERROR)) as cluster:
+                    silence_logs=logging.ERROR), quiet_dask) as cluster:
             yield cluster
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
