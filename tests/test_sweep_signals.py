@@ -82,6 +82,28 @@ def test_ctrl_c_to_the_group_is_one_line_at_any_moment_of_the_start(tmp_path, mo
     assert not [p.name for p in scratch.iterdir() if p.name.startswith("bidou-dask-")]
 
 
+def test_sigterm_while_the_cluster_starts_is_one_line_and_143(tmp_path):
+    process, scratch = start_sweep(tmp_path)
+    try:
+        wait_for(lambda: any("spawn_main" in " ".join(c.cmdline()) for c in
+                             descendants(process)), "a worker process start")
+        children = {c.pid for c in descendants(process)}
+        process.send_signal(signal.SIGTERM)         # not held: it ends the start at once
+        _, err = process.communicate(timeout=120)
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.communicate()
+    assert process.returncode == 143
+    assert err.strip() == "bidou: terminated", err      # not Dask's "Failed to remove ..."
+    for _ in range(100):
+        if not alive(children):
+            break
+        time.sleep(0.05)
+    assert not alive(children)
+    assert not [p.name for p in scratch.iterdir() if p.name.startswith("bidou-dask-")]
+
+
 def test_a_ctrl_c_while_starting_is_raised_inside_what_started():
     from solver.app.signals import started_whole
 

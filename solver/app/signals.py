@@ -101,8 +101,10 @@ def started_whole(start: Callable[[], T],
     held.hold()
     try:
         thing = start()
-    except BaseException:
+    except BaseException as error:
         held.release(raise_interrupt=False)
+        if on_interrupt is not None and isinstance(error, (KeyboardInterrupt, Terminated)):
+            on_interrupt()                  # SIGTERM is not held: it can end the start
         raise
     with thing:
         try:
