@@ -88,7 +88,7 @@ def test_sigterm_while_the_cluster_starts_is_one_line_and_143(tmp_path):
         wait_for(lambda: any("spawn_main" in " ".join(c.cmdline()) for c in
                              descendants(process)), "a worker process start")
         children = {c.pid for c in descendants(process)}
-        process.send_signal(signal.SIGTERM)         # not held: it ends the start at once
+        process.send_signal(signal.SIGTERM)         # held, like Ctrl-C, until it is whole
         _, err = process.communicate(timeout=120)
     finally:
         if process.poll() is None:
@@ -96,6 +96,7 @@ def test_sigterm_while_the_cluster_starts_is_one_line_and_143(tmp_path):
             process.communicate()
     assert process.returncode == 143
     assert err.strip() == "bidou: terminated", err      # not Dask's "Failed to remove ..."
+    assert not (tmp_path / "out").exists()
     for _ in range(100):
         if not alive(children):
             break
@@ -136,3 +137,27 @@ def test_a_ctrl_c_while_starting_is_raised_inside_what_started():
     assert signal.SIGINT in masks[0]                  # a thread it started blocks SIGINT
     assert signal.SIGINT not in signal.pthread_sigmask(signal.SIG_BLOCK, [])
     assert signal.getsignal(signal.SIGINT) is handler
+
+
+def test_a_sigterm_while_starting_is_delivered_inside_what_started():
+    from solver.app.signals import Terminated, sigterm_unwinds, started_whole
+
+    events = []
+
+    class Thing:
+        def __enter__(self):
+            events.append("enter")
+            return self
+
+        def __exit__(self, *exc):
+            events.append("exit")
+
+    def start():
+        os.kill(os.getpid(), signal.SIGTERM)
+        events.append("started")
+        return Thing()
+
+    with sigterm_unwinds(), pytest.raises(Terminated):
+        with started_whole(start, lambda: events.append("told")):
+            events.append("body")
+    assert events == ["started", "enter", "told", "exit"]

@@ -43,25 +43,28 @@ def sigterm_unwinds() -> Iterator[None]:
 
 
 class InterruptsHeld:
-    """Ctrl-C held back while something that must not be cut short starts (a Dask cluster),
-    and kept from every thread and process started meanwhile.
+    """Ctrl-C and SIGTERM held back while something that must not be cut short starts (a
+    Dask cluster), and Ctrl-C kept from every thread and process started meanwhile.
 
     `hold()` blocks SIGINT in this thread's signal mask, which threads created from it
     inherit, and processes forked from those, across `exec` too: the cluster's worker
     processes start with SIGINT blocked and never see the terminal's Ctrl-C, which the
     command handles for them (before, each printed its own traceback, and those cut short
-    while Python started printed "init_import_site"). Python's handler records the Ctrl-C
-    instead of raising it (another thread may still take the signal). `release()`
-    restores both and raises KeyboardInterrupt if one came, now that there is something
-    whole to close. Main thread only; elsewhere both are no-ops."""
+    while Python started printed "init_import_site"). SIGTERM stays unblocked (Dask stops
+    its workers with it). Python's handlers record either signal instead of acting on it
+    (another thread may still take SIGINT). `release()` restores all and delivers what
+    came to the handlers it restored (KeyboardInterrupt, `Terminated`), now that there is
+    something whole to close. Main thread only; elsewhere both are no-ops."""
+
+    HELD = (signal.SIGTERM, signal.SIGINT)        # delivered in this order on release
 
     def __init__(self) -> None:
-        self.interrupted = False
-        self._previous: Any = None
+        self.came: set[int] = set()
+        self._previous: dict[int, Any] = {}
         self._mask: set[Any] | None = None
 
     def _record(self, signum: int, frame: object) -> None:
-        self.interrupted = True
+        self.came.add(signum)
 
     def hold(self) -> None:
         if threading.current_thread() is not threading.main_thread():
@@ -71,19 +74,22 @@ class InterruptsHeld:
         from multiprocessing import resource_tracker
 
         resource_tracker.ensure_running()
-        self._previous = signal.signal(signal.SIGINT, self._record)
+        self._previous = {signum: signal.signal(signum, self._record) for signum in self.HELD}
         self._mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
 
-    def release(self, raise_interrupt: bool = True) -> None:
-        """Ctrl-C as before; KeyboardInterrupt if one came meanwhile (and `raise_interrupt`)."""
+    def release(self, deliver: bool = True) -> None:
+        """The signals handled as before; what came meanwhile delivered to them (unless not
+        `deliver`): the restored handler raises, or does what it does."""
         if self._mask is None:
             return
         # a Ctrl-C pending in the mask runs `_record` as the mask is restored
         signal.pthread_sigmask(signal.SIG_SETMASK, self._mask)
-        signal.signal(signal.SIGINT, self._previous)
+        for signum, previous in self._previous.items():
+            signal.signal(signum, previous)
         self._mask = None
-        if self.interrupted and raise_interrupt:
-            raise KeyboardInterrupt
+        for signum in self.HELD:
+            if signum in self.came and deliver:
+                signal.raise_signal(signum)
 
 
 T = TypeVar("T", bound=ContextManager[Any])
@@ -92,19 +98,17 @@ T = TypeVar("T", bound=ContextManager[Any])
 @contextlib.contextmanager
 def started_whole(start: Callable[[], T],
                   on_interrupt: Callable[[], None] | None = None) -> Iterator[T]:
-    """`start()` run with Ctrl-C held (`InterruptsHeld`), then what it made, entered: a
-    Ctrl-C that came while it started is raised inside it, so that it is closed like any
-    other (a Dask cluster cut short in its start printed pages of tracebacks).
-    `on_interrupt()` runs first when Ctrl-C or SIGTERM ends the block (before the close:
-    the sweep silences Dask's log there)."""
+    """`start()` run with Ctrl-C and SIGTERM held (`InterruptsHeld`), then what it made,
+    entered: a signal that came while it started is delivered inside it, so that it is
+    closed like any other (a Dask cluster cut short in its start printed pages of
+    tracebacks, or left files behind). `on_interrupt()` runs first when Ctrl-C or SIGTERM
+    ends the block (before the close: the sweep silences Dask's log there)."""
     held = InterruptsHeld()
     held.hold()
     try:
         thing = start()
-    except BaseException as error:
-        held.release(raise_interrupt=False)
-        if on_interrupt is not None and isinstance(error, (KeyboardInterrupt, Terminated)):
-            on_interrupt()                  # SIGTERM is not held: it can end the start
+    except BaseException:
+        held.release(deliver=False)
         raise
     with thing:
         try:
