@@ -105,7 +105,16 @@ def test_sigterm_while_the_cluster_starts_is_one_line_and_143(tmp_path):
     assert not [p.name for p in scratch.iterdir() if p.name.startswith("bidou-dask-")]
 
 
-def test_a_ctrl_c_while_starting_is_raised_inside_what_started():
+@pytest.fixture
+def no_tracker(monkeypatch):
+    """The unit tests start no resource tracker in the test process (a child that would
+    outlive them: tests/test_reliability_pool.py counts the children)."""
+    from multiprocessing import resource_tracker
+
+    monkeypatch.setattr(resource_tracker, "ensure_running", lambda: None)
+
+
+def test_a_ctrl_c_while_starting_is_raised_inside_what_started(no_tracker):
     from solver.app.signals import started_whole
 
     events, masks = [], []
@@ -139,7 +148,7 @@ def test_a_ctrl_c_while_starting_is_raised_inside_what_started():
     assert signal.getsignal(signal.SIGINT) is handler
 
 
-def test_a_sigterm_while_starting_is_delivered_inside_what_started():
+def test_a_sigterm_while_starting_is_delivered_inside_what_started(no_tracker):
     from solver.app.signals import Terminated, sigterm_unwinds, started_whole
 
     events = []

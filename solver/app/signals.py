@@ -5,8 +5,8 @@ Python turns SIGINT into KeyboardInterrupt, which unwinds through every ``finall
 ``except BaseException`` (the atomic writers delete their ``.tmp-*`` files there). SIGTERM
 would kill the process on the spot, leaving them behind; `sigterm_unwinds` makes it raise
 `Terminated` instead, so it unwinds the same way. What must not be cut short while it
-starts (the sweep's Dask cluster) is started with Ctrl-C held (`started_whole`), and the
-processes it starts never see it.
+starts (the sweep's Dask cluster) is started with Ctrl-C and SIGTERM held (`started_whole`),
+and the processes it starts never see Ctrl-C.
 """
 
 from __future__ import annotations
