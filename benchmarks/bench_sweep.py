@@ -1,6 +1,7 @@
 """Time `bidou sweep` on the full grid of the hand game, one worker against all cores.
 
     python benchmarks/bench_sweep.py [--repeats 1] [--subset] [--workers 1,2] [--table DIR]
+    python benchmarks/bench_sweep.py --startup 5 [--workers 2]
 
 The grid of issue 14: faces 2..6, throws 1..3, max level 1..4, both rerolls, both rankings,
 aces on and off for the French one (360 rule sets), each solved by LP + exact certificate on
@@ -9,6 +10,11 @@ wall time of the whole sweep over the repeats (cluster start excluded, a fresh t
 time), the sum of the per-row solve seconds, and the speed-up against one worker. `--subset`
 keeps faces 2..4 (a quick look). `--table DIR` keeps the last table (sweep.csv, .parquet,
 .png) there.
+
+`--startup N` measures what the local cluster's TLS costs instead (issue 25, item 12): N
+small sweeps (4 rule sets) from nothing to the closed cluster, each with the cluster's
+temporary TLS credentials and on plain tcp://, taken in turn; the medians and their
+difference (the credentials' key generation, the handshakes and encryption).
 """
 
 from __future__ import annotations
@@ -20,7 +26,7 @@ import statistics
 import tempfile
 import time
 
-from solver.app.sweep import build_grid, dask_client, run_sweep
+from solver.app.sweep import build_grid, dask_client, local_cluster, run_sweep
 
 
 def main() -> None:
@@ -29,7 +35,12 @@ def main() -> None:
     parser.add_argument("--subset", action="store_true", help="faces 2..4 only")
     parser.add_argument("--workers", default=f"1,{os.cpu_count()}")
     parser.add_argument("--table", default=None, help="keep the last table in this directory")
+    parser.add_argument("--startup", type=int, default=0, metavar="N",
+                        help="time N small sweeps with TLS and N without, cluster start included")
     args = parser.parse_args()
+    if args.startup:
+        startup(args.startup, int(args.workers.split(",")[-1]))
+        return
     grid = build_grid(faces="2,3,4" if args.subset else "2,3,4,5,6", throws="1,2,3",
                       max_level="1,2,3,4", reroll="all,keep", ranking="encyclopedia,french",
                       aces_beat_bidou="true,false")
@@ -56,6 +67,36 @@ def main() -> None:
         base = base or wall
         print(f"{workers:>7} {wall:>14.1f} {statistics.median(work):>16.1f} "
               f"{len(grid) / wall:>7.2f} {base / wall:>8.2f}x", flush=True)
+
+
+def small_sweep(workers: int, secure: bool) -> float:
+    """Seconds from nothing to a closed cluster, 4 rule sets solved on the way."""
+    from dask.distributed import Client
+
+    grid = build_grid(faces="2", throws="1,2", max_level="1,2")
+    out = tempfile.mkdtemp(prefix="bench-sweep-")
+    start = time.perf_counter()
+    with local_cluster(workers, secure=secure) as cluster, Client(cluster) as client:
+        report = run_sweep(grid, out, client)
+    seconds = time.perf_counter() - start
+    assert not report.failed and report.solved == len(grid), report.failed
+    shutil.rmtree(out)
+    return seconds
+
+
+def startup(repeats: int, workers: int) -> None:
+    times: dict[bool, list[float]] = {True: [], False: []}
+    for _ in range(repeats):
+        for secure in (True, False):             # in turn: the machine's load hits both
+            times[secure].append(small_sweep(workers, secure))
+    tls, tcp = (statistics.median(times[s]) for s in (True, False))
+    paired = statistics.median(a - b for a, b in zip(times[True], times[False]))
+    print(f"small sweep (4 rule sets, {workers} workers, cluster start included), "
+          f"median of {repeats}: TLS {tls:.2f} s, tcp {tcp:.2f} s; TLS costs {tls - tcp:+.2f} s "
+          f"(median of the paired differences {paired:+.2f} s; load average "
+          f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)")
+    print("  TLS:", " ".join(f"{t:.2f}" for t in times[True]))
+    print("  tcp:", " ".join(f"{t:.2f}" for t in times[False]))
 
 
 if __name__ == "__main__":

@@ -109,18 +109,128 @@ def test_a_worker_killed_mid_sweep(tmp_path):
     assert row["value"] == pytest.approx(solve(params).value, abs=1e-12)
 
 
-def test_cli_on_an_existing_scheduler(client, tmp_path):
-    address = client.scheduler.address
-    assert address.startswith("tcp://127.0.0.1:")
-    result = run("sweep", "--faces", "2", "--throws", "1,2", "--max-level", "2",
-                 "--scheduler", address, "--out", str(tmp_path))
-    assert result.exit_code == 0, result.output
-    assert "2 rule sets solved, 0 already in the table" in result.output
-    again = run("sweep", "--faces", "2", "--throws", "1,2", "--max-level", "2",
-                "--scheduler", address, "--out", str(tmp_path))
-    assert "0 rule sets solved, 2 already in the table" in again.output
+def test_cli_on_an_existing_scheduler(tmp_path):
+    # a plain tcp:// cluster stands for a remote one (the local cluster of a sweep is TLS)
+    with sweep.local_cluster(1, secure=False) as cluster:
+        address = cluster.scheduler_address
+        assert address.startswith("tcp://127.0.0.1:")
+        result = run("sweep", "--faces", "2", "--throws", "1,2", "--max-level", "2",
+                     "--scheduler", address, "--out", str(tmp_path))
+        assert result.exit_code == 0, result.output
+        assert "2 rule sets solved, 0 already in the table" in result.output
+        again = run("sweep", "--faces", "2", "--throws", "1,2", "--max-level", "2",
+                    "--scheduler", address, "--out", str(tmp_path))
+        assert "0 rule sets solved, 2 already in the table" in again.output
     table = pd.read_csv(tmp_path / "sweep.csv")
     assert table["value"].tolist() == pytest.approx([-0.075, -0.029296875], abs=1e-12)
+
+
+def write_credentials(folder, security):
+    """A Security's CA, client certificate and key as the files Dask's settings name."""
+    folder.mkdir()
+    settings = {}
+    for name, text in (("ca-file", security.tls_ca_file),
+                       ("client.cert", security.tls_client_cert),
+                       ("client.key", security.tls_client_key)):
+        (folder / name).write_text(text)
+        settings[f"distributed.comm.tls.{name}"] = str(folder / name)
+    return settings
+
+
+def test_a_tls_scheduler_with_the_credentials_in_dasks_settings(client, tmp_path):
+    import dask
+    from distributed.security import Security
+
+    address = client.scheduler.address                  # the fixture's cluster: TLS
+    args = ["sweep", "--faces", "2", "--throws", "1", "--max-level", "2",
+            "--scheduler", address, "--out", str(tmp_path / "o")]
+    ours = write_credentials(tmp_path / "ours", client.security)
+    with dask.config.set(ours):
+        result = run(*args)
+    assert result.exit_code == 0, result.output
+    assert "1 rule sets solved, 0 already in the table" in result.output
+    assert pd.read_csv(tmp_path / "o" / "sweep.csv")["value"].tolist() == \
+        pytest.approx([-0.075], abs=1e-12)
+
+    def refused(settings, message):
+        with dask.config.set(settings):
+            result = run(*args[:-1], str(tmp_path / "refused"))
+        assert result.exit_code == 2 and result.output.count("\n") == 1, result.output
+        assert result.output.startswith("bidou: error: ") and message in result.output
+        assert not (tmp_path / "refused").exists()
+
+    refused({}, "a tls:// scheduler needs the client's credentials in Dask's configuration")
+    other = write_credentials(tmp_path / "other", Security.temporary())
+    refused(other, f"cannot reach the Dask scheduler {address}: TLS certificate does not "
+                   f"match")
+    refused({**ours, "distributed.comm.tls.ca-file": str(tmp_path / "absent.pem")},
+            "Dask's TLS settings do not load: ")
+
+
+def identity(address, **connection_args):
+    """Dask's `identity` call to `address`, as any local process could make it."""
+    import asyncio
+
+    from distributed.comm import connect
+
+    async def ask():
+        comm = await connect(address, timeout=5, **connection_args)
+        try:
+            await comm.write({"op": "identity"})
+            return await comm.read()
+        finally:
+            comm.abort()
+
+    return asyncio.run(asyncio.wait_for(ask(), 10))
+
+
+def strangers(address):
+    """The ways another local user might knock: plain tcp://, TLS with no certificate, TLS
+    with credentials of another cluster. Each returns the reply or the exception."""
+    import ssl
+
+    from distributed.security import Security
+
+    anonymous = ssl.create_default_context()
+    anonymous.check_hostname, anonymous.verify_mode = False, ssl.CERT_NONE
+    knocks = {"tcp": lambda: identity(address.replace("tls://", "tcp://")),
+              "tls without a certificate": lambda: identity(
+                  address, ssl_context=anonymous, require_encryption=True),
+              "tls with other credentials": lambda: identity(
+                  address, **Security.temporary().get_connection_args("client"))}
+    answers = {}
+    for name, knock in knocks.items():
+        try:
+            answers[name] = knock()
+        except Exception as error:
+            answers[name] = error
+    return answers
+
+
+def test_the_local_cluster_lets_in_no_one_without_its_credentials(client, tmp_path):
+    info = client.scheduler_info()
+    listeners = [client.scheduler.address] + [
+        address for worker, w in info["workers"].items() for address in (worker, w["nanny"])]
+    assert len(listeners) == 5 and all(a.startswith("tls://127.0.0.1:") for a in listeners)
+    seen = {}
+
+    def knock_while_solving(what, done, total):     # the cluster is busy with the sweep
+        if not seen:
+            seen.update({address: strangers(address) for address in listeners})
+            seen["ours"] = identity(client.scheduler.address,
+                                    **client.security.get_connection_args("client"))
+
+    grid = sweep.build_grid(faces="2", throws="1,2", max_level="1,2")
+    report = sweep.run_sweep(grid, tmp_path, client, progress=knock_while_solving)
+    assert report.solved == 4 and not report.failed
+    assert seen.pop("ours")["type"] == "Scheduler"      # the knock itself works, with the key
+    for address, answers in seen.items():
+        assert list(answers) == ["tcp", "tls without a certificate",
+                                 "tls with other credentials"]
+        for name, answer in answers.items():
+            assert isinstance(answer, Exception), (address, name, answer)
+    with pytest.raises(ParameterError, match="cannot reach the Dask scheduler tcp://"):
+        sweep.identify(client.scheduler.address.replace("tls://", "tcp://"), 5)
 
 
 @pytest.mark.parametrize("args, message", [

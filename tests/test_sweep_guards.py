@@ -139,23 +139,6 @@ def test_an_empty_out_is_refused(tmp_path):
     one_line_error(run("sweep", "--faces", "2", "--out", ""), "the folder name is empty")
 
 
-def test_the_interrupted_message_names_a_folder_that_exists(tmp_path):
-    out = tmp_path / "new"
-    process = subprocess.Popen([sys.executable, "-m", "solver.app.cli", "sweep", "--faces",
-                                "2,3,4", "--throws", "1,2,3", "--out", str(out)],
-                               stderr=subprocess.PIPE, text=True)
-    time.sleep(1.0)                          # the cluster is starting: no row yet
-    process.send_signal(signal.SIGINT)
-    _, err = process.communicate(timeout=60)
-    assert process.returncode == 130, err
-    lines = err.splitlines()     # (Dask's own noise when its start is cut short: item 10)
-    if out.exists():
-        assert f"bidou: error: interrupted; the rows solved so far are in " \
-               f"{out / 'sweep.csv'}" in lines and (out / "sweep.csv").exists()
-    else:
-        assert "bidou: error: interrupted before any row was solved" in lines
-
-
 def serve(mode):
     """A TCP service on loopback that is not Dask: `silent` accepts and never answers,
     `http` answers every request with an HTTP error."""
@@ -203,9 +186,11 @@ def test_a_scheduler_that_is_not_dask_is_refused_in_bounded_time(tmp_path, monke
 @pytest.mark.parametrize("address, message", [
     ("", "--scheduler: the address is empty"),
     ("  ", "--scheduler: the address is empty"),
-    ("ucx://127.0.0.1:8786", "only tcp:// addresses are supported, not ucx://"),
-    ("tls://127.0.0.1:8786", "only tcp:// addresses are supported, not tls://"),
-    ("ws://127.0.0.1:8786", "only tcp:// addresses are supported, not ws://"),
+    ("ucx://127.0.0.1:8786", "only tcp:// and tls:// addresses are supported, not ucx://"),
+    ("tls://127.0.0.1:8786", "a tls:// scheduler needs the client's credentials in Dask's "
+                             "configuration; distributed.comm.tls.ca-file, "
+                             "distributed.comm.tls.client.cert not set"),
+    ("ws://127.0.0.1:8786", "only tcp:// and tls:// addresses are supported, not ws://"),
 ])
 def test_unsupported_scheduler_addresses_are_one_line(tmp_path, address, message):
     began = time.monotonic()

@@ -4,7 +4,9 @@ on Ctrl-C (SIGINT) and 143 on SIGTERM.
 Python turns SIGINT into KeyboardInterrupt, which unwinds through every ``finally`` and
 ``except BaseException`` (the atomic writers delete their ``.tmp-*`` files there). SIGTERM
 would kill the process on the spot, leaving them behind; `sigterm_unwinds` makes it raise
-`Terminated` instead, so it unwinds the same way.
+`Terminated` instead, so it unwinds the same way. What must not be cut short while it
+starts (the sweep's Dask cluster) is started with Ctrl-C and SIGTERM held (`started_whole`),
+and the processes it starts never see Ctrl-C.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from __future__ import annotations
 import contextlib
 import signal
 import threading
-from typing import Iterator
+from typing import Any, Callable, ContextManager, Iterator, TypeVar
 
 EXIT_INTERRUPTED = 130          # 128 + SIGINT
 EXIT_TERMINATED = 143           # 128 + SIGTERM
@@ -38,3 +40,81 @@ def sigterm_unwinds() -> Iterator[None]:
         yield
     finally:
         signal.signal(signal.SIGTERM, previous)
+
+
+class InterruptsHeld:
+    """Ctrl-C and SIGTERM held back while something that must not be cut short starts (a
+    Dask cluster), and Ctrl-C kept from every thread and process started meanwhile.
+
+    `hold()` blocks SIGINT in this thread's signal mask, which threads created from it
+    inherit, and processes forked from those, across `exec` too: the cluster's worker
+    processes start with SIGINT blocked and never see the terminal's Ctrl-C, which the
+    command handles for them (before, each printed its own traceback, and those cut short
+    while Python started printed "init_import_site"). SIGTERM stays unblocked (Dask stops
+    its workers with it). Python's handlers record either signal instead of acting on it
+    (another thread may still take SIGINT). `release()` restores all and delivers what
+    came to the handlers it restored (KeyboardInterrupt, `Terminated`), now that there is
+    something whole to close. Main thread only; elsewhere both are no-ops."""
+
+    HELD = (signal.SIGTERM, signal.SIGINT)        # delivered in this order on release
+
+    def __init__(self) -> None:
+        self.came: set[int] = set()
+        self._previous: dict[int, Any] = {}
+        self._mask: set[Any] | None = None
+
+    def _record(self, signum: int, frame: object) -> None:
+        self.came.add(signum)
+
+    def hold(self) -> None:
+        if threading.current_thread() is not threading.main_thread():
+            return
+        # multiprocessing's resource tracker, started with the first child process, unblocks
+        # SIGINT in the thread that starts it (Python 3.11): started here, before the block
+        from multiprocessing import resource_tracker
+
+        resource_tracker.ensure_running()
+        self._previous = {signum: signal.signal(signum, self._record) for signum in self.HELD}
+        self._mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+
+    def release(self, deliver: bool = True) -> None:
+        """The signals handled as before; what came meanwhile delivered to them (unless not
+        `deliver`): the restored handler raises, or does what it does."""
+        if self._mask is None:
+            return
+        # a Ctrl-C pending in the mask runs `_record` as the mask is restored
+        signal.pthread_sigmask(signal.SIG_SETMASK, self._mask)
+        for signum, previous in self._previous.items():
+            signal.signal(signum, previous)
+        self._mask = None
+        for signum in self.HELD:
+            if signum in self.came and deliver:
+                signal.raise_signal(signum)
+
+
+T = TypeVar("T", bound=ContextManager[Any])
+
+
+@contextlib.contextmanager
+def started_whole(start: Callable[[], T],
+                  on_interrupt: Callable[[], None] | None = None) -> Iterator[T]:
+    """`start()` run with Ctrl-C and SIGTERM held (`InterruptsHeld`), then what it made,
+    entered: a signal that came while it started is delivered inside it, so that it is
+    closed like any other (a Dask cluster cut short in its start printed pages of
+    tracebacks, or left files behind). `on_interrupt()` runs first when Ctrl-C or SIGTERM
+    ends the block (before the close: the sweep silences Dask's log there)."""
+    held = InterruptsHeld()
+    held.hold()
+    try:
+        thing = start()
+    except BaseException:
+        held.release(deliver=False)
+        raise
+    with thing:
+        try:
+            held.release()
+            yield thing
+        except (KeyboardInterrupt, Terminated):
+            if on_interrupt is not None:
+                on_interrupt()
+            raise

@@ -7,7 +7,8 @@ Every rule set is one task: `solver.solve.solve(params)` (LP, then the exact cer
 tidy row (`COLUMNS`). Rows go to `DIR/sweep.csv` as they arrive (atomically, so an
 interrupted sweep keeps every finished row and the next run skips them), then to
 `DIR/sweep.parquet` and `DIR/sweep.png`. The cluster is Dask's: a LocalCluster of the
-machine's cores, or any existing scheduler; Dask retries a task whose worker died.
+machine's cores (on TLS with credentials of its own), or any existing scheduler; Dask
+retries a task whose worker died.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 from games.bidou.params import RANKINGS, REROLL_MODES, BidouParams, ParameterError
+from solver.app.signals import started_whole
 from solver.progress import Step
 
 RULE_COLUMNS = ("faces", "throws", "max_level", "reroll", "ranking", "aces_beat_bidou")
@@ -459,23 +461,51 @@ class SweepReport:
 
 
 HANDSHAKE_SECONDS = 10.0
-SCHEMES = ("tcp",)          # what the project runs and tests; tls://, ucx://, ws:// need more
+SCHEMES = ("tcp", "tls")    # what the project runs and tests; ucx://, ws:// need more
+TLS_SETTINGS = ("distributed.comm.tls.ca-file", "distributed.comm.tls.client.cert")
 
 
 def check_scheduler(address: str) -> str:
     """A `--scheduler` address the sweep can use, or ParameterError in one line: not empty
     (an empty one used to mean a local cluster, silently), and tcp:// or a bare host:port
-    (Dask's default, tcp): the other schemes need security settings or libraries the sweep
-    does not pass, and gave tracebacks."""
+    (Dask's default, tcp), or tls:// with the client's credentials in Dask's configuration
+    (`client_security`); the other schemes need libraries the sweep does not bring, and
+    gave tracebacks."""
     text = address.strip()
     if not text:
         raise ParameterError("--scheduler: the address is empty (leave the option out for a "
                              "local cluster)")
     scheme, separator, _ = text.partition("://")
     if separator and scheme.lower() not in SCHEMES:
-        raise ParameterError(f"--scheduler {address}: only tcp:// addresses are supported, "
-                             f"not {scheme}://")
+        raise ParameterError(f"--scheduler {address}: only tcp:// and tls:// addresses are "
+                             f"supported, not {scheme}://")
+    if scheme.lower() == "tls" and separator:
+        client_security(text)
     return text
+
+
+def client_security(address: str) -> Any:
+    """Dask's client security from its configuration (`distributed.comm.tls.ca-file`,
+    `.client.cert`, `.client.key`: a YAML file in ~/.config/dask or DASK_DISTRIBUTED__COMM__
+    TLS__... variables), checked now: for a tls:// scheduler the CA and a client certificate
+    must be given and load (ParameterError in one line otherwise), as Dask's `Client` will
+    read them. The sweep takes no credentials of its own on the command line."""
+    import dask
+
+    missing = [name for name in TLS_SETTINGS if not dask.config.get(name, None)]
+    if address.lower().startswith("tls://") and missing:     # said before distributed loads
+        raise ParameterError(f"--scheduler {address}: a tls:// scheduler needs the client's "
+                             f"credentials in Dask's configuration; {', '.join(missing)} "
+                             f"not set (see README, Sweeps)")
+    from distributed.security import Security
+
+    try:
+        security = Security()
+        security.get_connection_args("client")          # loads the files: fails here
+    except (OSError, ValueError) as error:              # ssl.SSLError is an OSError
+        raise ParameterError(f"--scheduler {address}: Dask's TLS settings do not load: "
+                             f"{str(error).splitlines()[0][:200]}") from None
+    return security
 
 
 def connect(address: str, seconds: float | None = None) -> Any:
@@ -517,8 +547,10 @@ def identify(address: str, seconds: float) -> None:
 
     from distributed.comm import connect as open_comm
 
+    connection_args = client_security(address).get_connection_args("client")
+
     async def ask() -> Any:
-        comm = await open_comm(address, timeout=seconds)
+        comm = await open_comm(address, timeout=seconds, **connection_args)
         try:
             await comm.write({"op": "identity"})
             return await comm.read()
@@ -548,8 +580,8 @@ def _unreachable(address: str, error: BaseException) -> BaseException:
 def dask_client(scheduler: str | None = None, workers: int | None = None,
                 dashboard: bool = False) -> Iterator[Any]:
     """A Dask client: on `scheduler` if given (`check_scheduler`, `connect`), else on a new
-    LocalCluster of `workers` single-threaded processes (default: the machine's cores),
-    closed on exit (`local_cluster`)."""
+    LocalCluster of `workers` single-threaded processes (default: the machine's cores) on
+    TLS, closed on exit (`local_cluster`); the client takes the cluster's credentials."""
     from dask.distributed import Client
 
     if scheduler is not None:
@@ -557,43 +589,68 @@ def dask_client(scheduler: str | None = None, workers: int | None = None,
             yield client
         return
     with local_cluster(workers or os.cpu_count() or 1, dashboard) as cluster, \
-            Client(cluster) as client:
+            started_whole(lambda: Client(cluster), quiet_dask) as client:
         yield client
 
 
 @contextlib.contextmanager
-def local_cluster(workers: int, dashboard: bool = False) -> Iterator[Any]:
-    """A LocalCluster on loopback that shows as little as Dask lets it (issue 25, item 12).
+def local_cluster(workers: int, dashboard: bool = False, secure: bool = True) -> Iterator[Any]:
+    """A LocalCluster on loopback that lets in no one else and shows as little as Dask lets
+    it (issue 25, item 12).
+
+    Its scheduler, nannies and workers listen on tls:// only, with credentials made for this
+    cluster alone (`Security.temporary()`: a self-signed key and certificate in memory, which
+    every member and this process's client must present; Dask checks both ends). Before,
+    any local user could connect to the loopback port and run code in the sweep
+    (`run_on_scheduler`). `secure=False` is plain tcp://, for the benchmark's comparison
+    (benchmarks/bench_sweep.py --startup) and a test's stand-in for a remote scheduler.
 
     No dashboard unless asked, and no HTTP pages on the scheduler's and workers' HTTP
     servers (Dask starts them anyway: info pages, logs, metrics; the routes are emptied).
     Its scratch space (spilled data, worker folders) is a private folder made by `mkdtemp`
     (mode 0700, a fresh name: nothing planted under a fixed name in $TMPDIR is followed),
-    removed on exit, with whatever a killed worker left there.
-
-    Not done: TLS with `Security.temporary()`, which would keep other local users off the
-    scheduler's port; it needs the `cryptography` package, which dask[distributed] does not
-    bring. Until then a local user can reach the cluster while a sweep runs."""
+    removed on exit, with whatever a killed worker left there."""
     import shutil
     import tempfile
 
     import dask
     from dask.distributed import LocalCluster
+    from distributed.security import Security
 
+    security = Security.temporary() if secure else Security()
     scratch = tempfile.mkdtemp(prefix="bidou-dask-")
     quiet: dict[str, Any] = {} if dashboard else {"distributed.scheduler.http.routes": [],
                                   "distributed.worker.http.routes": []}
+    # the worker processes log only what is fatal: what befalls a task the sweep reports
+    # itself, and a closing cluster made them log errors after the command's last line
+    quiet["distributed.nanny.pre-spawn-environ"] = {
+        **dask.config.get("distributed.nanny.pre-spawn-environ", {}),
+        "DASK_LOGGING__DISTRIBUTED": "critical"}
     try:
-        with dask.config.set({"temporary-directory": scratch, **quiet}), \
-                LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                             host="127.0.0.1", local_directory=scratch,
-                             dashboard_address="127.0.0.1:0" if dashboard else None,
-                             # the HTTP server Dask starts anyway: a free port, not 8787
-                             scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},
-                             silence_logs=logging.ERROR) as cluster:
+        with dask.config.set({"temporary-directory": scratch, **quiet}), started_whole(
+                lambda: LocalCluster(
+                    n_workers=workers, threads_per_worker=1, processes=True,
+                    host="127.0.0.1", local_directory=scratch,
+                    protocol="tls://" if secure else "tcp://", security=security,
+                    dashboard_address="127.0.0.1:0" if dashboard else None,
+                    # the HTTP server Dask starts anyway: a free port, not 8787
+                    scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},
+                    silence_logs=logging.ERROR), quiet_dask) as cluster:
             yield cluster
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
+
+
+def quiet_dask() -> None:
+    """Dask's log handlers (its own, on `distributed`, `distributed.client`, `tornado`, ...)
+    silenced for the rest of the process. Called when a sweep is interrupted: the cancelled
+    tasks and the closing cluster make Dask log errors ("Couldn't gather keys", heartbeats
+    to a closed scheduler) that are its business, not the user's, who gets one line."""
+    names = [name for name in logging.root.manager.loggerDict
+             if name.split(".")[0] in ("distributed", "tornado")]
+    for name in names:
+        for handler in logging.getLogger(name).handlers:
+            handler.setLevel(logging.CRITICAL + 1)
 
 
 def checked_row(row: Any, params: BidouParams) -> dict[str, Any]:
@@ -658,6 +715,10 @@ def _run_locked(grid: Sequence[BidouParams], out: Path, client: Any, exact: bool
                 write_csv(out, list(rows.values()))
             if progress is not None:
                 progress("rule sets solved", count, len(todo))
+    except BaseException as error:
+        if not isinstance(error, Exception):     # Ctrl-C, SIGTERM: the command says so
+            quiet_dask()
+        raise
     finally:
         for future in futures:
             future.cancel()

@@ -253,26 +253,9 @@ def _reply_values(solution: RoundSolution, keys: list[Key], replies: Replies,
     """The deviator's values with his replies held fixed (a linear system over the
     component; open throws enter through the piece of their bound in force at W), or
     nothing if the replies do not end the round (iterate on instead)."""
-    inside = set(keys)
-
-    def terms(nxt: Next, here: bool, p: float) -> list[markov.Term[Key]]:
-        if nxt.state is None:
-            assert nxt.end is not None
-            return [(None, p * (nxt.end if here else 1 - nxt.end))]
-        target = (nxt.state, nxt.seat(here))
-        return [(target, p)] if target in inside else [(None, p * W[target])]
-
-    rows: dict[Key, list[markov.Term[Key]]] = {}
-    for s, role in keys:
-        here = role == FIRST
-        if isinstance(s, OpenThrowState):
-            constant, slope = _open_piece(solution, s, role, W)    # in force at W
-            rows[(s, role)] = [(None, constant)]
-            if slope:
-                rows[(s, role)] += terms(after_open_throw(s), here, slope)
-            continue
-        moves = _reply_moves(solution, s, role, replies[(s, role)])
-        rows[(s, role)] = [term for nxt, p in moves.items() for term in terms(nxt, here, p)]
+    rows = _reply_rows(solution, keys, replies, 0.0,
+                       lambda s, role: _open_piece(solution, s, role, W),
+                       lambda nxt, here: _deviator_value(nxt, here, W))
     return _plausible(rows, -1e-9, 1 + 1e-9)
 
 
@@ -280,27 +263,38 @@ def _reply_durations(solution: RoundSolution, keys: list[Key], replies: Replies,
                      D: Floats) -> Floats:
     """The expected hands to the round's end with the deviator's replies held fixed (every
     hand counts 1, the round's end 0), or nothing if they do not end the round."""
+    def open_row(s: OpenThrowState, role: int) -> tuple[float, float]:
+        star = solution.open_throws[s]        # as `_open_duration`
+        return 1 / (1 - float(star.p_tie)), OPEN_LEAK * (1 - star.p_low_wins)
+
+    rows = _reply_rows(solution, keys, replies, 1.0, open_row,
+                       lambda nxt, here: _duration_of(nxt, here, D))
+    return _plausible(rows, 1.0, MAX_DURATION)
+
+
+def _reply_rows(solution: RoundSolution, keys: list[Key], replies: Replies, per_hand: float,
+                open_row: Callable[[OpenThrowState, int], tuple[float, float]],
+                outside: Callable[[Next, bool], float]) -> dict[Key, list[markov.Term[Key]]]:
+    """The rows of the linear system that holds the deviator's replies fixed over a
+    component, shared by his values and his durations: each key's own amount (`per_hand`
+    at a hand; at an open throw the constant of `open_row`, whose slope weighs the state
+    after it), then where the reply leads. A key of the component is a term of the system;
+    anything else (another component, the round's end) is a known number, `outside`."""
     inside = set(keys)
-
-    def terms(nxt: Next, here: bool, p: float) -> list[markov.Term[Key]]:
-        if nxt.state is None:
-            return [(None, 0.0)]
-        target = (nxt.state, nxt.seat(here))
-        return [(target, p)] if target in inside else [(None, p * D[target])]
-
     rows: dict[Key, list[markov.Term[Key]]] = {}
     for s, role in keys:
         here = role == FIRST
         if isinstance(s, OpenThrowState):
-            star = solution.open_throws[s]
-            rows[(s, role)] = [(None, 1 / (1 - float(star.p_tie))),
-                               *terms(after_open_throw(s), here,
-                                      OPEN_LEAK * (1 - star.p_low_wins))]
-            continue
-        moves = _reply_moves(solution, s, role, replies[(s, role)])
-        rows[(s, role)] = [(None, 1.0), *(term for nxt, p in moves.items()
-                                          for term in terms(nxt, here, p))]
-    return _plausible(rows, 1.0, MAX_DURATION)
+            own, slope = open_row(s, role)
+            moves = {after_open_throw(s): slope}
+        else:
+            own, moves = per_hand, _reply_moves(solution, s, role, replies[(s, role)])
+        row: list[markov.Term[Key]] = [(None, own)]
+        for nxt, p in moves.items():
+            target = None if nxt.state is None else (nxt.state, nxt.seat(here))
+            row.append((target, p) if target in inside else (None, p * outside(nxt, here)))
+        rows[(s, role)] = row
+    return rows
 
 
 def _plausible(rows: dict[Key, list[markov.Term[Key]]], low: float, high: float) -> Floats:
@@ -332,7 +326,8 @@ def _durations(solution: RoundSolution) -> Floats:
                 if isinstance(s, OpenThrowState):
                     # the open throw's bound passes a continuation's margin on whole (slope
                     # 1): its own margin must cover it; an open throw that leads to an open
-                    # throw (3 chips) is made consistent in `_settle_open_throws` instead
+                    # throw (3 chips: to itself, seats swapped) is made consistent by these
+                    # sweeps and its component's linear solve (`_reply_durations`)
                     new = _open_duration(solution, s, here, D)
                 else:
                     new, replies[(s, role)] = _stage_duration(solution, s, here, D)

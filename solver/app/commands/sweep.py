@@ -22,8 +22,10 @@ from solver.app.signals import EXIT_INTERRUPTED
               help="French ranking: true, false, or true,false.")
 @click.option("--exact", is_flag=True, help="Recover each exact rational value (slower).")
 @click.option("--scheduler", default=None, metavar="tcp://HOST:PORT",
-              help="An existing Dask scheduler (default: a local cluster). It and its "
-                   "workers must be trusted: Dask sends them code and takes pickles back.")
+              help="An existing Dask scheduler (default: a local cluster, on TLS with "
+                   "credentials of its own). It and its workers must be trusted: Dask sends "
+                   "them code and takes pickles back. tls://HOST:PORT takes the client's "
+                   "certificate from Dask's configuration (distributed.comm.tls.*).")
 @click.option("--workers", type=click.IntRange(min=1), default=None,
               help="Local cluster: worker processes (default: the machine's cores; never "
                    "more than the rule sets to solve; at most 4 per core, or 8).")

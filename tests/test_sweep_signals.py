@@ -1,0 +1,172 @@
+"""Ctrl-C to a sweep's whole process group (issue 25, items 10 and 13): at any moment of the
+local cluster's start, or once rows arrive, the command prints its one line and exits 130,
+with nothing else on stderr (the cluster's worker processes start with SIGINT blocked and
+the command holds a Ctrl-C until the cluster is whole, then closes it), leaving no worker
+process and no scratch folder. Each case runs `bidou sweep` in a fresh interpreter, in a
+session of its own, with TMPDIR in the test's folder so that leftovers can be seen."""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import psutil
+import pytest
+
+GRID = ["--faces", "2,3,4", "--throws", "1,2,3"]
+
+
+def start_sweep(tmp_path):
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    process = subprocess.Popen([sys.executable, "-m", "solver.app.cli", "sweep", *GRID,
+                                "--workers", "2", "--out", str(tmp_path / "out")],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               start_new_session=True, env={**os.environ, "TMPDIR": str(scratch)})
+    return process, scratch
+
+
+def wait_for(condition, what, seconds=120):
+    for _ in range(int(seconds / 0.01)):
+        if condition():
+            return
+        time.sleep(0.01)
+    raise AssertionError(f"never saw {what}")
+
+
+def descendants(process):
+    try:
+        return psutil.Process(process.pid).children(recursive=True)
+    except psutil.NoSuchProcess:
+        return []
+
+
+def alive(pids):
+    return [p for p in pids if psutil.pid_exists(p)
+            and psutil.Process(p).status() != psutil.STATUS_ZOMBIE]
+
+
+@pytest.mark.parametrize("moment", ["first worker process", "workers starting",
+                                    "rows arriving"])
+def test_ctrl_c_to_the_group_is_one_line_at_any_moment_of_the_start(tmp_path, moment):
+    process, scratch = start_sweep(tmp_path)
+    table = tmp_path / "out" / "sweep.csv"
+    try:
+        # the resource tracker is the first child; the cluster's are `spawn_main` processes
+        wait_for(lambda: any("spawn_main" in " ".join(c.cmdline()) for c in
+                             descendants(process)), "a worker process start")
+        if moment == "workers starting":
+            time.sleep(1.0)
+        if moment == "rows arriving":
+            wait_for(table.exists, "a row")
+        children = {c.pid for c in descendants(process)}
+        os.killpg(process.pid, signal.SIGINT)
+        _, err = process.communicate(timeout=120)
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.communicate()
+    if moment == "rows arriving":
+        assert err == f"bidou: error: interrupted; the rows solved so far are in {table}\n"
+        assert table.read_text().count("\n") >= 2          # the header and a row at least
+    else:
+        assert err == "bidou: error: interrupted before any row was solved\n"
+        assert not (tmp_path / "out").exists()         # the folder it made, removed
+    assert process.returncode == 130
+    for _ in range(100):
+        if not alive(children):
+            break
+        time.sleep(0.05)
+    assert not alive(children)
+    assert not [p.name for p in scratch.iterdir() if p.name.startswith("bidou-dask-")]
+
+
+def test_sigterm_while_the_cluster_starts_is_one_line_and_143(tmp_path):
+    process, scratch = start_sweep(tmp_path)
+    try:
+        wait_for(lambda: any("spawn_main" in " ".join(c.cmdline()) for c in
+                             descendants(process)), "a worker process start")
+        children = {c.pid for c in descendants(process)}
+        process.send_signal(signal.SIGTERM)         # held, like Ctrl-C, until it is whole
+        _, err = process.communicate(timeout=120)
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.communicate()
+    assert process.returncode == 143
+    assert err.strip() == "bidou: terminated", err      # not Dask's "Failed to remove ..."
+    assert not (tmp_path / "out").exists()
+    for _ in range(100):
+        if not alive(children):
+            break
+        time.sleep(0.05)
+    assert not alive(children)
+    assert not [p.name for p in scratch.iterdir() if p.name.startswith("bidou-dask-")]
+
+
+@pytest.fixture
+def no_tracker(monkeypatch):
+    """The unit tests start no resource tracker in the test process (a child that would
+    outlive them: tests/test_reliability_pool.py counts the children)."""
+    from multiprocessing import resource_tracker
+
+    monkeypatch.setattr(resource_tracker, "ensure_running", lambda: None)
+
+
+def test_a_ctrl_c_while_starting_is_raised_inside_what_started(no_tracker):
+    from solver.app.signals import started_whole
+
+    events, masks = [], []
+
+    class Thing:
+        def __enter__(self):
+            events.append("enter")
+            return self
+
+        def __exit__(self, *exc):
+            events.append("exit")
+
+    def start():
+        import threading
+
+        os.kill(os.getpid(), signal.SIGINT)       # Ctrl-C while it starts: held
+        events.append("started")
+        thread = threading.Thread(target=lambda: masks.append(
+            signal.pthread_sigmask(signal.SIG_BLOCK, [])))
+        thread.start()
+        thread.join()
+        return Thing()
+
+    handler = signal.getsignal(signal.SIGINT)
+    with pytest.raises(KeyboardInterrupt):
+        with started_whole(start, lambda: events.append("told")):
+            events.append("body")
+    assert events == ["started", "enter", "told", "exit"]   # closed, the body never ran
+    assert signal.SIGINT in masks[0]                  # a thread it started blocks SIGINT
+    assert signal.SIGINT not in signal.pthread_sigmask(signal.SIG_BLOCK, [])
+    assert signal.getsignal(signal.SIGINT) is handler
+
+
+def test_a_sigterm_while_starting_is_delivered_inside_what_started(no_tracker):
+    from solver.app.signals import Terminated, sigterm_unwinds, started_whole
+
+    events = []
+
+    class Thing:
+        def __enter__(self):
+            events.append("enter")
+            return self
+
+        def __exit__(self, *exc):
+            events.append("exit")
+
+    def start():
+        os.kill(os.getpid(), signal.SIGTERM)
+        events.append("started")
+        return Thing()
+
+    with sigterm_unwinds(), pytest.raises(Terminated):
+        with started_whole(start, lambda: events.append("told")):
+            events.append("body")
+    assert events == ["started", "enter", "told", "exit"]
