@@ -367,7 +367,11 @@ def _introduction(s: Mapping[str, Any]) -> list[str]:
         "`bidou results` from `docs/data/sweep.csv` (the sweep below) and "
         "exact solves of four featured games; the numbers are kept in `docs/data/results.json`"
         " and a test (`tests/test_results.py`) checks that this page is their rendering, that "
-        "the tables are those of the committed sweep, and re-solves a sample.",
+        "the tables are those of the committed sweep, and re-solves a sample. The sweep's "
+        "intervals are enclosures: in every row of `docs/data/sweep.csv`, read as floats or "
+        "as the decimals printed, `lower <= value <= upper` and `lower <= exact <= upper` "
+        "(the bounds rounded outward), and no exploitability is negative "
+        "(`tests/test_sweep_table.py`).",
         "",
         "Reproduce everything:",
         "",
