@@ -131,21 +131,21 @@ def test_the_folk_rule_with_betting_solved_again():
 
 def test_the_round_section_is_the_published_round():
     """Section 5's round numbers: the same first state as outputs/round, and the chip
-    counter's proved bounds on either side of both the value and the Markov chain's
-    figure against the equilibrium."""
+    counter's proved bounds on either side of the round's proved interval."""
     r = DOC["round"]
     report = json.loads((ROOT / "outputs" / "round" / "round.json").read_text())
     assert r["value"] == pytest.approx(report["start_value"], abs=1e-11)
-    assert float(Fraction(r["captain_guarantee"])) < r["captain_against_equilibrium"] < r["value"]
-    assert r["value"] < r["opponent_against_equilibrium"] < float(
-        Fraction(r["opponent_concedes"]))
+    assert Fraction(r["captain_guarantee"]) < Fraction(r["lower"]) <= r["value"]
+    assert r["value"] <= Fraction(r["upper"]) < Fraction(r["opponent_concedes"])
+    # against the round's solved equilibrium: not kept, it moves with the machine
+    assert "captain_against_equilibrium" not in r
 
 
 def test_the_page_says_which_numbers_depend_on_the_equilibrium():
     page = (ROOT / "docs" / "results.md").read_text()
     assert "*Which numbers depend on the equilibrium chosen.*" in page
     assert "*These numbers depend on the equilibrium chosen.*" in page       # section 2
-    assert "*Both columns depend on the equilibrium chosen*" in page          # the round
+    assert "*These numbers depend on the equilibrium chosen*: the chip counter" in page
     assert DOC["float_decimals"] == results.FLOAT_DECIMALS == 12
     # every float the featured games and the round keep has at most 12 decimals
     def floats(data):

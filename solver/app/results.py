@@ -291,20 +291,21 @@ def stable(data: Any) -> Any:
 def chip_counting_results(round_solution, hand_solution) -> dict[str, Any]:
     """The round's first state when one player plays the hand game's equilibrium at every
     hand (chip-counting play) against a best reply, both sides proved
-    (`round.compare.chip_counting_round`), beside the round's proved value."""
+    (`round.compare.chip_counting_round`), beside the round's proved value.
+
+    Not kept: what the chip counter gets against the round's solved equilibrium (a Markov
+    chain, `round.evaluate.pair_values`). It depends on which of the round's equilibria
+    the other plays, and the solved one, an LP vertex of degenerate stages, moves with the
+    machine's floats: 0.422378 here, 0.422402 with another CPU's BLAS kernels, 0.422505 on
+    issue 19's fresh clone, where everything else on the page stayed."""
     from solver.round.certify import certify_round
-    from solver.round.compare import chip_counting, chip_counting_round
-    from solver.round.evaluate import pair_values, solved
+    from solver.round.compare import chip_counting_round
     from solver.round.states import start
 
     first = start(round_solution.params.chips)
     proof = certify_round(round_solution).states[first]
     counting = chip_counting_round(round_solution, hand_solution.model,
                                    hand_solution.strategy).states[first]
-
-    counter = chip_counting(round_solution, hand_solution.model, hand_solution.strategy)
-    # against the round's equilibrium, which does not exploit him (a Markov chain)
-    against = pair_values(round_solution, lambda state, _: counter[state], solved)
     value = (proof.lower + proof.upper) / 2
     # the proved bounds are exact rationals of the certificate's float fixed point, whose
     # far digits move with the machine: kept as decimals rounded outward, still proved
@@ -314,9 +315,7 @@ def chip_counting_results(round_solution, hand_solution) -> dict[str, Any]:
             "captain_guarantee": decimal(counting.lower, FLOAT_DECIMALS, up=False),
             "opponent_concedes": decimal(counting.upper, FLOAT_DECIMALS, up=True),
             "captain_cost": float(value - counting.lower),
-            "opponent_cost": float(counting.upper - value),
-            "captain_against_equilibrium": against[(first, 0)],
-            "opponent_against_equilibrium": 1 - against[(first, 1)]}
+            "opponent_cost": float(counting.upper - value)}
 
 
 def solve_featured(progress: Step | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -683,25 +682,28 @@ def _round_folk(r: Mapping[str, Any]) -> list[str]:
         f"with probability {r['value']:.9f} at equilibrium:",
         "",
         "| chip counter's seat | P(the first captain wins), other player best-replies "
-        "(proved) | the other plays the round's equilibrium |",
-        "|---|---|---|",
+        "(proved) |",
+        "|---|---|",
         f"| first captain | at least {float(Fraction(r['captain_guarantee'])):.6f} (a loss of "
-        f"{_points(r['captain_cost'])}) | {r['captain_against_equilibrium']:.6f} |",
+        f"{_points(r['captain_cost'])}) |",
         f"| opponent | at most {float(Fraction(r['opponent_concedes'])):.6f} (a loss of "
-        f"{_points(r['opponent_cost'])} to him) | {r['opponent_against_equilibrium']:.6f} |",
+        f"{_points(r['opponent_cost'])} to him) |",
         "",
         "A player who knows the round exploits chip counting hand after hand: in a single "
         "hand the hand strategy concedes little with chips in the centre and up to about "
         "3 points of win probability once the centre is empty (`bidou round --state 0,4,5 "
         "--charts --out DIR` says 3.4%), where chips flow both ways and hands repeat, and "
         "the losses add up. The best reply is proved by the "
-        "round's certificate (a super-solution checked in exact arithmetic); the last "
-        "column is the Markov chain of `round/evaluate.py`. *Both columns depend on the "
-        "equilibrium chosen*: the chip counter plays the hand's exact equilibrium (another "
-        "hand equilibrium plays otherwise where the round reaches what the hand does not), "
-        "and the last column also depends on which of the round's equilibria the other "
-        "plays (the solved one; its stages' LP vertices), where the round's value does not. "
-        "Reproduce: `bidou results` (`solver/round/compare.py`: `chip_counting_round`).",
+        "round's certificate (a super-solution checked in exact arithmetic). *These numbers "
+        "depend on the equilibrium chosen*: the chip counter plays the hand's exact "
+        "equilibrium (another hand equilibrium plays otherwise where the round reaches what "
+        "the hand does not). What he gets against a player of the round's equilibrium "
+        "rather than a best reply is not printed: it depends on which of the round's many "
+        "equilibria that player follows, and the solved one (LP vertices of degenerate "
+        "stage games) moves with the machine's floats: for the first captain 0.422378 on "
+        "one machine, 0.422402 with another CPU's BLAS kernels, 0.422505 on a fresh clone "
+        "(`docs/verification.md`, reproducibility). Reproduce: `bidou results` "
+        "(`solver/round/compare.py`: `chip_counting_round`).",
         "",
     ]
 
