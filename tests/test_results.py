@@ -15,7 +15,7 @@ from solver.analysis.no_betting import solve_throw_game
 from solver.app import results
 from solver.app.sweep import read_rows, rule_key, solve_row
 from solver.model import build_model
-from solver.solve import solve
+from solver.pipeline.hand import solve_hand
 
 ROOT = Path(__file__).resolve().parent.parent
 DOC = results.read_document(ROOT / "docs" / "data" / "results.json")
@@ -66,9 +66,11 @@ def test_a_sample_of_the_table_solved_again():
 
 
 def test_the_default_game_behaviour_solved_again():
-    """If the LP finds another equilibrium (a solver change), this fails: regenerate with
-    `bidou results`, which states the new equilibrium's behaviour."""
-    solution = solve(BidouParams())
+    """The behaviour is the exact equilibrium's (issue 19). If the LP finds another
+    equilibrium (a solver change), this fails: regenerate with `bidou results`, which
+    states the new equilibrium's behaviour."""
+    solution = solve_hand(BidouParams(), exact=True).solution
+    assert DOC["equilibrium"] == "exact"
     expected = DOC["games"]["default"]
     assert solution.certificate.contains(Fraction(expected["certificate"]["exact"]))
     got = behaviour.outcomes(solution.model, solution.strategy).to_dict()
@@ -129,11 +131,58 @@ def test_the_folk_rule_with_betting_solved_again():
 
 def test_the_round_section_is_the_published_round():
     """Section 5's round numbers: the same first state as outputs/round, and the chip
-    counter's proved bounds on either side of both the value and the Markov chain's
-    figure against the equilibrium."""
+    counter's proved bounds on either side of the round's proved interval."""
     r = DOC["round"]
     report = json.loads((ROOT / "outputs" / "round" / "round.json").read_text())
     assert r["value"] == pytest.approx(report["start_value"], abs=1e-11)
-    assert float(Fraction(r["captain_guarantee"])) < r["captain_against_equilibrium"] < r["value"]
-    assert r["value"] < r["opponent_against_equilibrium"] < float(
-        Fraction(r["opponent_concedes"]))
+    assert Fraction(r["captain_guarantee"]) < Fraction(r["lower"]) <= r["value"]
+    assert r["value"] <= Fraction(r["upper"]) < Fraction(r["opponent_concedes"])
+    # against the round's solved equilibrium: not kept, it moves with the machine
+    assert "captain_against_equilibrium" not in r
+
+
+def test_the_page_says_which_numbers_depend_on_the_equilibrium():
+    page = (ROOT / "docs" / "results.md").read_text()
+    assert "*Which numbers depend on the equilibrium chosen.*" in page
+    assert "*These numbers depend on the equilibrium chosen.*" in page       # section 2
+    assert "*These numbers depend on the equilibrium chosen*: the chip counter" in page
+    assert DOC["float_decimals"] == results.FLOAT_DECIMALS == 12
+    # every float the featured games and the round keep has at most 12 decimals
+    def floats(data):
+        if isinstance(data, float):
+            yield data
+        elif isinstance(data, dict):
+            for value in data.values():
+                yield from floats(value)
+        elif isinstance(data, list):
+            for value in data:
+                yield from floats(value)
+    kept = list(floats([DOC["games"], DOC["cycle_shift"], DOC["round"]]))
+    assert len(kept) > 100 and all(x == round(x, 12) for x in kept)
+    exact = Fraction("-67764799477/1836660096000")
+    assert DOC["games"]["default"]["value"] == round(float(exact), 12)
+
+
+def test_stable_rounds_floats_only():
+    data = {"a": 0.1234567890123456, "b": [1e-17, -1e-17, 3], "c": "1/3", "d": True}
+    assert results.stable(data) == {"a": 0.123456789012, "b": [0.0, 0.0, 3], "c": "1/3",
+                                    "d": True}
+    assert str(results.stable(-1e-17)) == "0.0"
+
+
+def test_the_chip_counting_numbers_do_not_depend_on_the_workers():
+    """The cheap part of `bidou results` run twice with 1 and 2 round workers (the full run
+    is measured in docs/verification.md): a small round's chip-counting numbers, from the
+    hand's exact equilibrium, are the same, and the proved bounds hold the value."""
+    from games.bidou.round_params import RoundParams
+    from solver.round.solve import solve_round
+
+    params = RoundParams(chips=4, hand=BidouParams(faces=2, throws=1, max_level=2))
+    hands = [solve_hand(params.hand, exact=True) for _ in range(2)]
+    assert hands[0].exact == hands[1].exact is not None
+    one, two = (results.stable(results.chip_counting_results(
+        solve_round(params, workers=workers), hand.solution))
+        for workers, hand in zip((1, 2), hands))
+    assert one == two
+    assert Fraction(one["captain_guarantee"]) <= Fraction(one["lower"])
+    assert Fraction(one["upper"]) <= Fraction(one["opponent_concedes"])

@@ -29,6 +29,7 @@ from games.bidou.betting import CAPTAIN, OPPONENT
 from games.bidou.params import BidouParams, ParameterError
 from solver.analysis import behaviour
 from solver.analysis.no_betting import exact_guarantee, solve_throw_game, stop_rule
+from solver.certificate import decimal
 from solver.model import HandModel
 from solver.progress import Step
 from solver.reach import own_reach
@@ -228,7 +229,8 @@ def game_results(name: str, solution, throw_game=None) -> dict[str, Any]:
     """A featured game's proved value and its equilibrium behaviour."""
     model, strategy = solution.model, solution.strategy
     proof = solution.certificate
-    out = {"rules": model.params.to_dict(), "value": solution.value,
+    value = solution.value if proof.exact is None else float(proof.exact)
+    out = {"rules": model.params.to_dict(), "value": value,
            "certificate": proof.to_dict(),
            "exploitability": solution.exploitability.exploitability,
            "outcomes": behaviour.outcomes(model, strategy).to_dict(),
@@ -257,53 +259,88 @@ def compute(sweep_rows: Sequence[Mapping[str, Any]], solutions: Mapping[str, Any
              for name, s in solutions.items()}
     french, unbeaten = solutions["french"], solutions["french_unbeaten"]
     doc = {"schema": SCHEMA, "schema_version": SCHEMA_VERSION,
-           "sweep": sweep_tables(sweep_rows), "games": games,
-           "cycle_shift": behaviour_shift((french.model, french.strategy),
-                                          (unbeaten.model, unbeaten.strategy))}
+           "sweep": sweep_tables(sweep_rows), "float_decimals": FLOAT_DECIMALS,
+           "equilibrium": EQUILIBRIUM, "games": stable(games),
+           "cycle_shift": stable(behaviour_shift((french.model, french.strategy),
+                                                 (unbeaten.model, unbeaten.strategy)))}
     if round_solution is not None:
-        doc["round"] = chip_counting_results(round_solution, solutions["default"])
+        doc["round"] = stable(chip_counting_results(round_solution, solutions["default"]))
     return doc
+
+
+# The floats computed here (behaviour, costs, the round's Markov chain) carry rounding that
+# depends on the machine's BLAS kernels in their 16th digit; the document keeps 12 decimals,
+# which every machine computes alike (the sweep's numbers are the table's, kept whole).
+FLOAT_DECIMALS = 12
+# Which equilibrium the behaviour and the chip counter's numbers describe (issue 19).
+EQUILIBRIUM = "exact"
+
+
+def stable(data: Any) -> Any:
+    """`data` with every float rounded to FLOAT_DECIMALS decimals (exact fractions, kept as
+    strings, and integers untouched)."""
+    if isinstance(data, float):
+        return round(data, FLOAT_DECIMALS) + 0.0       # + 0.0: no "-0.0"
+    if isinstance(data, dict):
+        return {key: stable(value) for key, value in data.items()}
+    if isinstance(data, (list, tuple)):
+        return [stable(value) for value in data]
+    return data
 
 
 def chip_counting_results(round_solution, hand_solution) -> dict[str, Any]:
     """The round's first state when one player plays the hand game's equilibrium at every
     hand (chip-counting play) against a best reply, both sides proved
-    (`round.compare.chip_counting_round`), beside the round's proved value."""
+    (`round.compare.chip_counting_round`), beside the round's proved value.
+
+    Not kept: what the chip counter gets against the round's solved equilibrium (a Markov
+    chain, `round.evaluate.pair_values`). It depends on which of the round's equilibria
+    the other plays, and the solved one, an LP vertex of degenerate stages, moves with the
+    machine's floats: 0.422378 here, 0.422402 with another CPU's BLAS kernels, 0.422505 on
+    issue 19's fresh clone, where everything else on the page stayed."""
     from solver.round.certify import certify_round
-    from solver.round.compare import chip_counting, chip_counting_round
-    from solver.round.evaluate import pair_values, solved
+    from solver.round.compare import chip_counting_round
     from solver.round.states import start
 
     first = start(round_solution.params.chips)
     proof = certify_round(round_solution).states[first]
     counting = chip_counting_round(round_solution, hand_solution.model,
                                    hand_solution.strategy).states[first]
-
-    counter = chip_counting(round_solution, hand_solution.model, hand_solution.strategy)
-    # against the round's equilibrium, which does not exploit him (a Markov chain)
-    against = pair_values(round_solution, lambda state, _: counter[state], solved)
     value = (proof.lower + proof.upper) / 2
+    # the proved bounds are exact rationals of the certificate's float fixed point, whose
+    # far digits move with the machine: kept as decimals rounded outward, still proved
     return {"rules": round_solution.params.to_dict(),
-            "value": float(value), "lower": str(proof.lower), "upper": str(proof.upper),
-            "captain_guarantee": str(counting.lower),
-            "opponent_concedes": str(counting.upper),
+            "value": float(value), "lower": decimal(proof.lower, FLOAT_DECIMALS, up=False),
+            "upper": decimal(proof.upper, FLOAT_DECIMALS, up=True),
+            "captain_guarantee": decimal(counting.lower, FLOAT_DECIMALS, up=False),
+            "opponent_concedes": decimal(counting.upper, FLOAT_DECIMALS, up=True),
             "captain_cost": float(value - counting.lower),
-            "opponent_cost": float(counting.upper - value),
-            "captain_against_equilibrium": against[(first, 0)],
-            "opponent_against_equilibrium": 1 - against[(first, 1)]}
+            "opponent_cost": float(counting.upper - value)}
 
 
 def solve_featured(progress: Step | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
-    """The featured games solved exactly (`solve(exact=True)`: the value proved, the LP's
-    strategy kept, as the published tables were computed), and their no-betting games."""
+    """The featured games solved with their exact equilibrium (`solve_hand(exact=True)`:
+    the value proved, and the strategy the float rounding of the exact equilibrium
+    recovered from the LP's, measured again), and their no-betting games.
+
+    The behaviour tables and the chip counter describe one equilibrium among many: the
+    exact one is a fixed point of the LP's support, the same on every machine, where the
+    LP's floats (and its choices where nobody goes) move with the machine. SolverError if
+    a featured game's exact equilibrium is not recovered (all four are)."""
+    from solver.errors import SolverError
     from solver.model import build_model
-    from solver.solve import solve
+    from solver.pipeline.hand import solve_hand
 
     solutions, throw_games = {}, {}
     for done, (name, params) in enumerate(FEATURED.items(), start=1):
         if progress is not None:
             progress(f"solving {name} exactly", done, len(FEATURED) + 1)
-        solutions[name] = solve(params, exact=True)
+        found = solve_hand(params, exact=True)
+        if found.exact is None:
+            raise SolverError(f"the exact equilibrium of the featured game {name} was not "
+                              f"recovered ({found.why_not}); its behaviour would be the "
+                              f"LP's, which moves with the machine")
+        solutions[name] = found.solution
         throw_games[name] = solve_throw_game(build_model(params))
     return solutions, throw_games
 
@@ -330,10 +367,18 @@ def _value(cell: Mapping[str, Any], digits: int = 5) -> str:
     return f"{cell['value']:+.{digits}f}"
 
 
+PROVED_DECIMALS = 15
+
+
 def _proved(cert: Mapping[str, Any]) -> str:
+    """The exact value, or the proved interval rounded outward to PROVED_DECIMALS decimals
+    (its width is ~1e-17: the far digits move with the machine's floats; cutting the
+    20-character decimals rounded a negative lower bound up, inside the interval)."""
     if cert.get("exact"):
         return f"exactly {cert['exact']}"
-    return f"in [{cert['lower_decimal'][:20]}, {cert['upper_decimal'][:20]}]"
+    lower = decimal(Fraction(cert["lower"]), PROVED_DECIMALS, up=False)
+    upper = decimal(Fraction(cert["upper"]), PROVED_DECIMALS, up=True)
+    return f"in [{lower}, {upper}]"
 
 
 def _pct(x: float) -> str:
@@ -367,7 +412,19 @@ def _introduction(s: Mapping[str, Any]) -> list[str]:
         "`bidou results` from `docs/data/sweep.csv` (the sweep below) and "
         "exact solves of four featured games; the numbers are kept in `docs/data/results.json`"
         " and a test (`tests/test_results.py`) checks that this page is their rendering, that "
-        "the tables are those of the committed sweep, and re-solves a sample.",
+        "the tables are those of the committed sweep, and re-solves a sample. The sweep's "
+        "intervals are enclosures: in every row of `docs/data/sweep.csv`, read as floats or "
+        "as the decimals printed, `lower <= value <= upper` and `lower <= exact <= upper` "
+        "(the bounds rounded outward), and no exploitability is negative "
+        "(`tests/test_sweep_table.py`).",
+        "",
+        "*Which numbers depend on the equilibrium chosen.* A game's value is the same for "
+        "every equilibrium: the values, intervals and differences of section 1, 3 and 4, "
+        "and the folk rule's guarantees of section 5, do not depend on it. The behaviour "
+        "of section 2, the cycle's shift and outcomes in section 3 and the chip counter's "
+        "numbers in section 5 do, and say so: they come from the exact equilibrium "
+        "recovered from the LP's (`bidou solve --exact`), the same on every machine, "
+        f"and the document keeps its floats to {FLOAT_DECIMALS} decimals.",
         "",
         "Reproduce everything:",
         "",
@@ -445,9 +502,10 @@ def _behaviour_section(g: Mapping[str, Any]) -> list[str]:
     lines = [
         "## 2. Behaviour at equilibrium",
         "",
-        "The equilibrium `bidou solve` finds (the LP's strategies, whose value the "
-        "certificate proves). Other equilibria may behave differently where the game leaves "
-        "a choice; the numbers describe this one.",
+        "*These numbers depend on the equilibrium chosen.* They describe the exact "
+        "equilibrium `bidou solve --exact` recovers from the LP's (its float rounding; the "
+        "certificate proves its value). Other equilibria may behave differently where the "
+        "game leaves a choice; the numbers describe this one.",
         "",
         "| | default | `--reroll keep` | `--ranking french` |",
         "|---|---|---|---|",
@@ -537,8 +595,9 @@ def _cycle_section(doc: Mapping[str, Any]) -> list[str]:
     lines += [
         "",
         "Where play changes (6 faces, reroll all): per player and hand, the reach-weighted "
-        "total variation between the two equilibria's mixes, summed over his decisions "
-        "(largest first):",
+        "total variation between the two exact equilibria's mixes, summed over his "
+        "decisions (largest first; this table and the outcomes below depend on the "
+        "equilibria chosen, the value differences above do not):",
         "",
         "| player | part | hand | shift |",
         "|---|---|---|---|",
@@ -553,8 +612,8 @@ def _cycle_section(doc: Mapping[str, Any]) -> list[str]:
         f"{_pct(on['outcomes']['folded'])} / {_pct(off['outcomes']['folded'])}, showdowns "
         f"{_pct(on['outcomes']['showdown'])} / {_pct(off['outcomes']['showdown'])}, bluff "
         f"share {_pct(on['bluff_share'])} / {_pct(off['bluff_share'])}. With the betting "
-        f"removed (section 4) the value is {on['no_betting']['value']:+.15f} with the cycle "
-        f"and {off['no_betting']['value']:+.15f} without it: the cycle acts through the "
+        f"removed (section 4) the value is {on['no_betting']['value']:+.12f} with the cycle "
+        f"and {off['no_betting']['value']:+.12f} without it: the cycle acts through the "
         "betting.",
         "",
     ]
@@ -623,20 +682,27 @@ def _round_folk(r: Mapping[str, Any]) -> list[str]:
         f"with probability {r['value']:.9f} at equilibrium:",
         "",
         "| chip counter's seat | P(the first captain wins), other player best-replies "
-        "(proved) | the other plays the round's equilibrium |",
-        "|---|---|---|",
+        "(proved) |",
+        "|---|---|",
         f"| first captain | at least {float(Fraction(r['captain_guarantee'])):.6f} (a loss of "
-        f"{_points(r['captain_cost'])}) | {r['captain_against_equilibrium']:.6f} |",
+        f"{_points(r['captain_cost'])}) |",
         f"| opponent | at most {float(Fraction(r['opponent_concedes'])):.6f} (a loss of "
-        f"{_points(r['opponent_cost'])} to him) | {r['opponent_against_equilibrium']:.6f} |",
+        f"{_points(r['opponent_cost'])} to him) |",
         "",
         "A player who knows the round exploits chip counting hand after hand: in a single "
         "hand the hand strategy concedes little with chips in the centre and up to about "
         "3 points of win probability once the centre is empty (`bidou round --state 0,4,5 "
         "--charts --out DIR` says 3.4%), where chips flow both ways and hands repeat, and "
         "the losses add up. The best reply is proved by the "
-        "round's certificate (a super-solution checked in exact arithmetic); the last "
-        "column is the Markov chain of `round/evaluate.py`. Reproduce: `bidou results` "
+        "round's certificate (a super-solution checked in exact arithmetic). *These numbers "
+        "depend on the equilibrium chosen*: the chip counter plays the hand's exact "
+        "equilibrium (another hand equilibrium plays otherwise where the round reaches what "
+        "the hand does not). What he gets against a player of the round's equilibrium "
+        "rather than a best reply is not printed: it depends on which of the round's many "
+        "equilibria that player follows, and the solved one (LP vertices of degenerate "
+        "stage games) moves with the machine's floats: for the first captain 0.422378 on "
+        "one machine, 0.422402 with another CPU's BLAS kernels, 0.422505 on a fresh clone "
+        "(`docs/verification.md`, reproducibility). Reproduce: `bidou results` "
         "(`solver/round/compare.py`: `chip_counting_round`).",
         "",
     ]

@@ -4,6 +4,7 @@ the win-probability chart, written and checked by `bidou outputs`."""
 from __future__ import annotations
 
 import json
+import re
 from fractions import Fraction
 from pathlib import Path
 from typing import Any, Callable, Mapping
@@ -51,12 +52,16 @@ def summary_markdown(report: Mapping[str, Any]) -> str:
         f"Rules: {rules.describe()}.", "",
         f"The first captain (all {rules.chips} chips in the centre) wins the round with "
         f"probability **{report['start_value']:.12f}**, proved in exact arithmetic to lie in "
-        f"[{report['start_lower']}, {report['start_upper']}].", "",
+        f"{_start_interval(report)} (rounded outward to {START_DECIMALS} decimals).", "",
         f"Every one of the {len(report['states'])} states is proved likewise (every interval "
         f"narrower than {width_bound(report['max_width'])}); every round ends with "
         f"probability 1 whatever either player does (proved in exact arithmetic; under the "
         f"solved strategies, computed: {_one(report['min_p_end'])}). Reproduce with "
         f"`bidou round{_options(rules)} --charts --out DIR`; docs/round.md says how.", "",
+        "Every number here is printed at the precision shown, its last digit reproducible "
+        "to one unit on any machine (the floats of a solve move in the 15th digit with the "
+        "machine's BLAS; the intervals, rounded outward, stay proved); `bidou outputs "
+        "--check` compares it at that precision.", "",
         "![win probability](win_probability.png)", "",
         "| centre | captain's pile | opponent's pile | value | proved interval | "
         "exploitability | P(round ends) |",
@@ -71,6 +76,41 @@ def summary_markdown(report: Mapping[str, Any]) -> str:
     lines += [f"| {r['round']} | {r['reroll']} | {r['wins']}-{r['losses']} | "
               f"{r['p_match']} |" for r in match_table()]
     return "\n".join(lines) + "\n"
+
+
+# The start's proved bounds are 15-decimal strings in round.json; their last digits move
+# with the machine (its BLAS kernels round the solve's floats differently). Printed with
+# 12 decimals, rounded outward: still proved, and the interval's width is about 2e-12.
+START_DECIMALS = 12
+
+
+def _start_interval(report: Mapping[str, Any]) -> str:
+    lower = decimal(Fraction(report["start_lower"]), START_DECIMALS, up=False)
+    upper = decimal(Fraction(report["start_upper"]), START_DECIMALS, up=True)
+    return f"[{lower}, {upper}]"
+
+
+def same_at_printed_precision(found: str, expected: str) -> bool:
+    """Two texts that say the same at the precision they print: equal but for decimals
+    (digits with a decimal point), which must have as many decimals and differ by at most
+    one unit in the last (a re-solve on another machine moves a proved bound by 1e-15, and
+    an outward rounding may then step one unit). Integers, fractions and words: exact."""
+    found_parts, expected_parts = _DECIMAL.split(found), _DECIMAL.split(expected)
+    if len(found_parts) != len(expected_parts):
+        return False
+    for i, (a, b) in enumerate(zip(found_parts, expected_parts)):
+        if i % 2 == 0:
+            if a != b:
+                return False
+            continue
+        places = len(a.partition(".")[2])
+        if len(b.partition(".")[2]) != places or \
+                abs(Fraction(a) - Fraction(b)) > Fraction(1, 10 ** places):
+            return False
+    return True
+
+
+_DECIMAL = re.compile(r"(-?[0-9]+\.[0-9]+)")
 
 
 def _interval(entry: Mapping[str, Any]) -> str:

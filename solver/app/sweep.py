@@ -126,8 +126,10 @@ def rule_key(rules: Mapping[str, Any] | BidouParams) -> RuleKey:
 def solve_row(rules: Mapping[str, Any], exact: bool = False) -> dict[str, Any]:
     """One rule set solved (LP + certificate, exact value if asked), as a table row.
 
-    `lower` and `upper` are the certified bounds rounded outward to floats, so the row's
-    interval still contains the value; `exact` is the proved fraction, or None.
+    The row's numbers are those `enclosed` makes of the proof: `lower <= value <= upper`
+    and `lower <= exact <= upper` hold in floats and in the decimals the table prints, and
+    `exploitability` is proved, rounded up, never negative. `exact` is the proved fraction,
+    or None.
     """
     import solver.exact_equilibrium  # noqa: F401  (imports are not the solve's time)
     import solver.lp  # noqa: F401
@@ -139,10 +141,51 @@ def solve_row(rules: Mapping[str, Any], exact: bool = False) -> dict[str, Any]:
     seconds = time.perf_counter() - start
     proof = solution.certificate
     assert proof is not None, "solve() certifies every solution"
-    return {**params.to_dict(), "value": solution.value,
-            "lower": float_down(proof.lower), "upper": float_up(proof.upper),
-            "exact": None if proof.exact is None else str(proof.exact),
-            "exploitability": solution.exploitability.exploitability, "seconds": seconds}
+    return {**params.to_dict(), **enclosed(
+        solution.value, proof.lower, proof.upper, proof.exact,
+        proved_exploitability(solution.model, solution.strategy)), "seconds": seconds}
+
+
+def proved_exploitability(model: Any, strategy: Any) -> Fraction:
+    """The exploitability (NashConv / 2, OpenSpiel's) of the strategy pair as the
+    certificate reads it (every probability an exact multiple of 2^-53), by the exact best
+    responses: a proved number, never negative. The float best response's figure is the
+    rounding of a nonnegative quantity and came out at -1e-17 in 7 of the 360 rows."""
+    from games.bidou.betting import CAPTAIN, OPPONENT
+    from solver.certificate import exact_best_response
+
+    return (exact_best_response(model, strategy, CAPTAIN)
+            + exact_best_response(model, strategy, OPPONENT)) / 2
+
+
+def enclosed(value: float, lower: Fraction, upper: Fraction, exact: Fraction | None,
+             exploitability: Fraction | float) -> dict[str, Any]:
+    """A row's `value, lower, upper, exact, exploitability`, each a number a reader can
+    trust (issue 19): the value is the proved fraction's nearest float when there is one,
+    else the solver's inside the proved [lower, upper] (its midpoint if the solver's float
+    lies outside); the bounds are the proved ones widened outward to floats that also hold
+    the value, as a float and as the decimal the table prints (`decimal_text`); the
+    exploitability is rounded up and at least 0. `lower`, `upper` and `exploitability` may
+    be floats read back from a table: the same numbers come out (idempotent)."""
+    lower, upper = Fraction(lower), Fraction(upper)
+    if exact is not None:
+        value = float(exact)
+    elif not lower <= Fraction(value) <= upper:
+        value = float((lower + upper) / 2)
+    printed = Fraction(repr(value))
+    inside = [Fraction(value), printed] + ([] if exact is None else [Fraction(exact)])
+    return {"value": value, "lower": float_down(min([lower, *inside])),
+            "upper": float_up(max([upper, *inside])),
+            "exact": None if exact is None else str(exact),
+            "exploitability": float_up(max(Fraction(0), Fraction(exploitability)))}
+
+
+def enclosed_row(row: Mapping[str, Any]) -> dict[str, Any]:
+    """A table row with its numbers `enclosed` (rows written before issue 19 had the LP's
+    value outside its own interval in 309 of 360 rows, and 7 negative exploitabilities)."""
+    exact = None if row["exact"] is None else Fraction(row["exact"])
+    return {**row, **enclosed(row["value"], Fraction(row["lower"]), Fraction(row["upper"]),
+                              exact, row["exploitability"])}
 
 
 def float_down(x: Fraction) -> float:
@@ -155,6 +198,24 @@ def float_up(x: Fraction) -> float:
     """The smallest float >= x."""
     f = float(x)
     return math.nextafter(f, math.inf) if Fraction(f) < x else f
+
+
+def decimal_text(x: float, up: bool) -> str:
+    """x as a decimal that reads back as x and is rounded outward: <= x as a decimal (>= x
+    if `up`). The shortest repr is half an ulp from x either way: -3/40 rounded down to a
+    float printed as -0.07500000000000001, a decimal above -3/40 (49 rows' intervals missed
+    their exact fraction when read as decimals). Then more digits, rounded outward."""
+    import decimal
+
+    text = repr(x)
+    if (Fraction(text) >= Fraction(x)) if up else (Fraction(text) <= Fraction(x)):
+        return text
+    rounding = decimal.ROUND_CEILING if up else decimal.ROUND_FLOOR
+    for digits in range(17, 800):
+        rounded = decimal.Context(prec=digits, rounding=rounding).plus(decimal.Decimal(x))
+        if float(rounded) == x:
+            return str(rounded).replace("E", "e")
+    return str(decimal.Decimal(x))                 # exact: every float is a finite decimal
 
 
 def worker_info() -> dict[str, Any]:
@@ -358,18 +419,26 @@ def frame_of(rows: Sequence[Mapping[str, Any]]):
 
 
 def write_csv(out_dir: str | os.PathLike, rows: Sequence[Mapping[str, Any]]) -> Path:
+    """sweep.csv, atomically: every row `enclosed_row` (an old row is repaired, a new one
+    unchanged), the value in its shortest repr, the bounds and the exploitability in
+    decimals rounded outward that read back as the same floats (`decimal_text`)."""
     from solver.files import write_text_atomic
 
     path = Path(out_dir) / "sweep.csv"
-    # repr-exact floats: the CSV keeps every bit of the values and the outward-rounded bounds
-    write_text_atomic(path, frame_of(rows).to_csv(index=False, float_format=None))
+    frame = frame_of([enclosed_row(r) for r in rows]).astype({
+        "lower": "object", "upper": "object", "exploitability": "object"})
+    for name, up in (("lower", False), ("upper", True), ("exploitability", True)):
+        frame[name] = [decimal_text(float(x), up) for x in frame[name]]
+    write_text_atomic(path, frame.to_csv(index=False, float_format=None))
     return path
 
 
 def write_table(out_dir: str | os.PathLike, rows: Sequence[Mapping[str, Any]]) -> list[Path]:
-    """sweep.csv, sweep.parquet and sweep.png, each written atomically."""
+    """sweep.csv, sweep.parquet and sweep.png, each written atomically, from the rows
+    `enclosed_row`."""
     from solver.files import write_bytes_atomic
 
+    rows = [enclosed_row(r) for r in rows]
     paths = [write_csv(out_dir, rows)]
     buffer = io.BytesIO()
     frame_of(rows).to_parquet(buffer, index=False, engine="pyarrow")
