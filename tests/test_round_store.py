@@ -1,0 +1,204 @@
+"""A solved round kept on disk (solver/round/store.py) and `bidou round --state` reading it:
+the saved numbers are the full solve's, a query of a saved round solves nothing, and a
+stale, corrupt or hand-edited file is refused with one line and solved again."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+from click.testing import CliRunner
+
+from games.bidou.params import BidouParams
+from games.bidou.round_params import RoundParams
+from solver.app.cli import main
+from solver.round import store
+
+SMALL = RoundParams(chips=4, hand=BidouParams(faces=2, throws=2, max_level=2))
+SMALL_ARGS = ("--chips", "4", "--faces", "2", "--throws", "2", "--max-level", "2")
+
+
+def run(env: dict, *args: str):
+    return CliRunner().invoke(main, list(args), env=env)
+
+
+@pytest.fixture(scope="module")
+def cache(tmp_path_factory):
+    """A private cache folder holding the small round, saved by `bidou round`."""
+    folder = tmp_path_factory.mktemp("cache")
+    env = {"XDG_CACHE_HOME": str(folder)}
+    result = run(env, "round", *SMALL_ARGS)
+    assert result.exit_code == 0, result.output
+    path = store.cache_path(SMALL, env)
+    assert f"saved:          {path}" in result.output and path.is_file()
+    return env, path
+
+
+@pytest.fixture(scope="module")
+def full():
+    """The small round solved and proved afresh (the numbers the saved file must match)."""
+    from solver.pipeline.round import prove_round
+
+    return prove_round(SMALL, timed=False)
+
+
+def test_cache_folder_follows_xdg(tmp_path):
+    assert store.cache_folder({"XDG_CACHE_HOME": str(tmp_path)}) == tmp_path / "bidou-solver"
+    # a relative XDG_CACHE_HOME is ignored, as the XDG specification says
+    assert store.cache_folder({"XDG_CACHE_HOME": "rel"}).parts[-2:] == (".cache",
+                                                                       "bidou-solver")
+    keep = RoundParams(hand=BidouParams(reroll="keep"))
+    assert store.rules_key(keep) != store.rules_key(RoundParams())
+    assert store.rules_key(RoundParams()) == store.rules_key(RoundParams(chips=9))
+
+
+def test_saved_round_matches_the_full_solve(cache, full):
+    env, path = cache
+    saved = store.load(path, SMALL)
+    states = full.report["states"]
+    assert len(saved.report["states"]) == len(states) > 5
+    for ours, theirs in zip(saved.report["states"], states):
+        for key in ("centre", "captain", "opponent", "open_throw", "lower", "upper"):
+            assert ours[key] == theirs[key]
+        assert ours["value"] == pytest.approx(theirs["value"], abs=1e-12)
+    # every chip state's strategy is the solve's, to the last bit
+    from solver.round.advice import strategy_from_json
+
+    for state, stage in full.solution.stages.items():
+        kept = strategy_from_json(saved.stages()[state.label()])
+        for ours_t, theirs_t in zip(kept.throw, stage.strategy.throw):
+            assert (ours_t == theirs_t).all()
+        assert kept.betting.keys() == stage.strategy.betting.keys()
+        assert all((kept.betting[k] == stage.strategy.betting[k]).all()
+                   for k in kept.betting)
+
+
+def test_state_query_reads_the_saved_round(cache, full, monkeypatch):
+    """The query prints the full solve's numbers for the state and solves nothing (the
+    round's solver is made to fail: the query must not reach it)."""
+    env, path = cache
+    import solver.pipeline.round as pipeline
+
+    monkeypatch.setattr(pipeline, "prove_round", lambda *a, **k: pytest.fail("solved"))
+    entry = next(s for s in full.report["states"]
+                 if not s["open_throw"] and s["centre"] == 0)
+    text = f"{entry['centre']},{entry['captain']},{entry['opponent']}"
+    result = run(env, "round", *SMALL_ARGS, "--state", text)
+    assert result.exit_code == 0, result.output
+    assert f"value:          {entry['value']:.12f}" in result.output
+    assert f"{entry['lower']} <= value <= {entry['upper']}" in result.output
+    assert f"solved:         read from {path}" in result.output
+    assert "playing the hand game's equilibrium here would concede" in result.output
+    shown = json.loads(run(env, "round", *SMALL_ARGS, "--state", text, "--json").output)
+    assert shown["value"] == pytest.approx(entry["value"], abs=1e-12)
+    assert shown["upper"] == entry["upper"] and shown["rules"] == SMALL.to_dict()
+    assert shown["strategy"]["betting"] and shown["advice"]["changes"] is not None
+
+
+def test_advice_agrees_with_the_difference_of_the_full_solve(cache, full):
+    """What the saved advice says playing the hand game costs at a state is what
+    `compare.difference` finds on the full solve's stage (the charts' sentence)."""
+    from solver.pipeline.hand import solve_hand
+    from solver.round.compare import difference
+
+    env, path = cache
+    saved = store.load(path, SMALL)
+    hand = solve_hand(SMALL.hand).solution
+    for state, stage in list(full.solution.stages.items())[:4]:
+        said = difference(stage.model, stage.strategy, hand.model, hand.strategy)
+        advice = saved.advice[state.label()]
+        assert advice["concedes"] == pytest.approx(said.concedes, abs=1e-12)
+        assert advice["differ"] == pytest.approx(said.differ, abs=1e-12)
+        for change in advice["changes"]:
+            assert change["here"] != change["hand_game"] and change["hands"]
+            assert 0 < change["weight"] <= 1 + 1e-9
+
+
+def _copy(env: dict, path, tmp_path, edit) -> dict:
+    """A copy of the saved round in another cache folder, edited by `edit(text)`."""
+    other = {"XDG_CACHE_HOME": str(tmp_path)}
+    target = store.cache_path(SMALL, other)
+    target.parent.mkdir(parents=True)
+    target.write_text(edit(path.read_text()))
+    store.strategies_path(target).write_bytes(store.strategies_path(path).read_bytes())
+    return other
+
+
+@pytest.mark.parametrize("edit, why", [
+    (lambda t: t.replace('"value":', '"value": 0.25, "was":', 1), "fails its checksum"),
+    (lambda t: t[: len(t) // 2], "not valid JSON"),
+    (lambda t: t.replace('"schema_version":1', '"schema_version":99', 1), "schema version"),
+])
+def test_a_damaged_saved_round_is_refused_and_solved_again(cache, tmp_path, edit, why):
+    env, path = cache
+    other = _copy(env, path, tmp_path, edit)
+    result = CliRunner().invoke(main, ["round", *SMALL_ARGS, "--state", "0,2,2"],
+                                env=other)
+    assert result.exit_code == 0, result.output
+    notes = [line for line in result.output.splitlines() if line.startswith("bidou: note:")]
+    assert len(notes) == 1 and why in notes[0]
+    assert "solved now and saved to" in result.output
+    # solved again, the file is whole again: the next query reads it
+    again = CliRunner().invoke(main, ["round", *SMALL_ARGS, "--state", "0,2,2"], env=other)
+    assert "read from" in again.output and "note" not in again.output
+
+
+def test_a_damaged_strategies_file_is_refused_when_read(cache, tmp_path):
+    """The strategies, in their own file, are checked against the SHA-256 the round
+    records when a query needs them (--json, --charts): an edited one is refused and the
+    round solved again; a plain query does not read them."""
+    env, path = cache
+    other = _copy(env, path, tmp_path, lambda t: t)
+    target = store.strategies_path(store.cache_path(SMALL, other))
+    target.write_text(store.strategies_path(path).read_text().replace("0.5", "0.50", 1))
+    plain = run(other, "round", *SMALL_ARGS, "--state", "0,2,2")
+    assert "read from" in plain.output and "note" not in plain.output
+    result = run(other, "round", *SMALL_ARGS, "--state", "0,2,2", "--json")
+    assert result.exit_code == 0
+    note = result.output.splitlines()[0]
+    assert note.startswith("bidou: note:") and "is not the file saved with" in note
+
+
+def test_a_saved_round_of_other_rules_is_refused(cache, tmp_path):
+    """A file solved for other rules (renamed, or a hash collision) is never read as
+    these: its rules are checked, with a valid checksum."""
+    env, path = cache
+    document = json.loads(path.read_text())
+    document["rules"]["ranking"] = "french"
+    body = {k: v for k, v in document.items() if k != "checksum"}
+    document["checksum"] = store._checksum(body)
+    target = tmp_path / "other.json"
+    target.write_text(json.dumps(document))
+    with pytest.raises(store.SavedRoundError, match="other rules"):
+        store.load(target, SMALL)
+
+
+@pytest.mark.parametrize("state, words", [("4,1,0", "add up to 5"),
+                                          ("0,4,0", "round is over")])
+def test_bad_states_are_refused_before_solving(tmp_path, monkeypatch, state, words):
+    """With no saved round, a bad --state is one line and exit 2, and nothing is solved."""
+    import solver.pipeline.round as pipeline
+
+    monkeypatch.setattr(pipeline, "prove_round", lambda *a, **k: pytest.fail("solved"))
+    result = run({"XDG_CACHE_HOME": str(tmp_path)}, "round", *SMALL_ARGS, "--state", state)
+    assert result.exit_code == 2 and words in result.output
+    assert not (tmp_path / "bidou-solver").exists()
+
+
+def test_the_query_imports_no_solver(cache):
+    """A query of a saved round reads JSON: the whole command loads neither Dask, pyspiel,
+    matplotlib, scipy, highspy nor networkx (a fresh interpreter runs it, then lists)."""
+    env, _ = cache
+    code = ("import sys\n"
+            "from solver.app.cli import main\n"
+            f"main({['round', *SMALL_ARGS, '--state', '0,2,2']!r}, standalone_mode=False)\n"
+            "heavy = {'dask', 'distributed', 'pyspiel', 'matplotlib', 'scipy', 'networkx',"
+            " 'highspy'}\n"
+            "print('LOADED', sorted({m.split('.')[0] for m in sys.modules} & heavy))\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env={**os.environ, **env}, check=True)
+    assert "read from" in done.stdout
+    assert done.stdout.strip().splitlines()[-1] == "LOADED []"
