@@ -202,3 +202,23 @@ def test_the_query_imports_no_solver(cache):
                           env={**os.environ, **env}, check=True)
     assert "read from" in done.stdout
     assert done.stdout.strip().splitlines()[-1] == "LOADED []"
+
+
+def test_a_published_round_is_read_first(tmp_path, monkeypatch):
+    """`bidou outputs` writes the saved round beside round.json (round_outputs.round_files)
+    and a query of those rules reads it there, before the user's cache."""
+    import solver.app.commands.round as command
+    from solver.app.round_outputs import solve_and_report, write_round
+
+    written = write_round(tmp_path, "round-small", solve_and_report(SMALL))
+    assert {p.name for p in written} >= {"round.json", store.FILE_NAME,
+                                         store.strategies_path(store.FILE_NAME).name}
+    report = json.loads((tmp_path / "round-small" / "round.json").read_text())
+    assert "saved_files" not in report and report["rules"] == SMALL.to_dict()
+    monkeypatch.setattr(command, "outputs_root", lambda: tmp_path)
+    result = run({"XDG_CACHE_HOME": str(tmp_path / "empty")}, "round", *SMALL_ARGS,
+                 "--state", "0,2,2", "--json")
+    assert result.exit_code == 0, result.output
+    shown = json.loads(result.output)
+    assert shown["source"] == f"read from {tmp_path / 'round-small' / store.FILE_NAME}"
+    assert shown["strategy"]["throw"]

@@ -116,14 +116,19 @@ def _write_saved_charts(saved: Any, entry: dict[str, Any], label: str, out: str,
                   out, as_json)
 
 
+def outputs_root() -> Any:
+    """The source checkout's outputs/ folder (an installed copy has none: no such path)."""
+    from pathlib import Path
+
+    return Path(__file__).resolve().parents[3] / "outputs"
+
+
 def _published_candidates(rules: Any) -> list[Any]:
     """The saved rounds of the source checkout's outputs/round*/ whose report (round.json,
     a small file) names these rules: the published rule sets."""
-    from pathlib import Path
-
     from solver.round.store import FILE_NAME
 
-    outputs = Path(__file__).resolve().parents[3] / "outputs"
+    outputs = outputs_root()
     found = []
     for folder in sorted(outputs.glob("round*")) if outputs.is_dir() else []:
         try:
