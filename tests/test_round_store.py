@@ -8,6 +8,7 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -17,6 +18,7 @@ from games.bidou.round_params import RoundParams
 from solver.app.cli import main
 from solver.round import store
 
+ROOT = Path(__file__).resolve().parent.parent / "outputs"
 SMALL = RoundParams(chips=4, hand=BidouParams(faces=2, throws=2, max_level=2))
 SMALL_ARGS = ("--chips", "4", "--faces", "2", "--throws", "2", "--max-level", "2")
 
@@ -211,7 +213,8 @@ def test_a_published_round_is_read_first(tmp_path, monkeypatch):
     from solver.app.round_outputs import solve_and_report, write_round
 
     written = write_round(tmp_path, "round-small", solve_and_report(SMALL))
-    assert {p.name for p in written} >= {"round.json", store.FILE_NAME,
+    assert {p.name for p in written} >= {"round.json", store.FILE_NAME, "open_throw.md",
+                                         "open_throw.csv",
                                          store.strategies_path(store.FILE_NAME).name}
     report = json.loads((tmp_path / "round-small" / "round.json").read_text())
     assert "saved_files" not in report and report["rules"] == SMALL.to_dict()
@@ -222,3 +225,59 @@ def test_a_published_round_is_read_first(tmp_path, monkeypatch):
     shown = json.loads(result.output)
     assert shown["source"] == f"read from {tmp_path / 'round-small' / store.FILE_NAME}"
     assert shown["strategy"]["throw"]
+
+
+def test_open_throw_tables_of_the_published_round():
+    """From outputs/round/round.json alone: each open throw solved again exactly has the
+    value the round proved (inside its interval), the first thrower stops with the
+    strongest hands only (19 after his first throw, 23 after his second), and the second
+    stops exactly when ahead and throws again exactly when behind."""
+    from fractions import Fraction
+
+    from games.bidou import rules
+    from solver.round.open_throw_table import (
+        _second_exceptions,
+        open_throw_csv,
+        open_throw_markdown,
+        open_throw_policies,
+    )
+
+    rules_ = RoundParams()
+    report = json.loads((ROOT / "round" / "round.json").read_text())
+    policies = open_throw_policies(rules_, report)
+    assert [(p.state.centre, p.state.low, p.state.high) for p in policies] == [(0, 1, 8),
+                                                                               (1, 0, 8)]
+    ranked = rules.ranked_hands(6, "encyclopedia")
+    entries = {(s["centre"], s["captain"]): s for s in report["states"] if s["open_throw"]}
+    for policy in policies:
+        entry = entries[(policy.state.centre, policy.state.low)]
+        assert Fraction(entry["lower"]) <= policy.solved.value <= Fraction(entry["upper"])
+        for throw, count in ((1, 19), (2, 23)):
+            stops = [g for g in ranked if policy.solved.l_policy[(throw, g)] == rules.STOP]
+            assert stops == list(ranked[:count])
+        assert _second_exceptions(rules_, policy) == 0
+    text = open_throw_markdown(rules_, policies)
+    assert "| 1 | 6-5-3 or better (19 hands) | throw all again |" in text
+    assert "**0.877127383**" in text
+    rows = open_throw_csv(rules_, policies).splitlines()
+    # per open throw: the first thrower's 2 x 56 decisions, the second's 56 x 2 x 56
+    assert len(rows) == 1 + 2 * (2 * 56 + 56 * 2 * 56)
+
+
+def test_open_throw_command_reads_the_saved_round(cache, monkeypatch):
+    env, _ = cache
+    import solver.pipeline.round as pipeline
+
+    monkeypatch.setattr(pipeline, "prove_round", lambda *a, **k: pytest.fail("solved"))
+    saved = store.load(store.cache_path(SMALL, env), SMALL)
+    opens = [s for s in saved.report["states"] if s["open_throw"]]
+    result = run(env, "round", *SMALL_ARGS, "--open-throw")
+    assert result.exit_code == 0, result.output
+    assert result.output.count("## Centre ") == len(opens) > 0
+    shown = json.loads(run(env, "round", *SMALL_ARGS, "--open-throw", "--json").output)
+    assert [o["value"] for o in shown["open_throws"]] == pytest.approx(
+        [s["value"] for s in sorted(opens, key=lambda s: (s["centre"], s["captain"]))],
+        abs=1e-12)
+    assert {row["player"] for row in shown["decisions"]} == {"first", "second"}
+    refused = run(env, "round", *SMALL_ARGS, "--open-throw", "--state", "0,2,2")
+    assert refused.exit_code == 2 and "--open-throw takes" in refused.output

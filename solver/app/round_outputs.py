@@ -55,7 +55,23 @@ def round_files(report: Mapping[str, Any]) -> dict[str, bytes]:
     for fmt in CHART_FORMATS:
         files[f"win_probability.{fmt}"] = figure_bytes(figure, fmt)
     files["summary.md"] = summary_markdown(report).encode()
+    files.update(open_throw_files(report))
     return files
+
+
+def open_throw_files(report: Mapping[str, Any]) -> dict[str, bytes]:
+    """open_throw.md and open_throw.csv: when to stop in each open throw of the round,
+    solved again exactly from the report's values (solver/round/open_throw_table.py)."""
+    from solver.round.open_throw_table import (
+        open_throw_csv,
+        open_throw_markdown,
+        open_throw_policies,
+    )
+
+    rules = RoundParams.from_mapping(report["rules"])
+    policies = open_throw_policies(rules, report)
+    return {"open_throw.md": open_throw_markdown(rules, policies).encode(),
+            "open_throw.csv": open_throw_csv(rules, policies).encode()}
 
 
 def summary_markdown(report: Mapping[str, Any]) -> str:

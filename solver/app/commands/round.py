@@ -65,8 +65,8 @@ def _advice_lines(saved: Any, entry: dict[str, Any]) -> list[str]:
 
     advice = saved.advice.get(state_label(entry))
     if advice is None:
-        return ["advice:         an open throw: no betting, each player throws in the open "
-                "(docs/round.md)"]
+        return ["advice:         an open throw: no betting, each player throws in the open; "
+                "when to stop: bidou round --open-throw"]
     lines = advice_lines(advice)
     return [f"advice:         {lines[0]}"] + [f"                {line}" for line in lines[1:]]
 
@@ -196,8 +196,12 @@ def _check_state(rules: Any, wanted: tuple[int, int, int], state_text: str) -> N
               help="Only report this state (chips in the centre, the captain's and the "
                    "opponent's piles), with its advice: read from the saved round when "
                    "these rules were solved before.")
+@click.option("--open-throw", "open_throw", is_flag=True,
+              help="When to stop in each open throw of the round (first thrower by throw, "
+                   "second by the hand to beat), from the saved round.")
 @click.option("--fresh", is_flag=True,
-              help="With --state: solve the round again even if it was saved.")
+              help="With --state or --open-throw: solve the round again even if it was "
+                   "saved.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 @click.option("--charts", is_flag=True,
               help="--out is a folder: write round.json and the win-probability chart "
@@ -205,8 +209,8 @@ def _check_state(rules: Any, wanted: tuple[int, int, int], state_text: str) -> N
 @click.option("--out", default=None,
               help="Write the JSON report (every state) to this file (a folder with "
                    "--charts).")
-def round_command(params: BidouParams, chips: int, state_text: str | None, fresh: bool,
-                  as_json: bool, charts: bool, out: str | None) -> None:
+def round_command(params: BidouParams, chips: int, state_text: str | None, open_throw: bool,
+                  fresh: bool, as_json: bool, charts: bool, out: str | None) -> None:
     """Solve a whole round (every chip state), each number proved in exact arithmetic, and
     keep it (the user's cache folder, $XDG_CACHE_HOME/bidou-solver or
     ~/.cache/bidou-solver; the published rounds are in outputs/round*/): a later --state
@@ -218,6 +222,7 @@ def round_command(params: BidouParams, chips: int, state_text: str | None, fresh
       bidou round --chips 5 --faces 3     a small round
       bidou round --state 0,2,7           one state: its value and what changes in play
       bidou round --state 0,4,5 --json    the same as JSON, with the state's strategy
+      bidou round --open-throw            when to stop in an open throw
     """
     from games.bidou.round_params import RoundParams
     from solver.files import check_directory_destination, check_file_destination
@@ -226,6 +231,11 @@ def round_command(params: BidouParams, chips: int, state_text: str | None, fresh
     wanted = _parse_state(state_text, chips) if state_text is not None else None
     if charts and out is None:
         raise ParameterError("--charts needs --out FOLDER")
+    if open_throw and (wanted is not None or charts or out is not None):
+        raise ParameterError("--open-throw takes neither --state, --charts nor --out")
+    if open_throw:
+        _open_throw_command(rules, fresh, as_json)
+        return
     if out is not None:
         (check_directory_destination if charts else check_file_destination)(out)
     if wanted is not None and state_text is not None:
@@ -235,6 +245,32 @@ def round_command(params: BidouParams, chips: int, state_text: str | None, fresh
         _state_command(rules, saved, wanted, state_text, as_json, charts, out)
     else:
         _round_command(rules, as_json, charts, out)
+
+
+def _open_throw_command(rules: Any, fresh: bool, as_json: bool) -> None:
+    """The open throws' tables (`solver.round.open_throw_table`) from the saved round's
+    values, or from a solve saved now."""
+    from solver.app.progress import Progress
+    from solver.round.open_throw_table import (
+        open_throw_markdown,
+        open_throw_policies,
+        open_throw_rows,
+    )
+
+    saved = None if fresh else _read_saved(rules, False)
+    if saved is None:
+        with Progress() as progress:
+            _, saved = _solve_and_save(rules, progress)
+    policies = open_throw_policies(rules, saved.report)
+    if as_json:
+        click.echo(json.dumps({"rules": rules.to_dict(),
+                               "open_throws": [{"centre": p.state.centre,
+                                                "first_thrower_chips": p.state.low,
+                                                "second_thrower_chips": p.state.high,
+                                                "value": p.value} for p in policies],
+                               "decisions": open_throw_rows(rules, policies)}, indent=1))
+    else:
+        click.echo(open_throw_markdown(rules, policies), nl=False)
 
 
 def _state_command(rules: Any, saved: Any, wanted: tuple[int, int, int], state_text: str,
