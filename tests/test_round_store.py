@@ -281,3 +281,49 @@ def test_open_throw_command_reads_the_saved_round(cache, monkeypatch):
     assert {row["player"] for row in shown["decisions"]} == {"first", "second"}
     refused = run(env, "round", *SMALL_ARGS, "--open-throw", "--state", "0,2,2")
     assert refused.exit_code == 2 and "--open-throw takes" in refused.output
+
+
+def test_play_a_whole_round_with_piped_input(cache):
+    """`bidou play --round` plays the saved round to its end from piped answers: before
+    every hand the piles add up to the round's chips and the chance shown is the saved
+    value of that state, for the person's seat; the total cost is the sum of the costs
+    of the choices reviewed."""
+    import itertools
+    import re
+
+    env, path = cache
+    saved = store.load(path, SMALL)
+    values = {(s["centre"], s["captain"], s["opponent"]): s["value"]
+              for s in saved.report["states"] if not s["open_throw"]}
+    answers = "\n".join(itertools.islice(itertools.cycle("stpcbfr"), 600)) + "\n"
+    opens = 0
+    for seed in range(1, 40):
+        if seed > 3 and opens:
+            break
+        result = CliRunner().invoke(main, ["play", "--round", *SMALL_ARGS, "--seed",
+                                           str(seed)], input=answers, env=env)
+        assert result.exit_code == 0, result.output
+        out = result.output
+        hands = re.findall(r"— Hand \d+ — centre (\d+), your pile (\d+), your opponent's "
+                           r"(\d+); you are the (captain|opponent); P\(you win the round\) "
+                           r"= ([0-9.]+)", out)
+        assert hands and "Game over" not in out
+        for centre, mine, theirs, seat, chance in hands:
+            c, a, b = int(centre), int(mine), int(theirs)
+            assert c + a + b == SMALL.chips
+            value = values[(c, a, b)] if seat == "captain" else 1 - values[(c, b, a)]
+            assert float(chance) == pytest.approx(value, abs=5e-5)
+        end = re.search(r"You (win|lose) the round after (\d+) hands?; your choices cost "
+                        r"([0-9.]+)% win probability in all", out)
+        assert end is not None and int(end.group(2)) == len(hands)
+        costs = [float(x) for x in re.findall(r"\(cost ([0-9.]+)% win probability\)", out)]
+        assert float(end.group(3)) == pytest.approx(sum(costs), abs=0.01 * len(costs) + 0.01)
+        for match in re.finditer(r"— Open throw — centre (\d+), your pile (\d+), your "
+                                 r"opponent's (\d+); P\(you win the round\) = ([0-9.]+)", out):
+            opens += 1
+            c, a, b = (int(match.group(i)) for i in (1, 2, 3))
+            first = store.load(path, SMALL).entry(c, min(a, b), max(a, b))
+            assert first is not None and first["open_throw"]
+            value = first["value"] if a < b else 1 - first["value"]
+            assert float(match.group(4)) == pytest.approx(value, abs=5e-5)
+    assert opens, "no round of these seeds reached an open throw"
