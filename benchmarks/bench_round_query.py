@@ -35,15 +35,16 @@ def timed(args: list[str], env: dict[str, str]) -> tuple[float, str]:
 
 
 def import_profile(args: list[str], env: dict[str, str], top: int) -> list[str]:
-    """The heaviest top-level packages the query imports (cumulative microseconds)."""
+    """The packages the query spends its imports in (self time summed by top-level
+    package, at every depth), the heaviest first."""
     done = subprocess.run([sys.executable, "-X", "importtime", "-c",
                            "from solver.app.cli import main; main()", *args],
                           env=env, capture_output=True, text=True)
     total: dict[str, int] = {}
     for line in done.stderr.splitlines():
-        match = re.match(r"import time:\s+\d+ \|\s+(\d+) \|( *)(\S+)", line)
-        if match and len(match.group(2)) <= 1:          # top-level imports only
-            name = match.group(3).split(".")[0]
+        match = re.match(r"import time:\s+(\d+) \|\s+\d+ \|\s*(\S+)", line)
+        if match:
+            name = match.group(2).split(".")[0]
             total[name] = total.get(name, 0) + int(match.group(1))
     heaviest = sorted(total.items(), key=lambda kv: -kv[1])[:top]
     return [f"{name} {us / 1e6:.2f} s" for name, us in heaviest]

@@ -42,6 +42,8 @@ def play(params: BidouParams, strategy_file: str | None, role: str, hands: int,
     what the equilibrium would have done with your dice and what your choices cost."""
     import numpy as np
 
+    if chips != 9 and not whole_round:
+        raise ParameterError("--chips is for a whole round: add --round")
     if whole_round:
         from solver.app.play_round import play_round_command
 
