@@ -164,6 +164,24 @@ def test_a_damaged_strategies_file_is_refused_when_read(cache, tmp_path):
     assert note.startswith("bidou: note:") and "is not the file saved with" in note
 
 
+def test_a_round_whose_advice_fails_is_still_answered(tmp_path, monkeypatch):
+    """The round is proved even if the hand game's equilibrium (for the advice) is not:
+    the state is answered, with a note that nothing was saved, and exit 0."""
+    import solver.pipeline.round as pipeline
+    from solver.errors import SolverError
+
+    def fail(*args, **kwargs):
+        raise SolverError("the hand could not be proved")
+
+    monkeypatch.setattr(pipeline, "saved_round", fail)
+    result = run({"XDG_CACHE_HOME": str(tmp_path)}, "round", *SMALL_ARGS, "--state", "0,2,2")
+    assert result.exit_code == 0, result.output
+    assert "bidou: note: the solved round was not saved: the hand could not" in result.output
+    assert "advice:         none" in result.output and "solved:         solved now\n" \
+        in result.output
+    assert not (tmp_path / "bidou-solver").exists()
+
+
 def test_a_saved_round_of_other_rules_is_refused(cache, tmp_path):
     """A file solved for other rules (renamed, or a hash collision) is never read as
     these: its rules are checked, with a valid checksum."""

@@ -12,6 +12,7 @@ import click
 from games.bidou.params import BidouParams, ParameterError
 from solver.app.commands.group import guarded
 from solver.app.commands.options import game_options
+from solver.errors import SolverError
 
 
 def _parse_state(text: str, chips: int) -> tuple[int, int, int]:
@@ -64,6 +65,9 @@ def _advice_lines(saved: Any, entry: dict[str, Any]) -> list[str]:
     from solver.round.store import state_label
 
     advice = saved.advice.get(state_label(entry))
+    if advice is None and not entry["open_throw"]:
+        return ["advice:         none (the hand game's equilibrium, to compare with, could "
+                "not be proved)"]
     if advice is None:
         return ["advice:         an open throw: no betting, each player throws in the open; "
                 "when to stop: bidou round --open-throw"]
@@ -168,13 +172,27 @@ def _solve_and_save(rules: Any, progress: Any) -> tuple[Any, Any]:
 
     proved = prove_round(rules, progress=progress)
     path = cache_path(rules)
-    files = saved_round(proved, path, progress=progress)
+    try:
+        files = saved_round(proved, path, progress=progress)
+    except SolverError as error:          # the hand's equilibrium, for the advice
+        click.echo(f"bidou: note: the solved round was not saved: {error}", err=True)
+        return proved, _unsaved(rules, proved)
     try:
         save(files)
     except (DestinationError, OSError) as error:
         click.echo(f"bidou: note: the solved round was not saved: {error}", err=True)
         return proved, in_memory(rules, files)
     return proved, load(path, rules)
+
+
+def _unsaved(rules: Any, proved: Any) -> Any:
+    """The proved round as a saved round held in memory, without advice."""
+    from solver.round.advice import strategy_json
+    from solver.round.store import SavedRound
+
+    stages = {state.label(): strategy_json(stage.strategy)
+              for state, stage in proved.solution.stages.items()}
+    return SavedRound(rules, proved.report, {}, None, None, stages)
 
 
 def _check_state(rules: Any, wanted: tuple[int, int, int], state_text: str) -> None:
