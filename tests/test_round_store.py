@@ -345,3 +345,15 @@ def test_play_a_whole_round_with_piped_input(cache):
             value = first["value"] if a < b else 1 - first["value"]
             assert float(match.group(4)) == pytest.approx(value, abs=5e-5)
     assert opens, "no round of these seeds reached an open throw"
+
+
+def test_published_round_files_are_reproducible():
+    """Two fresh solves write the same saved round, open-throw tables and report, byte for
+    byte (no timings or versions in them), so `bidou outputs --check` can compare."""
+    from solver.app.round_outputs import SAVED, solve_and_report
+
+    first, second = solve_and_report(SMALL), solve_and_report(SMALL)
+    assert first[SAVED] == second[SAVED] and set(first[SAVED]) == {
+        store.FILE_NAME, store.strategies_path(store.FILE_NAME).name}
+    saved = json.loads(first[SAVED][store.FILE_NAME])
+    assert "versions" not in saved["report"] and "seconds" not in saved["report"]
