@@ -357,3 +357,41 @@ def test_published_round_files_are_reproducible():
         store.FILE_NAME, store.strategies_path(store.FILE_NAME).name}
     saved = json.loads(first[SAVED][store.FILE_NAME])
     assert "versions" not in saved["report"] and "seconds" not in saved["report"]
+
+
+def test_state_charts_from_the_saved_round_are_re_measured(cache, tmp_path):
+    """--charts draws a state's charts from the saved strategy after re-measuring it on
+    its rebuilt stage game; a strategy that is not the stage's equilibrium (here the
+    uniform one, with a valid file around it) is refused before anything is drawn."""
+    import dataclasses
+
+    from solver.errors import SolverError
+    from solver.pipeline.round import saved_state_charts
+    from solver.round.advice import strategy_from_json, strategy_json
+    from solver.strategy import uniform_strategy
+
+    env, path = cache
+    out = tmp_path / "charts"
+    result = run(env, "round", *SMALL_ARGS, "--state", "0,2,2", "--charts", "--out", str(out))
+    assert result.exit_code == 0, result.output
+    assert (out / "reroll_chart.png").stat().st_size > 10_000 and (out / "round.json").is_file()
+    saved = store.load(path, SMALL)
+    concedes = saved.advice["0,2,2"]["concedes"]
+    assert f"it would concede up to {concedes:.1%} win probability here" in result.output
+    entry = saved.entry(0, 2, 2)
+    kept = strategy_from_json(saved.stages()["0,2,2"])
+    uniform = strategy_json(uniform_strategy(_stage_model(saved, entry)))
+    assert len(uniform["betting"]) == len(kept.betting)
+    bad = dataclasses.replace(saved, kept={**saved.stages(), "0,2,2": uniform})
+    with pytest.raises(SolverError, match="a best response gains"):
+        saved_state_charts(bad, entry, "0,2,2", tmp_path / "never")
+    assert not (tmp_path / "never").exists()
+
+
+def _stage_model(saved, entry):
+    from solver.model import build_model
+    from solver.round.stage import stage_model
+    from solver.round.states import ChipState
+
+    state = ChipState(entry["centre"], entry["captain"], entry["opponent"])
+    return stage_model(build_model(SMALL.hand), state, lambda nxt: 0.5)
