@@ -208,6 +208,24 @@ def test_bad_states_are_refused_before_solving(tmp_path, monkeypatch, state, wor
     assert not (tmp_path / "bidou-solver").exists()
 
 
+def test_an_open_throw_state_says_when_to_stop(cache, full):
+    """At an open throw the advice is its policies in words, the solve's own (the ones
+    the certificate proved), the same as the open-throw table's."""
+    from solver.round.open_throw_table import first_rows
+
+    env, _ = cache
+    state, opened = next(iter(full.solution.open_throws.items()))
+    text = f"{state.centre},{state.low},{state.high}"
+    result = run(env, "round", *SMALL_ARGS, "--state", text)
+    assert result.exit_code == 0, result.output
+    assert "an open throw, no betting" in result.output
+    for row in first_rows(SMALL, opened.solved):
+        assert (f"first thrower, after throw {row['after_throw']}: stop with "
+                f"{row['stop_with']}; else {row['else']}") in result.output
+    assert "second thrower: stop as soon as ahead, throw again while behind\n" \
+        in result.output
+
+
 def test_the_query_imports_no_solver(cache):
     """A query of a saved round reads JSON: the whole command loads neither Dask, pyspiel,
     matplotlib, scipy, highspy nor networkx (a fresh interpreter runs it, then lists)."""
@@ -273,7 +291,7 @@ def test_open_throw_tables_of_the_published_round():
         for throw, count in ((1, 19), (2, 23)):
             stops = [g for g in ranked if policy.solved.l_policy[(throw, g)] == rules.STOP]
             assert stops == list(ranked[:count])
-        assert _second_exceptions(rules_, policy) == 0
+        assert _second_exceptions(rules_, policy.solved) == 0
     text = open_throw_markdown(rules_, policies)
     assert "| 1 | 6-5-3 or better (19 hands) | throw all again |" in text
     assert "**0.877127383**" in text

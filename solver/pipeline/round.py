@@ -78,6 +78,7 @@ def saved_round(proved: ProvedRound, path: str | Path, progress: Step | None = N
     equilibrium there, `solver.round.advice.stage_advice`), checksummed."""
     from solver.pipeline.hand import solve_hand
     from solver.round.advice import stage_advice, strategy_json
+    from solver.round.open_throw_table import open_throw_advice
     from solver.round.store import saved_files
 
     hand = solve_hand(proved.solution.params.hand).solution
@@ -89,6 +90,8 @@ def saved_round(proved: ProvedRound, path: str | Path, progress: Step | None = N
         stages[state.label()] = strategy_json(stage.strategy)
         advice[state.label()] = stage_advice(stage.model, stage.strategy, hand.model,
                                              hand.strategy)
+    for open_state, opened in proved.solution.open_throws.items():
+        advice[open_state.label()] = open_throw_advice(proved.solution.params, opened.solved)
     return saved_files(path, proved.report, stages, advice)
 
 

@@ -162,6 +162,19 @@ def advice_lines(advice: Mapping[str, Any]) -> list[str]:
     return lines
 
 
+def open_throw_lines(advice: Mapping[str, Any]) -> list[str]:
+    """An open throw's advice (`open_throw_table.open_throw_advice`) in words; here, not
+    beside it, so that a query reads it without the round's state graph (networkx)."""
+    lines = [f"first thrower, after throw {r['after_throw']}: stop with {r['stop_with']}; "
+             f"else {r['else']}" for r in advice["first"]]
+    lines.append("second thrower: stop as soon as ahead, throw again while behind"
+                 + ("" if not advice["second_exceptions"] else
+                    f" (but for {advice['second_exceptions']} decisions)"))
+    lines += [f"second thrower, tied after throw {r['after_throw']}: stop with a tie of "
+              f"{r['stop_with']}; else {r['else']}" for r in advice["second_tied"]]
+    return lines
+
+
 def strategy_json(strategy: Strategy) -> dict[str, Any]:
     """A stage strategy as JSON, every float as Python writes it (exact round trip)."""
     return {"throw": [strategy.throw[CAPTAIN].tolist(), strategy.throw[OPPONENT].tolist()],

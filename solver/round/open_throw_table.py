@@ -95,28 +95,58 @@ def _stops_in_words(ranked: Sequence[rules.Hand], stops: set[rules.Hand]) -> str
         return "never"
     if set(ranked[:len(stops)]) == stops:
         weakest = ranked[len(stops) - 1]
-        return f"{rules.format_hand(weakest)} or better ({len(stops)} hands)"
+        n = len(stops)
+        return f"{rules.format_hand(weakest)} or better ({n} hand{'s' * (n != 1)})"
     return ", ".join(rules.format_hand(g) for g in ranked if g in stops)
 
 
-def _second_exceptions(params: RoundParams, policy: OpenThrowPolicy) -> int:
+def _second_exceptions(params: RoundParams, solved: SolvedOpenThrow) -> int:
     """Decisions where the second thrower does not simply stop when ahead and throw again
     when behind (0 in every round solved: he never stops behind, nor throws ahead)."""
     hand = params.hand
     count = 0
-    for (beat, _, g), action in policy.solved.h_policy.items():
+    for (beat, _, g), action in solved.h_policy.items():
         sign = rules.compare(g, beat, hand.ranking, hand.aces_beat_bidou)
         if (sign > 0 and action != rules.STOP) or (sign < 0 and action == rules.STOP):
             count += 1
     return count
 
 
+def first_rows(params: RoundParams, solved: SolvedOpenThrow) -> list[dict[str, Any]]:
+    """The first thrower's policy by throw: the hands he stops with, in words, and what
+    he does with the others."""
+    ranked = rules.ranked_hands(params.hand.faces, params.hand.ranking)
+    return [_row(throw, ranked, {g: solved.l_policy[(throw, g)] for g in ranked})
+            for throw in range(1, params.hand.throws)]
+
+
+def tie_rows(params: RoundParams, solved: SolvedOpenThrow) -> list[dict[str, Any]]:
+    """The second thrower's policy when tied after each throw, by the hand tied."""
+    ranked = rules.ranked_hands(params.hand.faces, params.hand.ranking)
+    return [_row(throw, ranked, {b: solved.h_policy[(b, throw, b)] for b in ranked})
+            for throw in range(1, params.hand.throws)]
+
+
+def _row(throw: int, ranked: Sequence[rules.Hand], actions: Mapping[rules.Hand, Action]
+         ) -> dict[str, Any]:
+    stops = {g for g in ranked if actions[g] == rules.STOP}
+    again = sorted({action_word(actions[g]) for g in ranked if g not in stops})
+    return {"after_throw": throw, "stop_with": _stops_in_words(ranked, stops),
+            "else": ", ".join(again) if len(again) <= 3 else _KEEPING}
+
+
+def open_throw_advice(params: RoundParams, solved: SolvedOpenThrow) -> dict[str, Any]:
+    """An open throw's policies in words, JSON-ready (kept in the saved round, printed by
+    `bidou round --state` at an open throw)."""
+    return {"open_throw": True, "first": first_rows(params, solved),
+            "second_tied": tie_rows(params, solved),
+            "second_exceptions": _second_exceptions(params, solved)}
+
+
 def open_throw_markdown(params: RoundParams, policies: Sequence[OpenThrowPolicy]) -> str:
     """The open throw's tables in words: per open throw, when the first thrower stops,
     and when the second stops on a tie (ahead he stops, behind he throws again)."""
     hand = params.hand
-    ranked = rules.ranked_hands(hand.faces, hand.ranking)
-    throws = range(1, hand.throws)
     lines = [f"# Bidou: when to stop in an open throw ({params.describe()})", "",
              f"A player holding {params.chips - 1} chips faces an open throw: the other "
              f"(one chip or none) throws first, in the open, up to {hand.throws} times, "
@@ -134,13 +164,9 @@ def open_throw_markdown(params: RoundParams, policies: Sequence[OpenThrowPolicy]
                   f"**{policy.value:.9f}** (losing the throw leaves him "
                   f"{float(policy.solved.continuation):.9f}).", "",
                   "| first thrower, after throw | stop with | else |", "|---|---|---|"]
-        for throw in throws:
-            stops = {g for g in ranked if policy.solved.l_policy[(throw, g)] == rules.STOP}
-            again = sorted({action_word(policy.solved.l_policy[(throw, g)])
-                            for g in ranked if g not in stops})
-            lines.append(f"| {throw} | {_stops_in_words(ranked, stops)} | "
-                         f"{', '.join(again) if len(again) <= 3 else _KEEPING} |")
-        exceptions = _second_exceptions(params, policy)
+        lines += [f"| {r['after_throw']} | {r['stop_with']} | {r['else']} |"
+                  for r in first_rows(params, policy.solved)]
+        exceptions = _second_exceptions(params, policy.solved)
         lines += ["", "The second thrower stops as soon as his hand beats the hand to beat "
                   "and throws again while it loses"
                   + (" (always)." if not exceptions else
@@ -148,10 +174,6 @@ def open_throw_markdown(params: RoundParams, policies: Sequence[OpenThrowPolicy]
                   + " On a tie (the throw is thrown again if he stops):", "",
                   "| second thrower, tied after throw | stops with a tie of | else |",
                   "|---|---|---|"]
-        for throw in throws:
-            stops = {b for b in ranked if policy.solved.h_policy[(b, throw, b)] == rules.STOP}
-            again = sorted({action_word(policy.solved.h_policy[(b, throw, b)])
-                            for b in ranked if b not in stops})
-            lines.append(f"| {throw} | {_stops_in_words(ranked, stops)} | "
-                         f"{', '.join(again) if len(again) <= 3 else _KEEPING} |")
+        lines += [f"| {r['after_throw']} | {r['stop_with']} | {r['else']} |"
+                  for r in tie_rows(params, policy.solved)]
     return "\n".join(lines) + "\n"

@@ -60,18 +60,22 @@ def _state_lines(rules_text: str, state_text: str, entry: dict[str, Any]) -> lis
 
 
 def _advice_lines(saved: Any, entry: dict[str, Any]) -> list[str]:
-    """The state's advice in words (`solver.round.advice.advice_lines`), indented."""
-    from solver.round.advice import advice_lines
+    """The state's advice in words (`solver.round.advice.advice_lines`, at an open throw
+    `solver.round.open_throw_table.open_throw_lines`), indented."""
     from solver.round.store import state_label
 
     advice = saved.advice.get(state_label(entry))
-    if advice is None and not entry["open_throw"]:
-        return ["advice:         none (the hand game's equilibrium, to compare with, could "
-                "not be proved)"]
     if advice is None:
-        return ["advice:         an open throw: no betting, each player throws in the open; "
-                "when to stop: bidou round --open-throw"]
-    lines = advice_lines(advice)
+        return ["advice:         none (the hand game's equilibrium, to compare with, could "
+                "not be proved)" if not entry["open_throw"] else
+                "advice:         an open throw: `bidou round --open-throw` says when to stop"]
+    from solver.round.advice import advice_lines, open_throw_lines
+
+    if advice.get("open_throw"):
+        lines = ["an open throw, no betting: each throws in the open, the first thrower "
+                 "first"] + [f"- {line}" for line in open_throw_lines(advice)]
+    else:
+        lines = advice_lines(advice)
     return [f"advice:         {lines[0]}"] + [f"                {line}" for line in lines[1:]]
 
 
