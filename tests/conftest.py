@@ -18,3 +18,19 @@ def published():
 def default_solution(published):
     """The default game, solved by the LP with its exact value proved."""
     return published["default"].solution
+
+
+@pytest.fixture(autouse=True, scope="session")
+def private_cache(tmp_path_factory):
+    """`bidou round` keeps every round it solves in the user's cache folder
+    ($XDG_CACHE_HOME/bidou-solver, solver/round/store.py): the suite's go to a folder of
+    its own, which the commands it starts inherit, never to the user's."""
+    import os
+
+    before = os.environ.get("XDG_CACHE_HOME")
+    os.environ["XDG_CACHE_HOME"] = str(tmp_path_factory.mktemp("xdg-cache"))
+    yield
+    if before is None:
+        os.environ.pop("XDG_CACHE_HOME", None)
+    else:
+        os.environ["XDG_CACHE_HOME"] = before

@@ -25,24 +25,54 @@ ROUNDS: dict[str, RoundParams] = {
 CHART_FORMATS = ("pdf", "png")
 # What a fresh solve may write differently without the numbers changing.
 VOLATILE = ("seconds", "solve_seconds", "convergence", "versions")
+# The report's key holding the saved round's files (solver/round/store.py), by name: the
+# round kept for `bidou round --state` queries, published beside round.json.
+SAVED = "saved_files"
 
 
 def solve_and_report(params: RoundParams, progress: Step | None = None) -> dict[str, Any]:
     """Solve and prove the round (the round pipeline); its report (numbers only, no
-    timings: see VOLATILE)."""
-    return prove_round(params, progress=progress, timed=False).report
+    timings: see VOLATILE), carrying under SAVED the saved round's files (made from the
+    same report without timings or versions, so that a fresh solve writes the same)."""
+    import dataclasses
+
+    from solver.pipeline.round import saved_round
+    from solver.round.store import FILE_NAME
+
+    proved = prove_round(params, progress=progress, timed=False)
+    kept = {key: value for key, value in proved.report.items() if key not in VOLATILE}
+    files = saved_round(dataclasses.replace(proved, report=kept), FILE_NAME)
+    return {**proved.report, SAVED: {path.name: data for path, data in files.items()}}
 
 
 def round_files(report: Mapping[str, Any]) -> dict[str, bytes]:
     """Every file of a published round, by name, as bytes (no timings or versions, so a
     fresh solve writes the same files)."""
-    kept = {key: value for key, value in report.items() if key not in VOLATILE}
+    kept = {key: value for key, value in report.items()
+            if key not in VOLATILE and key != SAVED}
     files = {"round.json": (json.dumps(kept, indent=1) + "\n").encode()}
+    files.update(report.get(SAVED, {}))
     figure = win_probability_figure(report)
     for fmt in CHART_FORMATS:
         files[f"win_probability.{fmt}"] = figure_bytes(figure, fmt)
     files["summary.md"] = summary_markdown(report).encode()
+    files.update(open_throw_files(report))
     return files
+
+
+def open_throw_files(report: Mapping[str, Any]) -> dict[str, bytes]:
+    """open_throw.md and open_throw.csv: when to stop in each open throw of the round,
+    solved again exactly from the report's values (solver/round/open_throw_table.py)."""
+    from solver.round.open_throw_table import (
+        open_throw_csv,
+        open_throw_markdown,
+        open_throw_policies,
+    )
+
+    rules = RoundParams.from_mapping(report["rules"])
+    policies = open_throw_policies(rules, report)
+    return {"open_throw.md": open_throw_markdown(rules, policies).encode(),
+            "open_throw.csv": open_throw_csv(rules, policies).encode()}
 
 
 def summary_markdown(report: Mapping[str, Any]) -> str:

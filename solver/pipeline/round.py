@@ -69,3 +69,71 @@ def state_charts(proved: ProvedRound, state: Any, label: str, out: str | Path
                                value=proved.solution.values[state],
                                exploitability=said.stage_exploitability)
     return [Path(p) for p in paths], said.sentence()
+
+
+def saved_round(proved: ProvedRound, path: str | Path, progress: Step | None = None
+                ) -> dict[Path, bytes]:
+    """The files `solver.round.store` keeps of a proved round at `path`: its report,
+    every chip state's stage strategy and its advice (what changes from the hand game's
+    equilibrium there, `solver.round.advice.stage_advice`), checksummed."""
+    from solver.pipeline.hand import solve_hand
+    from solver.round.advice import stage_advice, strategy_json
+    from solver.round.open_throw_table import open_throw_advice
+    from solver.round.store import saved_files
+
+    hand = solve_hand(proved.solution.params.hand).solution
+    stages, advice = {}, {}
+    chip_states = sorted(proved.solution.stages.items())
+    for done, (state, stage) in enumerate(chip_states):
+        if progress is not None:
+            progress("advice of every state", done, len(chip_states))
+        stages[state.label()] = strategy_json(stage.strategy)
+        advice[state.label()] = stage_advice(stage.model, stage.strategy, hand.model,
+                                             hand.strategy)
+    for open_state, opened in proved.solution.open_throws.items():
+        advice[open_state.label()] = open_throw_advice(proved.solution.params, opened.solved)
+    return saved_files(path, proved.report, stages, advice)
+
+
+def saved_state_charts(saved: Any, entry: dict[str, Any], label: str, out: str | Path
+                       ) -> tuple[list[Path], str]:
+    """`state_charts` from a saved round (`solver.round.store.SavedRound`): the state's
+    stage model is built again with the file's values, its strategy is checked against it
+    and re-measured (a best response may gain no more than the file says, else
+    SolverError), then charted."""
+    from solver import best_response
+    from solver.best_response import complete_unreached
+    from solver.export.round_charts import write_state_charts
+    from solver.model import build_model
+    from solver.round.advice import strategy_from_json
+    from solver.round.compare import Difference
+    from solver.round.stage import stage_model
+    from solver.round.states import ChipState, OpenThrowState
+    from solver.round.store import state_label
+    from solver.strategy import StrategyFileError, check_strategy
+
+    values: dict[Any, float] = {}
+    for s in saved.report["states"]:
+        kind = OpenThrowState if s["open_throw"] else ChipState
+        values[kind(s["centre"], s["captain"], s["opponent"])] = s["value"]
+    state = ChipState(entry["centre"], entry["captain"], entry["opponent"])
+    model = stage_model(build_model(saved.params.hand), state, lambda nxt: nxt.value(values))
+    advice = saved.advice[state_label(entry)]
+    where = f"the saved round {saved.path}" if saved.path is not None else "the saved round"
+    try:
+        strategy = strategy_from_json(saved.stages()[state_label(entry)])
+        check_strategy(model, strategy)
+    except (KeyError, TypeError, ValueError, StrategyFileError) as error:
+        raise SolverError(f"{where}: the strategy of {label} does not fit its stage "
+                          f"game ({error})") from None
+    measured = best_response.exploitability(model, strategy).exploitability
+    if measured > advice["stage_exploitability"] + 1e-9:
+        raise SolverError(f"{where}: a best response gains {measured:.1e} against the "
+                          f"strategy of {label}, not the {advice['stage_exploitability']:.1e}"
+                          f" it says")
+    said = Difference(advice["concedes"], advice["captain_concedes"],
+                      advice["opponent_concedes"], advice["differ"], measured)
+    shown = complete_unreached(model, strategy)
+    paths = write_state_charts(model, shown, label, said.short(), out, value=entry["value"],
+                               exploitability=measured)
+    return [Path(p) for p in paths], said.sentence()

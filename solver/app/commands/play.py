@@ -30,11 +30,24 @@ hands; Ctrl-D ends the game.""")
 @click.option("--hands", type=click.IntRange(min=1), default=5, show_default=True,
               help="How many hands to play.")
 @click.option("--seed", type=int, default=None, help="Dice seed (default: random).")
+@click.option("--round", "whole_round", is_flag=True,
+              help="Play a whole round (chips, open throws) against the round's "
+                   "equilibrium, read from the saved round (solved first if need be).")
+@click.option("--chips", type=int, default=9, show_default=True,
+              help="With --round: chips in play (3..12).")
 def play(params: BidouParams, strategy_file: str | None, role: str, hands: int,
-         seed: int | None, rules_given: tuple[str, ...]) -> None:
+         seed: int | None, whole_round: bool, chips: int,
+         rules_given: tuple[str, ...]) -> None:
     """Play hands against the equilibrium strategy, and learn from each: after every hand,
     what the equilibrium would have done with your dice and what your choices cost."""
     import numpy as np
+
+    if chips != 9 and not whole_round:
+        raise ParameterError("--chips is for a whole round: add --round")
+    if whole_round:
+        from solver.app.play_round import play_round_command
+
+        return play_round_command(params, chips, seed, strategy_file)
 
     from solver.app import play as game
     from solver.export.bundle import unpack

@@ -12,12 +12,12 @@ import click
 from games.bidou.params import BidouParams, ParameterError
 from solver.app.commands.group import guarded
 from solver.app.commands.options import game_options
+from solver.errors import SolverError
 
 
-def _parse_state(text: str, chips: int) -> Any:
-    """--state "C,CAPTAIN,OPPONENT" -> the round's state, or a one-line ParameterError."""
-    from solver.round.capped import state_of
-
+def _parse_state(text: str, chips: int) -> tuple[int, int, int]:
+    """--state "C,CAPTAIN,OPPONENT" -> (centre, captain, opponent) as the report lists it
+    (at an open throw the first thrower's pile first), or a one-line ParameterError."""
     parts = text.split(",")
     # ASCII digits only: str.isdigit() takes "²" or "٣", which int() then refuses
     if len(parts) != 3 or not all(p.strip().isascii() and p.strip().isdigit()
@@ -30,7 +30,9 @@ def _parse_state(text: str, chips: int) -> Any:
                              f"{centre + captain + opponent}, not {chips} (--chips)")
     if chips in (captain, opponent):
         raise ParameterError(f"--state {text}: the round is over (a pile holds every chip)")
-    return state_of(chips, centre, captain, opponent)
+    if chips - 1 in (captain, opponent):          # an open throw: the first thrower first
+        captain, opponent = sorted((captain, opponent))
+    return centre, captain, opponent
 
 
 def _convergence_line(components: list[dict]) -> str:
@@ -57,6 +59,26 @@ def _state_lines(rules_text: str, state_text: str, entry: dict[str, Any]) -> lis
         f"P(round ends):  {entry['p_end']:.12f}"]
 
 
+def _advice_lines(saved: Any, entry: dict[str, Any]) -> list[str]:
+    """The state's advice in words (`solver.round.advice.advice_lines`, at an open throw
+    `solver.round.open_throw_table.open_throw_lines`), indented."""
+    from solver.round.store import state_label
+
+    advice = saved.advice.get(state_label(entry))
+    if advice is None:
+        return ["advice:         none (the hand game's equilibrium, to compare with, could "
+                "not be proved)" if not entry["open_throw"] else
+                "advice:         an open throw: `bidou round --open-throw` says when to stop"]
+    from solver.round.advice import advice_lines, open_throw_lines
+
+    if advice.get("open_throw"):
+        lines = ["an open throw, no betting: each throws in the open, the first thrower "
+                 "first"] + [f"- {line}" for line in open_throw_lines(advice)]
+    else:
+        lines = advice_lines(advice)
+    return [f"advice:         {lines[0]}"] + [f"                {line}" for line in lines[1:]]
+
+
 def _round_lines(rules_text: str, report: dict[str, Any]) -> list[str]:
     return [
         f"rules:          {rules_text}",
@@ -71,22 +93,21 @@ def _round_lines(rules_text: str, report: dict[str, Any]) -> list[str]:
         f"seconds:        {report['seconds']:.1f}"]
 
 
-def _write_charts(proved: Any, wanted: Any, state_text: str | None, out: str,
-                  as_json: bool) -> None:
-    """round.json, the win-probability chart and, for one chip state, its charts: staged
-    in a hidden folder and moved in together (`files.publish`), so a failure leaves the
-    previous set whole."""
+def _write_charts(report: dict[str, Any], state: Any, out: str, as_json: bool) -> None:
+    """round.json, the win-probability chart and, for a chip state `(saved, entry,
+    label)`, its charts: staged in a hidden folder and moved in together
+    (`files.publish`), so a failure leaves the previous set whole."""
     from solver.export.round_charts import write_round_chart
     from solver.files import publish, staging_folder, write_json_atomic
-    from solver.pipeline.round import state_charts
-    from solver.round.states import ChipState
+    from solver.pipeline.round import saved_state_charts
 
     sentence = None
     with staging_folder(out) as stage:
-        write_json_atomic(stage / "round.json", proved.report)
-        staged = [stage / "round.json"] + list(write_round_chart(proved.report, stage))
-        if isinstance(wanted, ChipState) and state_text is not None:
-            paths, sentence = state_charts(proved, wanted, state_text, stage)
+        write_json_atomic(stage / "round.json", report)
+        staged = [stage / "round.json"] + list(write_round_chart(report, stage))
+        if state is not None:
+            saved, entry, label = state
+            paths, sentence = saved_state_charts(saved, entry, label, stage)
             staged += paths
         names = [str(os.path.relpath(path, stage)) for path in staged]
         publish(stage, out, names)
@@ -97,56 +118,237 @@ def _write_charts(proved: Any, wanted: Any, state_text: str | None, out: str,
         click.echo("\n".join(f"wrote:          {path}" for path in written))
 
 
-@click.command("round", short_help="Solve and prove a whole round (every chip state).")
+def _write_saved_charts(saved: Any, entry: dict[str, Any], label: str, out: str,
+                        as_json: bool) -> None:
+    _write_charts(saved.report, None if entry["open_throw"] else (saved, entry, label),
+                  out, as_json)
+
+
+def outputs_root() -> Any:
+    """The source checkout's outputs/ folder (an installed copy has none: no such path)."""
+    from pathlib import Path
+
+    return Path(__file__).resolve().parents[3] / "outputs"
+
+
+def _published_candidates(rules: Any) -> list[Any]:
+    """The saved rounds of the source checkout's outputs/round*/ whose report (round.json,
+    a small file) names these rules: the published rule sets."""
+    from solver.round.store import FILE_NAME
+
+    outputs = outputs_root()
+    found = []
+    for folder in sorted(outputs.glob("round*")) if outputs.is_dir() else []:
+        try:
+            rules_there = json.loads((folder / "round.json").read_text()).get("rules")
+        except (OSError, ValueError, AttributeError):
+            continue
+        if rules_there == rules.to_dict() and (folder / FILE_NAME).is_file():
+            found.append(folder / FILE_NAME)
+    return found
+
+
+def _read_saved(rules: Any, strategies: bool) -> Any:
+    """The saved round of these rules (published, else the user's cache), or None; a file
+    that cannot be used is named on stderr, with why, and passed over. With `strategies`
+    its stage strategies are read (and checked) too."""
+    import dataclasses
+
+    from solver.round.store import SavedRoundError, cache_path, load
+
+    for path in [*_published_candidates(rules), cache_path(rules)]:
+        try:
+            saved = load(path, rules)
+            return dataclasses.replace(saved, kept=saved.stages()) if strategies else saved
+        except FileNotFoundError:
+            continue
+        except SavedRoundError as error:
+            click.echo(f"bidou: note: {error}; not used", err=True)
+    return None
+
+
+def _solve_and_save(rules: Any, progress: Any) -> tuple[Any, Any]:
+    """Solve and prove the round, then keep it in the user's cache (a cache that cannot be
+    written is a note, not a failure): the proved round and the saved round."""
+    from solver.files import DestinationError
+    from solver.pipeline.round import prove_round, saved_round
+    from solver.round.store import cache_path, in_memory, load, save
+
+    proved = prove_round(rules, progress=progress)
+    path = cache_path(rules)
+    try:
+        files = saved_round(proved, path, progress=progress)
+    except SolverError as error:          # the hand's equilibrium, for the advice
+        click.echo(f"bidou: note: the solved round was not saved: {error}", err=True)
+        return proved, _unsaved(rules, proved)
+    try:
+        save(files)
+    except (DestinationError, OSError) as error:
+        click.echo(f"bidou: note: the solved round was not saved: {error}", err=True)
+        return proved, in_memory(rules, files)
+    return proved, load(path, rules)
+
+
+def _unsaved(rules: Any, proved: Any) -> Any:
+    """The proved round as a saved round held in memory, without advice."""
+    from solver.round.advice import strategy_json
+    from solver.round.store import SavedRound
+
+    stages = {state.label(): strategy_json(stage.strategy)
+              for state, stage in proved.solution.stages.items()}
+    return SavedRound(rules, proved.report, {}, None, None, stages)
+
+
+def _check_state(rules: Any, wanted: tuple[int, int, int], state_text: str) -> None:
+    """A state no round with these rules reaches: one line, before any solving."""
+    from solver.round.capped import state_of
+    from solver.round.states import state_graph
+
+    state = state_of(rules.chips, *wanted)
+    if state not in state_graph(rules.chips, rules.hand.max_level):
+        raise ParameterError(f"--state {state_text} cannot arise in a round with these rules")
+
+
+@click.command("round", short_help="Solve and prove a whole round, or query one state.")
 @guarded
 @game_options
 @click.option("--chips", type=int, default=9, show_default=True,
               help="Chips in play (3..12); a player holding them all loses the round.")
 @click.option("--state", "state_text", default=None, metavar="C,CAPTAIN,OPPONENT",
               help="Only report this state (chips in the centre, the captain's and the "
-                   "opponent's piles).")
+                   "opponent's piles), with its advice: read from the saved round when "
+                   "these rules were solved before.")
+@click.option("--open-throw", "open_throw", is_flag=True,
+              help="When to stop in each open throw of the round (first thrower by throw, "
+                   "second by the hand to beat), from the saved round.")
+@click.option("--fresh", is_flag=True,
+              help="With --state or --open-throw: solve the round again even if it was "
+                   "saved.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 @click.option("--charts", is_flag=True,
               help="--out is a folder: write round.json and the win-probability chart "
-                   "(PDF, PNG, SVG) there.")
+                   "(PDF, PNG, SVG) there, and with --state the state's charts.")
 @click.option("--out", default=None,
               help="Write the JSON report (every state) to this file (a folder with "
                    "--charts).")
-def round_command(params: BidouParams, chips: int, state_text: str | None, as_json: bool,
-                  charts: bool, out: str | None) -> None:
-    """Solve a whole round (every chip state), each number proved in exact arithmetic.
+def round_command(params: BidouParams, chips: int, state_text: str | None, open_throw: bool,
+                  fresh: bool, as_json: bool, charts: bool, out: str | None) -> None:
+    """Solve a whole round (every chip state), each number proved in exact arithmetic, and
+    keep it (the user's cache folder, $XDG_CACHE_HOME/bidou-solver or
+    ~/.cache/bidou-solver; the published rounds are in outputs/round*/): a later --state
+    query reads it and answers at once.
 
     \b
     Examples:
       bidou round                         the nine-chip round, default rules
       bidou round --chips 5 --faces 3     a small round
-      bidou round --state 0,4,5 --json    one state of the round
+      bidou round --state 0,2,7           one state: its value and what changes in play
+      bidou round --state 0,4,5 --json    the same as JSON, with the state's strategy
+      bidou round --open-throw            when to stop in an open throw
     """
     from games.bidou.round_params import RoundParams
-    from solver.app.progress import Progress
-    from solver.files import check_directory_destination, check_file_destination, write_json_atomic
-    from solver.pipeline.round import prove_round
-    from solver.round.states import state_graph
+    from solver.files import check_directory_destination, check_file_destination
 
     rules = RoundParams(chips=chips, hand=params)
     wanted = _parse_state(state_text, chips) if state_text is not None else None
-    if wanted is not None and wanted not in state_graph(chips, params.max_level):
-        raise ParameterError(f"--state {state_text} cannot arise in a round with these rules")
     if charts and out is None:
         raise ParameterError("--charts needs --out FOLDER")
+    if open_throw and (wanted is not None or charts or out is not None):
+        raise ParameterError("--open-throw takes neither --state, --charts nor --out")
+    if open_throw:
+        _open_throw_command(rules, fresh, as_json)
+        return
     if out is not None:
         (check_directory_destination if charts else check_file_destination)(out)
-    with Progress() as progress:
-        proved = prove_round(rules, progress=progress)
+    if wanted is not None and state_text is not None:
+        saved = None if fresh else _read_saved(rules, as_json or charts)
+        if saved is None:
+            _check_state(rules, wanted, state_text)
+        _state_command(rules, saved, wanted, state_text, as_json, charts, out)
+    else:
+        _round_command(rules, as_json, charts, out)
+
+
+def _open_throw_command(rules: Any, fresh: bool, as_json: bool) -> None:
+    """The open throws' tables (`solver.round.open_throw_table`) from the saved round's
+    values, or from a solve saved now."""
+    from solver.app.progress import Progress
+    from solver.round.open_throw_table import (
+        open_throw_markdown,
+        open_throw_policies,
+        open_throw_rows,
+    )
+
+    saved = None if fresh else _read_saved(rules, False)
+    if saved is None:
+        with Progress() as progress:
+            _, saved = _solve_and_save(rules, progress)
+    policies = open_throw_policies(rules, saved.report)
     if as_json:
-        shown = proved.state(wanted) if wanted is not None else proved.report
-        click.echo(json.dumps(shown, indent=1))
-    elif wanted is not None and state_text is not None:
-        click.echo("\n".join(_state_lines(rules.describe(), state_text, proved.state(wanted))))
+        click.echo(json.dumps({"rules": rules.to_dict(),
+                               "open_throws": [{"centre": p.state.centre,
+                                                "first_thrower_chips": p.state.low,
+                                                "second_thrower_chips": p.state.high,
+                                                "value": p.value} for p in policies],
+                               "decisions": open_throw_rows(rules, policies)}, indent=1))
+    else:
+        click.echo(open_throw_markdown(rules, policies), nl=False)
+
+
+def _state_command(rules: Any, saved: Any, wanted: tuple[int, int, int], state_text: str,
+                   as_json: bool, charts: bool, out: str | None) -> None:
+    """One state, from the saved round (`saved`) or from a solve saved now."""
+    from solver.app.progress import Progress
+    from solver.files import write_json_atomic
+
+    source = f"read from {saved.path}" if saved is not None else None
+    if saved is None:
+        with Progress() as progress:
+            _, saved = _solve_and_save(rules, progress)
+        source = (f"solved now and saved to {saved.path}" if saved.path is not None
+                  else "solved now")
+    entry = saved.entry(*wanted)
+    if entry is None:
+        raise ParameterError(f"--state {state_text} cannot arise in a round with these rules")
+    if as_json:
+        click.echo(json.dumps(_state_document(saved, entry, source), indent=1))
+    else:
+        click.echo("\n".join(_state_lines(rules.describe(), state_text, entry)
+                             + _advice_lines(saved, entry)
+                             + [f"solved:         {source}"]))
+    if out is not None and charts:
+        _write_saved_charts(saved, entry, state_text, out, as_json)
+    elif out is not None:
+        write_json_atomic(out, saved.report)
+        if not as_json:
+            click.echo(f"report:         {out}")
+
+
+def _state_document(saved: Any, entry: dict[str, Any], source: str | None) -> dict[str, Any]:
+    """--state --json: the state's numbers, advice and stage strategy, the rules and where
+    they were read."""
+    from solver.round.store import state_label
+
+    label = state_label(entry)
+    return {**entry, "rules": saved.report["rules"], "advice": saved.advice.get(label),
+            "strategy": saved.stages().get(label), "source": source}
+
+
+def _round_command(rules: Any, as_json: bool, charts: bool, out: str | None) -> None:
+    """The whole round, solved and proved now (and saved for later queries)."""
+    from solver.app.progress import Progress
+    from solver.files import write_json_atomic
+
+    with Progress() as progress:
+        proved, saved = _solve_and_save(rules, progress)
+    if as_json:
+        click.echo(json.dumps(proved.report, indent=1))
     else:
         click.echo("\n".join(_round_lines(rules.describe(), proved.report)))
+        if saved.path is not None:
+            click.echo(f"saved:          {saved.path}")
     if out is not None and charts:
-        _write_charts(proved, wanted, state_text, out, as_json)
+        _write_charts(proved.report, None, out, as_json)
     elif out is not None:
         write_json_atomic(out, proved.report)
         if not as_json:

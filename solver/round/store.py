@@ -1,0 +1,245 @@
+"""A solved round kept on disk and read back: every state's numbers (the round's report),
+its stage strategies and its advice, so that a later query of a state answers in a moment
+instead of solving the 51 stage games again.
+
+Two JSON files per rule set, written together: the round (schema `bidou-solved-round`:
+the rules, the report of every state, every chip state's advice, the SHA-256 of the second
+file, and a checksum of all of it; about 150 kB) and its stage strategies
+(`*.strategies.json`, about 5 MB with the default rules), which a query reads only for
+`--json` or `--charts`, so that it answers in well under a second. The published rule sets
+are kept beside their report in `outputs/round*/` (`FILE_NAME`, written by `bidou
+outputs`); any other rule set in the user's cache folder (`$XDG_CACHE_HOME/bidou-solver`,
+else `~/.cache/bidou-solver`), named by a hash of the rules.
+
+Nothing read is trusted: a file that is not this schema or version, was solved for other
+rules, fails its checksum (corrupt or hand-edited) or is malformed is refused with one
+line (`SavedRoundError`), and the caller solves again. The checksum only says the file is
+the one a solve wrote; the numbers in it were proved when it was written (the round's
+certificate), and `bidou round --state ... --charts` re-measures the state's strategy
+against the file's values before drawing it.
+
+This module imports no solver (no scipy, no networkx, no numpy): a query reads JSON only.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import os
+import stat
+from pathlib import Path
+from typing import Any, Mapping
+
+from games.bidou.round_params import RoundParams
+
+SCHEMA = "bidou-solved-round"
+SCHEMA_VERSION = 1
+STRATEGIES_SCHEMA = "bidou-solved-round-strategies"
+FILE_NAME = "solved_round.json"
+STRATEGIES_SUFFIX = ".strategies.json"
+MAX_BYTES = 256 * 2**20
+CACHE_FOLDER = "bidou-solver"
+
+
+class SavedRoundError(ValueError):
+    """A saved round cannot be used; the message is one line naming the file and why."""
+
+
+def rules_key(params: RoundParams) -> str:
+    """A short stable hash of the rules: the cache file's name."""
+    text = json.dumps(params.to_dict(), sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def cache_folder(environ: Mapping[str, str] | None = None) -> Path:
+    """$XDG_CACHE_HOME/bidou-solver, or ~/.cache/bidou-solver (XDG base directories: a
+    relative XDG_CACHE_HOME is ignored)."""
+    env = os.environ if environ is None else environ
+    base = env.get("XDG_CACHE_HOME", "")
+    root = Path(base) if base and os.path.isabs(base) else Path.home() / ".cache"
+    return root / CACHE_FOLDER
+
+
+def cache_path(params: RoundParams, environ: Mapping[str, str] | None = None) -> Path:
+    return cache_folder(environ) / f"round-{rules_key(params)}.json"
+
+
+def strategies_path(path: str | os.PathLike) -> Path:
+    """The companion file of a saved round holding its stage strategies."""
+    path = Path(path)
+    return path.with_name(path.name.removesuffix(".json") + STRATEGIES_SUFFIX)
+
+
+@dataclasses.dataclass(frozen=True)
+class SavedRound:
+    """A saved round as read (checked): its rules, report and per-state advice, by state
+    label ("C,A,B"; "open throw C,L"); the stage strategies, most of the bytes, are read
+    only when asked for (`stages`), from the companion file the round's checksum names."""
+
+    params: RoundParams
+    report: dict[str, Any]
+    advice: dict[str, Any]
+    path: Path | None = None
+    strategies_sha256: str | None = None
+    kept: dict[str, Any] | None = None       # the stage strategies, when already in memory
+
+    def entry(self, centre: int, captain: int, opponent: int) -> dict[str, Any] | None:
+        """The report's entry of a state (the captain's pile first), or None."""
+        for s in self.report["states"]:
+            if (s["centre"], s["captain"], s["opponent"]) == (centre, captain, opponent):
+                return dict(s)
+        return None
+
+    def stages(self) -> dict[str, Any]:
+        """Every chip state's stage strategy (`solver.round.advice.strategy_json`), by
+        label; SavedRoundError if the companion file is missing or not the one saved."""
+        if self.kept is not None:
+            return self.kept
+        assert self.path is not None and self.strategies_sha256 is not None
+        where = strategies_path(self.path)
+        try:
+            data = _read_bytes(where)
+        except FileNotFoundError:
+            raise SavedRoundError(f"{where} is missing (the saved round's strategies)") \
+                from None
+        if "sha256:" + hashlib.sha256(data).hexdigest() != self.strategies_sha256:
+            raise SavedRoundError(f"{where} is not the file saved with {self.path}: it is "
+                                  f"corrupt, edited or stale")
+        document = _parse(data, where)
+        if not (isinstance(document, dict) and document.get("schema") == STRATEGIES_SCHEMA
+                and document.get("rules") == self.params.to_dict()
+                and isinstance(document.get("stages"), dict)):
+            raise SavedRoundError(f"{where} is malformed (not the strategies of these rules)")
+        return document["stages"]
+
+
+def state_label(entry: Mapping[str, Any]) -> str:
+    """The label `solver.round.states` gives the state of a report entry."""
+    if entry["open_throw"]:
+        return f"open throw {entry['centre']},{entry['captain']}"
+    return f"{entry['centre']},{entry['captain']},{entry['opponent']}"
+
+
+def saved_files(path: str | os.PathLike, report: Mapping[str, Any],
+                stages: Mapping[str, Any], advice: Mapping[str, Any]) -> dict[Path, bytes]:
+    """The two files of a saved round at `path`, as bytes: the round (its report, every
+    chip state's advice, the SHA-256 of the strategies file, under a checksum of all of
+    it) and its stage strategies (`strategies_path`)."""
+    strategies = encode({"schema": STRATEGIES_SCHEMA, "schema_version": SCHEMA_VERSION,
+                         "rules": dict(report["rules"]), "stages": dict(stages)})
+    body = {"schema": SCHEMA, "schema_version": SCHEMA_VERSION,
+            "rules": dict(report["rules"]), "report": dict(report), "advice": dict(advice),
+            "strategies": {"file": strategies_path(path).name,
+                           "sha256": "sha256:" + hashlib.sha256(strategies).hexdigest()}}
+    return {Path(path): encode({**body, "checksum": _checksum(body)}),
+            strategies_path(path): strategies}
+
+
+def encode(document: Mapping[str, Any]) -> bytes:
+    """A file's bytes (compact: strategies are most of them)."""
+    return (json.dumps(document, separators=(",", ":"), allow_nan=False) + "\n").encode()
+
+
+def save(files: Mapping[Path, bytes]) -> None:
+    """Write a saved round's files together (solver/files.py's write_set: both or neither),
+    creating a cache folder private to the user."""
+    from solver.files import write_set
+
+    for path in files:
+        Path(path).parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    write_set(files)
+
+
+def in_memory(params: RoundParams, files: Mapping[Path, bytes]) -> SavedRound:
+    """A saved round from the files just made (when they could not be written)."""
+    main, strategies = (json.loads(data) for data in files.values())
+    return SavedRound(params, main["report"], main["advice"], None, None, strategies["stages"])
+
+
+def load(path: str | os.PathLike, params: RoundParams) -> SavedRound:
+    """The saved round at `path`, checked for `params`; SavedRoundError (one line) if it
+    cannot be used, FileNotFoundError if there is none. Its strategies are checked when
+    read (`SavedRound.stages`)."""
+    where = str(path)
+    document = _parse(_read_bytes(Path(path)), where)
+    if not isinstance(document, dict) or document.get("schema") != SCHEMA:
+        raise SavedRoundError(f"{where} is not a saved round ({SCHEMA})")
+    if document.get("schema_version") != SCHEMA_VERSION:
+        raise SavedRoundError(f"{where} has schema version {document.get('schema_version')!r}"
+                              f", this solver reads {SCHEMA_VERSION}")
+    body = {k: v for k, v in document.items() if k != "checksum"}
+    if document.get("checksum") != _checksum(body):
+        raise SavedRoundError(f"{where} fails its checksum: it is corrupt or was edited")
+    if document.get("rules") != params.to_dict():
+        raise SavedRoundError(f"{where} was solved for other rules "
+                              f"({_rules_text(document.get('rules'))})")
+    report, advice, strategies = (document.get(k) for k in ("report", "advice", "strategies"))
+    if not (isinstance(report, dict) and isinstance(advice, dict)
+            and isinstance(strategies, dict) and isinstance(strategies.get("sha256"), str)
+            and report.get("rules") == params.to_dict()
+            and isinstance(report.get("states"), list)):
+        raise SavedRoundError(f"{where} is malformed (report, advice or strategies missing)")
+    for entry in report["states"]:
+        _check_entry(entry, where)
+    return SavedRound(params, report, advice, Path(path), strategies["sha256"])
+
+
+def _check_entry(entry: Any, where: str) -> None:
+    numbers = ("value", "width", "exploitability", "p_end")
+    if not (isinstance(entry, dict)
+            and all(isinstance(entry.get(k), int) and not isinstance(entry.get(k), bool)
+                    for k in ("centre", "captain", "opponent"))
+            and isinstance(entry.get("open_throw"), bool)
+            and all(isinstance(entry.get(k), (int, float)) for k in numbers)
+            and all(isinstance(entry.get(k), str) for k in ("lower", "upper"))):
+        raise SavedRoundError(f"{where} is malformed (a state entry lacks its numbers)")
+
+
+def _rules_text(rules: Any) -> str:
+    if not isinstance(rules, dict):
+        return "none given"
+    return ", ".join(f"{k} {v}" for k, v in rules.items())[:200]
+
+
+def _checksum(body: Mapping[str, Any]) -> str:
+    text = json.dumps(body, sort_keys=True, separators=(",", ":"), allow_nan=False)
+    return "sha256:" + hashlib.sha256(text.encode()).hexdigest()
+
+
+def _read_bytes(path: Path) -> bytes:
+    """The bytes of a regular file of sane size (FileNotFoundError if there is none)."""
+    try:
+        info = os.stat(path)
+        if not stat.S_ISREG(info.st_mode):
+            raise SavedRoundError(f"cannot read {path}: not a regular file")
+        if info.st_size > MAX_BYTES:
+            raise SavedRoundError(f"cannot read {path}: {info.st_size:,} bytes is too large")
+        return path.read_bytes()
+    except FileNotFoundError:
+        raise
+    except OSError as error:
+        raise SavedRoundError(f"cannot read {path}: {error.strerror or error}") from None
+
+
+def _parse(data: bytes, where: str | Path) -> Any:
+    """JSON; duplicate keys and NaN refused."""
+    try:
+        return json.loads(data.decode("utf-8"), parse_constant=_no_constant,
+                          object_pairs_hook=_unique)
+    except RecursionError:
+        raise SavedRoundError(f"{where} is not a saved round: JSON nested too deeply") \
+            from None
+    except (UnicodeDecodeError, ValueError) as error:
+        raise SavedRoundError(f"{where} is not valid JSON: {str(error)[:120]}") from None
+
+
+def _no_constant(name: str) -> float:
+    raise ValueError(f"{name} is not a number")
+
+
+def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    document = dict(pairs)
+    if len(document) != len(pairs):
+        raise ValueError("a key appears twice in one object")
+    return document
