@@ -103,3 +103,30 @@ def test_the_published_summaries_are_their_reports_rendering():
         folder = outputs.project_outputs() / name
         report = json.loads((folder / "round.json").read_text())
         assert round_outputs.summary_markdown(report) == (folder / "summary.md").read_text()
+
+
+def test_a_saved_round_is_checked_by_what_is_proved_in_it(tmp_path):
+    """`outputs --check` on the saved round: another stage equilibrium (other strategy
+    digits, hence other checksums) is the same; another proved value, a broken checksum or
+    other stages are not."""
+    from solver.app.outputs import _same_round
+    from solver.round import store
+
+    def files(value: float, probability: float, stages=("0,2,7",)) -> dict[str, bytes]:
+        report = {"rules": {"chips": 9}, "states": [{"value": value}]}
+        made = store.saved_files(tmp_path / store.FILE_NAME, report,
+                                 {s: {"p": [probability]} for s in stages}, {"0,2,7": "x"})
+        return {path.name: data for path, data in made.items()}
+
+    published = files(0.5, 0.25)
+    elsewhere = files(0.5 + 1e-12, 0.75)
+    names = sorted(published)
+    assert all(_same_round(n, elsewhere[n], published[n]) for n in names)
+    assert elsewhere != published          # the bytes differ: a byte check would fail
+    moved = files(0.5 + 1e-6, 0.25)
+    assert not _same_round(store.FILE_NAME, moved[store.FILE_NAME], published[store.FILE_NAME])
+    edited = published[store.FILE_NAME].replace(b'"x"', b'"y"')
+    assert not _same_round(store.FILE_NAME, edited, published[store.FILE_NAME])
+    other = files(0.5, 0.25, stages=("0,2,7", "1,1,7"))
+    strategies = next(n for n in names if n.endswith(".strategies.json"))
+    assert not _same_round(strategies, other[strategies], published[strategies])

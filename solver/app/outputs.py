@@ -129,7 +129,10 @@ def stale_files(root: str | Path, solutions: dict[str, HandResult] | None = None
 
 def _same_round(filename: str, found_bytes: bytes, expected_bytes: bytes) -> bool:
     """A round's file as `_same`, but its summary at the precision it prints (its last
-    digits move with the machine: `round_outputs.same_at_printed_precision`)."""
+    digits move with the machine: `round_outputs.same_at_printed_precision`), and its saved
+    round by what is proved in it (`_same_saved`)."""
+    if filename.startswith("solved_round"):
+        return _same_saved(filename, found_bytes, expected_bytes)
     if filename != "summary.md":
         return _same(filename, found_bytes, expected_bytes)
     try:
@@ -137,6 +140,34 @@ def _same_round(filename: str, found_bytes: bytes, expected_bytes: bytes) -> boo
     except UnicodeDecodeError:
         return False
     return same_at_printed_precision(found, expected)
+
+
+def _same_saved(filename: str, found_bytes: bytes, expected_bytes: bytes) -> bool:
+    """The saved round (solver/round/store.py) compared by what does not depend on which
+    equilibrium of each stage the LP lands on: the rules and the proved report (to
+    TOLERANCE), and the same stages and advised states. The stage strategies themselves, the
+    advice's list of changed decisions and the checksums that cover them may differ on
+    another machine (BLAS kernels move the last digits, which can move the LP to another
+    optimal vertex: docs/verification.md, reproducibility); `bidou round --state --charts`
+    re-measures a saved strategy before drawing it."""
+    try:
+        found, expected = json.loads(found_bytes), json.loads(expected_bytes)
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        return False
+    if not (isinstance(found, dict) and isinstance(expected, dict)):
+        return False
+    same_kind = all(found.get(k) == expected.get(k)
+                    for k in ("schema", "schema_version", "rules"))
+    if filename.endswith(".strategies.json"):
+        stages = found.get("stages"), expected.get("stages")
+        return (same_kind and isinstance(stages[0], dict) and isinstance(stages[1], dict)
+                and set(stages[0]) == set(stages[1]))
+    from solver.round.store import intact
+
+    advice = found.get("advice"), expected.get("advice")
+    return (same_kind and intact(found) and _close(found.get("report"), expected.get("report"))
+            and isinstance(advice[0], dict) and isinstance(advice[1], dict)
+            and set(advice[0]) == set(advice[1]))
 
 
 def _same(filename: str, found_bytes: bytes, expected_bytes: bytes) -> bool:

@@ -202,6 +202,12 @@ def _rules_text(rules: Any) -> str:
     return ", ".join(f"{k} {v}" for k, v in rules.items())[:200]
 
 
+def intact(document: Mapping[str, Any]) -> bool:
+    """Whether a saved round's document passes its own checksum (`bidou outputs --check`)."""
+    return document.get("checksum") == _checksum(
+        {k: v for k, v in document.items() if k != "checksum"})
+
+
 def _checksum(body: Mapping[str, Any]) -> str:
     text = json.dumps(body, sort_keys=True, separators=(",", ":"), allow_nan=False)
     return "sha256:" + hashlib.sha256(text.encode()).hexdigest()
