@@ -10,13 +10,18 @@ import click
 
 from games.bidou.params import BidouParams
 from solver.app.commands.group import guarded
-from solver.app.commands.options import STRATEGY_OPTION, game_options, strategy_source
+from solver.app.commands.options import (
+    PLAIN_OPTION,
+    STRATEGY_OPTION,
+    game_options,
+    strategy_source,
+)
 
 
 def _writer_command(name: str, short_help: str, epilog: str) -> Callable:
     """export and charts: rules or a strategy file in, a directory of files out."""
     options: list[Callable[[Callable], Callable]] = [
-        guarded, game_options, STRATEGY_OPTION,
+        guarded, game_options, STRATEGY_OPTION, PLAIN_OPTION,
         click.option("--out", "out_dir", type=click.Path(file_okay=False), required=True,
                      help="Directory to write into (created if missing)."),
         click.option("--format", "formats", type=click.Choice(["pdf", "png", "svg"]),
@@ -36,7 +41,8 @@ def _writer_command(name: str, short_help: str, epilog: str) -> Callable:
 
 
 def _write(writer_name: str, params: BidouParams, strategy_file: str | None, out_dir: str,
-           formats: tuple[str, ...], rules_given: tuple[str, ...], exact: bool) -> None:
+           formats: tuple[str, ...], rules_given: tuple[str, ...], exact: bool,
+           plain: bool) -> None:
     from solver.app.progress import Progress
     from solver.export import bundle
     from solver.files import check_directory_destination
@@ -48,7 +54,7 @@ def _write(writer_name: str, params: BidouParams, strategy_file: str | None, out
         progress(f"reading and measuring {strategy_file}" if strategy_file
                  else f"solving {params.describe()}", 0, 0)
         source, fractions = exact_source(
-            strategy_source(params, strategy_file, rules_given), strategy_file, exact,
+            strategy_source(params, strategy_file, rules_given, plain), strategy_file, exact,
             within(progress, "recovering the exact rational equilibrium"))
         writer = getattr(bundle, writer_name)
         paths = writer(source, out_dir, formats=formats or bundle.FORMATS,
@@ -59,7 +65,8 @@ def _write(writer_name: str, params: BidouParams, strategy_file: str | None, out
 
 _WRITER_EXAMPLES = """\b
 Examples:
-  bidou {name} --out {out}                     the default game, solved now
+  bidou {name} --out {out}                     the default game, solved now (refined)
+  bidou {name} --plain --out {out}-plain       ... its plain LP vertex instead
   bidou {name} --reroll keep --out {out}-keep
   bidou solve --exact --out s.json && bidou {name} --strategy s.json --out {out}
   bidou {name} --exact --format png --out {out}"""
@@ -68,16 +75,19 @@ Examples:
 @_writer_command("export", "Every table, strategy file and chart of a solved hand.",
                  _WRITER_EXAMPLES.format(name="export", out="out"))
 def export(params: BidouParams, strategy_file: str | None, out_dir: str,
-           formats: tuple[str, ...], exact: bool, rules_given: tuple[str, ...]) -> None:
+           formats: tuple[str, ...], exact: bool, plain: bool, rules_given: tuple[str, ...]
+           ) -> None:
     """Every table (CSV, Markdown), strategy file (JSON), summary and chart (PDF, PNG, SVG)
     of a solved hand. About 25 s on the default game."""
-    _write("export_all", params, strategy_file, out_dir, formats, rules_given, exact)
+    _write("export_all", params, strategy_file, out_dir, formats, rules_given, exact, plain)
 
 
 @_writer_command("charts", "The printable throwing, betting and remember-this charts.",
                  _WRITER_EXAMPLES.format(name="charts", out="charts"))
 def charts(params: BidouParams, strategy_file: str | None, out_dir: str,
-           formats: tuple[str, ...], exact: bool, rules_given: tuple[str, ...]) -> None:
+           formats: tuple[str, ...], exact: bool, plain: bool, rules_given: tuple[str, ...]
+           ) -> None:
     """The printable charts alone: when to stop throwing, how to bet in each public state,
     and a simplified strategy to remember (docs/charts.md explains how to read them)."""
-    _write("export_charts", params, strategy_file, out_dir, formats, rules_given, exact)
+    _write("export_charts", params, strategy_file, out_dir, formats, rules_given, exact,
+           plain)
