@@ -101,3 +101,21 @@ def test_best_margin_is_the_best_belief():
     assert _best_margin(np.array([[1.0, -1.0], [-1.0, 1.0]])) == pytest.approx(0.0)
     assert _best_margin(np.array([[3.0, -1.0], [-1.0, 1.0]])) == pytest.approx(1 / 3)
     assert _best_margin(np.array([[-1.0, -1.0], [1.0, 1.0]])) == -1.0
+
+
+def test_completion_gives_a_dominated_ending_action_to_the_better_one(small):
+    """Where only the other's trembles lead, play the player does reach: a fold that a call
+    beats against every hand is given to the call; no deviation of the other gains (after a
+    call he has no choice left), so the proof still proves the value."""
+    model, refined, _ = small
+    key, hand = (1, 1, "br"), int(np.argmax(model.strength))      # 2-1-1 facing a raise
+    strategy, exact = refined.strategy.copy(), dict(refined.exact)
+    strategy.betting[key][:, hand] = [0.25, 0.75]                 # fold, call (level 2)
+    exact[("bet", key, hand)] = [Fraction(1, 4), Fraction(3, 4)]
+    assert [v.action for v in verify(model, strategy).dominated] == [0]
+    completed, fractions, changed = complete_sequentially(model, strategy, exact)
+    assert changed == 1 and fractions[("bet", key, hand)] == [0, 1]
+    assert completed.betting[key][:, hand].tolist() == [0.0, 1.0]
+    assert verify(model, completed).passed
+    assert prove_fractions(model, completed, {k: list(v) for k, v in fractions.items()}
+                           ).exact == Fraction(-794, 19683)

@@ -1,4 +1,5 @@
-"""Sequential rationality where a player's own strategy never goes but the other's does.
+"""Sequential rationality where a player's own strategy never goes but the other's does,
+and no dominated ending action where only the other's trembles lead.
 
 The perturbed LP weighs a decision that a player reaches only by his own tremble by eta
 times its chance, so a loss of 1e-3 chips there is below HiGHS's tolerance and the limit
@@ -8,9 +9,10 @@ rule gives the belief, and the best reply to it is what a perfect equilibrium pl
 
 Changing play at a decision its player never reaches changes no payoff of any strategy
 pair (his reach below it is zero), so the result is the same equilibrium with the same
-value: the caller proves it again anyway. Decisions neither player reaches keep the
-limit's play (no belief follows from either strategy; solver/refine/sequential.py checks
-that some belief justifies it).
+value: the caller proves it again anyway. Decisions the other's strategy never reaches
+keep the limit's play (no belief follows from his strategy; solver/refine/sequential.py
+checks that some belief justifies it), except an action that a fold or call beats against
+every hand of his (`_ending_replies`: safe, see there).
 """
 
 from __future__ import annotations
@@ -52,7 +54,57 @@ def complete_sequentially(model: HandModel, strategy: Strategy, exact: Exact
                     out.betting[key][:, h] = pure
                     fractions[("bet", key, int(h))] = _pure(pure)
                     changed += 1
+    for player in (CAPTAIN, OPPONENT):
+        other = _other_reach(model, out, 1 - player)
+        for tc, to in model.public_states:
+            changed += _ending_replies(model, out, fractions, leaves, (tc, to), player, other)
     return out, fractions, changed
+
+
+def _ending_replies(model: HandModel, out: Strategy, fractions: dict, leaves: dict,
+                    public: tuple[int, int], player: int, other: dict) -> int:
+    """At decisions of `player` the other's strategy never reaches: an action played that
+    an action ending the betting (a fold, a call) beats against every hand of the other,
+    his later play as given, and strictly against one, gives its mass to that action.
+
+    The other's value there can only fall, for each of his hands, below what his best
+    continuation earned before (after an ending action he has no choice left), so no
+    deviation of his gains; and nothing changes where his strategy goes. Returns how many
+    (decision, hand) pairs changed; the perturbed LP at eta 1e-5 leaves such play where
+    only several trembles lead (keep: the opponent's 6-6-6 raising a check-raise)."""
+    tree = model.tree(public)
+    tc, to = public
+    changed = 0
+
+    def payoff(index: int) -> np.ndarray:
+        u = leaves[(tree.first, index)]
+        return u if player == CAPTAIN else -u.T
+
+    def combine(node, children: list[np.ndarray]) -> np.ndarray:
+        nonlocal changed
+        key = (tc, to, node.history)
+        q = np.array(children)                          # (k, own hand, other's hand)
+        p = out.betting[key]
+        if node.actor != player:
+            return np.einsum("kj,khj->hj", p, q)
+        ending = [b for b, edge in enumerate(node.edges) if edge.leaf is not None]
+        if other[key].sum() == 0:
+            for h in range(q.shape[1]):
+                for a in np.nonzero(p[:, h] > 1e-9)[0]:
+                    better = [b for b in ending if b != a
+                              and (q[b, h] - q[a, h]).min() >= -1e-12
+                              and (q[b, h] - q[a, h]).max() > 1e-9]
+                    if better:
+                        row = list(fractions[("bet", key, h)])
+                        row[better[0]] += row[a]
+                        row[a] = Fraction(0)
+                        fractions[("bet", key, h)] = row
+                        p[:, h] = [float(x) for x in row]
+                        changed += 1
+        return np.einsum("kh,khj->hj", p, q)
+
+    tree.pull([payoff(leaf.index) for leaf in tree.leaves], combine)
+    return changed
 
 
 def _pure(probs: np.ndarray) -> list[Fraction]:
