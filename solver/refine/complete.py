@@ -28,14 +28,37 @@ from solver.reach import end_mass, own_reach, own_step
 from solver.strategy import Strategy
 from solver.types import Exact
 
+MAX_PASSES = 4        # of the two completions in turn; a pass that changes nothing ends them
+
 
 def complete_sequentially(model: HandModel, strategy: Strategy, exact: Exact
                           ) -> tuple[Strategy, Exact, int]:
     """(strategy, its exact probabilities, decisions changed): at every decision a player
     never reaches and the other player's strategy does (every throwing decision counts as
-    reached by the other), his pure best reply to the other's own strategy."""
+    reached by the other), his pure best reply to the other's own strategy; at decisions
+    the other's strategy never reaches, ending actions for the actions they beat
+    (`_ending_replies`). In turn until nothing changes: moving mass to an ending action
+    changes the other's beliefs after the action it left."""
     out, fractions, changed = strategy.copy(), dict(exact), 0
     leaves = best_response.leaf_matrices(model)
+    for _ in range(MAX_PASSES):
+        moved = 0
+        for player in (CAPTAIN, OPPONENT):
+            other = _other_reach(model, out, 1 - player)
+            for tc, to in model.public_states:
+                moved += _ending_replies(model, out, fractions, leaves, (tc, to), player,
+                                         other)
+        replied = _bayes_replies(model, out, fractions, leaves)
+        changed += moved + replied
+        if not moved and not replied:
+            break
+    return out, fractions, changed
+
+
+def _bayes_replies(model: HandModel, out: Strategy, fractions: dict, leaves: dict) -> int:
+    """Where a player never goes and the other does, his best reply to the other's own
+    strategy (Bayes's beliefs), in place; how many (decision, hand) pairs changed."""
+    strategy, changed = out.copy(), 0
     for player in (CAPTAIN, OPPONENT):
         br = best_response.best_response(model, strategy, player, leaves)
         throw_reach, betting_reach = own_reach(model, strategy, player)
@@ -54,11 +77,7 @@ def complete_sequentially(model: HandModel, strategy: Strategy, exact: Exact
                     out.betting[key][:, h] = pure
                     fractions[("bet", key, int(h))] = _pure(pure)
                     changed += 1
-    for player in (CAPTAIN, OPPONENT):
-        other = _other_reach(model, out, 1 - player)
-        for tc, to in model.public_states:
-            changed += _ending_replies(model, out, fractions, leaves, (tc, to), player, other)
-    return out, fractions, changed
+    return changed
 
 
 def _ending_replies(model: HandModel, out: Strategy, fractions: dict, leaves: dict,
