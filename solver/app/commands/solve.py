@@ -91,7 +91,7 @@ Examples:
 @click.option("--plain", is_flag=True,
               help="LP: the plain LP vertex (an arbitrary equilibrium, about 1 s), not the "
                    "refined one (the default: the same value, proved exactly, and play that "
-                   "is a best reply at every decision, reached or not; about 15 s on the "
+                   "is a best reply at every decision, reached or not; about 10 s on the "
                    "default game). See docs/refined.md.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 @click.option("--out", type=click.Path(dir_okay=False, writable=True), default=None,
@@ -103,7 +103,7 @@ def solve(params: BidouParams, method: str, iterations: int | None,
     exact best response, a value interval proved in exact arithmetic, and the strategies.
 
     The LP's default is its refined equilibrium (docs/refined.md: the same value, proved
-    exactly, and play that is a best reply at every decision; about 15 s on the default
+    exactly, and play that is a best reply at every decision; about 10 s on the default
     game); --plain gives the plain LP vertex, in well under a second. The CFR methods stop at
     --target-exploitability (default 1e-6; vanilla cfr 1e-3) or after --iterations; a run
     that misses its target exits 1, and writes a strategy file only if --iterations asked
