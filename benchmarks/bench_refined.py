@@ -1,85 +1,80 @@
-"""Time the refined equilibrium (solver/refine) against the plain LP, side by side.
+"""Time the refined equilibrium (the default of `bidou solve`) against the plain LP, side by
+side, whole commands.
 
-    python benchmarks/bench_refined.py [--repeats 3] [--rules all,keep] [--eta 1e-4]
-                                       [--kind behaviour|sequence]
+    python benchmarks/bench_refined.py [--repeats 3] [--rules all,keep,french]
 
-For each rule set (faces 6, throws 3, max level 4): the plain LP with its certificate
-(`solve`, as `bidou solve` runs it), the plain LP with the exact value proved (`solve(...,
-exact=True)`, as `bidou solve --exact`), and the refined equilibrium (`refined_equilibrium`:
-the perturbed LP, its limit, the exact recovery and the proof), each the median of
-`--repeats` runs, with the refined time's ratio to both. The issue's target is a refined
-default hand within 3x the plain LP, whole command. Then the values (the refined exact value
-must equal the plain one) and the independent check (solver/refine/check.py) on both
-strategies: weakly dominated actions, and actions losing against trembles at every size.
+For each rule set (faces 6, throws 3, max level 4), alternating runs of each command in a
+fresh process (imports, model, solve, measures, printing and the strategy file included):
+`bidou solve --plain --out` (the plain LP with its certificate), `bidou solve --plain
+--exact --out` (its exact value proved too), and `bidou solve --out` (the refined
+equilibrium: the perturbed LP, its limit, the exact recovery, the sequential completion,
+the proof). Medians of `--repeats`, and the refined time's ratio to both; the issue's target
+is a refined default hand within 3x `bidou solve`, whole command. Then, from the files: the
+values (the refined exact value must equal the plain one) and the check of what the
+refinement guarantees (solver/refine/sequential.py) on both strategies.
 """
 
 from __future__ import annotations
 
 import argparse
 import statistics
+import subprocess
+import sys
+import tempfile
 import time
-from typing import Callable, TypeVar
+from pathlib import Path
 
-from games.bidou.params import BidouParams
-from solver.errors import SolverError
-from solver.refine.check import check
-from solver.refine.perturbed_lp import BEHAVIOUR, SEQUENCE
-from solver.refine.quasi_perfect import ETAS, refined_equilibrium
-from solver.solve import solve
+from solver.refine.sequential import verify
+from solver.strategy import load_exact, load_strategy_file
 
 RULE_SETS = {
-    "all": BidouParams(),
-    "keep": BidouParams(reroll="keep"),
-    "french": BidouParams(ranking="french"),
+    "all": [],
+    "keep": ["--reroll", "keep"],
+    "french": ["--ranking", "french"],
 }
+COMMANDS = {"plain": ["--plain"], "plain exact": ["--plain", "--exact"], "refined": []}
 
-R = TypeVar("R")
 
-
-def _median(run: Callable[[], R], repeats: int) -> tuple[float, R]:
-    times, result = [], None
-    for _ in range(repeats):
-        start = time.perf_counter()
-        result = run()
-        times.append(time.perf_counter() - start)
-    assert result is not None
-    return statistics.median(times), result
+def _run(rules: list[str], extra: list[str], out: Path) -> float:
+    command = [sys.executable, "-c", "from solver.app.cli import main; main()", "solve",
+               *rules, *extra, "--out", str(out)]
+    start = time.perf_counter()
+    subprocess.run(command, check=True, capture_output=True)
+    return time.perf_counter() - start
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--rules", default="all", help=f"comma-separated: {', '.join(RULE_SETS)}")
-    parser.add_argument("--eta", type=float, default=None,
-                        help=f"one tremble size (default: {', '.join(map(str, ETAS))} in turn)")
-    parser.add_argument("--kind", default=BEHAVIOUR, choices=(BEHAVIOUR, SEQUENCE),
-                        help="the perturbation: behavioural trembles or Miltersen-Sørensen's")
     args = parser.parse_args()
-    print(f"{'rules':<8} {'LP s':>6} {'LP exact s':>10} {'refined s':>9} {'ratio':>6} "
-          f"{'vs exact':>8}  values, check (dominated / tremble at every size)")
-    etas = ETAS if args.eta is None else (args.eta,)
-    for name in args.rules.split(","):
-        params = RULE_SETS[name]
-        plain_s, plain = _median(lambda: solve(params), args.repeats)
-        exact_s, exact = _median(lambda: solve(params, exact=True), args.repeats)
-        try:
-            refined_s, refined = _median(lambda: refined_equilibrium(plain.model, etas,
-                                                               kind=args.kind),
-                                         args.repeats)
-        except SolverError as error:
-            print(f"{name:<8} {plain_s:6.2f} {exact_s:10.2f}  refined failed: {error}")
-            continue
-        value = refined.certificate.exact
-        known = exact.certificate.exact if exact.certificate is not None else None
-        same = ("plain not exact" if known is None
-                else "equal" if value == known else "DIFFERENT")
-        lp_check, refined_check = check(plain.model, plain.strategy), check(plain.model,
-                                                                            refined.strategy)
-        print(f"{name:<8} {plain_s:6.2f} {exact_s:10.2f} {refined_s:9.2f} "
-              f"{refined_s / plain_s:6.1f} {refined_s / exact_s:8.1f}  value {value} ({same}); "
-              f"LP {len(lp_check.dominated)}/{len(lp_check.persistent) - len(lp_check.dominated)}"
-              f", refined {len(refined_check.dominated)}/"
-              f"{len(refined_check.persistent) - len(refined_check.dominated)}", flush=True)
+    print(f"{'rules':<8} {'plain s':>8} {'plain exact s':>13} {'refined s':>9} {'ratio':>6} "
+          f"{'vs exact':>8}  values; check (violations: plain / refined)")
+    with tempfile.TemporaryDirectory() as folder:
+        for name in args.rules.split(","):
+            times: dict[str, list[float]] = {key: [] for key in COMMANDS}
+            files = {key: Path(folder) / f"{name}-{key.replace(' ', '-')}.json"
+                     for key in COMMANDS}
+            for _ in range(args.repeats):           # alternating: the same load for each
+                for key, extra in COMMANDS.items():
+                    times[key].append(_run(RULE_SETS[name], extra, files[key]))
+            plain, exact, refined = (statistics.median(times[key]) for key in COMMANDS)
+            values = {key: _value(files[key]) for key in ("plain exact", "refined")}
+            same = "equal" if values["plain exact"] == values["refined"] else "DIFFERENT"
+            checks = [len(verify(*load_strategy_file(files[key])[:2]).violations)
+                      for key in ("plain", "refined")]
+            print(f"{name:<8} {plain:8.2f} {exact:13.2f} {refined:9.2f} {refined / plain:6.1f} "
+                  f"{refined / exact:8.1f}  value {values['refined']} ({same}); "
+                  f"check {checks[0]} / {checks[1]}", flush=True)
+
+
+def _value(path: Path):
+    from solver.certificate import prove_fractions
+
+    model, strategy, _ = load_strategy_file(path)
+    exact = load_exact(path, model, strategy)
+    assert exact is not None, f"{path} holds no exact probabilities"
+    return prove_fractions(model, strategy, {k: list(v) for k, v in exact.items()}).exact
 
 
 if __name__ == "__main__":

@@ -94,11 +94,12 @@ def test_the_schemas_state_the_code_s_numbers():
 
 @pytest.fixture(scope="module")
 def written(tmp_path_factory) -> dict[str, Path]:
-    """`bidou solve --out`, `solve --exact --out` and `round --out` on small variants."""
+    """`bidou solve --plain --out` (the refined default is always exact), `solve --exact
+    --out` and `round --out` on small variants."""
     folder = tmp_path_factory.mktemp("written")
     files = {"strategy": folder / "s.json", "exact-strategy": folder / "e.json",
              "round": folder / "r.json"}
-    for args in (("solve", *TINY, "--out", files["strategy"]),
+    for args in (("solve", *TINY, "--plain", "--out", files["strategy"]),
                  ("solve", *TINY, "--exact", "--out", files["exact-strategy"]),
                  ("round", "--chips", "4", "--faces", "2", "--throws", "1", "--max-level",
                   "1", "--out", files["round"])):

@@ -1,6 +1,11 @@
 """The hand pipeline: solve (LP or CFR), certify, recover the exact equilibrium if asked,
 and re-measure the strategy kept; one result for `bidou solve`, `export`, `outputs`, ...
 
+The LP's default is the refined equilibrium (solver/refine: the limit of the perturbed LP,
+proved exactly, sequentially rational at every decision, docs/refined.md); `plain=True`
+gives the plain LP's vertex, an arbitrary equilibrium whose play where the other player's
+strategy never goes may be anything. Every strategy file says which (`equilibrium`).
+
 The exact recovery is `solver.exact_file.exact_solution` (the one implementation): with
 it the strategy kept is the float rounding of the exact one, and its strategy file holds
 the exact probabilities, so reading it back proves the exact value again.
@@ -24,6 +29,21 @@ from solver.types import Exact
 # A solved hand as the export layer reads it: a Solution, or what a strategy file holds.
 Source = Union[Solution, tuple[HandModel, Strategy, dict[str, Any]]]
 
+REFINED = "refined"        # solver/refine: exact, sequentially rational everywhere
+PLAIN = "plain LP vertex"  # solver/lp: an arbitrary equilibrium off the path
+
+
+@dataclasses.dataclass(frozen=True)
+class RefinedSolution(Solution):
+    """The refined equilibrium as a Solution (what export, play and cheat sheets read),
+    with its exact probabilities; its summary says which equilibrium it is."""
+
+    exact: Exact | None = None
+    equilibrium: str = REFINED
+
+    def summary(self) -> dict[str, Any]:
+        return {**super().summary(), "equilibrium": self.equilibrium}
+
 
 @dataclasses.dataclass(frozen=True)
 class HandResult:
@@ -34,6 +54,7 @@ class HandResult:
     solution: Solution
     exact: Exact | None = None
     why_not: str | None = None
+    equilibrium: str | None = None      # REFINED or PLAIN for the LP; None for CFR
 
     @property
     def proved(self) -> bool:
@@ -44,6 +65,8 @@ class HandResult:
     def document(self) -> dict[str, Any]:
         """The strategy file: with the exact probabilities when they are known."""
         document = self.solution.to_json()
+        if self.equilibrium is not None:
+            document["result"]["equilibrium"] = self.equilibrium
         if self.exact is None:
             return document
         return exact_to_json(document, self.solution.model, self.solution.strategy,
@@ -52,16 +75,47 @@ class HandResult:
 
 def solve_hand(params: BidouParams, method: str = "lp", iterations: int | None = None,
                target_exploitability: float | None = None, exact: bool = False,
-               progress: Step | None = None, exact_progress: Step | None = None
-               ) -> HandResult:
-    """Solve and certify one hand (`solver.solve.solve`); with `exact`, recover its exact
-    equilibrium too (`with_exact`). `progress` hears the solve, `exact_progress` the
-    recovery (default: `progress`)."""
+               progress: Step | None = None, exact_progress: Step | None = None,
+               plain: bool = False) -> HandResult:
+    """Solve and certify one hand: by the LP, its refined equilibrium (`refined_hand`,
+    always exact) unless `plain`; otherwise `solver.solve.solve`, and with `exact` its
+    exact equilibrium recovered too (`with_exact`). `progress` hears the solve,
+    `exact_progress` the recovery (default: `progress`)."""
+    if method == "lp" and not plain:
+        return refined_hand(params, progress)
     solution = solving.solve(params, method, iterations=iterations,
                              target_exploitability=target_exploitability, progress=progress)
+    equilibrium = PLAIN if method == "lp" else None
     if not exact:
-        return HandResult(solution)
-    return with_exact(solution, exact_progress or progress)
+        return HandResult(solution, equilibrium=equilibrium)
+    return dataclasses.replace(with_exact(solution, exact_progress or progress),
+                               equilibrium=equilibrium)
+
+
+def refined_hand(params: BidouParams, progress: Step | None = None) -> HandResult:
+    """The refined equilibrium of the hand, its value proved exactly; its exploitability
+    measured by the exact best response (solver/best_response.py, which shares no code
+    with the LPs). SolverError if it cannot be proved or is measurably off."""
+    from solver import best_response
+    from solver.model import build_model
+    from solver.refine.quasi_perfect import refined_equilibrium
+
+    model = build_model(params)
+    refined = refined_equilibrium(model, progress=progress)
+    e = best_response.exploitability(model, refined.strategy)
+    value = refined.certificate.exact
+    if value is None or not e.nash_conv <= solving.LP_TOLERANCE \
+            or abs(e.value - float(value)) > solving.LP_TOLERANCE:
+        raise SolverError(f"the refined equilibrium is {e.nash_conv:.3g} from equilibrium "
+                          f"(value {e.value:.12g}); refusing to report it")
+    perturbed = refined.perturbed
+    solution = RefinedSolution(
+        model=model, method="lp", value=float(value), status="optimal", converged=True,
+        message=f"refined equilibrium: limit of the perturbed LP at eta {perturbed.eta:g} "
+                f"({perturbed.kind} trembles), exact value proved",
+        seconds=refined.seconds, iterations=perturbed.iterations, exploitability=e,
+        strategy=refined.strategy, certificate=refined.certificate, exact=refined.exact)
+    return HandResult(solution, refined.exact, equilibrium=REFINED)
 
 
 def with_exact(solution: Solution, progress: Step | None = None) -> HandResult:
@@ -70,13 +124,14 @@ def with_exact(solution: Solution, progress: Step | None = None) -> HandResult:
     return HandResult(found.solution, found.exact, found.reason)
 
 
-def hand_source(params: BidouParams, strategy_file: str | None) -> Source:
+def hand_source(params: BidouParams, strategy_file: str | None, plain: bool = False
+                ) -> Source:
     """A solved hand: read from a strategy file (not measured yet: the export layer
-    measures it), or solved now with the LP."""
+    measures it), or solved now with the LP: its refined equilibrium unless `plain`."""
     from solver.strategy import load_strategy_file
 
     if strategy_file is None:
-        return solving.solve(params)
+        return solving.solve(params) if plain else refined_hand(params).solution
     return load_strategy_file(strategy_file)
 
 
@@ -92,6 +147,8 @@ def exact_source(source: Source, strategy_file: str | None, exact: bool,
     if strategy_file is not None and isinstance(source, tuple):
         model, strategy, _ = source
         fractions = load_exact(strategy_file, model, strategy)
+    if isinstance(source, RefinedSolution):
+        fractions = source.exact
     if not exact or fractions is not None:
         return source, fractions
     model, strategy, summary = unpack(source)

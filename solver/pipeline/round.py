@@ -61,7 +61,7 @@ def state_charts(proved: ProvedRound, state: Any, label: str, out: str | Path
     from solver.pipeline.hand import solve_hand
     from solver.round.compare import difference
 
-    hand = solve_hand(proved.solution.params.hand).solution
+    hand = solve_hand(proved.solution.params.hand, plain=True).solution   # as published
     stage = proved.solution.stages[state]
     shown = complete_unreached(stage.model, stage.strategy)
     said = difference(stage.model, shown, hand.model, hand.strategy)

@@ -2,7 +2,10 @@
 
 `perturbed_lp` builds the sequence-form LP of solver/lp.py with trembles (every action at
 every decision of both players played with at least a small probability), `quasi_perfect`
-takes the limit of its solution and proves it exactly, and `check` verifies, sharing no code
-with either, that every action played anywhere is a best response to a trembling opponent
-and weakly dominated nowhere. docs/refined.md says what is proved and what is left.
+takes the limit of its solution and proves it exactly, `complete` makes play a best reply to
+Bayes's beliefs where only the other player goes, and `sequential` verifies, sharing no code
+with any of them, that every action played anywhere is a best reply to some belief (Bayes's
+where the other's strategy goes) and weakly dominated nowhere (`check`: that test, and a
+stricter one against uniform trembles kept as a diagnostic). docs/refined.md says what is
+proved and what is left.
 """

@@ -10,10 +10,13 @@
    fixed supports, indifference systems in Fractions; the play at decisions a player never
    reaches becomes the float limit's choice, made pure) and prove its value with
    solver/certificate.py: the bounds meet at the game's value, as the plain LP's do.
+4. Where a player's own strategy never goes but the other's does, play his best reply to
+   Bayes's beliefs (complete.py): the LP resolves those decisions only to its tolerance,
+   and play there pays nothing, so the proof is unchanged (and run on the result).
 
 What is proved exactly is that the result is an equilibrium with the game's value. That
-its play off the path is sensible is what solver/refine/check.py tests independently (in
-floats, at several tremble sizes); that it is the limit of the perturbed optima as eta -> 0
+its play is sequentially rational everywhere is what solver/refine/sequential.py tests
+independently (in floats); that it is the limit of the perturbed optima as eta -> 0
 (a basis stable for every smaller eta) is not proved yet: docs/refined.md.
 """
 
@@ -32,6 +35,7 @@ from solver.errors import SolverError
 from solver.exact_equilibrium import RecoveryError, _exact_strategies
 from solver.model import HandModel
 from solver.progress import Step, quiet, within
+from solver.refine.complete import complete_sequentially
 from solver.refine.perturbed_lp import BEHAVIOUR, PerturbedSolution, solve_perturbed
 from solver.strategy import Strategy
 from solver.types import Exact
@@ -123,13 +127,14 @@ def _attempt(model: HandModel, eta: float, support_gap: float, kind: str, progre
         raise SolverError(f"the limit at eta={eta:g} gave no exact equilibrium: {error}") \
             from None
     progress("proof", 2, 3)
-    strategy = from_exact(model, float_limit, exact)
-    certificate = prove_fractions(model, strategy, as_fractions(exact))
+    strategy, completed, _ = complete_sequentially(
+        model, from_exact(model, float_limit, exact), exact)
+    certificate = prove_fractions(model, strategy, as_fractions(completed))
     if certificate.exact is None:
         raise SolverError(f"the limit at eta={eta:g} is not an exact equilibrium (its proof "
                           f"has width {float(certificate.width):.2g})")
     progress("proof", 3, 3)
-    return Refined(strategy, exact, certificate, perturbed, time.perf_counter() - start)
+    return Refined(strategy, completed, certificate, perturbed, time.perf_counter() - start)
 
 
 def as_fractions(exact: Exact) -> dict[tuple, list[Fraction]]:

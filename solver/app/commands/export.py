@@ -10,7 +10,12 @@ import click
 
 from games.bidou.params import BidouParams
 from solver.app.commands.group import guarded
-from solver.app.commands.options import STRATEGY_OPTION, game_options, strategy_source
+from solver.app.commands.options import (
+    PLAIN_OPTION,
+    STRATEGY_OPTION,
+    game_options,
+    strategy_source,
+)
 
 
 def _writer_command(name: str, short_help: str, epilog: str,
@@ -18,7 +23,7 @@ def _writer_command(name: str, short_help: str, epilog: str,
     """export and charts: rules or a strategy file in, a directory of files out (`extra`:
     options of one command only)."""
     options: list[Callable[[Callable], Callable]] = [
-        guarded, game_options, STRATEGY_OPTION,
+        guarded, game_options, STRATEGY_OPTION, PLAIN_OPTION,
         click.option("--out", "out_dir", type=click.Path(file_okay=False), required=True,
                      help="Directory to write into (created if missing)."),
         click.option("--format", "formats", type=click.Choice(["pdf", "png", "svg"]),
@@ -41,7 +46,7 @@ def _writer_command(name: str, short_help: str, epilog: str,
 
 def _write(writer_name: str, params: BidouParams, strategy_file: str | None, out_dir: str,
            formats: tuple[str, ...], rules_given: tuple[str, ...], exact: bool,
-           **writer_options: bool) -> None:
+           plain: bool, **writer_options: bool) -> None:
     from solver.app.progress import Progress
     from solver.export import bundle
     from solver.files import check_directory_destination
@@ -53,7 +58,7 @@ def _write(writer_name: str, params: BidouParams, strategy_file: str | None, out
         progress(f"reading and measuring {strategy_file}" if strategy_file
                  else f"solving {params.describe()}", 0, 0)
         source, fractions = exact_source(
-            strategy_source(params, strategy_file, rules_given), strategy_file, exact,
+            strategy_source(params, strategy_file, rules_given, plain), strategy_file, exact,
             within(progress, "recovering the exact rational equilibrium"))
         writer = getattr(bundle, writer_name)
         paths = writer(source, out_dir, formats=formats or bundle.FORMATS,
@@ -64,7 +69,8 @@ def _write(writer_name: str, params: BidouParams, strategy_file: str | None, out
 
 _WRITER_EXAMPLES = """\b
 Examples:
-  bidou {name} --out {out}                     the default game, solved now
+  bidou {name} --out {out}                     the default game, solved now (refined)
+  bidou {name} --plain --out {out}-plain       ... its plain LP vertex instead
   bidou {name} --reroll keep --out {out}-keep
   bidou solve --exact --out s.json && bidou {name} --strategy s.json --out {out}
   bidou {name} --exact --format png --out {out}"""
@@ -81,18 +87,20 @@ PARQUET_OPTION = click.option(
                  + "\n  bidou export --parquet --out out             the tables as Parquet too",
                  extra=(PARQUET_OPTION,))
 def export(params: BidouParams, strategy_file: str | None, out_dir: str,
-           formats: tuple[str, ...], exact: bool, parquet: bool,
+           formats: tuple[str, ...], exact: bool, parquet: bool, plain: bool,
            rules_given: tuple[str, ...]) -> None:
     """Every table (CSV, Markdown; Parquet with --parquet), strategy file (JSON), summary
     and chart (PDF, PNG, SVG) of a solved hand. About 25 s on the default game."""
-    _write("export_all", params, strategy_file, out_dir, formats, rules_given, exact,
+    _write("export_all", params, strategy_file, out_dir, formats, rules_given, exact, plain,
            parquet=parquet)
 
 
 @_writer_command("charts", "The printable throwing, betting and remember-this charts.",
                  _WRITER_EXAMPLES.format(name="charts", out="charts"))
 def charts(params: BidouParams, strategy_file: str | None, out_dir: str,
-           formats: tuple[str, ...], exact: bool, rules_given: tuple[str, ...]) -> None:
+           formats: tuple[str, ...], exact: bool, plain: bool, rules_given: tuple[str, ...]
+           ) -> None:
     """The printable charts alone: when to stop throwing, how to bet in each public state,
     and a simplified strategy to remember (docs/charts.md explains how to read them)."""
-    _write("export_charts", params, strategy_file, out_dir, formats, rules_given, exact)
+    _write("export_charts", params, strategy_file, out_dir, formats, rules_given, exact,
+           plain)

@@ -92,15 +92,24 @@ STRATEGY_OPTION = click.option(
     help="A strategy file from `bidou solve --out` (default: solve now).")
 
 
+PLAIN_OPTION = click.option(
+    "--plain", is_flag=True,
+    help="Solved now: the plain LP vertex (an arbitrary equilibrium), not the refined one "
+         "(the default; docs/refined.md).")
+
+
 def strategy_source(params: BidouParams, strategy_file: str | None,
-                    rules_given: tuple[str, ...]) -> Source:
-    """A solved hand: read from a strategy file, or solved now with the LP.
+                    rules_given: tuple[str, ...], plain: bool = False) -> Source:
+    """A solved hand: read from a strategy file, or solved now with the LP (its refined
+    equilibrium unless `plain`).
 
     Rules options given beside a strategy file must agree with the rules it was solved for.
     """
     from solver.pipeline.hand import hand_source
 
-    source = hand_source(params, strategy_file)
+    if plain and strategy_file is not None:
+        raise ParameterError("--plain applies to a hand solved now, not to --strategy")
+    source = hand_source(params, strategy_file, plain)
     if strategy_file is None or not isinstance(source, tuple):
         return source
     model = source[0]

@@ -26,7 +26,8 @@ def _print_solution(summary: dict[str, Any]) -> None:
     rules = BidouParams.from_mapping(summary["rules"])
     lines = [
         f"rules:          {rules.describe()}",
-        f"method:         {summary['method']} ({summary['status']})",
+        f"method:         {summary['method']} ({summary['status']})"
+        + (f", {summary['equilibrium']} equilibrium" if summary.get("equilibrium") else ""),
         f"value:          {summary['value']:+.12f} chips per hand to the captain",
         f"exploitability: {summary['exploitability']:.3e} "
         f"(captain {summary['captain_exploitability']:.3e}, "
@@ -61,8 +62,9 @@ def _stopping(method: str, iterations: int | None, target_exploitability: float 
 @click.command("solve", short_help="Solve one hand: value, exploitability, strategies.",
                epilog="""\b
 Examples:
-  bidou solve                                  the default game by the exact LP
-  bidou solve --exact --out s.json             prove the exact rational value, save it
+  bidou solve                                  the default game: its refined equilibrium
+  bidou solve --out s.json                     ... saved, with its exact probabilities
+  bidou solve --plain --exact                  the plain LP vertex, its value proved
   bidou solve --method pcfr+                   CFR family: stops at exploitability 1e-6
   bidou solve --method cfr+ --iterations 500   the strategy after 500 iterations
   bidou solve --faces 4 --throws 2 --json""")
@@ -83,19 +85,27 @@ Examples:
                    "not reached. Default 1e-6 (vanilla cfr: 1e-3, as it converges slowly).")
 @click.option("--exact", is_flag=True,
               help="Also recover the exact rational equilibrium and prove the value itself "
-                   "(a few seconds at the default level: 4 to 5 s of CPU, whole command; "
-                   "with --out the file keeps the "
-                   "exact probabilities); exit 1 if it cannot, saying why.")
+                   "(with --plain: 4 to 5 s of CPU on the default game, whole command; with "
+                   "--out the file keeps the exact probabilities); exit 1 if it cannot, "
+                   "saying why. The refined "
+                   "equilibrium (the LP's default) is always exact.")
+@click.option("--plain", is_flag=True,
+              help="LP: the plain LP vertex (an arbitrary equilibrium, about 1 s), not the "
+                   "refined one (the default: the same value, proved exactly, and play that "
+                   "is a best reply at every decision, reached or not; 9 s whole command on "
+                   "the default game, quiet 2-core machine). See docs/refined.md.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 @click.option("--out", type=click.Path(dir_okay=False, writable=True), default=None,
               help="Write the strategy file (versioned JSON) here.")
 def solve(params: BidouParams, method: str, iterations: int | None,
-          target_exploitability: float | None, exact: bool, as_json: bool,
+          target_exploitability: float | None, exact: bool, plain: bool, as_json: bool,
           out: str | None) -> None:
     """Solve one hand: the value to the captain, each side's exploitability measured by an
     exact best response, a value interval proved in exact arithmetic, and the strategies.
 
-    The LP solves the default game in well under a second. The CFR methods stop at
+    The LP's default is its refined equilibrium (docs/refined.md: the same value, proved
+    exactly, and play that is a best reply at every decision; 9 s on the default game,
+    whole command, 2 cores); --plain gives the plain LP vertex in about 1 s. The CFR methods stop at
     --target-exploitability (default 1e-6; vanilla cfr 1e-3) or after --iterations; a run
     that misses its target exits 1, and writes a strategy file only if --iterations asked
     for that run.
@@ -105,6 +115,8 @@ def solve(params: BidouParams, method: str, iterations: int | None,
     from solver.pipeline.hand import solve_hand
     from solver.progress import within
 
+    if plain and method != "lp":
+        raise ParameterError(f"--plain applies to the LP (--method lp), not {method}")
     iterations, target_exploitability, capped_by_user = _stopping(
         method, iterations, target_exploitability)
     if out is not None:
@@ -113,11 +125,14 @@ def solve(params: BidouParams, method: str, iterations: int | None,
         result = solve_hand(params, method, iterations=iterations,
                             target_exploitability=target_exploitability, exact=exact,
                             progress=progress, exact_progress=within(
-                                progress, "recovering the exact rational equilibrium"))
+                                progress, "recovering the exact rational equilibrium"),
+                            plain=plain)
     solution = result.solution
     # an explicit --iterations asks for that run's strategy, whatever its exploitability
     keep = solution.converged or capped_by_user
     summary = solution.summary()
+    if result.equilibrium is not None:
+        summary["equilibrium"] = result.equilibrium
     vouched = not exact or result.proved
     if as_json:
         click.echo(json.dumps(summary, indent=1))
