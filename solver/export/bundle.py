@@ -284,8 +284,11 @@ DOCS_IMAGES = ("reroll_chart", "betting_chart_c1_o1", "betting_chart_c3_o1", "re
                "reroll_chart_keep", "betting_values_c3_o1_captain")
 
 
-def docs_images(out_dir: str | os.PathLike = "docs/img", dpi: float = 150) -> list[Path]:
-    """The small PNGs docs/charts.md shows, for the default game (and its reroll=keep round).
+def docs_images(out_dir: str | os.PathLike = "docs/img", dpi: float = 150,
+                outputs: str | os.PathLike = "outputs") -> list[Path]:
+    """The small PNGs docs/charts.md shows, for the default game (and its reroll=keep round),
+    drawn from the published strategies (`outputs/default`, `outputs/keep`: the refined
+    equilibria, with their exact probabilities), so the docs show what the charts print.
 
     Rendered like every chart, then reduced to a 64-colour palette to keep the repository
     small. The remember chart is denser and gets a little more resolution.
@@ -295,16 +298,19 @@ def docs_images(out_dir: str | os.PathLike = "docs/img", dpi: float = 150) -> li
     from PIL import Image
 
     from games.bidou.betting import CAPTAIN
-    from games.bidou.params import BidouParams
     from solver.analysis.action_values import action_values
     from solver.export import charts
     from solver.files import write_bytes_atomic
-    from solver.solve import solve
+    from solver.strategy import load_exact, load_strategy_file
+
+    def published(name: str) -> tuple[HandModel, Strategy, dict[str, Any]]:
+        path = Path(outputs) / name / "strategy.json"
+        source = load_strategy_file(path)
+        return unpack(source, load_exact(path, source[0], source[1]))
 
     out = Path(out_dir)
-    game = solve(BidouParams())
-    keep = solve(BidouParams(reroll="keep"))
-    model, strategy, summary = unpack(game)
+    model, strategy, summary = published("default")
+    keep = published("keep")
     figures = {
         "reroll_chart": (charts.reroll_figure, (model, strategy, summary), dpi),
         "betting_chart_c1_o1": (charts.betting_figure, (model, strategy, (1, 1), summary), dpi),
@@ -312,7 +318,7 @@ def docs_images(out_dir: str | os.PathLike = "docs/img", dpi: float = 150) -> li
         "remember_chart": (charts.remember_figure,
                            (simplify.simplify(model, strategy, summary["value"]), summary),
                            dpi * 1.15),
-        "reroll_chart_keep": (charts.reroll_figure, unpack(keep), dpi),
+        "reroll_chart_keep": (charts.reroll_figure, keep, dpi),
         "betting_values_c3_o1_captain": (
             charts.betting_figure, (model, strategy, (3, 1), summary, None,
                                     action_values(model, strategy), CAPTAIN), dpi),
