@@ -125,7 +125,7 @@ def test_export_policy_of_a_bad_strategy_file_matches_openspiel(tmp_path):
     """A strategy far from equilibrium (uniform betting): OpenSpiel's own exploitability of
     the exported policy is the project's, measured by `bidou evaluate`."""
     solved = tmp_path / "s.json"
-    assert run("solve", *SMALL, "--out", str(solved)).exit_code == 0
+    assert run("solve", *SMALL, "--plain", "--out", str(solved)).exit_code == 0  # no exact part
     uniform = json.loads(solved.read_text())
     for entry in uniform["betting"]:
         k = len(entry["actions"])

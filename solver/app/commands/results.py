@@ -13,7 +13,8 @@ from solver.app.commands.group import guarded
 @click.option("--root", default=".", show_default=True,
               help="The project directory (reads docs/data/sweep.csv).")
 def results(root: str) -> None:
-    """docs/results.md: the findings, from the sweep table and exact solves (15 minutes on 2 cores, busy)."""
+    """docs/results.md: the findings, from the sweep table and exact solves (about 15
+    minutes on 2 cores, busy)."""
     from solver.app.progress import Progress
     from solver.app.results import write_results
 
