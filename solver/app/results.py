@@ -319,9 +319,9 @@ def chip_counting_results(round_solution, hand_solution) -> dict[str, Any]:
 
 
 def solve_featured(progress: Step | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
-    """The featured games solved with their exact equilibrium (`solve_hand(exact=True)`:
-    the value proved, and the strategy the float rounding of the exact equilibrium
-    recovered from the LP's, measured again), and their no-betting games.
+    """The featured games solved with their refined equilibrium (`solve_hand`: exact, the
+    value proved, and the strategy the float rounding of those exact probabilities,
+    measured again; docs/refined.md), and their no-betting games.
 
     The behaviour tables and the chip counter describe one equilibrium among many: the
     exact one is a fixed point of the LP's support, the same on every machine, where the
@@ -422,8 +422,9 @@ def _introduction(s: Mapping[str, Any]) -> list[str]:
         "every equilibrium: the values, intervals and differences of section 1, 3 and 4, "
         "and the folk rule's guarantees of section 5, do not depend on it. The behaviour "
         "of section 2, the cycle's shift and outcomes in section 3 and the chip counter's "
-        "numbers in section 5 do, and say so: they come from the exact equilibrium "
-        "recovered from the LP's (`bidou solve --exact`), the same on every machine, "
+        "numbers in section 5 do, and say so: they come from the refined equilibrium "
+        "(`bidou solve`, docs/refined.md: exact, a best reply at every decision, reached "
+        "or not), the same on every machine, "
         f"and the document keeps its floats to {FLOAT_DECIMALS} decimals.",
         "",
         "Reproduce everything:",
@@ -502,10 +503,10 @@ def _behaviour_section(g: Mapping[str, Any]) -> list[str]:
     lines = [
         "## 2. Behaviour at equilibrium",
         "",
-        "*These numbers depend on the equilibrium chosen.* They describe the exact "
-        "equilibrium `bidou solve --exact` recovers from the LP's (its float rounding; the "
-        "certificate proves its value). Other equilibria may behave differently where the "
-        "game leaves a choice; the numbers describe this one.",
+        "*These numbers depend on the equilibrium chosen.* They describe the refined "
+        "equilibrium `bidou solve` gives (exact; its float rounding; the certificate proves "
+        "its value; `--plain` gives an arbitrary LP vertex instead). Other equilibria may "
+        "behave differently where the game leaves a choice; the numbers describe this one.",
         "",
         "| | default | `--reroll keep` | `--ranking french` |",
         "|---|---|---|---|",
@@ -695,7 +696,7 @@ def _round_folk(r: Mapping[str, Any]) -> list[str]:
         "--charts --out DIR` says 3.4%), where chips flow both ways and hands repeat, and "
         "the losses add up. The best reply is proved by the "
         "round's certificate (a super-solution checked in exact arithmetic). *These numbers "
-        "depend on the equilibrium chosen*: the chip counter plays the hand's exact "
+        "depend on the equilibrium chosen*: the chip counter plays the hand's refined "
         "equilibrium (another hand equilibrium plays otherwise where the round reaches what "
         "the hand does not). What he gets against a player of the round's equilibrium "
         "rather than a best reply is not printed: it depends on which of the round's many "
