@@ -390,3 +390,15 @@ class _ExactGame:
 def _sum(vectors: list[Scaled]) -> Scaled:
     scaled, den = _rescale(vectors)
     return [sum(column) for column in zip(*scaled)], den
+
+
+def float_down(x: Fraction) -> float:
+    """The largest float <= x: a proved lower bound stays one when printed as a float."""
+    f = float(x)
+    return math.nextafter(f, -math.inf) if Fraction(f) > x else f
+
+
+def float_up(x: Fraction) -> float:
+    """The smallest float >= x."""
+    f = float(x)
+    return math.nextafter(f, math.inf) if Fraction(f) < x else f

@@ -16,7 +16,8 @@ from open_spiel.python.algorithms import sequence_form_lp
 import games.bidou.game  # noqa: F401  (registers python_bidou)
 from games.bidou.params import BidouParams
 from solver.app.cli import main
-from solver.checks.openspiel_exact import prove, round_down, round_up
+from solver.certificate import float_down, float_up
+from solver.checks.openspiel_exact import prove
 from solver.checks.openspiel_lp import solve_run
 from solver.pipeline.hand import solve_hand
 
@@ -112,8 +113,8 @@ def test_prove_without_exact_numbers_says_why():
 
 def test_proved_bounds_round_outward():
     third = Fraction(1, 3)
-    assert Fraction(round_down(third)) <= third <= Fraction(round_up(third))
-    assert round_down(Fraction(1, 2)) == round_up(Fraction(1, 2)) == 0.5
+    assert Fraction(float_down(third)) <= third <= Fraction(float_up(third))
+    assert float_down(Fraction(1, 2)) == float_up(Fraction(1, 2)) == 0.5
 
 
 # ---- 2. OpenSpiel tabular policies of python_bidou ------------------------------------

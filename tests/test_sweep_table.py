@@ -14,7 +14,7 @@ import pytest
 from games.bidou.betting import CAPTAIN, OPPONENT
 from games.bidou.params import BidouParams
 from solver.app import sweep
-from solver.certificate import exact_best_response
+from solver.certificate import exact_best_response, float_up
 from solver.solve import solve
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -125,7 +125,7 @@ def test_a_fresh_row_is_an_enclosure_with_a_proved_exploitability(tmp_path, para
     proved = (exact_best_response(solution.model, solution.strategy, CAPTAIN)
               + exact_best_response(solution.model, solution.strategy, OPPONENT)) / 2
     assert proved >= 0
-    assert row["exploitability"] == sweep.float_up(proved) >= 0
+    assert row["exploitability"] == float_up(proved) >= 0
     assert row["value"] == float(Fraction(row["exact"]))
     sweep.write_csv(tmp_path, [row])
     with open(tmp_path / "sweep.csv", newline="") as handle:

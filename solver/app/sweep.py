@@ -167,6 +167,8 @@ def enclosed(value: float, lower: Fraction, upper: Fraction, exact: Fraction | N
     the value, as a float and as the decimal the table prints (`decimal_text`); the
     exploitability is rounded up and at least 0. `lower`, `upper` and `exploitability` may
     be floats read back from a table: the same numbers come out (idempotent)."""
+    from solver.certificate import float_down, float_up
+
     lower, upper = Fraction(lower), Fraction(upper)
     if exact is not None:
         value = float(exact)
@@ -186,18 +188,6 @@ def enclosed_row(row: Mapping[str, Any]) -> dict[str, Any]:
     exact = None if row["exact"] is None else Fraction(row["exact"])
     return {**row, **enclosed(row["value"], Fraction(row["lower"]), Fraction(row["upper"]),
                               exact, row["exploitability"])}
-
-
-def float_down(x: Fraction) -> float:
-    """The largest float <= x."""
-    f = float(x)
-    return math.nextafter(f, -math.inf) if Fraction(f) > x else f
-
-
-def float_up(x: Fraction) -> float:
-    """The smallest float >= x."""
-    f = float(x)
-    return math.nextafter(f, math.inf) if Fraction(f) < x else f
 
 
 def decimal_text(x: float, up: bool) -> str:

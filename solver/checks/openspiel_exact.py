@@ -16,7 +16,6 @@ Nothing here shares the LP's arithmetic: the LP only proposes strategies.
 
 from __future__ import annotations
 
-import math
 from collections import defaultdict
 from dataclasses import dataclass
 from fractions import Fraction
@@ -24,7 +23,7 @@ from typing import Sequence
 
 from solver.checks.openspiel_lp import LPRun
 
-__all__ = ["ExactValue", "prove", "round_down", "round_up"]
+__all__ = ["ExactValue", "prove"]
 
 # Denominator bounds tried in turn; None: the LP's floats themselves, as exact binary
 # fractions (the tightest interval when no small fraction is right).
@@ -136,13 +135,3 @@ def _best_response(tree, payoff: dict[int, Fraction], maximize: bool) -> Fractio
     return v[0]
 
 
-def round_down(x: Fraction) -> float:
-    """The largest float <= x (a proved lower bound stays one when printed)."""
-    f = float(x)
-    return math.nextafter(f, -math.inf) if Fraction(f) > x else f
-
-
-def round_up(x: Fraction) -> float:
-    """The smallest float >= x."""
-    f = float(x)
-    return math.nextafter(f, math.inf) if Fraction(f) < x else f

@@ -101,7 +101,7 @@ def _solve(game_string: str) -> LPRun:
 
 def _summary(game_string: str, run: LPRun, proof: ExactValue) -> dict[str, Any]:
     """The --json object (and the policy file's `result`)."""
-    from solver.checks.openspiel_exact import round_down, round_up
+    from solver.certificate import float_down, float_up
 
     solution = run.solution
     # the same words as `bidou solve`: a solution that is returned is optimal (any other
@@ -109,8 +109,8 @@ def _summary(game_string: str, run: LPRun, proof: ExactValue) -> dict[str, Any]:
     return {"game": game_string, "value": solution.value,
             "exact": None if proof.value is None else str(proof.value),
             "proved": _proved(proof),
-            "lower": None if proof.lower is None else round_down(proof.lower),
-            "upper": None if proof.upper is None else round_up(proof.upper),
+            "lower": None if proof.lower is None else float_down(proof.lower),
+            "upper": None if proof.upper is None else float_up(proof.upper),
             "why_not": proof.why_not, "status": "optimal",
             "linprog_status": solution.status, "message": solution.message,
             "seconds": solution.seconds, "num_sequences": list(solution.num_sequences)}
@@ -123,7 +123,7 @@ def _proved(proof: ExactValue) -> str:
 
 
 def _line(game_string: str, run: LPRun, proof: ExactValue) -> str:
-    from solver.checks.openspiel_exact import round_down, round_up
+    from solver.certificate import float_down, float_up
 
     solution = run.solution
     tail = f"({solution.message}, {solution.seconds:.3f} s)"
@@ -133,7 +133,7 @@ def _line(game_string: str, run: LPRun, proof: ExactValue) -> str:
     if proof.lower is not None and proof.upper is not None:
         width = float(proof.upper - proof.lower)
         return (f"{game_string}: value {solution.value:+.12f} to player 0, proved in "
-                f"[{round_down(proof.lower)!r}, {round_up(proof.upper)!r}] (width "
+                f"[{float_down(proof.lower)!r}, {float_up(proof.upper)!r}] (width "
                 f"{width:.1e}); no exact fraction recovered: {proof.why_not} {tail}")
     return (f"{game_string}: value {solution.value:+.12f} to player 0 (LP and float best "
             f"responses agree to 1e-7); no exact fraction recovered: {proof.why_not} {tail}")
