@@ -355,3 +355,27 @@ def write_set(files: Mapping[Path, bytes]) -> None:
                 write_bytes_atomic(stages[folder] / path.name, files[path])
         for folder, paths in by_folder.items():
             publish(stages[folder], folder, [path.name for path in paths])
+
+
+def strict_json(data: bytes) -> Any:
+    """A JSON document read as strictly as a user's file must be: UTF-8, no NaN or
+    Infinity, no key twice in one object (ValueError, UnicodeDecodeError or RecursionError
+    otherwise, for the reader to put in its own one-line message)."""
+    return json.loads(data.decode("utf-8"), parse_constant=_reject_constant,
+                      object_pairs_hook=_unique_keys)
+
+
+def _reject_constant(name: str) -> float:
+    raise ValueError(f"{name} is not a number")
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object as a dict, or ValueError if a key appears twice."""
+    document = dict(pairs)
+    if len(document) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise ValueError(f"the key {key!r:.40} appears twice in one object")
+            seen.add(key)
+    return document

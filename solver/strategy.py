@@ -23,6 +23,7 @@ from games.bidou.betting import CAPTAIN, OPPONENT, ROLE_NAMES
 from games.bidou.params import BidouParams, ParameterError
 from games.bidou.rules import throw_action_name
 from solver import schemas
+from solver.files import strict_json
 from solver.model import HandModel, build_model
 
 SCHEMA = "bidou-strategy"
@@ -340,29 +341,12 @@ def read_strategy_document(path: str | os.PathLike) -> Any:
     if len(data) > MAX_FILE_BYTES:
         raise StrategyFileError(f"cannot read {path}: too large for a strategy file")
     try:
-        return json.loads(data.decode("utf-8"), parse_constant=_reject_constant,
-                          object_pairs_hook=_unique_keys)
+        return strict_json(data)
     except RecursionError:
         raise StrategyFileError(f"{path} is not a strategy file: JSON nested too deeply") \
             from None
     except (json.JSONDecodeError, UnicodeDecodeError, ValueError) as error:
         raise StrategyFileError(f"{path} is not valid JSON: {error}") from None
-
-
-def _reject_constant(name: str) -> float:
-    raise ValueError(f"{name} is not a number")
-
-
-def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    """A JSON object as a dict, or ValueError if a key appears twice."""
-    document = dict(pairs)
-    if len(document) != len(pairs):
-        seen: set[str] = set()
-        for key, _ in pairs:
-            if key in seen:
-                raise ValueError(f"the key {key!r:.40} appears twice in one object")
-            seen.add(key)
-    return document
 
 
 # --- the exact section ----------------------------------------------------------------------

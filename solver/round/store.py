@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from games.bidou.round_params import RoundParams
+from solver.files import strict_json
 
 SCHEMA = "bidou-solved-round"
 SCHEMA_VERSION = 1
@@ -231,8 +232,7 @@ def _read_bytes(path: Path) -> bytes:
 def _parse(data: bytes, where: str | Path) -> Any:
     """JSON; duplicate keys and NaN refused."""
     try:
-        return json.loads(data.decode("utf-8"), parse_constant=_no_constant,
-                          object_pairs_hook=_unique)
+        return strict_json(data)
     except RecursionError:
         raise SavedRoundError(f"{where} is not a saved round: JSON nested too deeply") \
             from None
@@ -240,12 +240,3 @@ def _parse(data: bytes, where: str | Path) -> Any:
         raise SavedRoundError(f"{where} is not valid JSON: {str(error)[:120]}") from None
 
 
-def _no_constant(name: str) -> float:
-    raise ValueError(f"{name} is not a number")
-
-
-def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    document = dict(pairs)
-    if len(document) != len(pairs):
-        raise ValueError("a key appears twice in one object")
-    return document
