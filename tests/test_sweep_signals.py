@@ -114,18 +114,24 @@ def no_tracker(monkeypatch):
     monkeypatch.setattr(resource_tracker, "ensure_running", lambda: None)
 
 
+class Recorded:
+    """What `started_whole` starts: records being entered and left."""
+
+    def __init__(self, events: list):
+        self.events = events
+
+    def __enter__(self):
+        self.events.append("enter")
+        return self
+
+    def __exit__(self, *exc):
+        self.events.append("exit")
+
+
 def test_a_ctrl_c_while_starting_is_raised_inside_what_started(no_tracker):
     from solver.app.signals import started_whole
 
     events, masks = [], []
-
-    class Thing:
-        def __enter__(self):
-            events.append("enter")
-            return self
-
-        def __exit__(self, *exc):
-            events.append("exit")
 
     def start():
         import threading
@@ -136,7 +142,7 @@ def test_a_ctrl_c_while_starting_is_raised_inside_what_started(no_tracker):
             signal.pthread_sigmask(signal.SIG_BLOCK, [])))
         thread.start()
         thread.join()
-        return Thing()
+        return Recorded(events)
 
     handler = signal.getsignal(signal.SIGINT)
     with pytest.raises(KeyboardInterrupt):
@@ -153,18 +159,10 @@ def test_a_sigterm_while_starting_is_delivered_inside_what_started(no_tracker):
 
     events = []
 
-    class Thing:
-        def __enter__(self):
-            events.append("enter")
-            return self
-
-        def __exit__(self, *exc):
-            events.append("exit")
-
     def start():
         os.kill(os.getpid(), signal.SIGTERM)
         events.append("started")
-        return Thing()
+        return Recorded(events)
 
     with sigterm_unwinds(), pytest.raises(Terminated):
         with started_whole(start, lambda: events.append("told")):
