@@ -14,16 +14,15 @@ from solver.model import build_model
 from solver.refine.check import check, describe, dominated_actions, tremble_violations
 from solver.refine.perturbed_lp import SEQUENCE, sequence_bounds, solve_perturbed
 from solver.refine.quasi_perfect import _support, limit, refined_equilibrium
-from solver.solve import solve
 
 SMALL = BidouParams(faces=3, throws=2, max_level=2)
 KUHN_LIKE = BidouParams(faces=2, throws=1, max_level=1)      # 4 hands, one bet, no throws
 
 
 @pytest.fixture(scope="module")
-def small():
-    model = build_model(SMALL)
-    return model, refined_equilibrium(model), solve(SMALL, model=model)
+def small(refined_small):
+    assert refined_small[0].params == SMALL          # conftest's shared solve of SMALL
+    return refined_small
 
 
 def test_refined_value_is_the_lp_value_exactly(small):

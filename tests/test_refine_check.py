@@ -10,21 +10,18 @@ from games.bidou import rules
 from games.bidou.betting import CAPTAIN, OPPONENT
 from games.bidou.params import BidouParams
 from solver.certificate import prove_fractions
-from solver.model import build_model
 from solver.refine.check import check, describe, tremble_violations
 from solver.refine.complete import complete_sequentially
 from solver.refine.perturbed_lp import solve_perturbed
-from solver.refine.quasi_perfect import refined_equilibrium
 from solver.refine.sequential import _best_margin, verify
-from solver.solve import solve
 
 SMALL = BidouParams(faces=3, throws=2, max_level=2)
 
 
 @pytest.fixture(scope="module")
-def small():
-    model = build_model(SMALL)
-    return model, refined_equilibrium(model), solve(SMALL, model=model)
+def small(refined_small):
+    assert refined_small[0].params == SMALL          # conftest's shared solve of SMALL
+    return refined_small
 
 
 def test_refined_strategy_passes_at_every_decision(small):
