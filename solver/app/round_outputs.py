@@ -13,7 +13,7 @@ from games.bidou.params import BidouParams
 from games.bidou.round_params import RoundParams
 from solver.certificate import decimal
 from solver.export.charts import figure_bytes
-from solver.export.round_charts import win_probability_figure
+from solver.export.round_charts import width_bound, win_probability_figure
 from solver.pipeline.round import prove_round
 from solver.progress import Step
 from solver.round.match import match_table
@@ -149,14 +149,6 @@ def _interval(entry: Mapping[str, Any]) -> str:
     lower = decimal(Fraction(entry["lower"]), 9, up=False)
     upper = decimal(Fraction(entry["upper"]), 9, up=True)
     return f"[{lower}, {upper}]"
-
-
-def width_bound(width: float) -> str:
-    """A power of ten above `width`: "1e-11" (stable when a re-solve moves the last digits)."""
-    exponent = -12
-    while 10.0 ** exponent < width:
-        exponent += 1
-    return f"1e{exponent}"
 
 
 def _options(rules: RoundParams) -> str:
