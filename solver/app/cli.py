@@ -16,6 +16,7 @@ from solver.app.commands import (
     cheatsheet,
     convergence,
     evaluate,
+    exploit,
     export,
     export_efg,
     export_policy,
@@ -37,7 +38,7 @@ __all__ = ["main", "CFR_DEFAULT_TARGET", "CFR_DEFAULT_CAP"]
 COMMANDS = (stats.stats, solve.solve, export.export, export.charts, convergence.convergence,
             outputs.outputs, evaluate.evaluate, play.play, cheatsheet.cheatsheet, lp.lp,
             round.round_command, sweep.sweep, results.results, site.site,
-            export_policy.export_policy, export_efg.export_efg)
+            export_policy.export_policy, export_efg.export_efg, exploit.exploit)
 
 
 @click.group(cls=Bidou, commands=COMMANDS, epilog="""\b
