@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
+from typing import Mapping, Sequence
 
 import numpy as np
 import scipy.optimize
@@ -368,7 +369,8 @@ class _SequenceFormLP:
 
 
 def solve_lp(model: HandModel, method: str | None = None,
-             maximizer: int = CAPTAIN, fixed_throw: np.ndarray | None = None) -> LPSolution:
+             maximizer: int = CAPTAIN, fixed_throw: np.ndarray | None = None,
+             fixed_behaviour: Mapping[tuple, Sequence[float]] | None = None) -> LPSolution:
     """Solve the hand exactly; raise SolverError unless HiGHS reports an optimum.
 
     `maximizer` is the player whose plan is the LP's primal (the other's comes from the
@@ -376,10 +378,14 @@ def solve_lp(model: HandModel, method: str | None = None,
     `fixed_throw` pins the maximizer's throwing to a pure strategy ((T-1, A, n) for the
     captain, (T, T-1, A, n) by the captain's count for the opponent; 1 where the action is
     taken): the value is then what he guarantees throwing so and betting as well as he can.
+    `fixed_behaviour` pins any of the maximizer's decisions, mixed or pure, keyed as
+    `certificate.decisions` ("throw", role, context, throw, hand) or ("bet", (tc, to,
+    history), hand), to the given probabilities (`_pin_behaviour`): the value of the game
+    where he plays so there and as well as he can elsewhere (`bidou exploit --at`).
     """
     start = time.perf_counter()
     method = method or default_method(model)
-    built = _Built(model, maximizer, fixed_throw)
+    built = _Built(model, maximizer, fixed_throw, fixed_behaviour)
     res = scipy.optimize.linprog(built.c, A_ub=built.A_ub, b_ub=np.zeros(built.A_ub.shape[0]),
                                  A_eq=built.A_eq, b_eq=built.b_eq, bounds=built.bounds,
                                  method=method)
@@ -483,6 +489,31 @@ def _pin_throw(space: _Space, model: HandModel, player: int, rule: np.ndarray,
     bounds[index[banned], 1] = 0.0
 
 
+def _pin_behaviour(space: _Space, player: int, pins: Mapping[tuple, Sequence[float]],
+                   columns: int) -> tuple[sp.csr_matrix, np.ndarray]:
+    """Rows x[a] - p_a * (x[a_1] + ... + x[a_k]) = 0 over the sequences of each pinned
+    decision of `player` (the primal), one per legal action but the last (the sum makes
+    it implied): behaviour p wherever the decision is reached, the flows unchanged."""
+    rows: list[int] = []
+    cols: list[int] = []
+    vals: list[float] = []
+    count = 0
+    for where, probs in pins.items():
+        mine = where[1] == player if where[0] == "throw" else where[1] in space.betting
+        if not mine:
+            raise ValueError(f"{where} is not a decision of the LP's primal player")
+        sequences = (space.throw[where[2], where[3], :, where[4]] if where[0] == "throw"
+                     else space.betting[where[1]][:, where[2]])
+        legal = np.flatnonzero(sequences >= 0)
+        for a in legal[:-1]:
+            for b in legal:
+                rows.append(count)
+                cols.append(int(sequences[b]))
+                vals.append((1.0 if a == b else 0.0) - float(probs[a]))
+            count += 1
+    return sp.csr_matrix((vals, (rows, cols)), shape=(count, columns)), np.zeros(count)
+
+
 def _to_highs(highspy, basis: Basis):
     out = highspy.HighsBasis()
     out.col_status = list(map(highspy.HighsBasisStatus, basis.cols.tolist()))
@@ -495,13 +526,19 @@ class _Built:
     """The LP of `model` in scipy's form (fold and pass rows turned into bounds), and how
     to read both plans back from a solution."""
 
-    def __init__(self, model: HandModel, maximizer: int, fixed_throw: np.ndarray | None = None):
+    def __init__(self, model: HandModel, maximizer: int, fixed_throw: np.ndarray | None = None,
+                 fixed_behaviour: Mapping[tuple, Sequence[float]] | None = None):
         self.model, self.maximizer = model, maximizer
         self.lp = _SequenceFormLP(model, maximizer)
         self.lp.build()
         c, A_ub, A_eq, self.b_eq, bounds = self.lp.arrays()
         if fixed_throw is not None:
             _pin_throw(self.lp.primal, model, maximizer, fixed_throw, bounds)
+        if fixed_behaviour:
+            pins, zeros = _pin_behaviour(self.lp.primal, maximizer, fixed_behaviour,
+                                         A_eq.shape[1])
+            A_eq = sp.vstack([A_eq, pins]).tocsr()
+            self.b_eq = np.concatenate([self.b_eq, zeros])
         self.size = (len(c), A_ub.shape[0] + A_eq.shape[0], A_ub.nnz + A_eq.nnz)
         (self.A_ub, self.c, self.bounds, self.kept, self.dropped,
          self.slack) = _substitute_leaf_rows(A_ub, c, bounds)
