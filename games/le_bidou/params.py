@@ -65,6 +65,15 @@ class LeBidouParams:
                          for k, v in self.to_dict().items())
         return f"python_le_bidou({items})"
 
+    def describe(self) -> str:
+        """A short human-readable statement of the rules, for titles and summaries."""
+        text = (f"Le Bidou: {self.faces} faces, {self.throws} throws, reroll {self.reroll}, "
+                f"{self.ranking} ranking, stakes up to {self.max_stake}, half stake "
+                f"rounded {self.half_stake}")
+        if self.ranking == "french":
+            text += ", aces beat bidou" if self.aces_beat_bidou else ", bidou unbeaten"
+        return text
+
     def description(self) -> HandDescription:
         """This hand as a game of the family: the solvers' only input."""
         return HandDescription(

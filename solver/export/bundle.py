@@ -110,7 +110,7 @@ def measure(source: Any, exact: Exact | None = None
             f"({e.value:.12g}, exploitability {e.exploitability:.3g}): was it edited?")
     summary = {key: value for key, value in summary.items()    # the rest is re-derived
                if key in CLAIMS and _plain_claim(value)}
-    summary["rules"] = model.params.to_dict()        # the rules measured, not a copy's claim
+    summary["rules"] = model.game_rules        # the rules measured, not a copy's claim
     summary["source"] = FROM_FILE
     measured = e.to_dict()
     summary.update({key: measured[key] for key in MEASURED})
