@@ -156,3 +156,47 @@ def test_cfr_solves_le_bidou_within_its_exploitability():
     proof = summary["certified_value"]
     assert Fraction(proof["lower"]) <= UP <= Fraction(proof["upper"])
     assert summary["exploitability"] <= 1e-5
+
+
+# --- bidou export --game le-bidou -------------------------------------------------------------
+
+def test_export_writes_the_stakes_tables_and_the_reroll_chart(tmp_path):
+    from solver.export.tables import read_csv
+
+    out = tmp_path / "lb"
+    result = run("export", *SMALL, "--exact", "--format", "png", "--out", str(out))
+    assert result.exit_code == 0, result.output
+    names = sorted(p.name for p in out.iterdir())
+    assert names == ["betting.csv", "betting.json", "betting.md", "reroll.csv", "reroll.json",
+                     "reroll.md", "reroll_chart.png", "strategy.json", "summary.json",
+                     "summary.md"]          # no betting charts, booklet or simplified play
+    summary = json.loads((out / "summary.json").read_text())
+    schemas.validate(summary, "summary")
+    assert Fraction(summary["certified_value"]["exact"]) == UP
+    assert summary["rules"]["game"] == "le-bidou" and "simplified" not in summary
+    model, strategy, _ = load_strategy_file(out / "strategy.json")
+    rows = read_csv(out / "betting.csv")
+    actions = ["stake 1", "stake 2", "stake 3", "withdraw", "call", "raise to 2", "raise to 3"]
+    assert list(rows[0])[12:19] == actions
+    situations = {row["history"]: row["situation"] for row in rows}
+    assert situations == {"": "opening", "1": "stake 1", "2": "stake 2", "3": "stake 3",
+                          "12": "stake 1, raise to 2", "13": "stake 1, raise to 3",
+                          "23": "stake 2, raise to 3", "123": "stake 1, raise to 2, raise to 3"}
+    hands = [f"{'-'.join(map(str, h))}" for h in model.hands]
+    for row in rows:                        # each row is the strategy file's decision
+        node = model.tree((int(row["captain_throws"]), int(row["opponent_throws"]))).node(
+            row["history"])
+        probs = strategy.betting[(int(row["captain_throws"]), int(row["opponent_throws"]),
+                                  row["history"])][:, hands.index(row["hand"])]
+        shown = [float(row[a]) if row[a] else None for a in actions]
+        assert [p for p in shown if p is not None] == pytest.approx(list(probs), abs=1e-9)
+        assert [a for a, p in zip(actions, shown) if p is not None] == list(node.actions)
+    assert "stake 1, raise to 3" in (out / "betting.md").read_text()
+    assert "# Le Bidou: solved hand" in (out / "summary.md").read_text()
+
+
+def test_charts_of_le_bidou_are_the_reroll_chart_alone(tmp_path):
+    out = tmp_path / "charts"
+    result = run("charts", *SMALL, "--format", "png", "--out", str(out))
+    assert result.exit_code == 0, result.output
+    assert sorted(p.name for p in out.iterdir()) == ["reroll_chart.png"]
