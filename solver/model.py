@@ -26,7 +26,8 @@ import numpy as np
 from games.bidou import rules
 from games.bidou.betting import BettingTree, Role
 from games.bidou.params import BidouParams
-from games.family import SEQUENTIAL, THROW_COUNTS, HandDescription, describe
+from games.catalog import GameParams, description_of, params_of, rules_of
+from games.family import SEQUENTIAL, THROW_COUNTS, HandDescription
 
 
 @dataclasses.dataclass(frozen=True)
@@ -59,6 +60,17 @@ class HandModel:
         game of the family); many callers read it, so it is built once."""
         return self.description.params()
 
+    @functools.cached_property
+    def game_params(self) -> GameParams:
+        """The parameters of whichever game of the family the description states (two-hand
+        Bidou's or Le Bidou's; ParameterError for a description of neither)."""
+        return params_of(self.description)
+
+    @property
+    def game_rules(self) -> dict:
+        """The rules as files and summaries record them (games/catalog.py `rules_of`)."""
+        return rules_of(self.game_params)
+
     @property
     def num_hands(self) -> int:
         return len(self.hands)
@@ -84,12 +96,12 @@ class HandModel:
         return {index[h]: p for h, p in dist.items()}
 
 
-def build_model(game: BidouParams | HandDescription,
+def build_model(game: GameParams | HandDescription,
                 trees: dict[Role, BettingTree] | None = None) -> HandModel:
-    """The compact model of one hand of `game` (two-hand Bidou's parameters, or any
-    two-player description of the family): its betting structure's trees, paid by its
-    settlement, unless `trees` (one per first bettor) are given."""
-    description = describe(game) if isinstance(game, BidouParams) else game
+    """The compact model of one hand of `game` (two-hand Bidou's or Le Bidou's parameters,
+    or any two-player description of the family): its betting structure's trees, paid by
+    its settlement, unless `trees` (one per first bettor) are given."""
+    description = description_of(game)
     _check_reducible(description)
     dice = description.dice
     if trees is None:

@@ -39,7 +39,7 @@ class Solution:
         """The provenance and numbers a user needs to trust (or distrust) the result."""
         e = self.exploitability
         return {
-            "rules": self.params.to_dict(),
+            "rules": self.model.game_rules,
             "method": self.method,
             "value": self.value,
             "status": self.status,

@@ -10,7 +10,8 @@ from __future__ import annotations
 import dataclasses
 import time
 
-from games.bidou.params import BidouParams
+from games.catalog import GameParams
+from games.family import HandDescription
 from solver import best_response, cfr
 from solver.certificate import certify
 from solver.errors import SolverError
@@ -32,10 +33,12 @@ LP_TOLERANCE = 1e-8
 CERTIFICATE_AGREEMENT = 1e-11
 
 
-def solve(params: BidouParams, method: str = "lp", iterations: int | None = None,
+def solve(params: GameParams | HandDescription, method: str = "lp", iterations: int | None = None,
           target_exploitability: float | None = None, progress: Step | None = None,
           model: HandModel | None = None, exact: bool = False) -> Solution:
-    """Solve one hand under `params`. Raises SolverError if an LP solve is not trustworthy.
+    """Solve one hand of `params`: two-hand Bidou's or Le Bidou's parameters, or any
+    description of the family (`LeBidouParams().description()`). Raises SolverError if an
+    LP solve is not trustworthy.
 
     CFR methods stop at `iterations` or at `target_exploitability`, whichever comes first,
     calling `progress(what, done, total)` at each check. With `exact`, the exact rational

@@ -20,8 +20,9 @@ import numpy as np
 
 from games.bidou import rules
 from games.bidou.betting import CAPTAIN, OPPONENT, ROLE_NAMES
-from games.bidou.params import BidouParams, ParameterError
+from games.bidou.params import ParameterError
 from games.bidou.rules import throw_action_name
+from games.catalog import params_from_rules
 from solver import schemas
 from solver.files import strict_json
 from solver.model import HandModel, build_model
@@ -150,7 +151,7 @@ def strategy_to_json(model: HandModel, strategy: Strategy,
     return {
         "schema": SCHEMA,
         "schema_version": SCHEMA_VERSION,
-        "rules": model.params.to_dict(),
+        "rules": model.game_rules,
         "result": dict(result or {}),
         "hands": hands,
         "throw_actions": names,
@@ -190,7 +191,7 @@ def strategy_from_json(document: Any, source: str | os.PathLike | None = None
             f"(this program reads versions {', '.join(map(str, READABLE_VERSIONS))})")
     try:                            # the rules first: every array is laid out for them
         if isinstance(document.get("rules"), dict):
-            schemas.validate(document["rules"], "common", "/$defs/rules", at="/rules")
+            schemas.validate(document["rules"], "common", "/$defs/hand_rules", at="/rules")
         schemas.validate(document, "strategy")
     except schemas.SchemaViolation as error:
         raise StrategyFileError(f"{where}{error}") from None
@@ -206,9 +207,10 @@ def strategy_from_json(document: Any, source: str | os.PathLike | None = None
 
 
 def _model_of(rules_document: Mapping[str, Any]) -> HandModel:
-    """The model of a file's rules (an aces_beat_bidou that does nothing made true)."""
+    """The model of a file's rules, of whichever game they name (an aces_beat_bidou that
+    does nothing made true)."""
     try:
-        params = BidouParams.from_mapping(rules_document)
+        params = params_from_rules(rules_document)
     except ParameterError as error:
         raise StrategyFileError(f"/rules: {error}") from None
     if params.ranking != "french" and not params.aces_beat_bidou:   # a flag that does nothing
@@ -302,8 +304,14 @@ def _betting_node(model: HandModel, key: tuple[int, int, str], pointer: str) -> 
     except KeyError:
         histories = [repr(node.history) for node in tree.nodes]
         raise StrategyFileError(f"{pointer}/history: {history!r} is no decision point at "
-                                f"max_level {model.params.max_level} (they are "
+                                f"{_betting_limit(model)} (they are "
                                 f"{_listed(histories)})") from None
+
+
+def _betting_limit(model: HandModel) -> str:
+    """"max_level 4" or "max_stake 9": the rule that bounds the betting tree."""
+    limit = next(key for key in ("max_level", "max_stake") if key in model.game_rules)
+    return f"{limit} {model.game_rules[limit]}"
 
 
 def _named(key: tuple[int, int, str]) -> str:

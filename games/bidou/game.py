@@ -84,92 +84,39 @@ import pyspiel
 from games.bidou import betting, rules
 from games.bidou.betting import ACTIONS, CAPTAIN, OPPONENT, Action
 from games.bidou.params import BidouParams
+from games.dice_game import (
+    KEEP_BASE,
+    NUM_PLAYERS,
+    REROLL_ID,
+    STOP_ID,
+    ObserverView,
+    ThrowTables,
+    game_type,
+)
 
-_NUM_PLAYERS = 2
+__all__ = ["BidouGame", "BidouState", "BidouObserver", "STOP_ID", "REROLL_ID"]
 
-# Player action ids (see the module docstring): throw decisions first, then the betting.
-STOP_ID = 0
-REROLL_ID = 1
-_KEEP_BASE = 2
-
-_DEFAULTS = BidouParams()
-
-_GAME_TYPE = pyspiel.GameType(
-    short_name="python_bidou",
-    long_name="Python Two-hand Bidou",
-    dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
-    chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
-    information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
-    utility=pyspiel.GameType.Utility.ZERO_SUM,
-    reward_model=pyspiel.GameType.RewardModel.TERMINAL,
-    max_num_players=_NUM_PLAYERS,
-    min_num_players=_NUM_PLAYERS,
-    provides_information_state_string=True,
-    provides_information_state_tensor=True,
-    provides_observation_string=True,
-    provides_observation_tensor=True,
-    provides_factored_observation_string=False,
-    parameter_specification={
-        "faces": int(_DEFAULTS.faces),
-        "throws": int(_DEFAULTS.throws),
-        "max_level": int(_DEFAULTS.max_level),
-        "reroll": str(_DEFAULTS.reroll),
-        "ranking": str(_DEFAULTS.ranking),
-        "aces_beat_bidou": bool(_DEFAULTS.aces_beat_bidou),
-    })
+_GAME_TYPE = game_type("python_bidou", "Python Two-hand Bidou", BidouParams().to_dict(),
+                       tensors=True)
 
 
-def all_keeps(faces: int) -> tuple[rules.Kept, ...]:
-    """Every non-empty keep (one or two dice) possible with `faces`, in action-id order."""
-    singles = tuple((a,) for a in range(faces, 0, -1))
-    pairs = tuple((a, b) for a in range(faces, 0, -1) for b in range(a, 0, -1))
-    return singles + pairs
+class _Tables(ThrowTables):
+    """Lookup tables of one parameter set, shared by the game and all its states: the
+    throwing turn's (games/dice_game.py), then the betting's."""
 
-
-class _Tables:
-    """Lookup tables of one parameter set, shared by the game and all its states."""
+    params: BidouParams
 
     def __init__(self, params: BidouParams):
-        self.params = params
-        self.faces = params.faces
-        self.hands = rules.all_hands(params.faces)
-        self.hand_index = {h: i for i, h in enumerate(self.hands)}
-        self.keeps = all_keeps(params.faces)
-        self.keep_action = {k: _KEEP_BASE + i for i, k in enumerate(self.keeps)}
-        self.keep_action[()] = REROLL_ID
-        self.action_names = ([rules.throw_action_name(rules.STOP),
-                              rules.throw_action_name(())]
-                             + [rules.throw_action_name(k) for k in self.keeps]
-                             + [action.value for action in ACTIONS])
+        super().__init__(params)
+        self.action_names = self.throw_names + [action.value for action in ACTIONS]
         self.action_ids = {name: i for i, name in enumerate(self.action_names)}
-        base = _KEEP_BASE + len(self.keeps)
+        base = KEEP_BASE + len(self.keeps)
         self.bet_id = {action: base + i for i, action in enumerate(ACTIONS)}
         self.bet_action = {i: action for action, i in self.bet_id.items()}
         self.betting_actions = tuple(self.bet_id[action] for action in ACTIONS)
         self.num_distinct_actions = base + len(ACTIONS)
         # Longest betting sequence: pass, bet, (max_level - 1) raises, call/fold.
         self.max_bets = params.max_level + 2
-
-    def kept_of(self, action: int) -> rules.Kept:
-        if action == REROLL_ID:
-            return ()
-        return self.keeps[action - _KEEP_BASE]
-
-    @functools.lru_cache(maxsize=None)
-    def exact_outcomes(self, hand: rules.Hand, kept: rules.Kept) -> tuple:
-        """((chance action, Fraction), ...) of the throw that follows keeping `kept`."""
-        if hand is None:
-            dist = rules.throw_distribution((), self.faces)
-        else:
-            dist = rules.next_hand_distribution(hand, kept, self.faces)
-        return tuple(sorted((self.hand_index[h], p) for h, p in dist.items()))
-
-    @functools.lru_cache(maxsize=None)
-    def outcomes(self, hand: rules.Hand, kept: rules.Kept) -> tuple:
-        return tuple((a, float(p)) for a, p in self.exact_outcomes(hand, kept))
-
-    def __deepcopy__(self, memo):  # immutable: states share it
-        return self
 
 
 @functools.lru_cache(maxsize=None)
@@ -192,7 +139,7 @@ class BidouGame(pyspiel.Game):
         info = pyspiel.GameInfo(
             num_distinct_actions=tables.num_distinct_actions,
             max_chance_outcomes=len(tables.hands),
-            num_players=_NUM_PLAYERS,
+            num_players=NUM_PLAYERS,
             min_utility=-2.0 * level,
             max_utility=2.0 * level,
             utility_sum=0.0,
@@ -330,10 +277,7 @@ class BidouState(pyspiel.State):
         if c.phase == _THROW_DECISION:
             if player != c.thrower:
                 return []
-            if t.params.reroll == "all":
-                return [STOP_ID, REROLL_ID]
-            options = rules.keep_options(c.hands[player])
-            return sorted([STOP_ID] + [t.keep_action[k] for k in options])
+            return t.legal_throws(c.hands[player])
         if c.phase == _BETTING:
             if player != c.to_bet:
                 return []
@@ -428,19 +372,11 @@ class BidouState(pyspiel.State):
             "b:" + ",".join(self._t.action_names[a] for a in self._c.bets)])
 
 
-def _turn_string(turn, tables, visible: bool) -> str:
-    tokens = []
-    for tok in turn:
-        if isinstance(tok, tuple):
-            tokens.append(rules.format_hand(tok) if visible else "?")
-        elif visible:
-            tokens.append(tables.action_names[tok])
-        else:
-            tokens.append("stop" if tok == STOP_ID else "again")
-    return ",".join(tokens)
+def _turn_string(turn, tables: _Tables, visible: bool) -> str:
+    return tables.turn_string(turn, tables.action_names, visible)
 
 
-class BidouObserver:
+class BidouObserver(ObserverView):
     """Observer conforming to the PyObserver interface (see open_spiel observation.py).
 
     Tensor pieces (H = number of hands, T = throws, K = number of keep actions,
@@ -459,34 +395,26 @@ class BidouObserver:
     """
 
     def __init__(self, iig_obs_type, params, tables: _Tables):
-        if params:
-            raise ValueError(f"Observation parameters not supported; passed {params}")
+        super().__init__(iig_obs_type, params)
         self._type = iig_obs_type
         self._t = tables
         T = tables.params.throws
         H = len(tables.hands)
-        D = _KEEP_BASE + len(tables.keeps)
-        private = iig_obs_type.private_info
-        self._private_single = private == pyspiel.PrivateInfoType.SINGLE_PLAYER
-        self._private_all = private == pyspiel.PrivateInfoType.ALL_PLAYERS
-        self._public = iig_obs_type.public_info
-        self._recall = iig_obs_type.perfect_recall
-        # A public observation (private_info NONE) is the same for both players.
-        self._with_player = self._private_single or self._private_all
-        pieces: list[tuple[str, tuple[int, ...]]] = [("player", (2,))] if self._with_player else []
-        if self._recall:
-            if self._private_single:
+        D = KEEP_BASE + len(tables.keeps)
+        pieces: list[tuple[str, tuple[int, ...]]] = [("player", (2,))] if self.with_player else []
+        if self.recall:
+            if self.single:
                 pieces += [("own_hands", (T, H)), ("own_decisions", (T, D))]
-            elif self._private_all:
+            elif self.all:
                 pieces += [("hands", (2, T, H)), ("decisions", (2, T, D))]
-            if self._public:
+            if self.public:
                 pieces += [("throw_decisions", (2, T, 2)), ("betting", (tables.max_bets, 5))]
         else:
-            if self._private_single:
+            if self.single:
                 pieces.append(("hand", (H,)))
-            elif self._private_all:
+            elif self.all:
                 pieces.append(("hands", (2, H)))
-            if self._public:
+            if self.public:
                 pieces += [("throw_counts", (2, T + 1)), ("betting", (tables.max_bets, 5)),
                            ("level", (tables.params.max_level + 1,))]
         total = sum(int(np.prod(shape)) for _, shape in pieces)
@@ -498,20 +426,17 @@ class BidouObserver:
             self.dict[name] = self.tensor[index:index + size].reshape(shape)
             index += size
 
-    def _sees_private(self, observer: int, owner: int) -> bool:
-        return self._private_all or (self._private_single and observer == owner)
-
     def set_from(self, state: BidouState, player: int) -> None:
         self.tensor.fill(0)
         d = self.dict
-        if self._with_player:
+        if self.with_player:
             d["player"][player] = 1
-        if self._recall:
+        if self.recall:
             for owner in (CAPTAIN, OPPONENT):
                 self._set_turn(state, player, owner)
         else:
             self._set_current(state, player)
-        if self._public:
+        if self.public:
             for i, action in enumerate(state._c.bets):
                 d["betting"][i, self._t.betting_actions.index(action)] = 1
 
@@ -521,9 +446,9 @@ class BidouObserver:
         d = self.dict
         hands: np.ndarray | None
         decisions: np.ndarray | None
-        if self._private_single and owner == player:
+        if self.single and owner == player:
             hands, decisions = d["own_hands"], d["own_decisions"]
-        elif self._private_all:
+        elif self.all:
             hands, decisions = d["hands"][owner], d["decisions"][owner]
         else:
             hands = decisions = None
@@ -536,20 +461,20 @@ class BidouObserver:
             else:
                 if decisions is not None:
                     decisions[throw, tok] = 1
-                if self._public:
+                if self.public:
                     d["throw_decisions"][owner, throw, 0 if tok == STOP_ID else 1] = 1
 
     def _set_current(self, state: BidouState, player: int) -> None:
         """Without recall: the current hands `player` sees, throw counts and bet level."""
         t = self._t
         d = self.dict
-        if self._private_single and state._c.hands[player] is not None:
+        if self.single and state._c.hands[player] is not None:
             d["hand"][t.hand_index[state._c.hands[player]]] = 1
-        elif self._private_all:
+        elif self.all:
             for owner in (CAPTAIN, OPPONENT):
                 if state._c.hands[owner] is not None:
                     d["hands"][owner, t.hand_index[state._c.hands[owner]]] = 1
-        if self._public:
+        if self.public:
             for owner in (CAPTAIN, OPPONENT):
                 d["throw_counts"][owner, state._c.counts[owner]] = 1
             d["level"][state._c.level] = 1
@@ -557,23 +482,23 @@ class BidouObserver:
     def string_from(self, state: BidouState, player: int) -> str:
         t = self._t
         bets = ",".join(t.action_names[a] for a in state._c.bets)
-        if self._recall:
-            pieces = [f"p{player}"] if self._with_player else []
+        if self.recall:
+            pieces = [f"p{player}"] if self.with_player else []
             for owner, label in ((CAPTAIN, "c"), (OPPONENT, "o")):
-                if self._sees_private(player, owner):
+                if self.sees(player, owner):
                     pieces.append(f"{label}:" + _turn_string(state._c.turns[owner], t, True))
-                elif self._public:
+                elif self.public:
                     pieces.append(f"{label}:" + _turn_string(state._c.turns[owner], t, False))
-            if self._public:
+            if self.public:
                 pieces.append(f"b:{bets}")
             return " | ".join(pieces)
-        pieces = [f"p{player}"] if self._with_player else []
+        pieces = [f"p{player}"] if self.with_player else []
         for owner in (CAPTAIN, OPPONENT):
-            if self._sees_private(player, owner):
+            if self.sees(player, owner):
                 hand = state._c.hands[owner]
-                label = "hand" if self._private_single else f"hand{owner}"
+                label = "hand" if self.single else f"hand{owner}"
                 pieces.append(f"{label}:" + (rules.format_hand(hand) if hand else "-"))
-        if self._public:
+        if self.public:
             pieces.append(f"throws:{state._c.counts[CAPTAIN]},{state._c.counts[OPPONENT]}")
             pieces.append(f"b:{bets}")
             pieces.append(f"level:{state._c.level}")

@@ -8,19 +8,26 @@ Every decision of RULES.md that a user may change is a field here; every entry p
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Mapping
+from typing import ClassVar
+
+from games.parameters import (
+    GameParameters,
+    ParameterError,
+    check_bool,
+    check_choice,
+    check_int,
+)
+
+__all__ = ["BidouParams", "ParameterError", "check_int", "REROLL_MODES", "RANKINGS",
+           "MAX_LEVEL_LIMIT"]
 
 REROLL_MODES = ("all", "keep")
 RANKINGS = ("encyclopedia", "french")
 MAX_LEVEL_LIMIT = 20
 
 
-class ParameterError(ValueError):
-    """A game parameter is unknown or out of range; the message names it and what is allowed."""
-
-
 @dataclasses.dataclass(frozen=True)
-class BidouParams:
+class BidouParams(GameParameters):
     """The rules of one hand of two-hand Bidou (RULES.md section 3).
 
     faces: sides of each die (2..6; fewer faces make small test variants).
@@ -38,43 +45,15 @@ class BidouParams:
     ranking: str = "encyclopedia"
     aces_beat_bidou: bool = True
 
+    GAME: ClassVar[str] = "python_bidou"
+
     def __post_init__(self) -> None:
         check_int("faces", self.faces, 2, 6)
         check_int("throws", self.throws, 1, 3)
         check_int("max_level", self.max_level, 1, MAX_LEVEL_LIMIT)
-        if self.reroll not in REROLL_MODES:
-            raise ParameterError(
-                f"reroll must be one of {', '.join(REROLL_MODES)}, got {self.reroll!r}")
-        if self.ranking not in RANKINGS:
-            raise ParameterError(
-                f"ranking must be one of {', '.join(RANKINGS)}, got {self.ranking!r}")
-        if not isinstance(self.aces_beat_bidou, bool):
-            raise ParameterError(
-                f"aces_beat_bidou must be true or false, got {self.aces_beat_bidou!r}")
-
-    @classmethod
-    def from_mapping(cls, values: Mapping[str, Any]) -> "BidouParams":
-        """Build from a mapping of names to values (strings are parsed); unknown names fail."""
-        fields = {f.name: f for f in dataclasses.fields(cls)}
-        unknown = sorted(set(values) - set(fields))
-        if unknown:
-            raise ParameterError(
-                f"unknown parameter {unknown[0]!r}; known: {', '.join(fields)}")
-        parsed: dict[str, Any] = {}
-        for name, value in values.items():
-            default = fields[name].default
-            parsed[name] = _parse(name, value, type(default))
-        return cls(**parsed)
-
-    def to_dict(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
-
-    def to_game_string(self) -> str:
-        """The OpenSpiel game string that loads exactly these rules."""
-        items = ",".join(
-            f"{k}={str(v).lower() if isinstance(v, bool) else v}"
-            for k, v in self.to_dict().items())
-        return f"python_bidou({items})"
+        check_choice("reroll", self.reroll, REROLL_MODES)
+        check_choice("ranking", self.ranking, RANKINGS)
+        check_bool("aces_beat_bidou", self.aces_beat_bidou)
 
     def describe(self) -> str:
         """A short human-readable statement of the rules, for titles and summaries."""
@@ -83,30 +62,3 @@ class BidouParams:
         if self.ranking == "french":
             text += ", aces beat bidou" if self.aces_beat_bidou else ", bidou unbeaten"
         return text
-
-
-def check_int(name: str, value: Any, low: int, high: int) -> None:
-    """Fail, naming the parameter, unless `value` is an integer from `low` to `high`."""
-    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-        raise ParameterError(f"{name} must be an integer from {low} to {high}, got {value!r}")
-
-
-def _parse(name: str, value: Any, kind: type) -> Any:
-    if not isinstance(value, str):
-        return value
-    text = value.strip()
-    if kind is bool:
-        if text.lower() in ("true", "1", "yes"):
-            return True
-        if text.lower() in ("false", "0", "no"):
-            return False
-        raise ParameterError(f"{name} must be true or false, got {value!r}")
-    if kind is int:
-        try:
-            return int(text)
-        except ValueError:
-            raise ParameterError(f"{name} must be an integer, got {value!r}") from None
-    return text
-
-
-_check_int = check_int       # the name games/bidou/round_params.py imports

@@ -11,7 +11,8 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, Mapping
 
-from games.bidou.params import BidouParams, ParameterError, _check_int, _parse
+from games.bidou.params import BidouParams, ParameterError
+from games.parameters import check_int, parse_value
 
 MIN_CHIPS = 3
 MAX_CHIPS = 12
@@ -37,7 +38,7 @@ class RoundParams:
     hand: BidouParams = BidouParams()
 
     def __post_init__(self) -> None:
-        _check_int("chips", self.chips, MIN_CHIPS, MAX_CHIPS)
+        check_int("chips", self.chips, MIN_CHIPS, MAX_CHIPS)
         if not isinstance(self.hand, BidouParams):
             raise ParameterError(f"hand must be a BidouParams, got {self.hand!r}")
 
@@ -50,7 +51,7 @@ class RoundParams:
         unknown = sorted(set(values) - set(known))
         if unknown:
             raise ParameterError(f"unknown parameter {unknown[0]!r}; known: {', '.join(known)}")
-        return cls(chips=_parse("chips", chips, int), hand=BidouParams.from_mapping(values))
+        return cls(chips=parse_value("chips", chips, int), hand=BidouParams.from_mapping(values))
 
     def to_dict(self) -> dict[str, Any]:
         """Flat: `chips` then the hand's parameters (the inverse of `from_mapping`)."""

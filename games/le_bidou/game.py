@@ -36,65 +36,31 @@ import pyspiel
 
 from games.bidou import rules
 from games.bidou.betting import CAPTAIN, OPPONENT, BettingTree, Leaf
-from games.bidou.game import REROLL_ID, STOP_ID, all_keeps
+from games.dice_game import NUM_PLAYERS, STOP_ID, ObserverView, ThrowTables, game_type
 from games.le_bidou.params import LeBidouParams
 from games.le_bidou.stakes import CALL, WITHDRAW, raise_action, stake_action
 
-_NUM_PLAYERS = 2
-_KEEP_BASE = 2
-_DEFAULTS = LeBidouParams()
-
-_GAME_TYPE = pyspiel.GameType(
-    short_name="python_le_bidou",
-    long_name="Python Le Bidou (one hand)",
-    dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
-    chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
-    information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
-    utility=pyspiel.GameType.Utility.ZERO_SUM,
-    reward_model=pyspiel.GameType.RewardModel.TERMINAL,
-    max_num_players=_NUM_PLAYERS,
-    min_num_players=_NUM_PLAYERS,
-    provides_information_state_string=True,
-    provides_information_state_tensor=False,
-    provides_observation_string=True,
-    provides_observation_tensor=False,
-    provides_factored_observation_string=False,
-    parameter_specification=_DEFAULTS.to_dict())
+_GAME_TYPE = game_type("python_le_bidou", "Python Le Bidou (one hand)",
+                       LeBidouParams().to_dict(), tensors=False)
 
 
-class _Tables:
-    """What one parameter set needs, shared by the game and all its states."""
+class _Tables(ThrowTables):
+    """What one parameter set needs, shared by the game and all its states: the throwing
+    turn's tables (games/dice_game.py), then the stakes tree and its action ids."""
+
+    params: LeBidouParams
 
     def __init__(self, params: LeBidouParams):
-        self.params = params
-        self.hands = rules.all_hands(params.faces)
-        self.hand_index = {h: i for i, h in enumerate(self.hands)}
-        self.keeps = all_keeps(params.faces)
-        self.keep_action = {k: _KEEP_BASE + i for i, k in enumerate(self.keeps)}
-        self.keep_action[()] = REROLL_ID
+        super().__init__(params)
         description = params.description()
         self.tree: BettingTree = description.trees()[CAPTAIN]
         top = params.max_stake + 1
         self.action_names = (
-            [rules.throw_action_name(rules.STOP), rules.throw_action_name(())]
-            + [rules.throw_action_name(k) for k in self.keeps] + [WITHDRAW, CALL]
+            self.throw_names + [WITHDRAW, CALL]
             + [stake_action(s) for s in range(1, top)]
             + [raise_action(s) for s in range(2, top)])
         self.action_ids = {name: i for i, name in enumerate(self.action_names)}
         self.max_speeches = params.max_stake + 1      # stakes 1..M one by one, then an answer
-
-    def kept_of(self, action: int) -> rules.Kept:
-        return () if action == REROLL_ID else self.keeps[action - _KEEP_BASE]
-
-    @functools.lru_cache(maxsize=None)
-    def outcomes(self, hand: rules.Hand | None, kept: rules.Kept) -> tuple:
-        """((chance action, probability), ...) of the throw after keeping `kept`."""
-        dist = (rules.throw_distribution((), self.params.faces) if hand is None
-                else rules.next_hand_distribution(hand, kept, self.params.faces))
-        return tuple(sorted((self.hand_index[h], float(p)) for h, p in dist.items()))
-
-    def __deepcopy__(self, memo: dict) -> "_Tables":     # immutable: states share it
-        return self
 
 
 @functools.lru_cache(maxsize=None)
@@ -112,7 +78,7 @@ class LeBidouGame(pyspiel.Game):
         info = pyspiel.GameInfo(
             num_distinct_actions=len(tables.action_names),
             max_chance_outcomes=len(tables.hands),
-            num_players=_NUM_PLAYERS, min_utility=-top, max_utility=top, utility_sum=0.0,
+            num_players=NUM_PLAYERS, min_utility=-top, max_utility=top, utility_sum=0.0,
             max_game_length=2 * (rules_.throws - 1) + tables.max_speeches)
         super().__init__(_GAME_TYPE, info, rules_.to_dict())
 
@@ -172,11 +138,7 @@ class LeBidouState(pyspiel.State):
         t = self._t
         if self.node is not None:
             return sorted(t.action_ids[e.action] for e in t.tree.nodes[self.node].edges)
-        if t.params.reroll == "all":
-            return [STOP_ID, REROLL_ID]
-        hand = self.hands[player]
-        assert hand is not None
-        return sorted([STOP_ID] + [t.keep_action[k] for k in rules.keep_options(hand)])
+        return t.legal_throws(self.hands[player])
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
         return list(self._t.outcomes(self.hands[self.thrower], self.kept))
@@ -239,51 +201,36 @@ class LeBidouState(pyspiel.State):
 
     def turn_string(self, owner: int, visible: bool) -> str:
         """A throwing turn as its owner sees it, or (not `visible`) as the other does."""
-        names = self._t.action_names
-        tokens = []
-        for token in self.turns[owner]:
-            if isinstance(token, tuple):
-                tokens.append(rules.format_hand(token) if visible else "?")
-            else:
-                tokens.append(names[token] if visible else
-                              ("stop" if token == STOP_ID else "again"))
-        return ",".join(tokens)
+        return self._t.turn_string(self.turns[owner], self._t.action_names, visible)
 
 
-class LeBidouObserver:
+class LeBidouObserver(ObserverView):
     """Strings only (the game provides no tensors): the PyObserver interface of
     open_spiel/python/observation.py with an empty tensor."""
 
     def __init__(self, iig_obs_type: Any):
-        self._recall = iig_obs_type.perfect_recall
-        private = iig_obs_type.private_info
-        self._single = private == pyspiel.PrivateInfoType.SINGLE_PLAYER
-        self._all = private == pyspiel.PrivateInfoType.ALL_PLAYERS
-        self._public = iig_obs_type.public_info
+        super().__init__(iig_obs_type)
         self.tensor = np.zeros(0, np.float32)
         self.dict: dict[str, np.ndarray] = {}
 
     def set_from(self, state: LeBidouState, player: int) -> None:
         pass
 
-    def _sees(self, player: int, owner: int) -> bool:
-        return self._all or (self._single and player == owner)
-
     def string_from(self, state: LeBidouState, player: int) -> str:
-        pieces = [f"p{player}"] if self._single or self._all else []
+        pieces = [f"p{player}"] if self.single or self.all else []
         stakes = "s:" + ",".join(state.stakes)
-        if self._recall:
+        if self.recall:
             for owner, label in ((CAPTAIN, "c"), (OPPONENT, "o")):
-                if self._sees(player, owner) or self._public:
+                if self.sees(player, owner) or self.public:
                     pieces.append(f"{label}:" + state.turn_string(
-                        owner, self._sees(player, owner)))
-            return " | ".join(pieces + ([stakes] if self._public else []))
+                        owner, self.sees(player, owner)))
+            return " | ".join(pieces + ([stakes] if self.public else []))
         for owner in (CAPTAIN, OPPONENT):
-            if self._sees(player, owner):
+            if self.sees(player, owner):
                 hand = state.hands[owner]
-                label = "hand" if self._single else f"hand{owner}"
+                label = "hand" if self.single else f"hand{owner}"
                 pieces.append(f"{label}:" + (rules.format_hand(hand) if hand else "-"))
-        if self._public:
+        if self.public:
             counts = state.throw_counts
             pieces += [f"throws:{counts[CAPTAIN]},{counts[OPPONENT]}", stakes]
         return " ".join(pieces)

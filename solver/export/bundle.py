@@ -40,7 +40,14 @@ from solver.analysis import simplify
 from solver.certificate import Certificate
 from solver.evaluate import Evaluation, evaluate
 from solver.export import numbers, tables
-from solver.export.chart_files import BOOKLET, FORMATS, chart_stems, old_charts
+from solver.export.chart_files import (
+    BOOKLET,
+    FORMATS,
+    chart_stems,
+    game_title,
+    old_charts,
+    one_chip_betting,
+)
 from solver.files import publish, staging_folder, write_json_atomic, write_text_atomic
 from solver.model import HandModel
 from solver.progress import Step, quiet, scaled
@@ -110,7 +117,7 @@ def measure(source: Any, exact: Exact | None = None
             f"({e.value:.12g}, exploitability {e.exploitability:.3g}): was it edited?")
     summary = {key: value for key, value in summary.items()    # the rest is re-derived
                if key in CLAIMS and _plain_claim(value)}
-    summary["rules"] = model.params.to_dict()        # the rules measured, not a copy's claim
+    summary["rules"] = model.game_rules        # the rules measured, not a copy's claim
     summary["source"] = FROM_FILE
     measured = e.to_dict()
     summary.update({key: measured[key] for key in MEASURED})
@@ -153,7 +160,7 @@ def summary_markdown(model: HandModel, summary: Mapping[str, Any],
                      simplified: simplify.Simplified | None = None,
                      files: Sequence[str] = ()) -> str:
     """The page a reader opens first: rules, numbers, simplified rules, list of files."""
-    lines = ["# Bidou: solved hand", ""] + tables.summary_lines(model, summary)
+    lines = [f"# {game_title(model)}: solved hand", ""] + tables.summary_lines(model, summary)
     e = summary
     lines += ["", "## Numbers (chips per hand, to the captain)", "",
               "| quantity | value |", "|---|---|"]
@@ -187,6 +194,11 @@ def summary_markdown(model: HandModel, summary: Mapping[str, Any],
                   f"- Rounding alone, without thresholds: exploitability "
                   f"{s.rounded_exploitability:.6f}", ""]
         lines += [f"- {line}" for line in s.describe()]
+    if not one_chip_betting(model):
+        lines += ["", "Le Bidou's betting is in the tables (betting.csv, .md, .json: each "
+                  "decision named by its stakes, \"stake 3, raise to 5\"); it has no betting "
+                  "charts, booklet or simplified strategy: a decision has up to ten actions "
+                  "and a public state up to 512 decisions (docs/le-bidou.md)."]
     if files:
         lines += ["", "## Files", ""] + [f"- `{name}`" for name in files]
     return "\n".join(lines) + "\n"
@@ -228,9 +240,10 @@ def export_all(source: Any, out_dir: str | os.PathLike,
     stems = chart_stems(model)
     total = 3 + len(stems)
     step("simplifying the strategy", 1, total)
-    simplified = simplify.simplify(model, strategy, summary.get("value"),
-                                   evaluation=evaluation)
-    simple = numbers.stable_document(simplified.to_dict())
+    simplified = (simplify.simplify(model, strategy, summary.get("value"),
+                                    evaluation=evaluation)
+                  if one_chip_betting(model) else None)     # Le Bidou: no simplified play
+    simple = numbers.stable_document(simplified.to_dict()) if simplified else None
     with staging_folder(out_dir) as stage:
         step("writing the strategy files and tables", 2, total)
         paths: list[Path] = []
@@ -240,16 +253,17 @@ def export_all(source: Any, out_dir: str | os.PathLike,
             document = exact_to_json(document, model, strategy, exact)
         write_json_atomic(stage / "strategy.json", document)
         paths.append(stage / "strategy.json")
-        write_json_atomic(stage / "simplified_strategy.json",
-                          strategy_to_json(model, simplified.strategy, simple))
-        paths.append(stage / "simplified_strategy.json")
+        if simplified is not None:
+            write_json_atomic(stage / "simplified_strategy.json",
+                              strategy_to_json(model, simplified.strategy, simple))
+            paths.append(stage / "simplified_strategy.json")
         paths += tables.write_tables(model, strategy, stage, summary, evaluation.reach)
         if parquet:
             from solver.export.parquet import write_parquet_tables
 
             paths += write_parquet_tables(model, strategy, stage, evaluation.reach)
         chart_names = ([f"{stem}.{fmt}" for stem in stems for fmt in formats]
-                       + ([BOOKLET] if "pdf" in formats else []))
+                       + ([BOOKLET] if "pdf" in formats and one_chip_betting(model) else []))
         if draw_charts:
             from solver.export import charts
 
@@ -259,8 +273,8 @@ def export_all(source: Any, out_dir: str | os.PathLike,
         step("writing the summary", total, total)
         written = [p.name for p in paths]
         names = ["summary.md", "summary.json"] + written + ([] if draw_charts else chart_names)
-        write_json_atomic(stage / "summary.json", {**summary, "simplified": simple,
-                                                   "files": names})
+        simple_part = {"simplified": simple} if simple is not None else {}
+        write_json_atomic(stage / "summary.json", {**summary, **simple_part, "files": names})
         write_text_atomic(stage / "summary.md",
                           summary_markdown(model, summary, simplified, names))
         stale = [name for name in _listed_files(out_dir) + old_charts(out_dir, FORMATS)

@@ -7,6 +7,7 @@ import os
 import re
 from typing import Sequence
 
+from games.family import OneChipLadder
 from solver.model import HandModel
 
 FORMATS = ("pdf", "png", "svg")
@@ -16,9 +17,25 @@ _CHART_NAME = re.compile(r"(reroll_chart|remember_chart|betting_charts|betting_c
                          r"\.(\w+)")
 
 
+def one_chip_betting(model: HandModel) -> bool:
+    """Whether the betting is two-hand Bidou's one-chip ladder, the only betting the
+    betting charts, the booklet and the simplified strategy (remember chart) can draw: a
+    Le Bidou decision has up to ten actions and a public state 2**max_stake decisions
+    (512), which no page of columns holds. Its throwing is charted as any other."""
+    return isinstance(model.description.betting, OneChipLadder)
+
+
+def game_title(model: HandModel) -> str:
+    """The game a chart's title names: "Bidou", or "Le Bidou" for the French stakes."""
+    return "Bidou" if one_chip_betting(model) else "Le Bidou"
+
+
 def chart_stems(model: HandModel) -> list[str]:
-    """File stems of the charts `charts.write_charts` writes, in order."""
+    """File stems of the charts `charts.write_charts` writes, in order (Le Bidou: the
+    reroll chart alone, `one_chip_betting`)."""
     stems = ["reroll_chart"] if model.throws > 1 else []
+    if not one_chip_betting(model):
+        return stems
     stems += [f"betting_chart_c{tc}_o{to}" for tc, to in model.public_states]
     return stems + ["remember_chart"]
 

@@ -47,7 +47,13 @@ from matplotlib.textpath import TextToPath
 from games.bidou import rules
 from games.bidou.betting import CAPTAIN, OPPONENT, ROLE_NAMES
 from games.bidou.rules import STOP
-from solver.export.chart_files import BOOKLET, FORMATS, chart_stems
+from solver.export.chart_files import (
+    BOOKLET,
+    FORMATS,
+    chart_stems,
+    game_title,
+    one_chip_betting,
+)
 from solver.export.numbers import NOISE, NOISE_TEXT, quality
 from solver.export.tables import PURE_TOL, REACH_TOL, hand_label, ranked_indices
 from solver.files import write_bytes_atomic
@@ -162,7 +168,7 @@ def throw_cells(model: HandModel, strategy: Strategy, player: int, context: int,
     order = sorted(range(len(model.throw_actions)),
                    key=lambda a: (-3 if model.throw_actions[a] == STOP
                                   else -len(model.throw_actions[a])))
-    keep = model.params.reroll == "keep"
+    keep = model.game_params.reroll == "keep"
     cells = []
     for h in ranked_indices(model):
         segments = tuple(
@@ -545,8 +551,8 @@ def draw_grid(canvas: Canvas, model: HandModel, panels: Sequence[Panel], *, x0: 
     `mid_labels`: indices of panels before which the hand labels are repeated; `notes`
     gathers the mixed cells too narrow for their labels (`draw_cell`).
     """
-    ranking = model.params.ranking
-    ranked = rules.ranked_hands(model.params.faces, ranking)
+    ranking = model.game_params.ranking
+    ranked = rules.ranked_hands(model.game_params.faces, ranking)
     n = len(ranked)
     grid_top = y0 + header_h
     title_size = title_size or header_size + 1
@@ -677,7 +683,7 @@ def format_exploitability(e: float) -> str:
 def draw_title(canvas: Canvas, title: str, model: HandModel, summary: Mapping[str, Any] | None,
                y: float = 0.38, extra: str = "") -> float:
     canvas.text(canvas.width / 2, y, title, size=14, ha="center", weight="bold")
-    canvas.text(canvas.width / 2, y + 0.27, "Rules: " + model.params.describe(), size=9,
+    canvas.text(canvas.width / 2, y + 0.27, "Rules: " + model.game_params.describe(), size=9,
                 ha="center")
     line = _numbers_line(model, summary)
     if extra:
@@ -729,7 +735,7 @@ def _throw_panels(model: HandModel, strategy: Strategy, reach: Reach | None = No
 
 
 def _throw_legend(model: HandModel) -> list[Style]:
-    if model.params.reroll == "all":
+    if model.game_params.reroll == "all":
         return [THROW_STYLES["stop"], THROW_STYLES["reroll"]]
     return [THROW_STYLES[k] for k in ("stop", "keep2", "keep1", "reroll")]
 
@@ -745,10 +751,10 @@ def reroll_figure(model: HandModel, strategy: Strategy,
     """One page: when to stop throwing (and, under reroll=keep, which dice to keep)."""
     summary = _summary(model, strategy, summary)
     canvas = Canvas(A4_PORTRAIT)
-    keep = model.params.reroll == "keep"
+    keep = model.game_params.reroll == "keep"
     title = ("When to stop throwing, which dice to keep" if keep
              else "When to stop throwing")
-    y = draw_title(canvas, f"Bidou — {title}", model, summary)
+    y = draw_title(canvas, f"{game_title(model)} — {title}", model, summary)
     T = model.throws
     if T == 1:
         canvas.text(canvas.width / 2, y + 1, "One throw allowed: there is no throwing decision.",
@@ -774,9 +780,10 @@ def _hand_grid_page(canvas: Canvas, model: HandModel, panels: Sequence[Panel], y
     The hand columns are as wide as their longest label, which leaves the cells as wide as
     the page allows, so that most mixed cells carry their labels themselves."""
     margin = 0.3
-    ranked = rules.ranked_hands(model.params.faces, model.params.ranking)
+    ranked = rules.ranked_hands(model.game_params.faces, model.game_params.ranking)
     top_size = 7.5
-    label_w = max(text_width(hand_label(h, model.params.ranking), top_size) for h in ranked) + 0.1
+    label_w = max(text_width(hand_label(h, model.game_params.ranking), top_size)
+                  for h in ranked) + 0.1
     right_w = max(text_width(rules.format_hand(h), top_size) for h in ranked) + 0.14
     columns = sum(len(p.columns) for p in panels)
     col_w = min(max_col_w, (canvas.width - 2 * margin - label_w - right_w
@@ -993,16 +1000,16 @@ def remember_figure(simplified, summary: Mapping[str, Any] | None = None) -> Fig
     W = canvas.width
     canvas.text(W / 2, 0.28, "Bidou \u2014 remember this: a simplified strategy", size=14,
                 ha="center", weight="bold")
-    canvas.text(W / 2, 0.5, "Rules: " + model.params.describe(), size=8.5, ha="center")
+    canvas.text(W / 2, 0.5, "Rules: " + model.game_params.describe(), size=8.5, ha="center")
     for i, line in enumerate(_remember_cost(simplified, summary)):
         canvas.text(W / 2, 0.67 + 0.14 * i, line, size=7.5, ha="center")
     y = 0.9
-    keep = model.params.reroll == "keep"
+    keep = model.game_params.reroll == "keep"
     panels, mid = _remember_panels(model, strategy)
     margin, gap = 0.2, 0.08
     fontsize = MIN_LABEL_PT
-    ranked = rules.ranked_hands(model.params.faces, model.params.ranking)
-    label_w = max(text_width(hand_label(h, model.params.ranking), fontsize) for h in ranked) \
+    ranked = rules.ranked_hands(model.game_params.faces, model.game_params.ranking)
+    label_w = max(text_width(hand_label(h, model.game_params.ranking), fontsize) for h in ranked) \
         + 0.08
     short_w = max(text_width(rules.format_hand(h), fontsize) for h in ranked) + 0.1
     throw_w = text_width("6-6", fontsize) + 0.08 if keep else 0.2     # at most two dice kept
@@ -1185,7 +1192,7 @@ def write_charts(model: HandModel, strategy: Strategy, out_dir: str | os.PathLik
     paths: list[Path] = []
     for stem, figure in chart_figures(model, strategy, summary, simplified, progress, reach):
         paths += save_figure(figure, out / stem, formats, dpi)
-    if "pdf" in formats:
+    if "pdf" in formats and one_chip_betting(model):
         path = out / BOOKLET
         write_bytes_atomic(path, booklet_bytes(model, strategy, _summary(model, strategy,
                                                                            summary), reach))

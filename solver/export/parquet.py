@@ -109,7 +109,7 @@ def write_parquet_tables(model: HandModel, strategy: Strategy, out_dir: str | os
     """reroll.parquet and betting.parquet in `out_dir`, atomically (`reach`: both players'
     own reach, measured here if not given)."""
     paths = []
-    rules = model.params.to_dict()
+    rules = model.game_rules
     reach = reach or reach_of(model, strategy)
     for table in (reroll_table(model, strategy, reach), betting_table(model, strategy, reach)):
         path = Path(out_dir) / f"{table.name}.parquet"

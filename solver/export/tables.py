@@ -75,7 +75,8 @@ class Table:
 def ranked_indices(model: HandModel) -> list[int]:
     """Model hand indices, strongest hand first (the ranking's table order)."""
     index = {h: i for i, h in enumerate(model.hands)}
-    return [index[h] for h in rules.ranked_hands(model.params.faces, model.params.ranking)]
+    game = model.game_params
+    return [index[h] for h in rules.ranked_hands(game.faces, game.ranking)]
 
 
 def short_name(hand: rules.Hand, ranking: str) -> str:
@@ -94,10 +95,24 @@ def hand_label(hand: rules.Hand, ranking: str) -> str:
     return f"{rules.format_hand(hand)} {name}".strip()
 
 
+def is_stakes(history: str) -> bool:
+    """Whether a history is Le Bidou's (one digit per stake proposed: "35")."""
+    return history.isdigit()
+
+
+def spell_stakes(history: str) -> str:
+    """Le Bidou's history in words, by its stakes: "35" -> "stake 3, raise to 5"."""
+    return ", ".join(f"stake {d}" if i == 0 else f"raise to {d}"
+                     for i, d in enumerate(history))
+
+
 def spell_history(history: str, first: int) -> str:
-    """Betting history in words: "pb" with the captain first -> "captain passes, opponent bets"."""
+    """Betting history in words: "pb" with the captain first -> "captain passes, opponent
+    bets"; Le Bidou's by its stakes (`spell_stakes`: "stake 3, raise to 5")."""
     if not history:
         return "opening"
+    if is_stakes(history):
+        return spell_stakes(history)
     words = []
     for i, letter in enumerate(history):
         actor = ROLE_NAMES[first if i % 2 == 0 else 1 - first]
@@ -109,6 +124,8 @@ def facing(history: str, level: int) -> str:
     """What the player to act faces: "opens", "after a pass", "a bet", "a raise to 3"."""
     if not history:
         return "opens"
+    if is_stakes(history):
+        return f"faces {spell_stakes(history)}"
     if level == 0:
         return "after a pass"
     if level == 1:
@@ -194,7 +211,7 @@ def reroll_rows(model: HandModel, strategy: Strategy, reach: Reach | None = None
                         "throw": t + 1,
                         "rank": rank,
                         "hand": rules.format_hand(hand),
-                        "name": rules.hand_name(hand, model.params.ranking),
+                        "name": rules.hand_name(hand, model.game_params.ranking),
                         "reached": _clean(throw_reach[c, t, 0, h]),
                         "play": format_mix(
                             [n for n, ok in zip(names, legal) if ok],
@@ -207,10 +224,22 @@ def reroll_rows(model: HandModel, strategy: Strategy, reach: Reach | None = None
     return rows
 
 
-def betting_columns() -> tuple[tuple[str, ...], tuple[str, ...]]:
+def betting_actions(model: HandModel | None = None) -> tuple[str, ...]:
+    """The betting table's action columns: two-hand Bidou's five (pass, bet, fold, call,
+    raise), or every action of the model's trees in the order the trees first name them
+    (Le Bidou: "stake 1" .. "stake S", "withdraw", "call", "raise to 2" .. "raise to S")."""
+    if model is None:
+        return BETTING_ACTIONS
+    seen = dict.fromkeys(action for tree in model.trees.values() for node in tree.nodes
+                         for action in node.actions)
+    return BETTING_ACTIONS if set(seen) <= set(BETTING_ACTIONS) else tuple(seen)
+
+
+def betting_columns(model: HandModel | None = None) -> tuple[tuple[str, ...], tuple[str, ...]]:
     head = ("captain_throws", "opponent_throws", "first_bettor", "history", "situation",
             "actor", "level", "rank", "hand", "name", "reached", "play")
-    return head + BETTING_ACTIONS + _value_columns(BETTING_ACTIONS), BETTING_ACTIONS
+    actions = betting_actions(model)
+    return head + actions + _value_columns(actions), actions
 
 
 def betting_decisions(model: HandModel, public: tuple[int, int]) -> list[str]:
@@ -228,6 +257,7 @@ def betting_rows(model: HandModel, strategy: Strategy, reach: Reach | None = Non
     order = ranked_indices(model)
     both = reach or reach_of(model, strategy)
     worth = values or action_values(model, strategy)
+    columns = betting_actions(model)
     reach_by = {player: both[player][1] for player in (CAPTAIN, OPPONENT)}
     rows: list[dict[str, Any]] = []
     for tc, to in model.public_states:
@@ -248,11 +278,11 @@ def betting_rows(model: HandModel, strategy: Strategy, reach: Reach | None = Non
                     "level": node.level,
                     "rank": rank,
                     "hand": rules.format_hand(hand),
-                    "name": rules.hand_name(hand, model.params.ranking),
+                    "name": rules.hand_name(hand, model.game_params.ranking),
                     "reached": _clean(node_reach[h]),
                     "play": format_mix(node.actions, probs[:, h]),
                 }
-                for action in BETTING_ACTIONS:
+                for action in columns:
                     row[action] = (_clean(probs[node.actions.index(action), h])
                                    if action in node.actions else None)
                     row[value_column(action)] = None
@@ -270,7 +300,7 @@ def reroll_table(model: HandModel, strategy: Strategy, reach: Reach | None = Non
 
 def betting_table(model: HandModel, strategy: Strategy, reach: Reach | None = None,
                   values: ActionValues | None = None) -> Table:
-    columns, probability = betting_columns()
+    columns, probability = betting_columns(model)
     return Table("betting", "Betting decisions", columns, probability,
                  tuple(betting_rows(model, strategy, reach, values)))
 
@@ -338,7 +368,7 @@ def _cell(row: Mapping[str, Any], actions: Sequence[str]) -> str:
 def summary_lines(model: HandModel, summary: Mapping[str, Any] | None) -> list[str]:
     """Rules, value and exploitability as Markdown bullet lines."""
     summary = summary or {}
-    lines = [f"- Rules: {model.params.describe()}"]
+    lines = [f"- Rules: {model.game_params.describe()}"]
     if "value" in summary:
         lines.append(f"- Value of the hand to the captain: {summary['value']:+.6f} chips per hand")
     if "exploitability" in summary:
@@ -379,7 +409,7 @@ def reroll_markdown(model: HandModel, strategy: Strategy,
     if T == 1:
         return "\n".join(lines + ["With one throw allowed there is no throwing decision.", ""])
     cells = {(r["player"], r["captain_throws"], r["throw"], r["rank"]): r for r in table.rows}
-    ranked = rules.ranked_hands(model.params.faces, model.params.ranking)
+    ranked = rules.ranked_hands(model.game_params.faces, model.game_params.ranking)
     panels = [("captain", "", "Captain")] + [
         ("opponent", tc, f"Opponent, after the captain made {tc} throw{'s' * (tc > 1)}")
         for tc in range(1, T + 1)]
@@ -389,7 +419,7 @@ def reroll_markdown(model: HandModel, strategy: Strategy,
         body = []
         for rank, hand in enumerate(ranked, start=1):
             body.append([str(rank), rules.format_hand(hand),
-                         rules.hand_name(hand, model.params.ranking)]
+                         rules.hand_name(hand, model.game_params.ranking)]
                         + [_cell(cells[(player, context, t, rank)], table.probability_columns)
                            for t in range(1, T)])
         lines += _md_table(header, body) + [""]
@@ -414,11 +444,13 @@ def betting_markdown(model: HandModel, strategy: Strategy,
     lines += ["", "One table per public state (throws made by each player, known to both). "
               "Columns are the decision points, named by who acts and what happened before; "
               "each cell is the action (or the mix of actions) of the player to act with "
-              "that hand. In brackets, the betting so far, first bettor first: p pass, b bet, "
-              "r raise. " + _REACH_NOTE, ""]
+              "that hand. In brackets, the betting so far, first bettor first: "
+              + ("each stake proposed (\"35\": stake 3, raise to 5). "
+                 if not set(betting_actions(model)) <= set(BETTING_ACTIONS)
+                 else "p pass, b bet, r raise. ") + _REACH_NOTE, ""]
     cells = {(r["captain_throws"], r["opponent_throws"], r["history"], r["rank"]): r
              for r in table.rows}
-    ranked = rules.ranked_hands(model.params.faces, model.params.ranking)
+    ranked = rules.ranked_hands(model.game_params.faces, model.game_params.ranking)
     for tc, to in model.public_states:
         first = ROLE_NAMES[model.tree((tc, to)).first]
         lines += [f"## Captain {tc} throw{'s' * (tc > 1)}, opponent {to} "
@@ -427,7 +459,7 @@ def betting_markdown(model: HandModel, strategy: Strategy,
         header = ["Rank", "Hand"] + [decision_header(model, (tc, to), h) for h in histories]
         body = []
         for rank, hand in enumerate(ranked, start=1):
-            body.append([str(rank), hand_label(hand, model.params.ranking)]
+            body.append([str(rank), hand_label(hand, model.game_params.ranking)]
                         + [_cell(cells[(tc, to, h, rank)], table.probability_columns)
                            for h in histories])
         lines += _md_table(header, body) + [""]
@@ -445,7 +477,7 @@ def table_to_json(table: Table, model: HandModel) -> dict[str, Any]:
         "schema_version": TABLE_SCHEMA_VERSION,
         "table": table.name,
         "title": table.title,
-        "rules": model.params.to_dict(),
+        "rules": model.game_rules,
         "columns": list(table.columns),
         "probability_columns": list(table.probability_columns),
         "about": {

@@ -16,7 +16,9 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, Union
 
-from games.bidou.params import BidouParams
+from games.bidou.params import BidouParams, ParameterError
+from games.catalog import GameParams
+from games.le_bidou.params import LeBidouParams
 from solver import exact_file
 from solver import solve as solving
 from solver.errors import SolverError
@@ -31,6 +33,13 @@ Source = Union[Solution, tuple[HandModel, Strategy, dict[str, Any]]]
 
 REFINED = "refined"        # solver/refine: exact, sequentially rational everywhere
 PLAIN = "plain LP vertex"  # solver/lp: an arbitrary equilibrium off the path
+
+# The largest Le Bidou hand the LP is asked to solve, in betting rows (public states x
+# decisions x hands): max_stake 5 with the default dice (9 x 32 x 56 = 16 128), which the LP
+# solves in 30-50 s on 2 shared cores. Each stake more doubles the decisions; max_stake 6 was
+# not tried whole, and max_stake 9 (16 times as many rows) had not finished after 14 minutes
+# (docs/le-bidou.md, "Measured").
+LE_BIDOU_LP_ROWS = 9 * 2**5 * 56
 
 
 @dataclasses.dataclass(frozen=True)
@@ -73,15 +82,48 @@ class HandResult:
                              self.exact)
 
 
-def solve_hand(params: BidouParams, method: str = "lp", iterations: int | None = None,
+def le_bidou_rows(params: LeBidouParams) -> int:
+    """The size `LE_BIDOU_LP_ROWS` bounds: public states x betting decisions x hands."""
+    from games.bidou.rules import all_hands
+
+    return params.throws ** 2 * 2 ** params.max_stake * len(all_hands(params.faces))
+
+
+def check_solvable(params: GameParams, method: str, iterations: int | None) -> None:
+    """ParameterError (one line, before any work) for a Le Bidou hand too large for the LP,
+    or for CFR without a bound on its iterations: it would run for hours with nothing to
+    show. Two-hand Bidou's hands are all solvable."""
+    if not isinstance(params, LeBidouParams):
+        return
+    rows = le_bidou_rows(params)
+    if rows <= LE_BIDOU_LP_ROWS:
+        return
+    where = (f"Le Bidou at max_stake {params.max_stake} with {params.faces} faces and "
+             f"{params.throws} throws has {rows:,} betting rows (public states x decisions x "
+             f"hands)")
+    if method == "lp":
+        raise ParameterError(
+            f"{where}, more than the {LE_BIDOU_LP_ROWS:,} of max_stake 5 with the default dice "
+            f"(30-50 s); the LP does not finish today (max_stake 9: not after 14 minutes, "
+            f"docs/le-bidou.md): use --max-stake 5 or fewer faces or throws, or --method "
+            f"pcfr+ --iterations N for a proved interval")
+    if iterations is None:
+        raise ParameterError(
+            f"{where}: {method} would need hours to reach its target (pcfr+: 6000 iterations, "
+            f"about 5 minutes, prove the default hand to width 1.5e-4, docs/le-bidou.md); "
+            f"give --iterations N")
+
+
+def solve_hand(params: GameParams, method: str = "lp", iterations: int | None = None,
                target_exploitability: float | None = None, exact: bool = False,
                progress: Step | None = None, exact_progress: Step | None = None,
                plain: bool = False) -> HandResult:
     """Solve and certify one hand: by the LP, its refined equilibrium (`refined_hand`,
     always exact) unless `plain`; otherwise `solver.solve.solve`, and with `exact` its
     exact equilibrium recovered too (`with_exact`). `progress` hears the solve,
-    `exact_progress` the recovery (default: `progress`)."""
-    if method == "lp" and not plain:
+    `exact_progress` the recovery (default: `progress`). Le Bidou's LP gives its plain
+    vertex: the refined equilibrium's limit is not recovered on its stakes trees."""
+    if method == "lp" and not plain and isinstance(params, BidouParams):
         return refined_hand(params, progress)
     solution = solving.solve(params, method, iterations=iterations,
                              target_exploitability=target_exploitability, progress=progress)
@@ -124,14 +166,17 @@ def with_exact(solution: Solution, progress: Step | None = None) -> HandResult:
     return HandResult(found.solution, found.exact, found.reason)
 
 
-def hand_source(params: BidouParams, strategy_file: str | None, plain: bool = False
+def hand_source(params: GameParams, strategy_file: str | None, plain: bool = False
                 ) -> Source:
     """A solved hand: read from a strategy file (not measured yet: the export layer
-    measures it), or solved now with the LP: its refined equilibrium unless `plain`."""
+    measures it), or solved now with the LP: its refined equilibrium unless `plain` (Le
+    Bidou: always its plain vertex, as `solve_hand` says)."""
     from solver.strategy import load_strategy_file
 
     if strategy_file is None:
-        return solving.solve(params) if plain else refined_hand(params).solution
+        if plain or not isinstance(params, BidouParams):
+            return solving.solve(params)
+        return refined_hand(params).solution
     return load_strategy_file(strategy_file)
 
 
@@ -175,7 +220,7 @@ def file_report(source: tuple[HandModel, Strategy, dict[str, Any]], strategy_fil
     report = {key: summary.get(key) for key in (
         "on_policy_value", "exploitability", "nash_conv", "captain_exploitability",
         "opponent_exploitability", "certified_value")}
-    report["rules"] = model.params.to_dict()
+    report["rules"] = model.game_rules
     report["claimed"] = {key: summary.get(key) for key in ("method", "status", "value")}
     report["exploitability_against"] = "on_policy_value"
     return report, recorded_game_value

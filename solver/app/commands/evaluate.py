@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from games.bidou.params import BidouParams
+from games.catalog import GAMES, GameParams, params_from_rules
 from solver.app.commands.group import guarded
 from solver.app.commands.options import game_options, strategy_source
 from solver.app.commands.printing import proved
@@ -21,7 +21,7 @@ def _report_lines(report: dict[str, Any], recorded_game_value: float | None) -> 
     the interval the strategies prove contains it (StrategyFileError otherwise)."""
     from solver.certificate import Certificate
 
-    rules = BidouParams.from_mapping(report["rules"])
+    rules = params_from_rules(report["rules"])
     proof = Certificate.from_dict(report["certified_value"])
     game_value: float | None = None if proof.exact is None else float(proof.exact)
     source = ""
@@ -64,12 +64,12 @@ Examples:
   bidou evaluate --strategy s.json
   bidou evaluate --strategy outputs/default/simplified_strategy.json --json""")
 @guarded
-@game_options
+@game_options(games=True)
 @click.option("--strategy", "strategy_file", type=click.Path(dir_okay=False), required=True,
               help="A strategy file (`bidou solve --out`, `simplified_strategy.json`, ...; "
                    "docs/strategy-file.md says how to write one by hand).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
-def evaluate(params: BidouParams, strategy_file: str, as_json: bool,
+def evaluate(params: GameParams, strategy_file: str, as_json: bool,
              rules_given: tuple[str, ...]) -> None:
     """Measure a strategy file: the value of its strategy pair, what a best response wins
     against each side, and the interval of the game value it proves in exact arithmetic
@@ -77,7 +77,7 @@ def evaluate(params: BidouParams, strategy_file: str, as_json: bool,
     file is trusted; the rules are the file's own (rules options must agree with them)."""
     from solver.pipeline.hand import file_report
 
-    source = strategy_source(params, strategy_file, rules_given)
+    source = strategy_source(params, strategy_file, rules_given, games=GAMES)
     assert isinstance(source, tuple)                # a strategy file is read, not solved
     report, recorded_game_value = file_report(source, strategy_file)
     lines = _report_lines(report, recorded_game_value)      # checks the recorded value

@@ -8,7 +8,7 @@ from typing import Callable
 
 import click
 
-from games.bidou.params import BidouParams
+from games.catalog import GAMES, GameParams
 from solver.app.commands.group import guarded
 from solver.app.commands.options import (
     PLAIN_OPTION,
@@ -23,7 +23,7 @@ def _writer_command(name: str, short_help: str, epilog: str,
     """export and charts: rules or a strategy file in, a directory of files out (`extra`:
     options of one command only)."""
     options: list[Callable[[Callable], Callable]] = [
-        guarded, game_options, STRATEGY_OPTION, PLAIN_OPTION,
+        guarded, game_options(games=True), STRATEGY_OPTION, PLAIN_OPTION,
         click.option("--out", "out_dir", type=click.Path(file_okay=False), required=True,
                      help="Directory to write into (created if missing)."),
         click.option("--format", "formats", type=click.Choice(["pdf", "png", "svg"]),
@@ -44,7 +44,7 @@ def _writer_command(name: str, short_help: str, epilog: str,
     return decorate
 
 
-def _write(writer_name: str, params: BidouParams, strategy_file: str | None, out_dir: str,
+def _write(writer_name: str, params: GameParams, strategy_file: str | None, out_dir: str,
            formats: tuple[str, ...], rules_given: tuple[str, ...], exact: bool,
            plain: bool, **writer_options: bool) -> None:
     from solver.app.progress import Progress
@@ -58,7 +58,8 @@ def _write(writer_name: str, params: BidouParams, strategy_file: str | None, out
         progress(f"reading and measuring {strategy_file}" if strategy_file
                  else f"solving {params.describe()}", 0, 0)
         source, fractions = exact_source(
-            strategy_source(params, strategy_file, rules_given, plain), strategy_file, exact,
+            strategy_source(params, strategy_file, rules_given, plain, games=GAMES),
+            strategy_file, exact,
             within(progress, "recovering the exact rational equilibrium"))
         writer = getattr(bundle, writer_name)
         paths = writer(source, out_dir, formats=formats or bundle.FORMATS,
@@ -86,7 +87,7 @@ PARQUET_OPTION = click.option(
                  _WRITER_EXAMPLES.format(name="export", out="out")
                  + "\n  bidou export --parquet --out out             the tables as Parquet too",
                  extra=(PARQUET_OPTION,))
-def export(params: BidouParams, strategy_file: str | None, out_dir: str,
+def export(params: GameParams, strategy_file: str | None, out_dir: str,
            formats: tuple[str, ...], exact: bool, parquet: bool, plain: bool,
            rules_given: tuple[str, ...]) -> None:
     """Every table (CSV, Markdown; Parquet with --parquet), strategy file (JSON), summary
@@ -97,7 +98,7 @@ def export(params: BidouParams, strategy_file: str | None, out_dir: str,
 
 @_writer_command("charts", "The printable throwing, betting and remember-this charts.",
                  _WRITER_EXAMPLES.format(name="charts", out="charts"))
-def charts(params: BidouParams, strategy_file: str | None, out_dir: str,
+def charts(params: GameParams, strategy_file: str | None, out_dir: str,
            formats: tuple[str, ...], exact: bool, plain: bool, rules_given: tuple[str, ...]
            ) -> None:
     """The printable charts alone: when to stop throwing, how to bet in each public state,

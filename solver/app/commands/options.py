@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import inspect
 from typing import TYPE_CHECKING, Any, Callable
@@ -9,12 +10,18 @@ from typing import TYPE_CHECKING, Any, Callable
 import click
 
 from games.bidou.params import MAX_LEVEL_LIMIT, RANKINGS, REROLL_MODES, BidouParams, ParameterError
+from games.catalog import BIDOU, GAMES, LE_BIDOU, GameParams, game_name, params_class
+from games.le_bidou.params import LeBidouParams
+from games.le_bidou.stakes import HALF_STAKE_ROUNDING, STAKE_LIMIT
 from solver.strategy import StrategyFileError
 
 if TYPE_CHECKING:
     from solver.pipeline.hand import Source
 
 RULES = ("faces", "throws", "max_level", "reroll", "ranking", "aces_beat_bidou")
+# The rules of one game only: two-hand Bidou's one-chip ladder, Le Bidou's stakes.
+ONE_CHIP_RULES = ("max_level",)
+STAKES_RULES = ("max_stake", "half_stake")
 
 
 def option_name(name: str) -> str:
@@ -24,7 +31,7 @@ def option_name(name: str) -> str:
 def _rules_error(error: ParameterError) -> ParameterError:
     """The library's message, naming the command-line option (--max-level, not max_level)."""
     text = str(error)
-    for name in RULES:
+    for name in RULES + STAKES_RULES:
         if text.startswith(name + " "):
             return ParameterError(option_name(name) + text[len(name):])
     return error
@@ -52,35 +59,78 @@ def _rule_options(defaults: BidouParams) -> dict[str, Callable[[Callable], Calla
     }
 
 
-def game_options(func: Callable | None = None, *, only: tuple[str, ...] = RULES) -> Callable:
+def _game_option_list() -> list[Callable[[Callable], Callable]]:
+    """--game and Le Bidou's own rules, for the commands that solve either game."""
+    return [
+        click.option("--game", type=click.Choice(GAMES), default=BIDOU, show_default=True,
+                     help="Two-hand Bidou (one-chip bets) or Le Bidou, the French game of "
+                          "stakes (docs/le-bidou.md; its defaults: --reroll keep --ranking "
+                          "french)."),
+        click.option("--max-stake", type=int, default=None,
+                     help=f"Le Bidou: the highest stake a player may propose (1..{STAKE_LIMIT}"
+                          f", default {LeBidouParams().max_stake}: the pool)."),
+        click.option("--half-stake", type=click.Choice(HALF_STAKE_ROUNDING), default=None,
+                     help="Le Bidou: half of an odd first stake, paid by a withdrawal, "
+                          "rounded up (the default) or down (at least one chip)."),
+    ]
+
+
+def _given(names: tuple[str, ...]) -> tuple[str, ...]:
+    """The options of `names` the command line gave (not left at their defaults)."""
+    context = click.get_current_context()
+    return tuple(name for name in names
+                 if context.get_parameter_source(name) != click.core.ParameterSource.DEFAULT)
+
+
+def _game_params(game: str, rules: dict[str, Any], given: tuple[str, ...]) -> GameParams:
+    """The parameters of `game` from the options given (the others: the game's defaults);
+    ParameterError naming an option that belongs to the other game."""
+    foreign = ONE_CHIP_RULES if game == LE_BIDOU else STAKES_RULES
+    wrong = [name for name in foreign if name in given]
+    if wrong:
+        owner = "two-hand Bidou's one-chip bets" if game == LE_BIDOU else "Le Bidou's stakes"
+        raise ParameterError(f"{option_name(wrong[0])} applies to {owner}, not to --game "
+                             f"{game}")
+    kind = params_class(game)
+    defaults = kind()
+    values = {name: rules[name] for name in given
+              if name in rules and hasattr(defaults, name)}
+    if values.get("ranking", defaults.ranking) != "french":   # the flag means nothing
+        values["aces_beat_bidou"] = defaults.aces_beat_bidou  # there: one spelling
+    try:
+        return kind(**{**dataclasses.asdict(defaults), **values})
+    except ParameterError as error:
+        raise _rules_error(error) from None
+
+
+def game_options(func: Callable | None = None, *, only: tuple[str, ...] = RULES,
+                 games: bool = False) -> Callable:
     """The rules options shared by every command; they become one `params` argument.
 
     `only` keeps the options that matter to a command (stats needs no betting rules);
-    the others keep their defaults.
+    the others keep their defaults. With `games`, --game chooses two-hand Bidou or Le
+    Bidou (with --max-stake and --half-stake): `params` is then BidouParams or
+    LeBidouParams, and an option of the other game is refused in one line.
     """
     if func is None:
-        return functools.partial(game_options, only=only)
+        return functools.partial(game_options, only=only, games=games)
     defaults = BidouParams()
     options = _rule_options(defaults)
     command = func
+    names = only + (("game",) + STAKES_RULES if games else ())
 
     @functools.wraps(command)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        rules = {name: kwargs.pop(name) for name in only}
-        if rules.get("ranking", defaults.ranking) != "french":    # the flag means nothing
-            rules["aces_beat_bidou"] = defaults.aces_beat_bidou  # there: one spelling
-        try:
-            params = BidouParams(**rules)
-        except ParameterError as error:
-            raise _rules_error(error) from None
+        rules = {name: kwargs.pop(name) for name in names}
+        given = _given(names)
+        params = _game_params(rules.pop("game", BIDOU), rules, given)
         if "rules_given" in inspect.signature(command).parameters:
-            context = click.get_current_context()
-            kwargs["rules_given"] = tuple(
-                name for name in only
-                if context.get_parameter_source(name) != click.core.ParameterSource.DEFAULT)
+            kwargs["rules_given"] = given
         return command(*args, params=params, **kwargs)
 
     decorated: Callable = wrapper
+    for option in reversed(_game_option_list() if games else []):
+        decorated = option(decorated)
     for name in reversed(RULES):
         if name in only:
             decorated = options[name](decorated)
@@ -98,12 +148,14 @@ PLAIN_OPTION = click.option(
          "(the default; docs/refined.md).")
 
 
-def strategy_source(params: BidouParams, strategy_file: str | None,
-                    rules_given: tuple[str, ...], plain: bool = False) -> Source:
+def strategy_source(params: GameParams, strategy_file: str | None,
+                    rules_given: tuple[str, ...], plain: bool = False,
+                    games: tuple[str, ...] = (BIDOU,)) -> Source:
     """A solved hand: read from a strategy file, or solved now with the LP (its refined
     equilibrium unless `plain`).
 
-    Rules options given beside a strategy file must agree with the rules it was solved for.
+    Rules options given beside a strategy file must agree with the rules it was solved for;
+    a file of a game the command does not read (`games`) is refused in one line.
     """
     from solver.pipeline.hand import hand_source
 
@@ -112,19 +164,27 @@ def strategy_source(params: BidouParams, strategy_file: str | None,
     source = hand_source(params, strategy_file, plain)
     if strategy_file is None or not isinstance(source, tuple):
         return source
-    model = source[0]
+    solved = source[0].game_params
+    if game_name(solved) not in games:
+        raise StrategyFileError(f"{strategy_file} is a strategy of {solved.describe()}; this "
+                                f"command reads two-hand Bidou's only")
     context = click.get_current_context(silent=True)
     given = context.params if context else {}            # as typed, before normalizing
-    clashes = [f"{_option_value(name, getattr(model.params, name))}, not "
-               f"{_option_value(name, given.get(name, getattr(params, name)))}"
+    clashes = [f"{_option_value(name, _rule(solved, name))}, not "
+               f"{_option_value(name, given.get(name, _rule(params, name)))}"
                for name in rules_given
-               if given.get(name, getattr(params, name)) != getattr(model.params, name)
-               and (name != "aces_beat_bidou" or model.params.ranking == "french")]
+               if given.get(name, _rule(params, name)) != _rule(solved, name)
+               and (name != "aces_beat_bidou" or solved.ranking == "french")]
     if clashes:
         raise StrategyFileError(
             f"{strategy_file} was solved for other rules ({'; '.join(clashes)}): its rules "
-            f"are {model.params.describe()}; leave out the rules options to use them")
+            f"are {solved.describe()}; leave out the rules options to use them")
     return source
+
+
+def _rule(params: GameParams, name: str) -> Any:
+    """A rule's value as the options name it (`game`: "bidou" or "le-bidou")."""
+    return game_name(params) if name == "game" else getattr(params, name, None)
 
 
 def _option_value(name: str, value: Any) -> str:

@@ -9,7 +9,8 @@ from typing import Any
 
 import click
 
-from games.bidou.params import BidouParams, ParameterError
+from games.bidou.params import ParameterError
+from games.catalog import GameParams, params_from_rules
 from solver.app.commands.group import EXIT_CANNOT_VOUCH, fail, guarded
 from solver.app.commands.options import game_options
 from solver.app.commands.printing import proved
@@ -23,7 +24,7 @@ CFR_DEFAULT_CAP = 100_000
 
 
 def _print_solution(summary: dict[str, Any]) -> None:
-    rules = BidouParams.from_mapping(summary["rules"])
+    rules = params_from_rules(summary["rules"])
     lines = [
         f"rules:          {rules.describe()}",
         f"method:         {summary['method']} ({summary['status']})"
@@ -67,9 +68,11 @@ Examples:
   bidou solve --plain --exact                  the plain LP vertex, its value proved
   bidou solve --method pcfr+                   CFR family: stops at exploitability 1e-6
   bidou solve --method cfr+ --iterations 500   the strategy after 500 iterations
-  bidou solve --faces 4 --throws 2 --json""")
+  bidou solve --faces 4 --throws 2 --json
+  bidou solve --game le-bidou --max-stake 3    Le Bidou, stakes up to 3: its value exact
+  bidou solve --game le-bidou --faces 4 --half-stake down --exact""")
 @guarded
-@game_options
+@game_options(games=True)
 @click.option("--method", type=click.Choice(["lp", "cfr", "cfr+", "dcfr", "pcfr+"]),
               default="lp", show_default=True,
               help="The exact sequence-form LP, or a CFR variant (cfr: vanilla, cfr+, "
@@ -97,7 +100,7 @@ Examples:
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 @click.option("--out", type=click.Path(dir_okay=False, writable=True), default=None,
               help="Write the strategy file (versioned JSON) here.")
-def solve(params: BidouParams, method: str, iterations: int | None,
+def solve(params: GameParams, method: str, iterations: int | None,
           target_exploitability: float | None, exact: bool, plain: bool, as_json: bool,
           out: str | None) -> None:
     """Solve one hand: the value to the captain, each side's exploitability measured by an
@@ -109,14 +112,20 @@ def solve(params: BidouParams, method: str, iterations: int | None,
     --target-exploitability (default 1e-6; vanilla cfr 1e-3) or after --iterations; a run
     that misses its target exits 1, and writes a strategy file only if --iterations asked
     for that run.
+
+    --game le-bidou solves Le Bidou (docs/le-bidou.md), by the plain LP vertex (its refined
+    equilibrium is not recovered on the stakes trees) up to max_stake 5 with the default
+    dice; a larger hand is refused before any work (the LP does not finish today), and CFR
+    on it needs --iterations.
     """
     from solver.app.progress import Progress
     from solver.files import check_file_destination, write_json_atomic
-    from solver.pipeline.hand import solve_hand
+    from solver.pipeline.hand import check_solvable, solve_hand
     from solver.progress import within
 
     if plain and method != "lp":
         raise ParameterError(f"--plain applies to the LP (--method lp), not {method}")
+    check_solvable(params, method, iterations)
     iterations, target_exploitability, capped_by_user = _stopping(
         method, iterations, target_exploitability)
     if out is not None:

@@ -1,0 +1,85 @@
+"""What every game's parameters share: one error, one check per kind of value, one parser
+of values given as text, and reading and writing a parameter set (a mapping, an OpenSpiel
+game string).
+
+Two-hand Bidou (`games/bidou/params.py`) and Le Bidou (`games/le_bidou/params.py`) are
+frozen dataclasses of their own fields built on `GameParameters`, so OpenSpiel's
+`load_game`, the command line and strategy files read both the same way and fail with the
+same one-line messages.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, ClassVar, Mapping, TypeVar
+
+P = TypeVar("P", bound="GameParameters")
+
+
+class ParameterError(ValueError):
+    """A game parameter is unknown or out of range; the message names it and what is allowed."""
+
+
+def check_int(name: str, value: Any, low: int, high: int) -> None:
+    """Fail, naming the parameter, unless `value` is an integer from `low` to `high`."""
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise ParameterError(f"{name} must be an integer from {low} to {high}, got {value!r}")
+
+
+def check_choice(name: str, value: Any, allowed: tuple[str, ...]) -> None:
+    """Fail, naming the parameter, unless `value` is one of `allowed`."""
+    if value not in allowed:
+        raise ParameterError(f"{name} must be one of {', '.join(allowed)}, got {value!r}")
+
+
+def check_bool(name: str, value: Any) -> None:
+    if not isinstance(value, bool):
+        raise ParameterError(f"{name} must be true or false, got {value!r}")
+
+
+def parse_value(name: str, value: Any, kind: type) -> Any:
+    """A value given as text (OpenSpiel strings, command lines) in the field's type; other
+    values are returned as they are, for the dataclass's own checks."""
+    if not isinstance(value, str):
+        return value
+    text = value.strip()
+    if kind is bool:
+        if text.lower() in ("true", "1", "yes"):
+            return True
+        if text.lower() in ("false", "0", "no"):
+            return False
+        raise ParameterError(f"{name} must be true or false, got {value!r}")
+    if kind is int:
+        try:
+            return int(text)
+        except ValueError:
+            raise ParameterError(f"{name} must be an integer, got {value!r}") from None
+    return text
+
+
+class GameParameters:
+    """Reading and writing a frozen dataclass of parameters; `GAME` is the OpenSpiel short
+    name its game string loads."""
+
+    GAME: ClassVar[str]
+
+    @classmethod
+    def from_mapping(cls: type[P], values: Mapping[str, Any]) -> P:
+        """Build from a mapping of names to values (strings are parsed); unknown names fail,
+        so OpenSpiel's `load_game` and a command line fail the same way."""
+        fields = {f.name: f for f in dataclasses.fields(cls)}   # type: ignore[arg-type]
+        unknown = sorted(set(values) - set(fields))
+        if unknown:
+            raise ParameterError(
+                f"unknown parameter {unknown[0]!r}; known: {', '.join(fields)}")
+        return cls(**{name: parse_value(name, value, type(fields[name].default))
+                      for name, value in values.items()})
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)      # type: ignore[call-overload]
+
+    def to_game_string(self) -> str:
+        """The OpenSpiel game string that loads exactly these rules."""
+        items = ",".join(f"{k}={str(v).lower() if isinstance(v, bool) else v}"
+                         for k, v in self.to_dict().items())
+        return f"{self.GAME}({items})"
