@@ -63,7 +63,7 @@ from solver.strategy import Strategy
 
 MAX_RULES = 12
 SECONDS: float | None = None   # a wall-clock bound on the search (None: only the work's)
-MEASURED = 3              # candidates of each step measured by their best-reply values
+MEASURED = 2              # candidates of each step measured by their best-reply values
 IMPROVEMENT = 1e-7        # win probability a rule must save to be added
 Key = tuple[State, int]
 
@@ -166,25 +166,29 @@ def prove_cost(solution: RoundSolution, strategies: dict[ChipState, Strategy],
 # --- the candidates ---------------------------------------------------------------------------
 
 def chip_scopes(solution: RoundSolution) -> list[ChipScope]:
-    """The chip scopes tried: the centre empty, one chip in it, at most one, two or more;
-    with any pile, or the acting player's pile at most k or at least k."""
+    """The chip scopes tried: the centre empty or one chip in it, with any pile or the
+    acting player's pile at most 2 or 3, or at least chips - 4 or chips - 3; and two or
+    more chips in the centre, any pile (the round's equilibrium differs little from the
+    hand game's there: docs/round.md)."""
     total = solution.params.chips
-    centres = [(0, 0), (1, 1), (0, 1), (2, total)]
-    owns = [(0, total)] + [(0, k) for k in range(1, total - 2)] + \
-        [(k, total) for k in range(2, total - 1)]
-    return [ChipScope(c, o) for c in centres for o in owns]
+    owns = [(0, total)] + sorted({(0, k) for k in (2, 3) if 0 < k < total - 1}
+                                 | {(k, total) for k in (total - 4, total - 3) if k > 1})
+    out = [ChipScope(centre, own) for centre in ((0, 0), (1, 1)) for own in owns]
+    return out + [ChipScope((2, total), (0, total))]
 
 
 def hand_scopes(model: HandModel, base: Base) -> list[Rule]:
-    """The hand scopes tried (params are placeholders): each rule of the base book, and
-    one per kind of decision for the captain, the opponent and either player."""
+    """The hand scopes tried (params are placeholders): each rule of the base book and
+    one per kind of decision for either player; without a book, one per kind for the
+    captain, the opponent and either player."""
     dom = rulebook.domains(model)
     kinds = ["open", "face"]
     if model.throws > 1 and (model.params.reroll == "all" or base.rules is not None):
         kinds.insert(0, "throw")
     out = [r for r in base.rules or () if r.kind != "keep"]
+    players = ((0, 1),) if base.rules is not None else ((0, 0), (1, 1), (0, 1))
     for kind in kinds:
-        for player in ((0, 0), (1, 1), (0, 1)):
+        for player in players:
             scope = [player] + [dom[kind][f] for f in rulebook.FEATURES[kind][1:]]
             out.append(Rule(kind, rulebook.normalize_scope(model, kind, scope), ()))
     unique: dict[tuple, Rule] = {}
@@ -318,18 +322,22 @@ class _Search:
         return start_cost(self.solution, W), W
 
     def candidates(self, chip_rules: Sequence[ChipRule]) -> list[ChipRule]:
-        """Every new rule of the family, its thresholds fitted where it would apply."""
+        """Every new rule of the family, its thresholds fitted where it would apply (the
+        decisions no earlier chip rule takes)."""
         out = []
         have = {(r.chips, r.rule.kind, r.rule.scope) for r in chip_rules}
+        taken = {(s, i) for s in self.solution.stages for i, atom in enumerate(self.atoms)
+                 if any(r.covers(atom, s) for r in chip_rules)}
         for chips in chip_scopes(self.solution):
+            seats = [(s, player) for s in self.solution.stages for player in (CAPTAIN, OPPONENT)
+                     if chips.covers(s.centre, s.captain if player == CAPTAIN else s.opponent)]
             for scope in hand_scopes(self.hand, self.play.base):
                 if (chips, scope.kind, scope.scope) in have:
                     continue
-                probe = ChipRule(chips, scope)
-                weighted = [self.targets.decision(s, atom)
-                            for s in self.solution.stages for atom in self.atoms
-                            if probe.covers(atom, s)
-                            and not any(r.covers(atom, s) for r in chip_rules)]
+                mine = [i for i, atom in enumerate(self.atoms) if scope.covers(atom)]
+                weighted = [self.targets.decision(s, self.atoms[i]) for s, player in seats
+                            for i in mine if self.atoms[i].player == player
+                            and (s, i) not in taken]
                 weighted = [(w, probs) for w, probs in weighted if probs]
                 params = fit_params(self.hand, scope.kind, weighted) if weighted else None
                 if params is None:
@@ -339,21 +347,25 @@ class _Search:
         return out
 
     def estimate(self, chip_rules: Sequence[ChipRule], candidate: ChipRule,
-                 current: dict[ChipState, Strategy], W: dict, visits: dict) -> float:
-        """First-order change of the cost if `candidate` were added."""
+                 current: dict[ChipState, Strategy], W: dict, visits: dict,
+                 cache: dict) -> float:
+        """First-order change of the cost if `candidate` were added: at every (state,
+        deviator's role) it changes, the deviator's one-step gain, weighted by his visits.
+        `cache` holds the one-step values of this step's rules by (state, role, rule)."""
         change = 0.0
         trial = list(chip_rules) + [candidate]
         for s in self.solution.stages:
-            players = self.play.touched(s, candidate)
-            if not players:
-                continue
-            new = strategy_in_stage(self.stages[s], self.hand,
-                                    self.play.hand_strategy(s, trial))
-            one = replaced(self.solution, {s: new})
-            for player in players:
-                key = (s, SECOND if player == CAPTAIN else FIRST)
-                if visits.get(key, 0.0) > 1e-9:
-                    change += visits[key] * (deviator_step(one, s, key[1], W) - W[key])
+            keys = [(s, SECOND if p == CAPTAIN else FIRST)
+                    for p in sorted(self.play.touched(s, candidate))]
+            keys = [k for k in keys if visits.get(k, 0.0) > 1e-9]
+            missing = [k for k in keys if (k, candidate.rule) not in cache]
+            if missing:
+                new = strategy_in_stage(self.stages[s], self.hand,
+                                        self.play.hand_strategy(s, trial))
+                one = replaced(self.solution, {s: new})
+                for key in missing:
+                    cache[(key, candidate.rule)] = deviator_step(one, s, key[1], W) - W[key]
+            change += sum(visits[k] * cache[(k, candidate.rule)] for k in keys)
         return change
 
 
@@ -393,11 +405,13 @@ def search(solution: RoundSolution, base: Base, max_rules: int = MAX_RULES,
     while len(chip_rules) < max_rules and not late():
         step(f"{len(chip_rules)} chip rules: cost {cost:.5f}", len(chip_rules), max_rules)
         mu = visits(replaced(solution, current), W)
-        scored = []
+        scored: list[tuple[float, ChipRule]] = []
+        cache: dict = {}
         for candidate in s.candidates(chip_rules):
             if late():
                 break
-            scored.append((s.estimate(chip_rules, candidate, current, W, mu), candidate))
+            scored.append((s.estimate(chip_rules, candidate, current, W, mu, cache),
+                           candidate))
         scored.sort(key=lambda item: item[0])
         best = None
         for estimate, candidate in scored[:MEASURED]:
@@ -440,11 +454,37 @@ def round_cheatsheet(solution: RoundSolution, base: Base, equilibrium: Strategy,
 def sheet_document(sheet: Sheet) -> dict[str, Any]:
     """The sheet as JSON: rules in words and as data, proved costs, the search."""
     return {"schema": "bidou-round-cheatsheet", "schema_version": 1,
-            "rules": sheet.params.to_dict(), "base": sheet.base.name,
+            "rules": sheet.params.to_dict(), "rules_text": sheet.params.describe(),
+            "base": sheet.base.name,
             "base_rules": [rulebook.rule_text(sheet.model, r) for r in sheet.base.rules or ()],
             "chip_rules": sheet.lines(),
             "chip_rule_list": [r.to_dict() for r in sheet.chip_rules],
             "costs": [c.to_dict() for c in sheet.costs],
             "search": {"steps": [{"rules": st.rules, "best_reply_cost": st.cost}
                                  for st in sheet.steps],
-                       "seconds_bound": sheet.bound}}
+                       "seconds": sheet.seconds, "seconds_bound": sheet.bound}}
+
+
+def hand_base(params: Any, sheet_text: str | None) -> tuple[Base, Strategy]:
+    """The base (the hand cheat sheet `sheet_text` states, else the hand game's
+    equilibrium) and the hand game's equilibrium (for the baseline), solved now."""
+    from solver.pipeline.hand import solve_hand
+    from solver.pipeline.round_sheet_rules import base_from_sheet
+
+    hand = build_model(params.hand)
+    base = base_from_sheet(hand, sheet_text) if sheet_text is not None else None
+    equilibrium = solve_hand(params.hand).solution.strategy
+    return base or Base("the hand game's equilibrium", equilibrium), equilibrium
+
+
+def round_cheatsheet_files(solution: RoundSolution, sheet_text: str | None,
+                           max_rules: int = MAX_RULES, seconds: float | None = SECONDS,
+                           progress: Step | None = None) -> tuple[dict[str, Any],
+                                                                   dict[str, bytes]]:
+    """The round cheat sheet's document and its files (`export.round_cheatsheet_page`)."""
+    from solver.export.round_cheatsheet_page import round_cheatsheet_files as page_files
+
+    base, equilibrium = hand_base(solution.params, sheet_text)
+    document = sheet_document(round_cheatsheet(solution, base, equilibrium, max_rules,
+                                               seconds, progress))
+    return document, page_files(document)

@@ -219,3 +219,18 @@ def sheet_strategies(stages: Mapping[ChipState, HandModel], play: SheetPlay,
     """The sheet's stage strategy at every chip state (`stages`: each state's stage model)."""
     return {state: strategy_in_stage(model, play.model, play.hand_strategy(state, chip_rules))
             for state, model in stages.items()}
+
+
+def base_from_sheet(model: HandModel, text: str, name: str = "the hand cheat sheet") -> Base:
+    """The base a hand cheat sheet's Markdown states (its numbered rules, read back with
+    `rulebook.parse_rules`); RuleTextError if a line does not read or they do not cover
+    every decision once."""
+    book = rulebook.parse_rules(model, text.splitlines())
+    if not book:
+        raise RuleTextError("no numbered rule in the hand cheat sheet")
+    try:
+        strategy = rulebook.build_strategy(model, book)
+    except ValueError as error:
+        raise RuleTextError(f"the hand cheat sheet's rules do not cover every decision once "
+                            f"({error})") from None
+    return Base(name, strategy, tuple(book))
