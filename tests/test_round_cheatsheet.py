@@ -1,0 +1,177 @@
+"""The round cheat sheet (solver/pipeline/round_cheatsheet.py): chip rules in words that
+read back to the strategy whose cost is printed, and costs proved in the right order.
+
+One small round (4 chips, 3 faces, 2 throws) is solved, saved and given a sheet once,
+through `bidou round --cheatsheet` (the saved round read back, as the published sheets
+are made)."""
+
+from __future__ import annotations
+
+import json
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from games.bidou.params import BidouParams
+from games.bidou.round_params import RoundParams
+from solver.analysis.rulebook import RuleTextError
+from solver.app.cli import main
+from solver.export.round_cheatsheet_page import cost_rows
+from solver.model import build_model
+from solver.pipeline.round_sheet_rules import (
+    Base,
+    SheetPlay,
+    parse_chip_rule,
+    parse_chip_rules,
+    sheet_strategies,
+    strategy_in_stage,
+)
+
+SMALL = RoundParams(chips=4, hand=BidouParams(faces=3, throws=2))
+OPTIONS = ["--chips", "4", "--faces", "3", "--throws", "2"]
+
+
+@pytest.fixture(scope="module")
+def made(tmp_path_factory):
+    """(the sheet's JSON document, its Markdown, the saved round rebuilt, the hand game's
+    equilibrium): the command run once, reading the round it saved."""
+    from solver.app.commands.round import _read_saved
+    from solver.pipeline.hand import solve_hand
+    from solver.pipeline.round_cheatsheet import solution_from_saved
+
+    out = tmp_path_factory.mktemp("sheet")
+    runner = CliRunner()
+    solved = runner.invoke(main, ["round", *OPTIONS])
+    assert solved.exit_code == 0, solved.output
+    result = runner.invoke(main, ["round", *OPTIONS, "--cheatsheet", "--base", "equilibrium",
+                                  "--out", str(out), "--json"])
+    assert result.exit_code == 0, result.output
+    document = json.loads(result.output)
+    assert sorted(p.name for p in out.iterdir()) == ["cheatsheet.md", "cheatsheet.pdf",
+                                                     "cheatsheet.png"]
+    assert (out / "cheatsheet.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    solution = solution_from_saved(_read_saved(SMALL, True))
+    equilibrium = solve_hand(SMALL.hand).solution.strategy
+    return document, (out / "cheatsheet.md").read_text(), solution, equilibrium
+
+
+def _strategies(solution, equilibrium, chip_rules):
+    hand = build_model(SMALL.hand)
+    play = SheetPlay(hand, Base("the hand game's equilibrium", equilibrium))
+    return sheet_strategies({s: st.model for s, st in solution.stages.items()}, play,
+                            chip_rules)
+
+
+def test_the_words_read_back_to_the_strategy_whose_cost_is_printed(made):
+    from solver.pipeline.round_cheatsheet import prove_cost
+
+    document, markdown, solution, equilibrium = made
+    hand = build_model(SMALL.hand)
+    parsed = parse_chip_rules(hand, SMALL.chips, markdown.splitlines())
+    assert 1 <= len(parsed) <= 12
+    assert [r.to_dict() for r in parsed] == document["chip_rule_list"]
+    assert f"1. {document['chip_rules'][0]}." in markdown
+    cost = prove_cost(solution, _strategies(solution, equilibrium, parsed), "read back")
+    printed = document["costs"][0]
+    assert printed["name"] == "the round cheat sheet"
+    assert str(cost.best_reply_upper) == printed["best_reply_upper"]
+    assert str(cost.equilibrium_lower) == printed["equilibrium_lower"]
+    assert str(cost.equilibrium_upper) == printed["equilibrium_upper"]
+    # the page prints the same numbers, rounded up where they bound a cost from above
+    row = cost_rows(document)[0]
+    assert f"| {row[0]} | {row[1]} | {row[2]} |" in markdown
+    assert float(row[1].removeprefix("at most ").rstrip("%")) >= 100 * cost.best_reply_upper
+
+
+def test_proved_costs_are_ordered_and_the_chip_rules_buy_something(made):
+    document, _, _, _ = made
+    sheet, base = document["costs"]
+    for cost in (sheet, base):
+        upper, eq_low, eq_high = (Fraction(cost[k]) for k in
+                                  ("best_reply_upper", "equilibrium_lower",
+                                   "equilibrium_upper"))
+        assert upper >= eq_high >= eq_low >= 0
+        assert eq_high - eq_low < Fraction(1, 10 ** 9)          # proved to a tight bracket
+        assert abs(float(upper) - cost["best_reply_estimate"]) < 1e-9
+    assert base["name"] == "the hand game's equilibrium regardless of chips"
+    assert 0.02 < base["best_reply"] < 0.5                    # chips matter in this round
+    assert sheet["best_reply"] < base["best_reply"] - 0.005
+    steps = [s["best_reply_cost"] for s in document["search"]["steps"]]
+    assert steps == sorted(steps, reverse=True) and len(steps) == len(document["chip_rules"]) + 1
+    assert abs(steps[0] - base["best_reply"]) < 1e-9 and abs(steps[-1] - sheet["best_reply"]) < 1e-9
+
+
+def test_the_round_equilibrium_costs_nothing_and_the_exact_bracket_holds_the_float_chain(made):
+    """Against itself the round's equilibrium loses nothing (both proofs); and the exact
+    bracket of a sheet against the equilibrium contains `evaluate.pair_values`' floats."""
+    from solver.pipeline.round_cheatsheet import prove_cost
+    from solver.pipeline.round_sheet_exact import exact_rows, prove_pair
+    from solver.round.evaluate import pair_values, solved
+
+    _, markdown, solution, equilibrium = made
+    own = {s: st.strategy for s, st in solution.stages.items()}
+    cost = prove_cost(solution, own, "the round's equilibrium")
+    assert 0 <= cost.best_reply_upper < Fraction(1, 10 ** 9)
+    assert cost.equilibrium_lower <= 0 <= cost.equilibrium_upper
+    hand = build_model(SMALL.hand)
+    sheet = _strategies(solution, equilibrium, parse_chip_rules(hand, SMALL.chips,
+                                                                markdown.splitlines()))
+    bounds = prove_pair(exact_rows(solution, lambda s: sheet[s]))
+    floats = pair_values(solution, lambda s, _: sheet[s], solved)
+    assert floats.keys() == bounds.lower.keys()
+    for key, value in floats.items():
+        assert bounds.lower[key] - Fraction(1, 10 ** 12) <= Fraction(value) \
+            <= bounds.upper[key] + Fraction(1, 10 ** 12)
+
+
+def test_a_forbidden_raise_is_a_call_and_a_forbidden_bet_a_pass(made):
+    _, _, solution, equilibrium = made
+    hand = build_model(SMALL.hand)
+    lacking = 0
+    for state, stage in solution.stages.items():
+        mapped = strategy_in_stage(stage.model, hand, equilibrium)
+        for key, probs in mapped.betting.items():
+            assert np.allclose(probs.sum(axis=0), 1.0)
+            node = stage.model.tree(key[:2]).node(key[2])
+            theirs = hand.tree(key[:2]).node(key[2])
+            if "raise" in theirs.actions and "raise" not in node.actions:
+                lacking += 1
+                full = equilibrium.betting[key]
+                assert np.allclose(probs[node.actions.index("call")],
+                                   full[theirs.actions.index("call")]
+                                   + full[theirs.actions.index("raise")])
+    assert lacking > 0
+
+
+def test_chip_rules_that_do_not_read_are_refused_in_one_line(made):
+    document, _, _, _ = made
+    hand = build_model(SMALL.hand)
+    line = document["chip_rules"][0]
+    assert parse_chip_rule(hand, SMALL.chips, line).to_dict() == document["chip_rule_list"][0]
+    for bad in ("With the moon full: " + line.split(": ", 1)[1],
+                line.replace("With ", "Without ", 1), line.split(": ", 1)[0]):
+        with pytest.raises(RuleTextError):
+            parse_chip_rule(hand, SMALL.chips, bad)
+    result = CliRunner().invoke(main, ["round", *OPTIONS, "--cheatsheet", "--base",
+                                       "no-such-sheet.md", "--out", "somewhere"])
+    assert result.exit_code == 2 and "--base no-such-sheet.md" in result.output
+    result = CliRunner().invoke(main, ["round", *OPTIONS, "--cheatsheet"])
+    assert result.exit_code == 2 and "--cheatsheet needs --out" in result.output
+
+
+def test_outputs_publish_the_sheet_over_the_published_hand_cheat_sheet():
+    """The published round cheat sheets' base is the hand cheat sheet published for the
+    round's hand rules, whose words read back to a rule book covering every decision."""
+    from pathlib import Path
+
+    from solver.app import round_outputs
+    from solver.app.commands.round import published_hand_sheet
+    from solver.pipeline.round_sheet_rules import base_from_sheet
+
+    for name, params in round_outputs.ROUNDS.items():
+        path = published_hand_sheet(params.hand)
+        assert path is not None and path.name == "cheatsheet.md", name
+        base = base_from_sheet(build_model(params.hand), Path(path).read_text())
+        assert 3 <= len(base.rules) <= 12
