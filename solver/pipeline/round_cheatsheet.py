@@ -17,9 +17,10 @@ The chip rules are searched greedily from the base: at each step every candidate
 (a chip scope of the family `chip_scopes` times a hand scope: the base book's rules and one
 per kind of decision and player; its thresholds fitted to the round's equilibrium where it
 applies) is scored by a first-order estimate (the change of the deviator's one-step value
-at each state it touches, weighted by how often his current best reply visits it), the
-best few are measured by the deviator's floating-point best-reply values, and the one
-lowering that cost most is added, while one does and time is left (`seconds`). The final
+at each state it touches, weighted by how often his current best reply visits it); the
+best-estimated is measured by the deviator's floating-point best-reply values and added if
+it lowers that cost (else the next, up to MEASURED), while one does and time is left
+(`seconds`). The final
 sheet and the two baselines (the base alone, the hand equilibrium alone) are then proved.
 """
 
@@ -54,6 +55,7 @@ from solver.round.certify import (
     RoundCertificateError,
     certify_round,
     deviator_moves,
+    deviator_stage,
     deviator_step,
     deviator_values,
 )
@@ -63,7 +65,7 @@ from solver.strategy import Strategy
 
 MAX_RULES = 12
 SECONDS: float | None = None   # a wall-clock bound on the search (None: only the work's)
-MEASURED = 2              # candidates of each step measured by their best-reply values
+MEASURED = 2              # candidates of a step measured, best estimate first, until one helps
 IMPROVEMENT = 1e-7        # win probability a rule must save to be added
 Key = tuple[State, int]
 
@@ -362,9 +364,11 @@ class _Search:
             if missing:
                 new = strategy_in_stage(self.stages[s], self.hand,
                                         self.play.hand_strategy(s, trial))
-                one = replaced(self.solution, {s: new})
                 for key in missing:
-                    cache[(key, candidate.rule)] = deviator_step(one, s, key[1], W) - W[key]
+                    if key not in cache:         # the stage paying W, built once a step
+                        cache[key] = deviator_stage(self.solution, s, key[1], W)
+                    cache[(key, candidate.rule)] = deviator_step(cache[key], new,
+                                                                 key[1]) - W[key]
             change += sum(visits[k] * cache[(k, candidate.rule)] for k in keys)
         return change
 
@@ -420,8 +424,9 @@ def search(solution: RoundSolution, base: Base, max_rules: int = MAX_RULES,
             trial = chip_rules + [candidate]
             strategies = s.strategies(trial)
             trial_cost, trial_W = s.measure(strategies)
-            if trial_cost < cost - IMPROVEMENT and (best is None or trial_cost < best[0]):
+            if trial_cost < cost - IMPROVEMENT:
                 best = (trial_cost, trial_W, trial, strategies)
+                break
         if best is None:
             break
         cost, W, chip_rules, current = best

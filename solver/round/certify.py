@@ -60,6 +60,7 @@ from solver.round.states import (
     after_open_throw,
     state_graph,
 )
+from solver.strategy import Strategy
 
 ETAS = (Fraction(1, 10 ** 14), Fraction(1, 10 ** 12), Fraction(1, 10 ** 10))
 MAX_DURATION = 1e6          # hands: a deviator who can make the round last longer fails
@@ -550,14 +551,21 @@ def deviator_values(solution: RoundSolution) -> dict[Key, float]:
     return _float_values(solution)
 
 
-def deviator_step(solution: RoundSolution, state: State, role: int,
-                  W: Mapping[Key, float]) -> float:
-    """The deviator's best value at one (state, role) against the solved strategy there,
-    his continuation worth W (one step of the value iteration, in floating point)."""
-    values = dict(W)
-    if isinstance(state, OpenThrowState):
-        return _float_open_bound(solution, state, role, values)
-    return _float_stage_step(solution, state, role, values)[0]
+def deviator_stage(solution: RoundSolution, state: ChipState, role: int,
+                   W: Mapping[Key, float]) -> HandModel:
+    """The stage game of `state` paying the captain what the deviator's continuation
+    values W say (his own if he is captain, else one minus them): a search that tries many
+    strategies at one state against one W builds it once."""
+    return _deviator_stage(solution, state, role,
+                           lambda nxt, here: _deviator_value(nxt, here, W))
+
+
+def deviator_step(model: HandModel, strategy: Strategy, role: int) -> float:
+    """The deviator's best value in a `deviator_stage` game against `strategy` (one step
+    of the value iteration, in floating point)."""
+    player = CAPTAIN if role == FIRST else OPPONENT
+    value = best_response.best_response(model, strategy, player).value
+    return value if role == FIRST else 1 + value
 
 
 def deviator_moves(solution: RoundSolution, W: Mapping[Key, float]
