@@ -175,3 +175,41 @@ def test_outputs_publish_the_sheet_over_the_published_hand_cheat_sheet():
         assert path is not None and path.name == "cheatsheet.md", name
         base = base_from_sheet(build_model(params.hand), Path(path).read_text())
         assert 3 <= len(base.rules) <= 12
+
+
+def test_exact_transitions_agree_with_the_float_ones(made):
+    """round_sheet_exact's integer leaf probabilities (prefix sums over the ranking, the
+    exceptions moved) against stage.transitions' floats, at every state of the round."""
+    from solver.pipeline.round_sheet_exact import exact_transitions
+    from solver.round.stage import transitions
+
+    _, _, solution, _ = made
+    for state, stage in solution.stages.items():
+        exact = exact_transitions(stage.model, state, stage.strategy)
+        floats = transitions(stage.model, state, stage.strategy)
+        assert sum(exact.values()) == 1
+        assert {k for k, p in floats.items() if p > 1e-15} <= set(exact)
+        assert max(abs(float(p) - floats.get(k, 0.0)) for k, p in exact.items()) < 1e-13
+
+
+def test_exact_leaf_probabilities_follow_the_ranking_s_exceptions():
+    """French ranking (1-1-1 beats 2-1-1, which is ranked above it): the exact showdown
+    sums move those pairs, and agree with the float leaf probabilities."""
+    from solver.pipeline.round_sheet_exact import _ExactPair
+    from solver.round.stage import leaf_probabilities
+    from solver.strategy import uniform_strategy
+
+    model = build_model(BidouParams(faces=3, throws=2, ranking="french"))
+    assert model.exceptions
+    strategy = uniform_strategy(model)
+    from games.bidou.betting import SHOWDOWN, Role
+
+    exact = _ExactPair(model, strategy).leaves()
+    floats: dict = {}
+    for (first, index, o), p in leaf_probabilities(model, strategy).items():
+        shown = model.trees[Role(first)].leaves[index].kind == SHOWDOWN
+        key = (first, index, o if shown else 0)     # no hands shown: one outcome
+        floats[key] = floats.get(key, 0.0) + p
+    assert sum(exact.values()) == 1 and set(exact) <= set(floats)
+    for key, p in floats.items():
+        assert abs(float(exact.get(key, 0)) - p) < 1e-15, key
