@@ -213,3 +213,26 @@ def test_exact_leaf_probabilities_follow_the_ranking_s_exceptions():
     assert sum(exact.values()) == 1 and set(exact) <= set(floats)
     for key, p in floats.items():
         assert abs(float(exact.get(key, 0)) - p) < 1e-15, key
+
+
+def test_a_cost_that_cannot_be_proved_is_not_printed(made, monkeypatch, tmp_path):
+    """No proof, no sheet: prove_cost raises SolverError and the command exits 1, writing
+    nothing."""
+    from solver.errors import SolverError
+    from solver.pipeline import round_cheatsheet
+    from solver.round.certify import RoundCertificateError
+
+    _, _, solution, _ = made
+
+    def refuse(_solution):
+        raise RoundCertificateError("a deviator might keep the round going forever")
+
+    monkeypatch.setattr(round_cheatsheet, "certify_round", refuse)
+    own = {s: st.strategy for s, st in solution.stages.items()}
+    with pytest.raises(SolverError, match="could not be proved: a deviator might keep"):
+        round_cheatsheet.prove_cost(solution, own, "the round's equilibrium")
+    monkeypatch.setattr(round_cheatsheet, "search", lambda *args: ([], [], 0.0))
+    result = CliRunner().invoke(main, ["round", *OPTIONS, "--cheatsheet", "--base",
+                                       "equilibrium", "--out", str(tmp_path / "out")])
+    assert result.exit_code == 1 and "could not be proved" in result.output
+    assert not (tmp_path / "out").exists()

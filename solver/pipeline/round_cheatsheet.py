@@ -38,7 +38,7 @@ from solver.analysis import rulebook
 from solver.analysis.rulebook import STEPS, Rule
 from solver.errors import SolverError
 from solver.model import HandModel, build_model
-from solver.pipeline.round_sheet_exact import exact_rows, prove_pair
+from solver.pipeline.round_sheet_exact import PairProofError, exact_rows, prove_pair
 from solver.pipeline.round_sheet_rules import (
     Base,
     ChipRule,
@@ -157,7 +157,11 @@ def prove_cost(solution: RoundSolution, strategies: dict[ChipState, Strategy],
     at = proof.states[s]
     # the sheet as captain guarantees `lower`; as opponent it concedes at most `upper`
     upper = (at.upper - at.lower) / 2
-    pair = prove_pair(exact_rows(solution, lambda state: strategies[state]))
+    try:
+        pair = prove_pair(exact_rows(solution, lambda state: strategies[state]))
+    except PairProofError as error:
+        raise SolverError(f"the cost of {name} against the equilibrium could not be "
+                          f"proved: {error}") from None
     chance_low = (pair.lower[(s, 0)] + pair.lower[(s, 1)]) / 2
     chance_high = (pair.upper[(s, 0)] + pair.upper[(s, 1)]) / 2
     estimate = (at.first_exploitability + at.second_exploitability) / 2
