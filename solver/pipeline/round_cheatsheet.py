@@ -311,14 +311,13 @@ class Sheet:
 
 
 class _Search:
-    def __init__(self, solution: RoundSolution, base: Base, step: Step):
+    def __init__(self, solution: RoundSolution, base: Base):
         self.solution = solution
         self.hand = build_model(solution.params.hand)
         self.play = SheetPlay(self.hand, base)
         self.stages = {s: stage.model for s, stage in solution.stages.items()}
         self.targets = _Targets(solution, self.hand)
         self.atoms = self.play.atoms
-        self.progress = step
 
     def strategies(self, chip_rules: Sequence[ChipRule]) -> dict[ChipState, Strategy]:
         return sheet_strategies(self.stages, self.play, chip_rules)
@@ -352,9 +351,8 @@ class _Search:
                 out.append(ChipRule(chips, rule))
         return out
 
-    def estimate(self, chip_rules: Sequence[ChipRule], candidate: ChipRule,
-                 current: dict[ChipState, Strategy], W: dict, visits: dict,
-                 cache: dict) -> float:
+    def estimate(self, chip_rules: Sequence[ChipRule], candidate: ChipRule, W: dict,
+                 visits: dict, cache: dict) -> float:
         """First-order change of the cost if `candidate` were added: at every (state,
         deviator's role) it changes, the deviator's one-step gain, weighted by his visits.
         `cache` holds the one-step values of this step's rules by (state, role, rule)."""
@@ -402,11 +400,12 @@ def search(solution: RoundSolution, base: Base, max_rules: int = MAX_RULES,
     seconds the search took."""
     step = progress or quiet
     begin = time.perf_counter()
-    s = _Search(solution, base, step)
+    s = _Search(solution, base)
     chip_rules: list[ChipRule] = []
     current = s.strategies(chip_rules)
     cost, W = s.measure(current)
     steps = [SearchStep(0, cost)]
+
     def late() -> bool:
         return seconds is not None and time.perf_counter() - begin > seconds
 
@@ -418,8 +417,7 @@ def search(solution: RoundSolution, base: Base, max_rules: int = MAX_RULES,
         for candidate in s.candidates(chip_rules):
             if late():
                 break
-            scored.append((s.estimate(chip_rules, candidate, current, W, mu, cache),
-                           candidate))
+            scored.append((s.estimate(chip_rules, candidate, W, mu, cache), candidate))
         scored.sort(key=lambda item: item[0])
         best = None
         for estimate, candidate in scored[:MEASURED]:
