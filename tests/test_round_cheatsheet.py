@@ -236,3 +236,26 @@ def test_a_cost_that_cannot_be_proved_is_not_printed(made, monkeypatch, tmp_path
                                        "equilibrium", "--out", str(tmp_path / "out")])
     assert result.exit_code == 1 and "could not be proved" in result.output
     assert not (tmp_path / "out").exists()
+
+
+def test_the_page_is_a4_and_prints_no_text_below_the_minimum(made):
+    from matplotlib.text import Text
+
+    from solver.export.charts import A4_PORTRAIT, MIN_LABEL_PT
+    from solver.export.round_cheatsheet_page import round_cheatsheet_figure
+
+    document = dict(made[0])
+    many = document["chip_rules"] * (12 // len(document["chip_rules"]) + 1)
+    for chip_rules in (document["chip_rules"], many[:12]):
+        figure = round_cheatsheet_figure({**document, "chip_rules": chip_rules,
+                                          "base_rules": many[:12]})
+        assert tuple(figure.get_size_inches()) == pytest.approx(A4_PORTRAIT)
+        texts = [t for t in figure.findobj(Text) if t.get_text()]
+        assert min(t.get_fontsize() for t in texts) >= MIN_LABEL_PT
+        figure.canvas.draw()
+        renderer = figure.canvas.get_renderer()
+        width, height = figure.bbox.width, figure.bbox.height
+        for t in texts:                                   # nothing runs off the page
+            box = t.get_window_extent(renderer)
+            assert 0 <= box.x0 and box.x1 <= width and 0 <= box.y0 and box.y1 <= height, \
+                t.get_text()

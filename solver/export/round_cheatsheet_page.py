@@ -15,7 +15,7 @@ from typing import Any, Mapping
 
 from matplotlib.figure import Figure
 
-from solver.export.charts import A4_PORTRAIT, Canvas, _styled, figure_bytes
+from solver.export.charts import A4_PORTRAIT, MIN_LABEL_PT, Canvas, _styled, figure_bytes
 
 FILES = ("cheatsheet.md", "cheatsheet.pdf", "cheatsheet.png")
 
@@ -131,14 +131,14 @@ def _page(canvas: Canvas, document: Mapping[str, Any], size: float, draw: bool) 
             put(cx, cell, size=size, weight=weight)
         y += line_h * 1.1
     y += 0.05
+    small = max(MIN_LABEL_PT, size - 1)
     for line in _wrap(search_line(document), per_line):
-        put(x, line, size=size - 1, color="#555555")
+        put(x, line, size=small, color="#555555")
         y += line_h
     if document["base_rules"]:
         y += 0.15
         put(x, f"The base: {document['base']}", size=size + 1.5, weight="bold")
         y += 0.22
-        small = size - 1
         for i, rule in enumerate(document["base_rules"], 1):
             for j, line in enumerate(_wrap(rule + ".", int(per_line * size / small) - 4)):
                 if j == 0:
@@ -153,7 +153,8 @@ def round_cheatsheet_figure(document: Mapping[str, Any]) -> Figure:
     """The printable page (A4): the largest type at which everything fits."""
     canvas = Canvas(A4_PORTRAIT)
     size = 9.0
-    while size > 6.5 and _page(canvas, document, size, draw=False) > canvas.height - 0.3:
+    while size > MIN_LABEL_PT and _page(canvas, document, size, draw=False) > \
+            canvas.height - 0.3:
         size -= 0.25
     _page(canvas, document, size, draw=True)
     return canvas.finish()
