@@ -233,8 +233,8 @@ def _check_state(rules: Any, wanted: tuple[int, int, int], state_text: str) -> N
               help="With --cheatsheet: the most seconds the search of chip rules may take "
                    "(the proofs of its costs come after).")
 @click.option("--fresh", is_flag=True,
-              help="With --state or --open-throw: solve the round again even if it was "
-                   "saved.")
+              help="With --state, --open-throw or --cheatsheet: solve the round again even "
+                   "if it was saved.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 @click.option("--charts", is_flag=True,
               help="--out is a folder: write round.json and the win-probability chart "
