@@ -28,12 +28,17 @@ VOLATILE = ("seconds", "solve_seconds", "convergence", "versions")
 # The report's key holding the saved round's files (solver/round/store.py), by name: the
 # round kept for `bidou round --state` queries, published beside round.json.
 SAVED = "saved_files"
+# The report's key holding the round cheat sheet's files (cheatsheet.md, .pdf, .png:
+# solver/pipeline/round_cheatsheet.py), when it was made.
+SHEET = "cheatsheet_files"
 
 
-def solve_and_report(params: RoundParams, progress: Step | None = None) -> dict[str, Any]:
+def solve_and_report(params: RoundParams, progress: Step | None = None,
+                     cheatsheet: bool = False) -> dict[str, Any]:
     """Solve and prove the round (the round pipeline); its report (numbers only, no
     timings: see VOLATILE), carrying under SAVED the saved round's files (made from the
-    same report without timings or versions, so that a fresh solve writes the same)."""
+    same report without timings or versions, so that a fresh solve writes the same), and
+    with `cheatsheet` under SHEET the round cheat sheet's (`round_cheatsheet_files`)."""
     import dataclasses
 
     from solver.pipeline.round import saved_round
@@ -42,16 +47,36 @@ def solve_and_report(params: RoundParams, progress: Step | None = None) -> dict[
     proved = prove_round(params, progress=progress, timed=False)
     kept = {key: value for key, value in proved.report.items() if key not in VOLATILE}
     files = saved_round(dataclasses.replace(proved, report=kept), FILE_NAME)
-    return {**proved.report, SAVED: {path.name: data for path, data in files.items()}}
+    out = {**proved.report, SAVED: {path.name: data for path, data in files.items()}}
+    if cheatsheet:
+        out[SHEET] = round_cheatsheet_files(proved.solution, progress)
+    return out
+
+
+def round_cheatsheet_files(solution: Any, progress: Step | None = None) -> dict[str, bytes]:
+    """The round cheat sheet of a solved round, over the published hand cheat sheet of its
+    hand rules (outputs/<variant>/cheatsheet.md; else the hand game's equilibrium). The
+    search has no wall-clock bound here, only its work's (at most 12 rules, a fixed family
+    of candidates, the few best measured each step), so that the files do not depend on
+    the machine's speed."""
+    from solver.app.commands.round import published_hand_sheet
+    from solver.pipeline import round_cheatsheet
+
+    path = published_hand_sheet(solution.params.hand)
+    text = path.read_text(encoding="utf-8") if path is not None else None
+    _, files = round_cheatsheet.round_cheatsheet_files(solution, text, seconds=None,
+                                                       progress=progress)
+    return files
 
 
 def round_files(report: Mapping[str, Any]) -> dict[str, bytes]:
     """Every file of a published round, by name, as bytes (no timings or versions, so a
     fresh solve writes the same files)."""
     kept = {key: value for key, value in report.items()
-            if key not in VOLATILE and key != SAVED}
+            if key not in VOLATILE and key not in (SAVED, SHEET)}
     files = {"round.json": (json.dumps(kept, indent=1) + "\n").encode()}
     files.update(report.get(SAVED, {}))
+    files.update(report.get(SHEET, {}))
     figure = win_probability_figure(report)
     for fmt in CHART_FORMATS:
         files[f"win_probability.{fmt}"] = figure_bytes(figure, fmt)

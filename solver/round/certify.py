@@ -60,6 +60,7 @@ from solver.round.states import (
     after_open_throw,
     state_graph,
 )
+from solver.strategy import Strategy
 
 ETAS = (Fraction(1, 10 ** 14), Fraction(1, 10 ** 12), Fraction(1, 10 ** 10))
 MAX_DURATION = 1e6          # hands: a deviator who can make the round last longer fails
@@ -539,3 +540,54 @@ def _verified(solution: RoundSolution, key: Key, upper: Exacts) -> bool:
     else:
         step = _exact_stage_step(solution, s, role, upper)
     return step <= upper[key]
+
+
+# --- the deviator's best reply in floating point, for searches that compare strategies ---
+
+def deviator_values(solution: RoundSolution) -> dict[Key, float]:
+    """The deviator's best-reply values against the solved strategies, in floating point:
+    the fixed point the certificate raises into its super-solution (`certify_round` proves
+    the bounds; a search ranks candidate strategies by these, then proves its choice)."""
+    return _float_values(solution)
+
+
+def deviator_stage(solution: RoundSolution, state: ChipState, role: int,
+                   W: Mapping[Key, float]) -> HandModel:
+    """The stage game of `state` paying the captain what the deviator's continuation
+    values W say (his own if he is captain, else one minus them): a search that tries many
+    strategies at one state against one W builds it once."""
+    return _deviator_stage(solution, state, role,
+                           lambda nxt, here: _deviator_value(nxt, here, W))
+
+
+def deviator_step(model: HandModel, strategy: Strategy, role: int) -> float:
+    """The deviator's best value in a `deviator_stage` game against `strategy` (one step
+    of the value iteration, in floating point)."""
+    player = CAPTAIN if role == FIRST else OPPONENT
+    value = best_response.best_response(model, strategy, player).value
+    return value if role == FIRST else 1 + value
+
+
+def deviator_moves(solution: RoundSolution, W: Mapping[Key, float]
+                   ) -> dict[Key, dict[Key | None, float]]:
+    """Where the deviator's best reply to the continuation W leads from every (state,
+    role), with probabilities (None: the round ends): his stage best response against
+    the solved strategy, at an open throw the slope of the piece of its bound in force.
+    A search weighs a change at each key by how often this reply visits it."""
+    values = dict(W)
+    out: dict[Key, dict[Key | None, float]] = {}
+    for s in solution.values:
+        for role in (FIRST, SECOND):
+            here = role == FIRST
+            if isinstance(s, OpenThrowState):
+                _, slope = _open_piece(solution, s, role, values)
+                moves = {after_open_throw(s): slope}
+            else:
+                _, model, br = _float_stage_step(solution, s, role, values)
+                moves = _reply_moves(solution, s, role, (model, br))
+            row: dict[Key | None, float] = {}
+            for nxt, p in moves.items():
+                target = None if nxt.state is None else (nxt.state, nxt.seat(here))
+                row[target] = row.get(target, 0.0) + p
+            out[(s, role)] = row
+    return out

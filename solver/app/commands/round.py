@@ -221,9 +221,20 @@ def _check_state(rules: Any, wanted: tuple[int, int, int], state_text: str) -> N
 @click.option("--open-throw", "open_throw", is_flag=True,
               help="When to stop in each open throw of the round (first thrower by throw, "
                    "second by the hand to beat), from the saved round.")
+@click.option("--cheatsheet", is_flag=True,
+              help="--out is a folder: write the round cheat sheet there (cheatsheet.md, "
+                   ".pdf, .png: at most 12 chip rules in words over the hand cheat sheet, "
+                   "their cost proved), from the saved round.")
+@click.option("--base", "base_text", default=None, metavar="CHEATSHEET.md|equilibrium",
+              help="With --cheatsheet: the hand play the chip rules change, a hand cheat "
+                   "sheet's Markdown (`bidou cheatsheet`) or 'equilibrium' (default: the "
+                   "published hand cheat sheet of these rules, else the equilibrium).")
+@click.option("--seconds", type=click.FloatRange(min=1), default=600, show_default=True,
+              help="With --cheatsheet: the most seconds the search of chip rules may take "
+                   "(the proofs of its costs come after).")
 @click.option("--fresh", is_flag=True,
-              help="With --state or --open-throw: solve the round again even if it was "
-                   "saved.")
+              help="With --state, --open-throw or --cheatsheet: solve the round again even "
+                   "if it was saved.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 @click.option("--charts", is_flag=True,
               help="--out is a folder: write round.json and the win-probability chart "
@@ -232,7 +243,8 @@ def _check_state(rules: Any, wanted: tuple[int, int, int], state_text: str) -> N
               help="Write the JSON report (every state) to this file (a folder with "
                    "--charts).")
 def round_command(params: BidouParams, chips: int, state_text: str | None, open_throw: bool,
-                  fresh: bool, as_json: bool, charts: bool, out: str | None) -> None:
+                  cheatsheet: bool, base_text: str | None, seconds: float, fresh: bool,
+                  as_json: bool, charts: bool, out: str | None) -> None:
     """Solve a whole round (every chip state), each number proved in exact arithmetic, and
     keep it (the user's cache folder, $XDG_CACHE_HOME/bidou-solver or
     ~/.cache/bidou-solver; the published rounds are in outputs/round*/): a later --state
@@ -245,6 +257,7 @@ def round_command(params: BidouParams, chips: int, state_text: str | None, open_
       bidou round --state 0,2,7           one state: its value and what changes in play
       bidou round --state 0,4,5 --json    the same as JSON, with the state's strategy
       bidou round --open-throw            when to stop in an open throw
+      bidou round --cheatsheet --out DIR  the round cheat sheet, costs proved
     """
     from games.bidou.round_params import RoundParams
     from solver.files import check_directory_destination, check_file_destination
@@ -257,6 +270,15 @@ def round_command(params: BidouParams, chips: int, state_text: str | None, open_
         raise ParameterError("--open-throw takes neither --state, --charts nor --out")
     if open_throw:
         _open_throw_command(rules, fresh, as_json)
+        return
+    if base_text is not None and not cheatsheet:
+        raise ParameterError("--base goes with --cheatsheet")
+    if cheatsheet:
+        if out is None or wanted is not None or charts:
+            raise ParameterError("--cheatsheet needs --out FOLDER and takes neither --state "
+                                 "nor --charts")
+        _cheatsheet_command(rules, _base_sheet(rules, base_text), seconds, fresh, out,
+                            as_json)
         return
     if out is not None:
         (check_directory_destination if charts else check_file_destination)(out)
@@ -293,6 +315,73 @@ def _open_throw_command(rules: Any, fresh: bool, as_json: bool) -> None:
                                "decisions": open_throw_rows(rules, policies)}, indent=1))
     else:
         click.echo(open_throw_markdown(rules, policies), nl=False)
+
+
+def published_hand_sheet(hand: Any) -> Any:
+    """The published hand cheat sheet (outputs/<variant>/cheatsheet.md) of these hand
+    rules, or None."""
+    outputs = outputs_root()
+    for folder in sorted(outputs.iterdir()) if outputs.is_dir() else []:
+        try:
+            found = json.loads((folder / "cheatsheet_strategy.json").read_text()).get("rules")
+        except (OSError, ValueError, AttributeError):
+            continue
+        if found == hand.to_dict() and (folder / "cheatsheet.md").is_file():
+            return folder / "cheatsheet.md"
+    return None
+
+
+def _base_sheet(rules: Any, base_text: str | None) -> str | None:
+    """The hand cheat sheet's text the chip rules change (None: the equilibrium), read and
+    checked before any long work (a bad file: one line, exit 2)."""
+    from solver.analysis.rulebook import RuleTextError
+    from solver.model import build_model
+    from solver.pipeline.round_sheet_rules import base_from_sheet
+
+    if base_text == "equilibrium":
+        return None
+    path = published_hand_sheet(rules.hand) if base_text is None else base_text
+    if path is None:
+        return None
+    try:
+        with open(path, encoding="utf-8") as handle:
+            text = handle.read(2_000_000)
+        base_from_sheet(build_model(rules.hand), text)
+    except OSError as error:
+        raise ParameterError(f"--base {path}: {error.strerror or error}") from None
+    except (UnicodeDecodeError, RuleTextError) as error:
+        raise ParameterError(f"--base {path}: not a hand cheat sheet of these rules "
+                             f"({str(error)[:200]})") from None
+    return text
+
+
+def _cheatsheet_command(rules: Any, sheet_text: str | None, seconds: float, fresh: bool,
+                        out: str, as_json: bool) -> None:
+    """The round cheat sheet (`solver.pipeline.round_cheatsheet`) from the saved round,
+    or from a solve saved now, written into `out` (the three files together, or none)."""
+    from solver.app.progress import Progress
+    from solver.export.round_cheatsheet_page import FILES, cost_rows
+    from solver.files import check_directory_destination, publish, staging_folder
+    from solver.pipeline.round_cheatsheet import round_cheatsheet_files, solution_from_saved
+
+    check_directory_destination(out)
+    saved = None if fresh else _read_saved(rules, True)
+    with Progress() as progress:
+        if saved is None:
+            _, saved = _solve_and_save(rules, progress)
+        document, files = round_cheatsheet_files(solution_from_saved(saved), sheet_text,
+                                                 seconds=seconds, progress=progress)
+    with staging_folder(out) as stage:
+        for name in FILES:
+            (stage / name).write_bytes(files[name])
+        publish(stage, out, list(FILES))
+    if as_json:
+        click.echo(json.dumps(document, indent=1))
+        return
+    click.echo("\n".join([f"{i}. {line}." for i, line in enumerate(document["chip_rules"], 1)]
+                         + [f"{a}: against a best reply {b}, against the equilibrium {c}"
+                            for a, b, c in cost_rows(document)]
+                         + [f"wrote:          {os.path.join(out, name)}" for name in FILES]))
 
 
 def _state_command(rules: Any, saved: Any, wanted: tuple[int, int, int], state_text: str,
