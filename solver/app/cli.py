@@ -20,6 +20,7 @@ from solver.app.commands import (
     export_efg,
     export_policy,
     lp,
+    multi,
     outputs,
     play,
     results,
@@ -37,7 +38,8 @@ __all__ = ["main", "CFR_DEFAULT_TARGET", "CFR_DEFAULT_CAP"]
 COMMANDS = (stats.stats, solve.solve, export.export, export.charts, convergence.convergence,
             outputs.outputs, evaluate.evaluate, play.play, cheatsheet.cheatsheet, lp.lp,
             round.round_command, sweep.sweep, results.results, site.site,
-            export_policy.export_policy, export_efg.export_efg)
+            export_policy.export_policy, export_efg.export_efg,
+            multi.multi)
 
 
 @click.group(cls=Bidou, commands=COMMANDS, epilog="""\b
