@@ -41,23 +41,18 @@ class TreePolicy:
         self.tree, self.sigma = tree, sigma
         self.nodes = {label: n for n, label in enumerate(tree.node_label)
                       if tree.node_player[n] >= 0}
-        self.first_edge = dict(zip(tree.edge_parent[tree.edge_starts].tolist(),
-                                   tree.edge_starts.tolist()))
+        ends = list(tree.edge_starts[1:]) + [tree.num_edges]
+        self.edges = {int(tree.edge_parent[s]): range(int(s), int(e))
+                      for s, e in zip(tree.edge_starts, ends)}
+        self.action_of = [game.action_id({STOP: "stop", AGAIN: "reroll"}.get(name, name))
+                          for name in tree.edge_name]
         self.hand_index = {h: i for i, h in enumerate(tree.hands)}
 
     def action_probabilities(self, state: Any, player_id: Any = None) -> dict[int, float]:
         node = self.nodes[public_label(state)]
         player = state.current_player()
         hand = self.hand_index[state.hands[player]]
-        first = self.first_edge[node]
-        probs = {}
-        count = int(np.sum(self.tree.edge_parent == node))
-        for e in range(first, first + count):
-            name = self.tree.edge_name[e]
-            action = self.game.action_id({STOP: "stop", AGAIN: "reroll"}.get(name, name))
-            probs[action] = float(self.sigma[e, hand])
-        assert sorted(probs) == sorted(state.legal_actions()), (public_label(state), probs)
-        return probs
+        return {self.action_of[e]: float(self.sigma[e, hand]) for e in self.edges[node]}
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._policy, name)
