@@ -1,5 +1,5 @@
 """The betting of one hand of multi-hand Bidou as pure functions (docs/rules.md, "Multi-hand
-Bidou", rules M1-M14): who leads, what is legal, what each action does to the chips, and who
+Bidou", rules M1-M17): who leads, what is legal, what each action does to the chips, and who
 takes what when the betting closes. No dice and no OpenSpiel here, so that every one of the
 source's nine betting situations can be tested on a hand-made deal.
 
@@ -60,7 +60,7 @@ class Table:
         return sum(self.shares)
 
     def all_in(self, seat: int) -> bool:
-        """M9: he has bet his last chips and stays in for the showdown without speaking."""
+        """M6: he has bet his last chips and stays in for the showdown without speaking."""
         return not self.out[seat] and self.stores[seat] == 0 and self.levels[seat] > 0
 
     def in_hand(self) -> tuple[int, ...]:
@@ -230,7 +230,7 @@ def loser(seats: Sequence[int], compare: Compare) -> Optional[int]:
 
 
 def highest(seats: Sequence[int], compare: Compare) -> Optional[int]:
-    """M13: the highest hand, the one that beats every other; None on a tie for highest."""
+    """M14: the highest hand, the one that beats every other; None on a tie for highest."""
     for s in seats:
         if all(compare(s, o) > 0 for o in seats if o != s):
             return s
@@ -257,7 +257,7 @@ def payoffs(table: Table, stores: Sequence[int]) -> tuple[int, ...]:
 
 def _all_passed(table: Table, compare: Compare, poor_fish: bool) -> tuple[int, ...]:
     """Everyone passed: nothing moves (the two-hand rule), or, under Poor Fish, the highest
-    hand receives one chip from each other player (none on a tie for highest, M13)."""
+    hand receives one chip from each other player (none on a tie for highest, M14)."""
     stores = list(table.stores)
     fish = highest(range(table.players), compare) if poor_fish else None
     if fish is not None:
@@ -271,7 +271,7 @@ def _all_passed(table: Table, compare: Compare, poor_fish: bool) -> tuple[int, .
 def _one_left(table: Table, discard: bool) -> tuple[int, ...]:
     """Everyone else dropped out. Situation 4: after a raise the chips left in the pot go to
     the raiser (the one player left made the last raise). Without a raise they go back to
-    whoever bet them (M12). Situation 7: if he is the only one who bet, he discards a chip."""
+    whoever bet them (M12). Situation 7 (M15): if he alone bet, he discards a chip."""
     (last,) = table.in_hand()
     stores = list(table.stores)
     if table.raiser == last:
@@ -286,7 +286,7 @@ def _one_left(table: Table, discard: bool) -> tuple[int, ...]:
 
 
 def _showdown(table: Table, compare: Compare) -> tuple[int, ...]:
-    """Situations 1, 5 and 6 among the players still in."""
+    """Situations 1, 5 and 6 (M11, M13, M16) among the players still in."""
     seats = table.in_hand()
     stores = list(table.stores)
     low = loser(seats, compare)
