@@ -138,3 +138,41 @@ def test_command_exits_1_when_the_target_is_not_reached():
                                        "2", "--iterations", "5", "--target", "1e-6"])
     assert result.exit_code == 1
     assert "above --target" in result.output
+
+
+@pytest.mark.parametrize("rules", [
+    dict(players=4, faces=2, throws=1, chips=2, poor_fish=True),
+    dict(faces=2, throws=1, chips=2, ranking="french", aces_beat_bidou=True, poor_fish=True),
+])
+def test_terminal_values_equal_a_sum_over_every_deal(rules):
+    """The pairwise showdown algebra of `values._spread` against the deals one by one (the
+    french ranking with aces beating the bidou is not transitive on two faces: a cycle)."""
+    import itertools
+
+    from games.bidou import rules as dice
+    from games.bidou_multi import betting
+    from solver.multi.values import terminal_values
+
+    params = MultiParams(**rules)
+    tree = build_tree(params)
+    n, h = tree.players, len(tree.hands)
+    reach = np.random.default_rng(11).random((tree.num_nodes, n, h))
+    got = terminal_values(tree, reach)
+    for group in tree.terminals:
+        for row, node in list(enumerate(group.nodes))[:12]:
+            expected = np.zeros((n, h))
+            for deal in itertools.product(range(h), repeat=n):
+                def compare(a, b):
+                    return dice.compare(tree.hands[deal[a]], tree.hands[deal[b]],
+                                        params.ranking, params.aces_beat_bidou)
+                if group.kind == "fixed":
+                    outcome = 0
+                else:
+                    pick = betting.loser if group.kind == "loser" else betting.highest
+                    who = pick(group.seats, compare)
+                    outcome = group.seats.index(who) if who is not None else len(group.seats)
+                for q in range(n):
+                    weight = np.prod([reach[node, j, deal[j]] for j in range(n) if j != q])
+                    expected[q, deal[q]] += weight * group.payoffs[row, outcome, q]
+            for q in range(n):
+                np.testing.assert_allclose(got[q][node], expected[q], atol=1e-12)

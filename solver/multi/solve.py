@@ -17,11 +17,10 @@ from games.bidou_multi.params import MultiParams, ParameterError
 from solver.multi import best_response, cfr
 from solver.multi.tree import PublicTree, build_tree, check_solvable
 
-# The arrays of one iteration hold about nodes * players * hands floats several times over,
-# and the showdown masks hands ** players each; above these the run would not fit in memory
-# beside the other engineers' work on a shared machine.
+# The arrays of one iteration hold about nodes * players * hands floats several times over
+# (ranges, values, regrets, sums: about 40 bytes a cell); above this the run would not fit in
+# memory beside the other engineers' work on a shared machine.
 MAX_CELLS = 30_000_000
-MAX_MASK = 2_000_000
 
 
 @functools.lru_cache(maxsize=None)
@@ -40,13 +39,13 @@ def size(params: MultiParams) -> dict[str, int]:
     hands = len(rules.all_hands(params.faces))
     public = t ** n * bets          # one betting tree per throw counts (throw nodes are few)
     return {"betting_nodes": bets, "public_nodes": public, "hands": hands,
-            "cells": public * n * hands, "mask_cells": hands ** n * (n + 1)}
+            "cells": public * n * hands}
 
 
 def check_size(params: MultiParams) -> dict[str, int]:
     check_solvable(params)
     counted = size(params)
-    if counted["cells"] > MAX_CELLS or counted["mask_cells"] > MAX_MASK:
+    if counted["cells"] > MAX_CELLS:
         raise ParameterError(
             f"the compact tree of {params.to_game_string()} has {counted['public_nodes']:,} "
             f"public nodes x {counted['hands']} hands per player, above what the solver "

@@ -22,7 +22,6 @@ are contiguous):
 from __future__ import annotations
 
 import dataclasses
-import itertools
 from typing import Callable, Optional
 
 import numpy as np
@@ -36,13 +35,16 @@ STOP, AGAIN = "stop", "again"
 
 @dataclasses.dataclass
 class TerminalGroup:
-    """Terminals whose payoff depends on the hands only through one outcome: `masks[o]` is
-    1 on the deals (an N-dimensional H x ... x H array) giving outcome o; `payoffs[z, o, q]`
-    is player q's payoff at the group's z-th terminal under outcome o."""
+    """Terminals whose payoff depends on the hands only through one outcome. `kind` "loser":
+    outcome k < len(seats) is "seats[k] has the hand every other seat in `seats` beats" (the
+    showdown's loser), the last outcome "nobody" (a tie); "highest": the same for the hand
+    that beats every other (Poor Fish); "fixed": one outcome, whatever the hands.
+    `payoffs[z, o, q]` is player q's payoff at the group's z-th terminal under outcome o."""
 
     name: str
+    kind: str
+    seats: tuple[int, ...]
     nodes: np.ndarray
-    masks: np.ndarray
     payoffs: np.ndarray
 
 
@@ -51,6 +53,7 @@ class PublicTree:
     params: MultiParams
     hands: tuple[rules.Hand, ...]
     base: np.ndarray                    # chance of each hand in one throw
+    beats: np.ndarray                   # beats[a, b] = 1 if hand a beats hand b
     node_player: np.ndarray
     node_label: list[str]               # the public history, for strategy files
     edge_parent: np.ndarray
@@ -138,21 +141,6 @@ def _fixed(kind: str, outcome: Optional[int]) -> Callable[[int, int], int]:
     return compare
 
 
-def _outcome_masks(params: MultiParams, hands, kind: str, seats: tuple[int, ...]) -> np.ndarray:
-    """masks[o] over all deals: o indexes `seats` (the loser / the highest), the last one
-    "nobody" (a tie)."""
-    n, h = params.players, len(hands)
-    masks = np.zeros((len(seats) + 1,) + (h,) * n)
-    pick = betting.loser if kind == "loser" else betting.highest
-    for deal in itertools.product(range(h), repeat=n):
-        def compare(a: int, b: int) -> int:
-            return rules.compare(hands[deal[a]], hands[deal[b]], params.ranking,
-                                 params.aces_beat_bidou)
-        who = pick(seats, compare)
-        masks[(seats.index(who) if who is not None else len(seats),) + deal] = 1.0
-    return masks
-
-
 def _terminal_key(params: MultiParams, table: betting.Table) -> tuple[str, tuple[int, ...]]:
     kind = table.kind()
     if kind == betting.SHOWDOWN:
@@ -179,6 +167,8 @@ def build_tree(params: MultiParams) -> PublicTree:
     hands = rules.all_hands(params.faces)
     dist = rules.hand_distribution(params.faces)
     base = np.array([float(dist[h]) for h in hands])
+    beats = np.array([[float(rules.compare(a, b, params.ranking, params.aces_beat_bidou) > 0)
+                       for b in hands] for a in hands])
     root = _throw_phase(params, 0, 1, (), "", 0)
     order: list[_Node] = []
     frontier = [root]
@@ -209,27 +199,25 @@ def build_tree(params: MultiParams) -> PublicTree:
     depth_edges = [slice(int(np.searchsorted(depths, d)), int(np.searchsorted(depths, d, "right")))
                    for d in range(int(depths.max()) + 1)] if len(depths) else []
     return PublicTree(
-        params=params, hands=hands, base=base,
+        params=params, hands=hands, base=base, beats=beats,
         node_player=np.array([node.player for node in order]),
         node_label=[node.label for node in order],
         edge_parent=np.array(parent), edge_child=np.array(child),
         edge_player=np.array(player), edge_again=np.array(again, dtype=bool),
         edge_name=names, edge_starts=np.array(starts), edge_group=np.array(groups),
-        depth_edges=depth_edges, terminals=_terminal_groups(params, hands, order))
+        depth_edges=depth_edges, terminals=_terminal_groups(params, order))
 
 
-def _terminal_groups(params: MultiParams, hands, order: list[_Node]) -> list[TerminalGroup]:
+def _terminal_groups(params: MultiParams, order: list[_Node]) -> list[TerminalGroup]:
     by_key: dict[tuple[str, tuple[int, ...]], list[int]] = {}
     for i, node in enumerate(order):
         if node.table is not None and node.table.closed():
             by_key.setdefault(_terminal_key(params, node.table), []).append(i)
     groups = []
     for (kind, seats), nodes in sorted(by_key.items()):
-        masks = (np.ones((1,) + (len(hands),) * params.players) if kind == "fixed"
-                 else _outcome_masks(params, hands, kind, seats))
         tables = [order[i].table for i in nodes]
         payoffs = np.array([_terminal_payoffs(params, table, kind, seats)
                             for table in tables if table is not None])
-        groups.append(TerminalGroup(name=f"{kind} {seats}", nodes=np.array(nodes),
-                                    masks=masks, payoffs=payoffs))
+        groups.append(TerminalGroup(name=f"{kind} {seats}", kind=kind, seats=seats,
+                                    nodes=np.array(nodes), payoffs=payoffs))
     return groups

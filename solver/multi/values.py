@@ -8,11 +8,9 @@ parent takes edge e holding hand h. `ranges` pushes each player's range down the
 
 from __future__ import annotations
 
-import string
-
 import numpy as np
 
-from solver.multi.tree import PublicTree
+from solver.multi.tree import PublicTree, TerminalGroup
 
 
 def ranges(tree: PublicTree, sigma: np.ndarray) -> np.ndarray:
@@ -34,10 +32,36 @@ def ranges(tree: PublicTree, sigma: np.ndarray) -> np.ndarray:
     return out
 
 
-def _einsum_spec(players: int, q: int) -> str:
-    letters = string.ascii_lowercase[:players]
-    others = [f"z{letters[j]}" for j in range(players) if j != q]
-    return f"o{letters}," + ",".join(others) + f"->zo{letters[q]}"
+def _spread(tree: PublicTree, group: TerminalGroup, reach: np.ndarray, q: int) -> np.ndarray:
+    """spread[z, o, h]: the others' probability of outcome o at terminal z when q holds h.
+
+    An outcome is pairwise: seat s is the loser when every other showdown seat's hand beats
+    his, so its probability is a product over the others of "his range on the hands that
+    beat h_s" (`cover`), summed over s's hand when q is not s. That is O(H^2) per terminal
+    instead of the O(H^N) of the deals, for any ranking (the loser is unique even when the
+    ranking is not transitive). A tie is what the other outcomes leave."""
+    z, n, h = reach.shape
+    total = reach.sum(axis=2)                                      # (z, n)
+    if group.kind == "fixed":
+        return np.prod(np.delete(total, q, axis=1), axis=1)[:, None, None] * np.ones((1, 1, h))
+    # cover[z, j, x]: seat j's range on the hands that beat x (loser) / that x beats (highest)
+    relation = tree.beats if group.kind == "loser" else tree.beats.T
+    cover = reach @ relation
+    seats = group.seats
+    outside = [j for j in range(n) if j not in seats and j != q]
+    factor = np.prod(total[:, outside], axis=1) if outside else np.ones(z)
+    spread = np.zeros((z, len(seats) + 1, h))
+    for k, s in enumerate(seats):
+        rest = [j for j in seats if j not in (s, q)]
+        product = np.prod(cover[:, rest, :], axis=1) if rest else np.ones((z, h))
+        if q == s:
+            value = product
+        else:
+            weight = reach[:, s, :] * product                      # over s's hand
+            value = weight @ relation.T if q in seats else weight.sum(axis=1)[:, None]
+        spread[:, k] = value * factor[:, None]
+    spread[:, -1] = np.prod(np.delete(total, q, axis=1), axis=1)[:, None] - spread[:, :-1].sum(1)
+    return spread
 
 
 def terminal_values(tree: PublicTree, reach: np.ndarray, players=None) -> dict[int, np.ndarray]:
@@ -49,8 +73,7 @@ def terminal_values(tree: PublicTree, reach: np.ndarray, players=None) -> dict[i
     for group in tree.terminals:
         r = reach[group.nodes]
         for q in wanted:
-            others = [r[:, j, :] for j in range(n) if j != q]
-            spread = np.einsum(_einsum_spec(n, q), group.masks, *others, optimize=True)
+            spread = _spread(tree, group, r, q)
             out[q][group.nodes] = np.einsum("zo,zoh->zh", group.payoffs[:, :, q], spread)
     return out
 
