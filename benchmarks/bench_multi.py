@@ -24,7 +24,7 @@ from solver.multi.tree import build_tree
 
 SMALL = [dict(faces=2, throws=1, chips=2), dict(faces=2, throws=1), dict(faces=3, throws=1),
          dict(faces=3, throws=1, poor_fish=True)]
-ALL = SMALL + [dict(faces=2, throws=2)]
+ALL = SMALL + [dict(faces=2, throws=2), dict(faces=3, throws=2), dict(faces=6, throws=1)]
 SIZES = [dict(faces=2, throws=1), dict(faces=3, throws=1), dict(faces=2, throws=2),
          dict(faces=3, throws=2), dict(), dict(players=4, faces=2, throws=1), dict(players=4)]
 
