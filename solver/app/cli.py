@@ -21,6 +21,7 @@ from solver.app.commands import (
     export_efg,
     export_policy,
     lp,
+    multi,
     outputs,
     play,
     results,
@@ -38,7 +39,8 @@ __all__ = ["main", "CFR_DEFAULT_TARGET", "CFR_DEFAULT_CAP"]
 COMMANDS = (stats.stats, solve.solve, export.export, export.charts, convergence.convergence,
             outputs.outputs, evaluate.evaluate, play.play, cheatsheet.cheatsheet, lp.lp,
             round.round_command, sweep.sweep, results.results, site.site,
-            export_policy.export_policy, export_efg.export_efg, exploit.exploit)
+            export_policy.export_policy, export_efg.export_efg, exploit.exploit,
+            multi.multi)
 
 
 @click.group(cls=Bidou, commands=COMMANDS, epilog="""\b

@@ -1,0 +1,76 @@
+"""How far the multi-hand solver goes: epsilon against iterations and time, and tree sizes.
+
+    python benchmarks/bench_multi.py [--seconds 60] [--variants small|all] [--json FILE]
+
+Part 1, sizes: the compact public tree (public nodes, hands, cells of one range array) of
+each variant, the default game (faces 6, throws 3) with three and four players included,
+counted without building it (`solver.multi.solve.size`).
+Part 2, curves: for each small variant, CFR+ and plain CFR run side by side for at most
+`--seconds` of iteration time each; every seat's certified gain (exact best response against
+the others) is measured at doubling iteration counts, its time not counted. Prints one line
+per point: variant, method, iterations, seconds, epsilon (largest seat gain), NashConv.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+
+from games.bidou_multi.params import MultiParams
+from solver.multi import best_response, cfr
+from solver.multi.solve import size
+from solver.multi.tree import build_tree
+
+SMALL = [dict(faces=2, throws=1, chips=2), dict(faces=2, throws=1), dict(faces=3, throws=1),
+         dict(faces=3, throws=1, poor_fish=True)]
+ALL = SMALL + [dict(faces=2, throws=2), dict(faces=3, throws=2), dict(faces=6, throws=1)]
+SIZES = [dict(faces=2, throws=1), dict(faces=3, throws=1), dict(faces=2, throws=2),
+         dict(faces=3, throws=2), dict(), dict(players=4, faces=2, throws=1), dict(players=4)]
+
+
+def sizes() -> list[dict]:
+    rows = []
+    for rules in SIZES:
+        counted = size(MultiParams(**rules))
+        rows.append({"rules": rules, **counted})
+        print(f"size {rules or 'default'}: {counted}", flush=True)
+    return rows
+
+
+def curve(rules: dict, method: str, seconds: float) -> list[dict]:
+    tree = build_tree(MultiParams(**rules))
+    state = cfr.CFRState.start(tree)
+    points, target = [], 1
+    while state.seconds < seconds:
+        cfr.iterate(tree, state, target - state.iterations, method)
+        g = best_response.gains(tree, cfr.average_strategy(tree, state))
+        point = {"rules": rules, "method": method, "iterations": state.iterations,
+                 "seconds": round(state.seconds, 2), "epsilon": g.epsilon,
+                 "nash_conv": g.nash_conv, "values": [round(v, 6) for v in g.values]}
+        points.append(point)
+        print(f"{rules} {method:4s} it {state.iterations:6d}  {state.seconds:8.2f} s  "
+              f"epsilon {g.epsilon:.3e}  NashConv {g.nash_conv:.3e}", flush=True)
+        target *= 2
+    return points
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=60.0)
+    parser.add_argument("--variants", choices=("small", "all"), default="small")
+    parser.add_argument("--json", default=None)
+    args = parser.parse_args()
+    started = time.perf_counter()
+    report = {"sizes": sizes(), "curves": []}
+    for rules in (SMALL if args.variants == "small" else ALL):
+        for method in ("cfr+", "cfr"):
+            report["curves"] += curve(rules, method, args.seconds)
+    print(f"total {time.perf_counter() - started:.0f} s")
+    if args.json:
+        with open(args.json, "w") as out:
+            json.dump(report, out, indent=1)
+
+
+if __name__ == "__main__":
+    main()

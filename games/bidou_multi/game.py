@@ -1,0 +1,322 @@
+"""Multi-hand Bidou (docs/rules.md, "Multi-hand Bidou") as an OpenSpiel game:
+`python_bidou_multi`.
+
+Importing this module registers it: `import games.bidou_multi.game`, then
+`pyspiel.load_game("python_bidou_multi(players=3,faces=2,throws=1)")`. Parameters (defaults
+from `MultiParams()`): players, chips, faces, throws, reroll, ranking, aces_beat_bidou,
+max_bet, max_raise, poor_fish, discard; a bad value raises `ParameterError` (one line naming
+the parameter) from `load_game`.
+
+Players: seat 0 is the captain, seat 1 on his left, and so on clockwise. Sequential, explicit
+stochastic chance, imperfect information, terminal rewards, perfect recall, **general-sum**:
+a tie removes chips from the game (situation 6) under every rule set, so the payoffs of a
+hand need not add up to zero (`MultiParams.zero_sum`).
+
+Game flow
+---------
+1. Each seat in turn, the captain first, throws as in two-hand Bidou: up to `throws` throws,
+   "stop" or throw again after each but the last ("reroll", or under reroll=keep "keep X").
+   His dice stay hidden; his number of throws is public (M1, M2).
+2. The betting (`games/bidou_multi/betting.py`), led by the player with the fewest throws
+   nearest the captain (M3) and going clockwise: "pass", "bet 1".."bet 3", "call",
+   "raise 1", "raise 2".
+3. The returns: each player's chips received, negated (`betting.payoffs`).
+
+Action ids: 0 "stop", 1 "reroll", then the keeps as in `python_bidou` (`games.bidou.game.
+all_keeps`), then the seven betting actions of `betting.ACTIONS`. Chance action ids are hand
+indices in `rules.all_hands(faces)`.
+
+Information state string of player p (perfect recall):
+    "p<p> | t0:<seat 0's turn> | t1:... | b:<betting actions, comma-separated>"
+a turn as in `python_bidou` (own hands and decisions; another's results "?" and decisions
+"stop" or "again"). Observation string: "p<p> hand:<own hand> throws:<counts> b:<betting>".
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Optional
+
+import pyspiel
+
+from games.bidou import rules
+from games.bidou.game import all_keeps
+from games.bidou_multi import betting
+from games.bidou_multi.params import MultiParams
+
+STOP_ID = 0
+REROLL_ID = 1
+_KEEP_BASE = 2
+_DEFAULTS = MultiParams()
+
+_GAME_TYPE = pyspiel.GameType(
+    short_name="python_bidou_multi",
+    long_name="Python Multi-hand Bidou",
+    dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
+    chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
+    information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
+    utility=pyspiel.GameType.Utility.GENERAL_SUM,
+    reward_model=pyspiel.GameType.RewardModel.TERMINAL,
+    max_num_players=4,
+    min_num_players=3,
+    provides_information_state_string=True,
+    provides_information_state_tensor=False,
+    provides_observation_string=True,
+    provides_observation_tensor=False,
+    provides_factored_observation_string=False,
+    parameter_specification={f: getattr(_DEFAULTS, f) for f in _DEFAULTS.to_dict()})
+
+
+class _Tables:
+    """Lookup tables of one parameter set, shared by the game and all its states."""
+
+    def __init__(self, params: MultiParams):
+        self.params = params
+        self.hands = rules.all_hands(params.faces)
+        self.hand_index = {h: i for i, h in enumerate(self.hands)}
+        self.keeps = all_keeps(params.faces)
+        self.keep_action = {k: _KEEP_BASE + i for i, k in enumerate(self.keeps)}
+        self.keep_action[()] = REROLL_ID
+        self.action_names = ([rules.throw_action_name(rules.STOP), rules.throw_action_name(())]
+                             + [rules.throw_action_name(k) for k in self.keeps]
+                             + list(betting.ACTIONS))
+        self.action_ids = {name: i for i, name in enumerate(self.action_names)}
+        self.bet_base = _KEEP_BASE + len(self.keeps)
+
+    def kept_of(self, action: int) -> rules.Kept:
+        return () if action == REROLL_ID else self.keeps[action - _KEEP_BASE]
+
+    @functools.lru_cache(maxsize=None)
+    def outcomes(self, hand: Optional[rules.Hand], kept: rules.Kept) -> tuple:
+        if hand is None:
+            dist = rules.throw_distribution((), self.params.faces)
+        else:
+            dist = rules.next_hand_distribution(hand, kept, self.params.faces)
+        return tuple(sorted((self.hand_index[h], float(p)) for h, p in dist.items()))
+
+    def compare(self, hands) -> betting.Compare:
+        p = self.params
+        return lambda a, b: rules.compare(hands[a], hands[b], p.ranking, p.aces_beat_bidou)
+
+    def __deepcopy__(self, memo):
+        return self
+
+
+@functools.lru_cache(maxsize=None)
+def _params(items: tuple) -> MultiParams:
+    return MultiParams.from_mapping(dict(items))
+
+
+@functools.lru_cache(maxsize=None)
+def _tables(params: MultiParams) -> _Tables:
+    return _Tables(params)
+
+
+def _max_bets(params: MultiParams) -> int:
+    """Betting actions in a hand at most: each of them puts a chip in, or is a pass (once
+    each before the bet, once each to drop out), so a hand has at most players*chips + 2*players."""
+    return params.players * (params.chips + 2)
+
+
+class MultiGame(pyspiel.Game):
+    """Multi-hand Bidou. `game.params` holds the `MultiParams`."""
+
+    def __init__(self, params=None):
+        multi = MultiParams.from_mapping(dict(params or {}))
+        tables = _tables(multi)
+        n, chips = multi.players, multi.chips
+        info = pyspiel.GameInfo(
+            num_distinct_actions=len(tables.action_names),
+            max_chance_outcomes=len(tables.hands),
+            num_players=n,
+            min_utility=float(chips - n * chips),
+            max_utility=float(chips),
+            utility_sum=None,
+            max_game_length=n * (multi.throws - 1) + _max_bets(multi))
+        super().__init__(_GAME_TYPE, info, multi.to_dict())
+
+    @property
+    def params(self) -> MultiParams:
+        return _params(tuple(sorted(self.get_parameters().items())))
+
+    @property
+    def tables(self) -> _Tables:
+        return _tables(self.params)
+
+    def new_initial_state(self):
+        return MultiState(self)
+
+    def make_py_observer(self, iig_obs_type=None, params=None):
+        return MultiObserver(
+            iig_obs_type or pyspiel.IIGObservationType(perfect_recall=False), params)
+
+    def action_id(self, name: str) -> int:
+        return self.tables.action_ids[name]
+
+    def action_name(self, action: int) -> str:
+        return self.tables.action_names[action]
+
+    def hand_action(self, hand) -> int:
+        if isinstance(hand, str):
+            hand = rules.parse_hand(hand, self.params.faces)
+        return self.tables.hand_index[tuple(hand)]
+
+
+_THROW_CHANCE, _THROW_DECISION, _BETTING, _TERMINAL = range(4)
+
+
+class MultiState(pyspiel.State):
+    """A state of multi-hand Bidou; `hands`, `throw_counts`, `table` read it directly."""
+
+    def __init__(self, game):
+        super().__init__(game)
+        self._t = game.tables
+        n = self._t.params.players
+        self._phase = _THROW_CHANCE
+        self._thrower = 0
+        self.hands: list[Optional[rules.Hand]] = [None] * n
+        self.throw_counts = [0] * n
+        self._kept: rules.Kept = ()
+        self.turns: list[list] = [[] for _ in range(n)]
+        self.bets: list[str] = []
+        self.table: Optional[betting.Table] = None
+        self._returns = [0.0] * n
+
+    def __deepcopy__(self, memo):
+        other = MultiState.__new__(MultiState)
+        pyspiel.State.__init__(other, self.get_game())
+        other._t, other._phase, other._thrower = self._t, self._phase, self._thrower
+        other.hands, other.throw_counts = list(self.hands), list(self.throw_counts)
+        other._kept, other.turns = self._kept, [list(t) for t in self.turns]
+        other.bets, other.table, other._returns = list(self.bets), self.table, list(
+            self._returns)
+        return other
+
+    def current_player(self):
+        if self._phase == _TERMINAL:
+            return pyspiel.PlayerId.TERMINAL
+        if self._phase == _THROW_CHANCE:
+            return pyspiel.PlayerId.CHANCE
+        if self._phase == _THROW_DECISION:
+            return self._thrower
+        assert self.table is not None and self.table.to_act is not None
+        return self.table.to_act
+
+    def _legal_actions(self, player):
+        t = self._t
+        if player != self.current_player():
+            return []
+        if self._phase == _THROW_DECISION:
+            if t.params.reroll == "all":
+                return [STOP_ID, REROLL_ID]
+            return sorted([STOP_ID] + [t.keep_action[k]
+                                       for k in rules.keep_options(self.hands[player])])
+        assert self.table is not None
+        legal = betting.legal_actions(self.table, t.params.max_bet, t.params.max_raise)
+        return sorted(t.action_ids[a] for a in legal)
+
+    def chance_outcomes(self):
+        assert self._phase == _THROW_CHANCE
+        return list(self._t.outcomes(self.hands[self._thrower], self._kept))
+
+    def _apply_action(self, action):
+        t = self._t
+        if self._phase == _THROW_CHANCE:
+            p = self._thrower
+            hand = t.hands[action]
+            self.hands[p] = hand
+            self.throw_counts[p] += 1
+            self.turns[p].append(hand)
+            if self.throw_counts[p] >= t.params.throws:
+                self._end_turn()
+            else:
+                self._phase = _THROW_DECISION
+            return
+        if action not in self._legal_actions(self.current_player()):
+            raise ValueError(f"illegal action {action} for player {self.current_player()}")
+        if self._phase == _THROW_DECISION:
+            self.turns[self._thrower].append(action)
+            if action == STOP_ID:
+                self._end_turn()
+            else:
+                self._kept = t.kept_of(action)
+                self._phase = _THROW_CHANCE
+            return
+        assert self.table is not None
+        name = t.action_names[action]
+        self.bets.append(name)
+        self.table = betting.apply(self.table, name)
+        if self.table.closed():
+            p = t.params
+            stores = betting.settle(self.table, t.compare(self.hands), p.poor_fish, p.discard)
+            self._returns = [float(x) for x in betting.payoffs(self.table, stores)]
+            self._phase = _TERMINAL
+
+    def _end_turn(self):
+        p = self._t.params
+        self._kept = ()
+        if self._thrower + 1 < p.players:
+            self._thrower += 1
+            self._phase = _THROW_CHANCE
+            return
+        self.table = betting.new_table(p.players, p.chips, self.throw_counts)
+        self._phase = _BETTING
+
+    def _action_to_string(self, player, action):
+        if player == pyspiel.PlayerId.CHANCE:
+            return "throw " + rules.format_hand(self._t.hands[action])
+        return self._t.action_names[action]
+
+    def is_terminal(self):
+        return self._phase == _TERMINAL
+
+    def returns(self):
+        return list(self._returns)
+
+    def turn_string(self, owner: int, viewer: Optional[int]) -> str:
+        """Seat `owner`'s turn as seen by `viewer` (None: everything shown)."""
+        tokens = []
+        for tok in self.turns[owner]:
+            if isinstance(tok, tuple):
+                tokens.append(rules.format_hand(tok) if viewer in (None, owner) else "?")
+            elif viewer in (None, owner):
+                tokens.append(self._t.action_names[tok])
+            else:
+                tokens.append("stop" if tok == STOP_ID else "again")
+        return ",".join(tokens)
+
+    def __str__(self):
+        turns = " | ".join(f"t{s}:{self.turn_string(s, None)}"
+                           for s in range(self._t.params.players))
+        return f"{turns} | b:{','.join(self.bets)}"
+
+
+class MultiObserver:
+    """Strings only (the game provides no tensors): perfect recall gives the information
+    state string, otherwise the observation string (see the module docstring)."""
+
+    def __init__(self, iig_obs_type, params):
+        if params:
+            raise ValueError(f"Observation parameters not supported; passed {params}")
+        self._recall = iig_obs_type.perfect_recall
+        self._private = iig_obs_type.private_info
+        self.tensor = None
+        self.dict: dict = {}
+
+    def set_from(self, state, player):
+        pass
+
+    def string_from(self, state: MultiState, player: int) -> str:
+        n = len(state.hands)
+        viewer = player if self._private == pyspiel.PrivateInfoType.SINGLE_PLAYER else (
+            None if self._private == pyspiel.PrivateInfoType.ALL_PLAYERS else -1)
+        if self._recall:
+            turns = " | ".join(f"t{s}:{state.turn_string(s, viewer)}" for s in range(n))
+            return f"p{player} | {turns} | b:{','.join(state.bets)}"
+        hand = state.hands[player] if viewer is not None else None
+        shown = rules.format_hand(hand) if hand is not None and viewer != -1 else "-"
+        counts = ",".join(str(c) for c in state.throw_counts)
+        return f"p{player} hand:{shown} throws:{counts} b:{','.join(state.bets)}"
+
+
+pyspiel.register_game(_GAME_TYPE, MultiGame)

@@ -1,0 +1,98 @@
+"""The rules of one hand of multi-hand Bidou, validated in one place (docs/rules.md,
+"Multi-hand Bidou"). Every entry point (OpenSpiel's `load_game`, `bidou multi`, strategy
+files) builds them through `MultiParams.from_mapping`, so a bad value fails the same way."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, Mapping
+
+from games.bidou.params import RANKINGS, REROLL_MODES, ParameterError, check_int
+
+__all__ = ["MultiParams", "ParameterError"]
+
+
+@dataclasses.dataclass(frozen=True)
+class MultiParams:
+    """players: 3 or 4 (seat 0 is the captain, seat 1 on his left, ...).
+    chips: each player's store when the hand starts (the source: six).
+    faces, throws, reroll, ranking, aces_beat_bidou: as in two-hand Bidou.
+    max_bet: most chips an opening bet may be ("the maximum bet is three chips").
+    max_raise: most chips a raise may add ("the maximum raise two chips").
+    poor_fish: when everyone passes, the highest hand receives a chip from each other player.
+    discard: situation 7, a lone bettor whom everyone else passes discards one chip.
+    """
+
+    players: int = 3
+    chips: int = 6
+    faces: int = 6
+    throws: int = 3
+    reroll: str = "all"
+    ranking: str = "encyclopedia"
+    aces_beat_bidou: bool = True
+    max_bet: int = 3
+    max_raise: int = 2
+    poor_fish: bool = False
+    discard: bool = True
+
+    def __post_init__(self) -> None:
+        check_int("players", self.players, 3, 4)
+        check_int("chips", self.chips, 1, 12)
+        check_int("faces", self.faces, 2, 6)
+        check_int("throws", self.throws, 1, 3)
+        check_int("max_bet", self.max_bet, 1, 3)
+        check_int("max_raise", self.max_raise, 1, 2)
+        if self.reroll not in REROLL_MODES:
+            raise ParameterError(
+                f"reroll must be one of {', '.join(REROLL_MODES)}, got {self.reroll!r}")
+        if self.ranking not in RANKINGS:
+            raise ParameterError(
+                f"ranking must be one of {', '.join(RANKINGS)}, got {self.ranking!r}")
+        for name in ("aces_beat_bidou", "poor_fish", "discard"):
+            if not isinstance(getattr(self, name), bool):
+                raise ParameterError(
+                    f"{name} must be true or false, got {getattr(self, name)!r}")
+
+    @classmethod
+    def from_mapping(cls, values: Mapping[str, Any]) -> "MultiParams":
+        """Build from names and values (strings are parsed); an unknown name fails."""
+        fields = {f.name: f for f in dataclasses.fields(cls)}
+        unknown = sorted(set(values) - set(fields))
+        if unknown:
+            raise ParameterError(
+                f"unknown parameter {unknown[0]!r}; known: {', '.join(fields)}")
+        return cls(**{name: _parse(name, value, type(fields[name].default))
+                      for name, value in values.items()})
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    def to_game_string(self) -> str:
+        """The OpenSpiel game string that loads exactly these rules."""
+        items = ",".join(f"{k}={str(v).lower() if isinstance(v, bool) else v}"
+                         for k, v in self.to_dict().items())
+        return f"python_bidou_multi({items})"
+
+    @property
+    def zero_sum(self) -> bool:
+        """Never: a tie at a showdown removes chips from the game (situation 6) under every
+        rule set, and situation 7's discard removes one more when `discard` is on."""
+        return False
+
+
+def _parse(name: str, value: Any, kind: type) -> Any:
+    if not isinstance(value, str):
+        return value
+    text = value.strip().lower()
+    if kind is bool:
+        if text in ("true", "1", "yes"):
+            return True
+        if text in ("false", "0", "no"):
+            return False
+        raise ParameterError(f"{name} must be true or false, got {value!r}")
+    if kind is int:
+        try:
+            return int(text)
+        except ValueError:
+            raise ParameterError(f"{name} must be an integer, got {value!r}") from None
+    return value.strip()

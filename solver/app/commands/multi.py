@@ -1,0 +1,109 @@
+"""`bidou multi`: solve one hand of multi-hand Bidou (three or four players) with CFR and
+certify every seat's gain from deviating (docs/multi.md)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Optional
+
+import click
+
+from games.bidou_multi.params import MultiParams, ParameterError
+from solver.app.commands.group import guarded
+from solver.errors import SolverError
+
+
+@click.command("multi", short_help="Multi-hand Bidou: CFR and each seat's certified epsilon.",
+               epilog="""\b
+Examples:
+  bidou multi --faces 2 --throws 1
+  bidou multi --faces 3 --throws 1 --poor-fish --iterations 2000 --out multi-out
+  bidou multi --faces 2 --throws 1 --chips 2 --check-openspiel""")
+@guarded
+@click.option("--players", type=int, default=3, show_default=True, help="3 or 4.")
+@click.option("--chips", type=int, default=6, show_default=True,
+              help="Each player's store when the hand starts.")
+@click.option("--faces", type=int, default=2, show_default=True, help="Sides of each die.")
+@click.option("--throws", type=int, default=1, show_default=True, help="Most throws a turn.")
+@click.option("--poor-fish", is_flag=True, help="Everyone passes: the highest hand receives "
+              "a chip from each other player.")
+@click.option("--no-discard", is_flag=True, help="Turn off situation 7's discard.")
+@click.option("--iterations", type=int, default=1000, show_default=True,
+              help="Most CFR iterations.")
+@click.option("--target", type=float, default=None,
+              help="Stop once every seat's gain is at most this; exit 1 if not reached.")
+@click.option("--check-openspiel", is_flag=True,
+              help="Also measure the strategy with OpenSpiel on the faithful game (small "
+              "variants); exit 1 if the numbers disagree.")
+@click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path),
+              default=None, help="Write multi-strategy.json here.")
+def multi(players: int, chips: int, faces: int, throws: int, poor_fish: bool,
+          no_discard: bool, iterations: int, target: Optional[float], check_openspiel: bool,
+          out_dir: Optional[Path]) -> None:
+    """Values by seat and each seat's certified epsilon: the most it could gain, in chips
+    per hand, by deviating alone from the solver's strategy (an exact best response against
+    the others' fixed strategies). With three or more players this certifies an
+    epsilon-equilibrium, not a unique value. Solved on the compact public tree, reroll=all."""
+    from solver.files import check_directory_destination, write_set
+    from solver.multi import faithful
+    from solver.multi.solve import check_size, check_with_openspiel, solve
+    from solver.multi.strategy_file import document
+
+    params = MultiParams(players=players, chips=chips, faces=faces, throws=throws,
+                         poor_fish=poor_fish, discard=not no_discard)
+    if iterations < 1:
+        raise ParameterError(f"--iterations must be at least 1, got {iterations}")
+    if target is not None and not target > 0:
+        raise ParameterError(f"--target must be positive, got {target}")
+    counted = check_size(params)
+    if check_openspiel:
+        histories = _faithful_histories(params)
+        if histories > faithful.MAX_HISTORIES:
+            raise ParameterError(
+                f"--check-openspiel walks the faithful game's {histories:,} histories, above "
+                f"the limit of {faithful.MAX_HISTORIES:,} (try fewer --faces or --chips)")
+    if out_dir is not None:
+        check_directory_destination(out_dir)
+    click.echo(f"{params.to_game_string()}: {counted['public_nodes']:,} public nodes, "
+               f"{counted['hands']} hands each")
+    solution = solve(params, iterations, target=target, every=max(iterations // 10, 1))
+    _print(solution)
+    agree = check_with_openspiel(solution) if check_openspiel else True
+    if check_openspiel:
+        assert solution.openspiel is not None
+        click.echo("OpenSpiel on the faithful game: values "
+                   + " ".join(f"{v:+.6f}" for v in solution.openspiel["values"])
+                   + ", gains " + " ".join(f"{g:.2e}" for g in solution.openspiel["gains"])
+                   + (" (agrees)" if agree else " (DISAGREES)"))
+    if out_dir is not None:
+        text = json.dumps(document(solution), indent=1, allow_nan=False) + "\n"
+        write_set({out_dir / "multi-strategy.json": text.encode()})
+        click.echo(f"wrote {out_dir / 'multi-strategy.json'}")
+    if not agree:
+        raise SolverError("OpenSpiel's best response disagrees with the solver's")
+    if target is not None and solution.gains.epsilon > target:
+        raise SolverError(f"the certified epsilon {solution.gains.epsilon:.3g} is above "
+                          f"--target {target:g} after {solution.iterations} iterations")
+
+
+def _faithful_histories(params: MultiParams) -> int:
+    """Histories of the faithful game: each player's throwing paths, times the betting."""
+    from games.bidou import rules
+    from solver.multi.solve import size
+
+    hands = len(rules.all_hands(params.faces))
+    paths = sum(hands ** k for k in range(1, params.throws + 1))
+    return paths ** params.players * size(params)["betting_nodes"]
+
+
+def _print(solution) -> None:
+    g = solution.gains
+    click.echo(f"{solution.variant}, {solution.iterations} iterations, "
+               f"{solution.seconds:.1f} s")
+    click.echo("seat  value (chips/hand)  best response  certified epsilon")
+    for seat, (value, best, gain) in enumerate(zip(g.values, g.best, g.gains)):
+        name = "captain" if seat == 0 else f"seat {seat}"
+        click.echo(f"{name:8s} {value:+.6f}        {best:+.6f}      {gain:.3e}")
+    click.echo(f"NashConv {g.nash_conv:.3e}; epsilon-equilibrium with epsilon {g.epsilon:.3e} "
+               "(no seat gains more by deviating alone; values not unique)")

@@ -1,0 +1,87 @@
+"""Each seat's gain from deviating: an exact best response of one player against the others'
+fixed strategies, on the public tree (docs/multi.md, "What is certified").
+
+A player's decision point is (public node, his current hand): under reroll=all his earlier,
+discarded hands change neither his future nor what the others see, so the best response
+picks, bottom-up, the best edge at each point separately. This walk is written apart from
+CFR's (`cfr.evaluate` weights children by the strategy; this one takes a maximum and never
+reads the deviating player's strategy), and tests/test_multi_solver.py checks it against
+OpenSpiel's own best response on the faithful game `python_bidou_multi`.
+
+The gain of seat q is BR_q - V_q >= 0, with V_q his value when nobody deviates; NashConv is
+their sum. Every gain <= epsilon certifies an epsilon-equilibrium: no player alone can gain
+more than epsilon chips per hand. With three players that says nothing about uniqueness:
+other equilibria may give other values.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from solver.multi.tree import PublicTree
+from solver.multi.values import parent_runs, ranges, terminal_values
+
+
+def best_response_value(tree: PublicTree, sigma: np.ndarray, seat: int) -> float:
+    """Seat's best expected payoff (chips per hand) when every other seat plays `sigma`."""
+    reach = ranges(tree, sigma)
+    values = terminal_values(tree, reach, [seat])[seat]
+    for depth in reversed(tree.depth_edges):
+        child = tree.edge_child[depth]
+        mine = tree.edge_player[depth] == seat
+        below = values[child].copy()
+        rethrow = mine & tree.edge_again[depth]
+        below[rethrow] = (below[rethrow] @ tree.base)[:, None]
+        parents, starts = parent_runs(tree, depth)
+        best = np.maximum.reduceat(below, starts, axis=0)
+        total = np.add.reduceat(below, starts, axis=0)
+        own_node = mine[starts]
+        values[parents] = np.where(own_node[:, None], best, total)
+    return float(tree.base @ values[0])
+
+
+def policy_value(tree: PublicTree, sigma: np.ndarray, seat: int) -> float:
+    """Seat's expected payoff when everybody plays `sigma`, by the same walk with the seat's
+    own edges weighted by his strategy instead of maximised."""
+    reach = ranges(tree, sigma)
+    values = terminal_values(tree, reach, [seat])[seat]
+    for depth in reversed(tree.depth_edges):
+        child = tree.edge_child[depth]
+        mine = tree.edge_player[depth] == seat
+        below = values[child].copy()
+        rethrow = mine & tree.edge_again[depth]
+        below[rethrow] = (below[rethrow] @ tree.base)[:, None]
+        below[mine] *= sigma[depth][mine]
+        parents, starts = parent_runs(tree, depth)
+        values[parents] = np.add.reduceat(below, starts, axis=0)
+    return float(tree.base @ values[0])
+
+
+@dataclasses.dataclass(frozen=True)
+class Gains:
+    """values[q]: seat q's expected payoff; best[q]: his best response; gains[q] = best - value."""
+
+    values: tuple[float, ...]
+    best: tuple[float, ...]
+
+    @property
+    def gains(self) -> tuple[float, ...]:
+        return tuple(max(b - v, 0.0) for b, v in zip(self.best, self.values))
+
+    @property
+    def nash_conv(self) -> float:
+        return float(sum(self.gains))
+
+    @property
+    def epsilon(self) -> float:
+        """The certified epsilon: the largest gain any one seat has from deviating."""
+        return max(self.gains)
+
+
+def gains(tree: PublicTree, sigma: np.ndarray) -> Gains:
+    """Every seat's value and best-response value against the others' `sigma`."""
+    seats = range(tree.players)
+    return Gains(values=tuple(policy_value(tree, sigma, q) for q in seats),
+                 best=tuple(best_response_value(tree, sigma, q) for q in seats))
