@@ -354,9 +354,10 @@ def _check_frontier(model: HandModel, small: HandModel, strategy: Strategy, valu
     """The restricted equilibrium lifted to the full model (every raise left out completed
     by the mix that leaves the raiser least to gain), and the decisions to add: where a
     best response in the full game against the lifted strategy raises out of the
-    restricted tree, if it gains over `value` at all."""
+    restricted tree, if it gains over `value` at all, with the last raises their
+    completions play."""
     completions: dict[tuple[int, int, str], np.ndarray] = {}
-    deterred: set[tuple[int, int, str]] = set()
+    raised_to: dict[str, set[str]] = {}         # the completions' own (last) raises
     cache: dict[Role, list[np.ndarray]] = {}
     full_payoffs: dict[Role, dict[int, np.ndarray]] = {}
     for public in model.public_states:
@@ -366,17 +367,24 @@ def _check_frontier(model: HandModel, small: HandModel, strategy: Strategy, valu
             cache[first] = leaf_payoffs(model, tree)
         full = model.tree(public)
         for spot in _frontier(model, tree, full, strategy, public, cache[first]):
-            mix, gain = _complete(model, full, spot, full_payoffs.setdefault(first, {}))
-            if mix is not None:
-                completions[(*public, spot.target.history)] = mix
-            if gain <= GAIN_TOLERANCE:
-                deterred.add((*public, spot.target.history))
+            mix, _ = _complete(model, full, spot, full_payoffs.setdefault(first, {}))
+            if mix is None:
+                continue
+            completions[(*public, spot.target.history)] = mix
+            for a, edge in enumerate(spot.target.edges):
+                if edge.node is not None and (mix[a] * spot.reach).max() > 0:
+                    raised_to.setdefault(spot.target.history, set()).add(
+                        full.nodes[edge.node].history)
     lifted = _lift(model, small, strategy, completions)
     added: set[str] = set()
     for player in (CAPTAIN, OPPONENT):
         br = best_response.best_response(model, lifted, player, leaves)
         if br.value - (value if player == CAPTAIN else -value) > GAIN_TOLERANCE:
             added |= _deviations(model, small, lifted, br)
+    # a decision brought in comes with the raises its completion needed: the LP would
+    # otherwise meet them one round later
+    for history in list(added):
+        added |= raised_to.get(history, set())
     return lifted, frozenset(added)
 
 
