@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
+from fractions import Fraction
 from typing import Iterable
 
 import numpy as np
@@ -39,7 +40,7 @@ import scipy.optimize
 import scipy.sparse as sp
 
 from games.bidou.betting import CAPTAIN, OPPONENT, BettingTree, Edge, Leaf, Node, Role
-from solver import best_response
+from solver import best_response, certificate, exact_equilibrium
 from solver.errors import SolverError
 from solver.lp import LPSolution, solve_lp
 from solver.model import HandModel, build_model
@@ -312,6 +313,7 @@ class DoubleOracle:
     rounds: int
     decisions: int               # of the restricted trees, all first bettors
     full_decisions: int
+    restricted: Strategy         # the last LP's strategy, on the restricted model
 
 
 def double_oracle(model: HandModel, start: Iterable[str] | None = None,
@@ -343,7 +345,7 @@ def double_oracle(model: HandModel, start: Iterable[str] | None = None,
                                            iterations=iterations,
                                            seconds=time.perf_counter() - begin)
             return DoubleOracle(solution, kept, rounds, decisions,
-                                sum(len(t.nodes) for t in model.trees.values()))
+                                sum(len(t.nodes) for t in model.trees.values()), lp.strategy)
         kept = kept | added
     raise SolverError(f"the restricted tree was still growing after {MAX_ROUNDS} LPs "
                       f"({len(kept)} decisions)")
@@ -435,3 +437,56 @@ def solve_restricted(model: HandModel, method: str | None = None,
     full model), by the double oracle: for betting trees too large for one LP. `reach` and
     `size` are those of the last restricted LP; `seconds` counts every round."""
     return double_oracle(model, method=method, progress=progress).solution
+
+
+def restricted_model(model: HandModel, kept: Iterable[str]) -> HandModel:
+    """The model of `model`'s game on its trees restricted to `kept`."""
+    kept = frozenset(kept)
+    return build_model(model.description,
+                       {first: restrict(tree, kept) for first, tree in model.trees.items()})
+
+
+def exact_lift(model: HandModel, oracle: DoubleOracle,
+               progress: Step | None = None) -> exact_equilibrium.Recovery:
+    """The exact value of the full game from a restricted solve: the exact equilibrium
+    recovered on the restricted model (an LP vertex there), lifted to the full model with
+    the completions read as exact binary fractions, proved by `prove_fractions` on the full
+    model. The bounds meet when the completions deter every raise with room to spare;
+    otherwise they are an interval (and `reason` says so)."""
+    small = restricted_model(model, oracle.kept)
+    found = exact_equilibrium.recover(small, oracle.restricted, progress)
+    if found.exact is None or found.strategy is None:
+        return exact_equilibrium.Recovery(None, f"on the restricted model: {found.reason}")
+    lifted = oracle.solution.strategy
+    fractions: dict[tuple, list[Fraction]] = {}
+    for where, probs, _ in certificate.decisions(model, lifted):
+        if where[0] == "throw":
+            fractions[where] = found.exact[where]
+            continue
+        _, (tc, to, history), hand = where
+        try:
+            node = small.tree((tc, to)).node(history)
+        except KeyError:
+            fractions[where] = _exact_row(probs)
+            continue
+        position = {action: a for a, action in
+                    enumerate(model.tree((tc, to)).node(history).actions)}
+        row = [Fraction(0)] * len(probs)
+        for a, share in zip((position[action] for action in node.actions),
+                            found.exact[where]):
+            row[a] = share
+        fractions[where] = row
+    proof = certificate.prove_fractions(model, lifted, fractions)
+    reason = None if proof.exact is not None else (
+        f"the lifted exact strategies prove an interval of width {float(proof.width):.2g}")
+    return exact_equilibrium.Recovery(proof, reason, fractions if reason is None else None,
+                                      lifted)
+
+
+def _exact_row(probs: np.ndarray) -> list[Fraction]:
+    """Float probabilities as exact binary fractions summing to 1 (the largest takes up
+    the rest)."""
+    row = [Fraction(float(p)) if p > 0 else Fraction(0) for p in probs]
+    top = int(np.argmax(probs))
+    row[top] = 1 - sum(row[:top] + row[top + 1:], Fraction(0))
+    return row

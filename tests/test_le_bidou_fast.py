@@ -16,10 +16,10 @@ import pytest
 from games.bidou.betting import CAPTAIN, OPPONENT
 from games.le_bidou.params import LeBidouParams
 from solver import best_response, lp
-from solver.certificate import certify
+from solver.certificate import certify, decisions
 from solver.exact_equilibrium import recover
 from solver.model import build_model
-from solver.restricted import double_oracle, restrict, solve_restricted
+from solver.restricted import double_oracle, exact_lift, restrict, solve_restricted
 
 
 def model_of(**kwargs):
@@ -47,15 +47,26 @@ def test_max_stake_3_equals_the_full_lps_exact_value(kwargs, value):
     assert exact_value(model, found.strategy) == value
 
 
-@pytest.mark.parametrize("kwargs", [dict(faces=3, throws=2, max_stake=4),
-                                    dict(faces=4, throws=1, max_stake=4, reroll="all")],
-                         ids=str)
-def test_max_stake_4_equals_the_full_lp_on_fewer_decisions(kwargs):
-    model = model_of(**kwargs)
-    oracle = double_oracle(model)
-    full = lp.solve_lp(model)
+@pytest.fixture(scope="module")
+def stakes_4():
+    """faces 3, throws 2, max_stake 4: the model, its double oracle and the full LP's
+    exact value (each test below reads them; one solve each)."""
+    model = model_of(faces=3, throws=2, max_stake=4)
+    return model, double_oracle(model), exact_value(model, lp.solve_lp(model).strategy)
+
+
+def test_max_stake_4_equals_the_full_lp_on_fewer_decisions(stakes_4):
+    model, oracle, full = stakes_4
     assert oracle.decisions < oracle.full_decisions == 16      # it did restrict the tree
-    assert exact_value(model, oracle.solution.strategy) == exact_value(model, full.strategy)
+    assert exact_value(model, oracle.solution.strategy) == full
+
+
+def test_max_stake_4_with_every_throw_rethrown_equals_the_full_lp():
+    model = model_of(faces=4, throws=1, max_stake=4, reroll="all")
+    oracle = double_oracle(model)
+    assert oracle.decisions < oracle.full_decisions == 16
+    assert (exact_value(model, oracle.solution.strategy)
+            == exact_value(model, lp.solve_lp(model).strategy))
 
 
 def test_the_lifted_strategies_are_an_equilibrium_of_the_full_game():
@@ -86,9 +97,8 @@ def test_restrict_keeps_every_leaf_of_a_kept_decision_and_only_the_kept_raises()
         restrict(full, [])                  # the first stake must be proposed
 
 
-def test_the_lifted_strategy_plays_no_raise_left_out_of_the_restricted_tree():
-    model = model_of(faces=3, throws=2, max_stake=4)
-    oracle = double_oracle(model)
+def test_the_lifted_strategy_plays_no_raise_left_out_of_the_restricted_tree(stakes_4):
+    model, oracle, _ = stakes_4
     tree = model.trees[CAPTAIN]
     kept = oracle.kept | {""}
     for (tc, to, history), probs in oracle.solution.strategy.betting.items():
@@ -99,3 +109,20 @@ def test_the_lifted_strategy_plays_no_raise_left_out_of_the_restricted_tree():
             if edge.node is not None and tree.nodes[edge.node].history not in kept:
                 assert not probs[a].any()
     assert {CAPTAIN, OPPONENT} == {tree.node(h).actor for h in kept}
+
+
+def test_the_exact_value_recovered_on_the_restricted_model_holds_in_the_full_game(stakes_4):
+    """exact_lift: the exact equilibrium of the restricted model, lifted with exact
+    completions, is an exact equilibrium of the full game (the bounds meet on it), at
+    the full LP's exact value; and on a variant with more stakes, at the value both the
+    full LP and this route found (235558022504/1575868711275)."""
+    model, oracle, full = stakes_4
+    lifted = exact_lift(model, oracle)
+    assert lifted.reason is None and lifted.certificate is not None
+    assert lifted.certificate.exact == full
+    assert lifted.exact is not None and len(lifted.exact) == len(
+        list(decisions(model, oracle.solution.strategy)))
+    model = model_of(faces=3, throws=2, max_stake=5, half_stake="down")
+    lifted = exact_lift(model, double_oracle(model))
+    assert lifted.certificate is not None
+    assert lifted.certificate.exact == Fraction(235558022504, 1575868711275)
