@@ -11,7 +11,8 @@ width. The stakes tree has 2**max_stake decisions a public state, so the full LP
 fast: max_stake 9 (the default) did not finish in 14 minutes on a loaded 2-core machine
 (docs/le-bidou.md). `--restricted` gives the same row for the restricted LP
 (solver/restricted.py, the double oracle) at each value, its time being every LP and
-every check of the rounds, with the rounds and the decisions it kept; the full LP runs
+every check of the rounds, with the rounds and the decisions it kept, and its exact value
+by `exact_lift` (recovered on the restricted model, proved on the full); the full LP runs
 beside it where max_stake <= `--full-to`. `--cfr N` then runs N iterations of pcfr+ on the
 default hand and certifies its strategies: a proved interval without any LP.
 """
@@ -30,7 +31,7 @@ from solver.certificate import certify
 from solver.exact_equilibrium import recover
 from solver.lp import solve_lp
 from solver.model import HandModel, build_model
-from solver.restricted import double_oracle
+from solver.restricted import double_oracle, exact_lift
 
 
 def median_time(func: Callable[[], Any], repeats: int) -> tuple[float, Any]:
@@ -56,12 +57,14 @@ def exact_row(name: str, model: HandModel, repeats: int, restricted: bool = Fals
         lp_s, solution = median_time(lambda: solve_lp(model), repeats)
     strategy = best_response.complete_unreached(model, solution.strategy)
     cert_s, proof = median_time(lambda: certify(model, strategy), repeats)
+    exact_s, shown = float("nan"), "not tried"
     if exact:
-        exact_s, recovery = median_time(lambda: recover(model, strategy), repeats)
+        if restricted:            # recovered on the restricted model, proved on the full
+            exact_s, recovery = median_time(lambda: exact_lift(model, oracle), repeats)
+        else:
+            exact_s, recovery = median_time(lambda: recover(model, strategy), repeats)
         found = (recovery.certificate.exact if recovery.certificate is not None else None)
         shown = str(found) if found is not None else f"not proved: {recovery.reason}"
-    else:
-        exact_s, shown = float("nan"), "not tried"
     print(f"{name:<50} {lp_s:8.2f} {cert_s:8.2f} {exact_s:8.2f} {solution.value:+.12f} "
           f"{float(proof.width):9.1e}  {shown}", flush=True)
 
