@@ -10,19 +10,25 @@ is then lifted to the full tree and checked against every raise it leaves out:
 
 - a raise the restricted tree leaves out at a decision h of player Q leads to a decision
   g of the other player P that no LP saw. P's play there is *completed*: a mix, per hand,
-  of the actions at g that end the hand, chosen by a small LP so that none of Q's hands
-  gains by the raise over his best value at h in the restricted game (the counterfactual
-  values against P's restricted strategy, `_responder_values`);
-- if some hand of Q still gains, the raise is added to the restricted tree and the LP
-  solved again; else no deviation anywhere gains, so each player's best response in the
-  full game is worth what it is in the restricted one: the lifted pair is an equilibrium
-  of the full game and the restricted value is its value.
+  of the actions at g that end the hand and of its *last raises* (to a decision where Q
+  can only end the hand), chosen by a small LP (or a threshold: call with the strongest
+  hands) so that Q's hands gain as little as possible by the raise over their best value
+  at h in the restricted game (the counterfactual values against P's restricted strategy,
+  `_responder_values`);
+- then each player's best response in the *full* game is computed against the lifted
+  strategies. If neither gains over the restricted value, the lifted pair is an
+  equilibrium of the full game and the restricted value is its value. Else the decisions
+  out of the tree that the best responses raise to join it, each with the last raises its
+  completion played, and the LP is solved again. The tree only grows, so this ends.
 
 Nothing here is trusted either: `solve_restricted` returns the lifted pair as an
 `LPSolution` of the full model, which the caller checks as every LP solution is (the float
 best response on the full model, then `solver.certificate.certify` in exact arithmetic on
-the full model). Decisions below a completed one are never reached by their actor (the
-completion only ends the hand), so any play there proves the same bounds.
+the full model). Decisions below a completed one are reached by their actor only after a
+raise the other never makes, so any play there proves the same bounds. `exact_lift` gives
+the exact value: the exact equilibrium recovered on the restricted model (where the LP's
+strategies are a vertex; on the full model the completions' mixes are too many unknowns
+for `exact_equilibrium`), lifted, and proved on the full model.
 
 Nothing here knows which betting structure it is: a tree is restricted by the decisions it
 keeps (`restrict`), and the full trees come from the model's description.
@@ -48,8 +54,9 @@ from solver.progress import Step, quiet
 from solver.reach import end_mass
 from solver.strategy import Strategy
 
-# A hand gaining more than this by a raise the restricted tree leaves out (chips, before
-# the weight of the other player's reach) brings the raise into the tree.
+# A best response gaining more than this (chips a hand) over the restricted value brings
+# its raises out of the tree into it; a completion's raise is played when its weight (the
+# completing player's reach times his probability) is positive.
 GAIN_TOLERANCE = 1e-10
 MAX_ROUNDS = 30
 
