@@ -24,8 +24,9 @@ is then lifted to the full tree and checked against every raise it leaves out:
 Nothing here is trusted either: `solve_restricted` returns the lifted pair as an
 `LPSolution` of the full model, which the caller checks as every LP solution is (the float
 best response on the full model, then `solver.certificate.certify` in exact arithmetic on
-the full model). Decisions below a completed one are reached by their actor only after a
-raise the other never makes, so any play there proves the same bounds. `exact_lift` gives
+the full model). A decision below a completed one is reached only through a raise its own
+actor never makes (the one out of the tree, or a raise the completion does not play), so
+any play there proves the same bounds. `exact_lift` gives
 the exact value: the exact equilibrium recovered on the restricted model (where the LP's
 strategies are a vertex; on the full model the completions' mixes are too many unknowns
 for `exact_equilibrium`), lifted, and proved on the full model.
