@@ -53,7 +53,7 @@ from solver.lp import LPSolution, solve_lp
 from solver.model import HandModel, build_model
 from solver.progress import Step, quiet
 from solver.reach import end_mass
-from solver.strategy import Strategy
+from solver.strategy import Strategy, StrategyFileError
 
 # A best response gaining more than this (chips a hand) over the restricted value brings
 # its raises out of the tree into it; a completion's raise is played when its weight (the
@@ -460,9 +460,14 @@ def exact_lift(model: HandModel, oracle: DoubleOracle,
     recovered on the restricted model (an LP vertex there), lifted to the full model with
     the completions read as exact binary fractions, proved by `prove_fractions` on the full
     model. The bounds meet when the completions deter every raise with room to spare;
-    otherwise they are an interval (and `reason` says so)."""
+    otherwise they are an interval (and `reason` says so). No certificate, and the reason,
+    when nothing is recovered or the proof's common denominator passes the certificate's
+    bound (`strategy.MAX_COMMON_DENOMINATOR_BITS`: the default Le Bidou hand)."""
     small = restricted_model(model, oracle.kept)
-    found = exact_equilibrium.recover(small, oracle.restricted, progress)
+    try:
+        found = exact_equilibrium.recover(small, oracle.restricted, progress)
+    except StrategyFileError as error:       # the proof's common denominator is too large
+        return exact_equilibrium.Recovery(None, f"on the restricted model: {error}")
     if found.exact is None or found.strategy is None:
         return exact_equilibrium.Recovery(None, f"on the restricted model: {found.reason}")
     lifted = oracle.solution.strategy
@@ -484,7 +489,10 @@ def exact_lift(model: HandModel, oracle: DoubleOracle,
                             found.exact[where]):
             row[a] = share
         fractions[where] = row
-    proof = certificate.prove_fractions(model, lifted, fractions)
+    try:
+        proof = certificate.prove_fractions(model, lifted, fractions)
+    except StrategyFileError as error:
+        return exact_equilibrium.Recovery(None, f"on the full model: {error}")
     reason = None if proof.exact is not None else (
         f"the lifted exact strategies prove an interval of width {float(proof.width):.2g}")
     return exact_equilibrium.Recovery(proof, reason, fractions if reason is None else None,

@@ -126,3 +126,14 @@ def test_the_exact_value_recovered_on_the_restricted_model_holds_in_the_full_gam
     lifted = exact_lift(model, double_oracle(model))
     assert lifted.certificate is not None
     assert lifted.certificate.exact == Fraction(235558022504, 1575868711275)
+
+
+def test_exact_lift_says_why_when_the_proofs_denominator_is_too_large(stakes_4, monkeypatch):
+    """The default hand's exact equilibrium passes the certificate's 4096-bit common
+    denominator (docs/le-bidou.md): exact_lift then proves nothing and says why, instead of
+    raising."""
+    model, oracle, _ = stakes_4
+    monkeypatch.setattr("solver.certificate.MAX_COMMON_DENOMINATOR_BITS", 8)
+    lifted = exact_lift(model, oracle)
+    assert lifted.certificate is None and lifted.exact is None
+    assert lifted.reason is not None and "common denominator past 8 bits" in lifted.reason
