@@ -1,15 +1,20 @@
 """Time Le Bidou's hand (RULES.md section 5) beside the one-chip game, in one process.
 
-    python benchmarks/bench_le_bidou.py [--repeats 3] [--max-stakes 1,2,3,9] [--cfr 1000]
+    python benchmarks/bench_le_bidou.py [--repeats 3] [--max-stakes 1,2,3,9]
+        [--restricted 3,4,5,9] [--full-to 5] [--no-exact] [--cfr 1000]
 
 For the one-chip default game (BidouParams(reroll="keep", ranking="french"), the same dice
 as Le Bidou's defaults) and for Le Bidou at the default dice with each `--max-stakes`
 value: medians of the compact LP solve, the certificate (exact bounds from the LP's
-strategies) and the exact recovery, with the value and the interval width. The stakes tree
-has 2**max_stake decisions a public state, so the LP grows fast: max_stake 9 (the
-default) did not finish in 14 minutes on a loaded 2-core machine (docs/le-bidou.md).
-`--cfr N` then runs N iterations of pcfr+ on the default hand and certifies its strategies:
-a proved interval for the default hand's value without the LP.
+strategies, on the full model) and the exact recovery, with the value and the interval
+width. The stakes tree has 2**max_stake decisions a public state, so the full LP grows
+fast: max_stake 9 (the default) did not finish in 14 minutes on a loaded 2-core machine
+(docs/le-bidou.md). `--restricted` gives the same row for the restricted LP
+(solver/restricted.py, the double oracle) at each value, its time being every LP and
+every check of the rounds, with the rounds and the decisions it kept, and its exact value
+by `exact_lift` (recovered on the restricted model, proved on the full); the full LP runs
+beside it where max_stake <= `--full-to`. `--cfr N` then runs N iterations of pcfr+ on the
+default hand and certifies its strategies: a proved interval without any LP.
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ from solver.certificate import certify
 from solver.exact_equilibrium import recover
 from solver.lp import solve_lp
 from solver.model import HandModel, build_model
+from solver.restricted import double_oracle, exact_lift
 
 
 def median_time(func: Callable[[], Any], repeats: int) -> tuple[float, Any]:
@@ -38,15 +44,28 @@ def median_time(func: Callable[[], Any], repeats: int) -> tuple[float, Any]:
     return statistics.median(times), result
 
 
-def exact_row(name: str, model: HandModel, repeats: int) -> None:
-    """One line: LP, certificate and recovery medians, value, width, exact value."""
-    lp_s, solution = median_time(lambda: solve_lp(model), repeats)
+def exact_row(name: str, model: HandModel, repeats: int, restricted: bool = False,
+              exact: bool = True) -> None:
+    """One line: LP (full or restricted), certificate and recovery medians, value, width,
+    exact value; for the restricted LP, its rounds and the decisions it kept."""
+    if restricted:
+        lp_s, oracle = median_time(lambda: double_oracle(model), repeats)
+        solution = oracle.solution
+        name = (f"{name} restricted ({oracle.rounds} LPs, {oracle.decisions}/"
+                f"{oracle.full_decisions})")
+    else:
+        lp_s, solution = median_time(lambda: solve_lp(model), repeats)
     strategy = best_response.complete_unreached(model, solution.strategy)
     cert_s, proof = median_time(lambda: certify(model, strategy), repeats)
-    exact_s, recovery = median_time(lambda: recover(model, strategy), repeats)
-    exact = (recovery.certificate.exact if recovery.certificate is not None else None)
-    shown = str(exact) if exact is not None else f"not proved: {recovery.reason}"
-    print(f"{name:<34} {lp_s:8.2f} {cert_s:8.2f} {exact_s:8.2f} {solution.value:+.12f} "
+    exact_s, shown = float("nan"), "not tried"
+    if exact:
+        if restricted:            # recovered on the restricted model, proved on the full
+            exact_s, recovery = median_time(lambda: exact_lift(model, oracle), repeats)
+        else:
+            exact_s, recovery = median_time(lambda: recover(model, strategy), repeats)
+        found = (recovery.certificate.exact if recovery.certificate is not None else None)
+        shown = str(found) if found is not None else f"not proved: {recovery.reason}"
+    print(f"{name:<50} {lp_s:8.2f} {cert_s:8.2f} {exact_s:8.2f} {solution.value:+.12f} "
           f"{float(proof.width):9.1e}  {shown}", flush=True)
 
 
@@ -69,17 +88,30 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--max-stakes", default="1,2,3",
                         help="comma-separated max_stake values at the default dice")
+    parser.add_argument("--restricted", default="",
+                        help="comma-separated max_stake values for the restricted LP")
+    parser.add_argument("--full-to", type=int, default=5,
+                        help="also the full LP beside a restricted row up to this max_stake")
+    parser.add_argument("--no-exact", action="store_true", help="skip the exact recovery")
     parser.add_argument("--cfr", type=int, default=0, help="pcfr+ iterations, 0: none")
     args = parser.parse_args()
-    print(f"{'game':<34} {'LP s':>8} {'cert s':>8} {'exact s':>8} {'value':>15} "
+    exact = not args.no_exact
+    print(f"{'game':<50} {'LP s':>8} {'cert s':>8} {'exact s':>8} {'value':>15} "
           f"{'width':>9}  exact value")
     exact_row("one-chip, keep, french", build_model(BidouParams(reroll="keep",
                                                                 ranking="french")),
-              args.repeats)
-    for max_stake in (int(s) for s in args.max_stakes.split(",")):
+              args.repeats, exact=exact)
+    for max_stake in (int(s) for s in args.max_stakes.split(",") if s):
         params = LeBidouParams(max_stake=max_stake)
         exact_row(f"Le Bidou, max_stake {max_stake}", build_model(params.description()),
-                  args.repeats)
+                  args.repeats, exact=exact)
+    for max_stake in (int(s) for s in args.restricted.split(",") if s):
+        model = build_model(LeBidouParams(max_stake=max_stake).description())
+        if max_stake <= args.full_to:
+            exact_row(f"Le Bidou, max_stake {max_stake}, full", model, args.repeats,
+                      exact=exact)
+        exact_row(f"Le Bidou, max_stake {max_stake}", model, args.repeats, restricted=True,
+                  exact=exact)
     if args.cfr:
         certified_cfr(args.cfr)
 

@@ -50,7 +50,7 @@ def solve(params: GameParams | HandDescription, method: str = "lp", iterations: 
         raise ValueError(f"method must be one of {', '.join(METHODS)}, got {method!r}")
     model = model or build_model(params)
     if method == "lp":
-        solution = _solve_lp(model)
+        solution = _solve_lp(model, progress)
     else:
         solution = cfr.solve_cfr(model, method, iterations=iterations,
                                  target_exploitability=target_exploitability,
@@ -101,11 +101,13 @@ def exact_recovery(solution: Solution, progress: Step | None = None
                                 message=message), found.reason)
 
 
-def _solve_lp(model: HandModel) -> Solution:
+def _solve_lp(model: HandModel, progress: Step | None = None) -> Solution:
     from solver.lp import solve_lp  # scipy.optimize is slow to import; CFR needs none
+    from solver.restricted import solve_restricted, too_large_for_one_lp
 
     start = time.perf_counter()
-    lp = solve_lp(model)
+    lp = solve_restricted(model, progress=progress) if too_large_for_one_lp(model) \
+        else solve_lp(model)
     leaves = best_response.leaf_matrices(model)
     strategy = best_response.complete_unreached(model, lp.strategy, leaves=leaves)
     seconds = time.perf_counter() - start

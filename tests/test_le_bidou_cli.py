@@ -14,7 +14,7 @@ from click.testing import CliRunner
 from games.le_bidou.params import LeBidouParams
 from solver import schemas
 from solver.app.cli import main
-from solver.pipeline.hand import LE_BIDOU_LP_ROWS, check_solvable, le_bidou_rows
+from solver.pipeline.hand import LE_BIDOU_CFR_ROWS, check_solvable, le_bidou_rows
 from solver.strategy import load_strategy_file
 
 SMALL = ("--game", "le-bidou", "--faces", "3", "--throws", "2", "--max-stake", "3")
@@ -129,11 +129,10 @@ def test_bad_parameters_exit_2_in_one_line(args, words):
 
 
 @pytest.mark.parametrize("args, words", [
-    ((), "the LP does not finish today"),                           # the default hand
-    (("--max-stake", "6"), "the LP does not finish today"),
     (("--method", "pcfr+"), "give --iterations N"),
+    (("--max-stake", "6", "--method", "cfr+"), "give --iterations N"),
 ])
-def test_the_default_hand_is_refused_at_once_pointing_to_the_docs(args, words):
+def test_unbounded_cfr_on_a_large_hand_is_refused_at_once_pointing_to_the_docs(args, words):
     start = time.perf_counter()
     result = run("solve", "--game", "le-bidou", *args)
     assert time.perf_counter() - start < 5                           # before any solving
@@ -142,13 +141,13 @@ def test_the_default_hand_is_refused_at_once_pointing_to_the_docs(args, words):
     assert words in line and "docs/le-bidou.md" in line
 
 
-def test_the_lp_limit_admits_max_stake_5_and_small_dice_at_9():
-    assert le_bidou_rows(LeBidouParams(max_stake=5)) == LE_BIDOU_LP_ROWS
-    check_solvable(LeBidouParams(max_stake=5), "lp", None)           # admitted
-    check_solvable(LeBidouParams(faces=3, throws=1, max_stake=9), "lp", None)
+def test_unbounded_cfr_is_admitted_up_to_max_stake_5_and_the_lp_everywhere():
+    assert le_bidou_rows(LeBidouParams(max_stake=5)) == LE_BIDOU_CFR_ROWS
+    check_solvable(LeBidouParams(max_stake=5), "pcfr+", None)        # admitted
+    check_solvable(LeBidouParams(), "lp", None)                      # restricted LP
     check_solvable(LeBidouParams(), "pcfr+", 100)                    # bounded CFR
-    with pytest.raises(Exception, match="does not finish"):
-        check_solvable(LeBidouParams(max_stake=6), "lp", None)
+    with pytest.raises(Exception, match="give --iterations N"):
+        check_solvable(LeBidouParams(max_stake=6), "pcfr+", None)
 
 
 def test_cfr_solves_le_bidou_within_its_exploitability():

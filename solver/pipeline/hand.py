@@ -34,12 +34,9 @@ Source = Union[Solution, tuple[HandModel, Strategy, dict[str, Any]]]
 REFINED = "refined"        # solver/refine: exact, sequentially rational everywhere
 PLAIN = "plain LP vertex"  # solver/lp: an arbitrary equilibrium off the path
 
-# The largest Le Bidou hand the LP is asked to solve, in betting rows (public states x
-# decisions x hands): max_stake 5 with the default dice (9 x 32 x 56 = 16 128), which the LP
-# solves in 30-50 s on 2 shared cores. Each stake more doubles the decisions; max_stake 6 was
-# not tried whole, and max_stake 9 (16 times as many rows) had not finished after 14 minutes
-# (docs/le-bidou.md, "Measured").
-LE_BIDOU_LP_ROWS = 9 * 2**5 * 56
+# Above this many betting rows (public states x decisions x hands: max_stake 5 with the
+# default dice) CFR without a bound on its iterations would run for hours.
+LE_BIDOU_CFR_ROWS = 9 * 2**5 * 56
 
 
 @dataclasses.dataclass(frozen=True)
@@ -83,35 +80,26 @@ class HandResult:
 
 
 def le_bidou_rows(params: LeBidouParams) -> int:
-    """The size `LE_BIDOU_LP_ROWS` bounds: public states x betting decisions x hands."""
+    """The size `LE_BIDOU_CFR_ROWS` bounds: public states x betting decisions x hands."""
     from games.bidou.rules import all_hands
 
     return params.throws ** 2 * 2 ** params.max_stake * len(all_hands(params.faces))
 
 
 def check_solvable(params: GameParams, method: str, iterations: int | None) -> None:
-    """ParameterError (one line, before any work) for a Le Bidou hand too large for the LP,
-    or for CFR without a bound on its iterations: it would run for hours with nothing to
-    show. Two-hand Bidou's hands are all solvable."""
-    if not isinstance(params, LeBidouParams):
+    """ParameterError (one line, before any work) for CFR without a bound on its iterations
+    on a large Le Bidou hand: it would run for hours with nothing to show. The LP solves
+    every hand (the largest by the restricted LP of solver/restricted.py, minutes)."""
+    if not isinstance(params, LeBidouParams) or method == "lp" or iterations is not None:
         return
     rows = le_bidou_rows(params)
-    if rows <= LE_BIDOU_LP_ROWS:
-        return
-    where = (f"Le Bidou at max_stake {params.max_stake} with {params.faces} faces and "
-             f"{params.throws} throws has {rows:,} betting rows (public states x decisions x "
-             f"hands)")
-    if method == "lp":
+    if rows > LE_BIDOU_CFR_ROWS:
         raise ParameterError(
-            f"{where}, more than the {LE_BIDOU_LP_ROWS:,} of max_stake 5 with the default dice "
-            f"(30-50 s); the LP does not finish today (max_stake 9: not after 14 minutes, "
-            f"docs/le-bidou.md): use --max-stake 5 or fewer faces or throws, or --method "
-            f"pcfr+ --iterations N for a proved interval")
-    if iterations is None:
-        raise ParameterError(
-            f"{where}: {method} would need hours to reach its target (pcfr+: 6000 iterations, "
+            f"Le Bidou at max_stake {params.max_stake} with {params.faces} faces and "
+            f"{params.throws} throws has {rows:,} betting rows (public states x decisions x "
+            f"hands): {method} would need hours to reach its target (pcfr+: 6000 iterations, "
             f"about 5 minutes, prove the default hand to width 1.5e-4, docs/le-bidou.md); "
-            f"give --iterations N")
+            f"give --iterations N or use the LP")
 
 
 def solve_hand(params: GameParams, method: str = "lp", iterations: int | None = None,
