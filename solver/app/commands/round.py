@@ -90,7 +90,17 @@ def _round_lines(rules_text: str, report: dict[str, Any]) -> list[str]:
         f"{report['max_width']:.1e}); every round ends with probability 1, whatever "
         f"either player does (proved)",
         f"convergence:    {_convergence_line(report['convergence'])}",
+        f"stage games:    {_stages_line(report)}",
         f"seconds:        {report['seconds']:.1f}"]
+
+
+def _stages_line(report: dict[str, Any]) -> str:
+    """Which equilibrium each stage game plays, and what the refined ones' check found."""
+    check = report.get("stage_check")
+    if report.get("equilibrium") != "refined" or check is None:
+        return "the LPs' vertices (--plain: off-path play may be anything)"
+    return (f"refined equilibria, {check['verified']} of {check['stages']} pass the check "
+            f"at every decision (sequential.verify), the proof above is theirs")
 
 
 def _write_charts(report: dict[str, Any], state: Any, out: str, as_json: bool) -> None:
@@ -150,15 +160,20 @@ def _published_candidates(rules: Any) -> list[Any]:
 
 def _read_saved(rules: Any, strategies: bool) -> Any:
     """The saved round of these rules (published, else the user's cache), or None; a file
-    that cannot be used is named on stderr, with why, and passed over. With `strategies`
+    that cannot be used is named on stderr, with why, and passed over (so is one saved
+    before the stage games were refined: it holds the LPs' vertices). With `strategies`
     its stage strategies are read (and checked) too."""
     import dataclasses
 
+    from solver.pipeline.round_stages import REFINED
     from solver.round.store import SavedRoundError, cache_path, load
 
     for path in [*_published_candidates(rules), cache_path(rules)]:
         try:
             saved = load(path, rules)
+            if saved.report.get("equilibrium") != REFINED:
+                raise SavedRoundError(f"{path} holds the stage LPs' vertices, not the "
+                                      f"refined stage equilibria")
             return dataclasses.replace(saved, kept=saved.stages()) if strategies else saved
         except FileNotFoundError:
             continue
@@ -167,20 +182,23 @@ def _read_saved(rules: Any, strategies: bool) -> Any:
     return None
 
 
-def _solve_and_save(rules: Any, progress: Any) -> tuple[Any, Any]:
+def _solve_and_save(rules: Any, progress: Any, plain: bool = False) -> tuple[Any, Any]:
     """Solve and prove the round, then keep it in the user's cache (a cache that cannot be
-    written is a note, not a failure): the proved round and the saved round."""
+    written is a note, not a failure): the proved round and the saved round. With `plain`
+    (the stage LPs' vertices, not refined) nothing is saved: the round is held in memory."""
     from solver.files import DestinationError
     from solver.pipeline.round import prove_round, saved_round
     from solver.round.store import cache_path, in_memory, load, save
 
-    proved = prove_round(rules, progress=progress)
+    proved = prove_round(rules, progress=progress, plain=plain)
     path = cache_path(rules)
     try:
         files = saved_round(proved, path, progress=progress)
     except SolverError as error:          # the hand's equilibrium, for the advice
         click.echo(f"bidou: note: the solved round was not saved: {error}", err=True)
         return proved, _unsaved(rules, proved)
+    if plain:
+        return proved, in_memory(rules, files)
     try:
         save(files)
     except (DestinationError, OSError) as error:
@@ -231,8 +249,13 @@ def _check_state(rules: Any, wanted: tuple[int, int, int], state_text: str) -> N
 @click.option("--out", default=None,
               help="Write the JSON report (every state) to this file (a folder with "
                    "--charts).")
+@click.option("--plain", is_flag=True,
+              help="Keep each stage game's plain LP vertex instead of refining it (the "
+                   "values are the same; off-path play may be anything). Solves afresh and "
+                   "saves nothing.")
 def round_command(params: BidouParams, chips: int, state_text: str | None, open_throw: bool,
-                  fresh: bool, as_json: bool, charts: bool, out: str | None) -> None:
+                  fresh: bool, as_json: bool, charts: bool, out: str | None,
+                  plain: bool) -> None:
     """Solve a whole round (every chip state), each number proved in exact arithmetic, and
     keep it (the user's cache folder, $XDG_CACHE_HOME/bidou-solver or
     ~/.cache/bidou-solver; the published rounds are in outputs/round*/): a later --state
@@ -255,18 +278,21 @@ def round_command(params: BidouParams, chips: int, state_text: str | None, open_
         raise ParameterError("--charts needs --out FOLDER")
     if open_throw and (wanted is not None or charts or out is not None):
         raise ParameterError("--open-throw takes neither --state, --charts nor --out")
+    if open_throw and plain:
+        raise ParameterError("--open-throw does not take --plain (an open throw has no "
+                             "stage game to refine)")
     if open_throw:
         _open_throw_command(rules, fresh, as_json)
         return
     if out is not None:
         (check_directory_destination if charts else check_file_destination)(out)
     if wanted is not None and state_text is not None:
-        saved = None if fresh else _read_saved(rules, as_json or charts)
+        saved = None if fresh or plain else _read_saved(rules, as_json or charts)
         if saved is None:
             _check_state(rules, wanted, state_text)
-        _state_command(rules, saved, wanted, state_text, as_json, charts, out)
+        _state_command(rules, saved, wanted, state_text, as_json, charts, out, plain)
     else:
-        _round_command(rules, as_json, charts, out)
+        _round_command(rules, as_json, charts, out, plain)
 
 
 def _open_throw_command(rules: Any, fresh: bool, as_json: bool) -> None:
@@ -296,7 +322,7 @@ def _open_throw_command(rules: Any, fresh: bool, as_json: bool) -> None:
 
 
 def _state_command(rules: Any, saved: Any, wanted: tuple[int, int, int], state_text: str,
-                   as_json: bool, charts: bool, out: str | None) -> None:
+                   as_json: bool, charts: bool, out: str | None, plain: bool) -> None:
     """One state, from the saved round (`saved`) or from a solve saved now."""
     from solver.app.progress import Progress
     from solver.files import write_json_atomic
@@ -304,7 +330,7 @@ def _state_command(rules: Any, saved: Any, wanted: tuple[int, int, int], state_t
     source = f"read from {saved.path}" if saved is not None else None
     if saved is None:
         with Progress() as progress:
-            _, saved = _solve_and_save(rules, progress)
+            _, saved = _solve_and_save(rules, progress, plain)
         source = (f"solved now and saved to {saved.path}" if saved.path is not None
                   else "solved now")
     entry = saved.entry(*wanted)
@@ -334,13 +360,14 @@ def _state_document(saved: Any, entry: dict[str, Any], source: str | None) -> di
             "strategy": saved.stages().get(label), "source": source}
 
 
-def _round_command(rules: Any, as_json: bool, charts: bool, out: str | None) -> None:
+def _round_command(rules: Any, as_json: bool, charts: bool, out: str | None,
+                   plain: bool) -> None:
     """The whole round, solved and proved now (and saved for later queries)."""
     from solver.app.progress import Progress
     from solver.files import write_json_atomic
 
     with Progress() as progress:
-        proved, saved = _solve_and_save(rules, progress)
+        proved, saved = _solve_and_save(rules, progress, plain)
     if as_json:
         click.echo(json.dumps(proved.report, indent=1))
     else:
