@@ -48,7 +48,7 @@ def test_refined_round_keeps_the_values_and_proves_them(both):
         assert entry["width"] < 1e-11
     check = refined.report["stage_check"]
     assert check["stages"] == len(refined.solution.stages) == 9
-    assert check["verified"] == 9 and check["violations"] == 0
+    assert check["verified"] == 9 and check["violations"] == 0 and check["plain"] == []
 
 
 def test_every_saved_stage_passes_the_check_on_its_own_stage_game(both):
@@ -120,3 +120,26 @@ def test_a_saved_round_of_plain_stages_is_not_used(tmp_path):
         in result.stderr
     assert "solved now and saved" in result.output
     assert store.load(path, TINY).report["equilibrium"] == REFINED
+
+
+def test_a_stage_that_cannot_be_refined_keeps_its_lp_vertex(both, monkeypatch):
+    """A refinement that fails (no exact limit, or exact probabilities past the
+    certificate's denominator) leaves that stage's LP vertex, and the report lists it."""
+    from solver.errors import SolverError
+    from solver.pipeline import round_stages
+
+    _, plain = both
+    failing = ChipState(0, 2, 2)
+    real = round_stages.refine_stage
+
+    def refine(base, state, values):
+        if state == failing:
+            raise SolverError("no tremble size worked")
+        return real(base, state, values)
+
+    monkeypatch.setattr(round_stages, "refine_stage", refine)
+    solution, found = round_stages.refine_round(plain.solution, workers=1)
+    assert found[failing].failed == "no tremble size worked"
+    assert solution.stages[failing] is plain.solution.stages[failing]
+    check = round_stages.stage_check(found)
+    assert check["plain"] == ["0,2,2"] and check["verified"] == check["stages"] - 1

@@ -49,7 +49,7 @@ from solver.refine.sequential import verify
 from solver.round.solve import RoundSolution, Stage, Values, map_stages
 from solver.round.stage import stage_model
 from solver.round.states import ChipState
-from solver.strategy import Strategy
+from solver.strategy import Strategy, StrategyFileError
 from solver.types import Exact
 
 REFINED = "refined"
@@ -70,14 +70,16 @@ class RefinedStage:
     """One stage's refined equilibrium: the strategy, its exact value in the stage game
     (leaves paying the continuation values as exact binary fractions), the tremble that
     worked, how many (decision, hand) pairs left a weakly dominated action, what
-    `sequential.verify` found (0: passed) and the seconds it took."""
+    `sequential.verify` found (0: passed) and the seconds it took. When the refinement
+    failed (`failed`: why), the strategy is None and the stage keeps its LP vertex."""
 
-    strategy: Strategy
-    value: Fraction
+    strategy: Strategy | None
+    value: Fraction | None
     eta: float
     undominated: int
     violations: int
     seconds: float
+    failed: str | None = None
 
 
 def exact_stage_model(base: HandModel, state: ChipState, values: Values,
@@ -139,16 +141,25 @@ def _base_model(hand: BidouParams) -> HandModel:
 
 
 def _refine_task(hand: BidouParams, state: ChipState, values: Values) -> RefinedStage:
-    """One stage, in a worker process."""
-    return refine_stage(_base_model(hand), state, values)
+    """One stage, in a worker process; a refinement that fails is reported, not raised
+    (the stage keeps its LP vertex, which the round's proof covers as well)."""
+    start = time.perf_counter()
+    try:
+        return refine_stage(_base_model(hand), state, values)
+    except (SolverError, StrategyFileError) as error:
+        # StrategyFileError: an attempt's exact probabilities outgrew the certificate's
+        # common denominator (payoffs with 53-bit denominators make large ones)
+        return RefinedStage(None, None, 0.0, 0, 0, time.perf_counter() - start,
+                            failed=str(error)[:300])
 
 
 def refine_round(solution: RoundSolution, progress: Step | None = None,
                  workers: int | None = None
                  ) -> tuple[RoundSolution, dict[ChipState, RefinedStage]]:
     """The solution with every stage's strategy its refined equilibrium (the values
-    unchanged), and what each refinement found; SolverError naming the stage if one
-    cannot be refined. The stages run on the round's worker processes."""
+    unchanged), and what each refinement found; a stage whose refinement fails keeps its
+    LP vertex (`RefinedStage.failed`, listed by `stage_check`). The stages run on the
+    round's worker processes."""
     params = solution.params
     states = sorted(solution.stages)
     calls = [(params.hand, state, solution.values) for state in states]
@@ -164,7 +175,9 @@ def refine_round(solution: RoundSolution, progress: Step | None = None,
         raise SolverError(f"a stage game of the round could not be refined: {error}") \
             from None
     refined = dict(zip(states, found))
-    stages = {state: Stage(solution.stages[state].model, r.strategy, float(r.value))
+    stages = {state: (Stage(solution.stages[state].model, r.strategy, float(r.value))
+                      if r.strategy is not None and r.value is not None
+                      else solution.stages[state])
               for state, r in refined.items()}
     return dataclasses.replace(solution, stages=stages, equilibrium=REFINED), refined
 
@@ -172,10 +185,11 @@ def refine_round(solution: RoundSolution, progress: Step | None = None,
 def stage_check(refined: dict[ChipState, RefinedStage]) -> dict[str, Any]:
     """What the round's report says of its refined stages: how many, how many pass
     `sequential.verify`, how many (decision, hand) pairs left a weakly dominated action,
-    and the tremble sizes that worked."""
-    found = list(refined.values())
-    return {"stages": len(found),
+    the tremble sizes that worked, and the stages that kept their LP vertex (`plain`)."""
+    found = [r for r in refined.values() if r.failed is None]
+    return {"stages": len(refined),
             "verified": sum(r.violations == 0 for r in found),
             "violations": sum(r.violations for r in found),
             "undominated": sum(r.undominated for r in found),
-            "etas": sorted({r.eta for r in found})}
+            "etas": sorted({r.eta for r in found}),
+            "plain": sorted(s.label() for s, r in refined.items() if r.failed is not None)}

@@ -99,8 +99,12 @@ def _stages_line(report: dict[str, Any]) -> str:
     check = report.get("stage_check")
     if report.get("equilibrium") != "refined" or check is None:
         return "the LPs' vertices (--plain: off-path play may be anything)"
+    plain = check.get("plain", [])
+    kept = (f"; {len(plain)} kept the LP's vertex, their refinement failed "
+            f"({', '.join(plain[:4])}{' ...' if len(plain) > 4 else ''})" if plain else "")
     return (f"refined equilibria, {check['verified']} of {check['stages']} pass the check "
-            f"at every decision (sequential.verify), the proof above is theirs")
+            f"at every decision (sequential.verify){kept}; the proof above is of the "
+            f"strategies kept")
 
 
 def _write_charts(report: dict[str, Any], state: Any, out: str, as_json: bool) -> None:
