@@ -69,7 +69,7 @@ def shown_strategy(model: Any, strategy: Any, equilibrium: str | None) -> Any:
     already sequentially rational); the LP's vertex with its unreached decisions filled
     by a best response (`complete_unreached`), as before the refinement."""
     from solver.best_response import complete_unreached
-    from solver.pipeline.round_stages import REFINED
+    from solver.round.store import REFINED
 
     return strategy if equilibrium == REFINED else complete_unreached(model, strategy)
 

@@ -49,10 +49,10 @@ from solver.refine.sequential import verify
 from solver.round.solve import RoundSolution, Stage, Values, map_stages
 from solver.round.stage import stage_model
 from solver.round.states import ChipState
+from solver.round.store import REFINED
 from solver.strategy import Strategy, StrategyFileError
 from solver.types import Exact
 
-REFINED = "refined"
 MAX_PASSES = 10          # rounds of moving mass off weakly dominated actions
 # The refinement solves the stage game with its payoffs (win probabilities) as
 # SCALE * (v - 1/2), chips-like numbers from -8 to 8: the same game (an affine change of

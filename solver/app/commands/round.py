@@ -97,7 +97,9 @@ def _round_lines(rules_text: str, report: dict[str, Any]) -> list[str]:
 def _stages_line(report: dict[str, Any]) -> str:
     """Which equilibrium each stage game plays, and what the refined ones' check found."""
     check = report.get("stage_check")
-    if report.get("equilibrium") != "refined" or check is None:
+    from solver.round.store import REFINED
+
+    if report.get("equilibrium") != REFINED or check is None:
         return "the LPs' vertices (--plain: off-path play may be anything)"
     plain = check.get("plain", [])
     kept = (f"; {len(plain)} kept the LP's vertex, their refinement failed "
@@ -169,8 +171,7 @@ def _read_saved(rules: Any, strategies: bool) -> Any:
     its stage strategies are read (and checked) too."""
     import dataclasses
 
-    from solver.pipeline.round_stages import REFINED
-    from solver.round.store import SavedRoundError, cache_path, load
+    from solver.round.store import REFINED, SavedRoundError, cache_path, load
 
     for path in [*_published_candidates(rules), cache_path(rules)]:
         try:
