@@ -331,7 +331,9 @@ def test_play_a_whole_round_with_piped_input(cache):
     saved = store.load(path, SMALL)
     values = {(s["centre"], s["captain"], s["opponent"]): s["value"]
               for s in saved.report["states"] if not s["open_throw"]}
-    answers = "\n".join(itertools.islice(itertools.cycle("stpcbfr"), 600)) + "\n"
+    # a player who bets, raises and calls moves chips fast, to an open throw; against the
+    # refined stage strategies the cycle "stpcbfr" reached none in 39 seeds
+    answers = "\n".join(itertools.islice(itertools.cycle("sbbrrcc"), 600)) + "\n"
     opens = 0
     for seed in range(1, 40):
         if seed > 3 and opens:

@@ -145,6 +145,7 @@ class Cell:
     segments: tuple[Segment, ...]
     reached: bool
     text: str = ""             # printed over the bars instead of their labels (values)
+    ties: tuple[str, ...] = ()  # "any of these": equally good actions (`any_cells`)
 
     @property
     def mixed(self) -> bool:
@@ -205,6 +206,36 @@ def betting_cells(model: HandModel, strategy: Strategy, public: tuple[int, int],
                          for i, action in enumerate(node.actions) if probs[i, h] > PURE_TOL)
         cells.append(Cell(_normalized(segments), bool(node_reach[h] > REACH_TOL)))
     return cells
+
+
+# Two actions whose values (chips, or win probability in a round's stage) differ by at most
+# this are equally good: float rounding of exact equal values is below 1e-12.
+TIE_TOL = 1e-9
+
+
+def any_cells(cells: Sequence[Cell], hands: Sequence[int], decision: Any,
+              tol: float = TIE_TOL) -> list[Cell]:
+    """The cells of one betting decision with "any of these" marked (`Cell.ties`) where
+    the other player's strategy never leads (`decision.off_path`: the values are the limit
+    of his uniform slips, `solver.analysis.action_values`), the player's own strategy
+    does, and two or more actions are best within `tol` with every action played among
+    them: nothing is lost against the other's strategy by any of them, and against his
+    slips they are equally good, so the strategy's own pick is not printed as if it
+    mattered. On the path a tie is not marked: there the equilibrium's choice (how often
+    a weak hand bets, say) is what keeps the other player indifferent."""
+    if not decision.off_path:
+        return list(cells)
+    out = []
+    for cell, h in zip(cells, hands):
+        row = decision.values[h]
+        legal = [float(v) for v in row if v is not None]
+        tied = [name for name, v in zip(decision.actions, row)
+                if v is not None and float(v) >= max(legal) - tol]
+        played = {seg.style for seg in cell.segments}
+        if cell.reached and not cell.text and len(tied) > 1 and played <= set(tied):
+            cell = dataclasses.replace(cell, ties=tuple(tied))
+        out.append(cell)
+    return out
 
 
 def _normalized(segments: tuple[Segment, ...]) -> tuple[Segment, ...]:
@@ -390,6 +421,9 @@ def draw_cell(canvas: Canvas, x: float, y: float, w: float, h: float, cell: Cell
     pad = min(0.012, h * 0.08)
     xpad = min(0.012, w * 0.06)
     top, height = y + pad, h - 2 * pad
+    if cell.ties and labels:
+        _draw_any(canvas, x + xpad, top, w - 2 * xpad, height, cell.ties, styles, fontsize)
+        return
     if not cell.reached:
         canvas.rect(x + xpad, top, w - 2 * xpad, height, facecolor="white",
                     edgecolor=BLANK_EDGE if off_path == "blank" else OFF_PATH_EDGE,
@@ -434,6 +468,28 @@ def draw_cell(canvas: Canvas, x: float, y: float, w: float, h: float, cell: Cell
                      else f"{letter}  {' | '.join(texts)}")
         canvas.text(x + w / 2, y + h / 2, letter, size=MIN_LABEL_PT, ha="center",
                     color=color, weight="bold", path_effects=_OUTLINE)
+
+
+ANY_LABEL = "any"
+ANY_LEGEND = ("any: the other player's strategy never leads here, and these actions are "
+              "equally good against his slips (colours below the word)")
+ANY_BAND = 0.45            # the tied actions' colours: this share of the cell's height, below
+
+
+def _draw_any(canvas: Canvas, x: float, y: float, w: float, h: float, ties: Sequence[str],
+              styles: Mapping[str, Style], fontsize: float) -> None:
+    """An "any of these" cell: a dashed dark frame, the word "any" above, and the tied
+    actions' colours side by side in equal parts below (no shares: none is preferred)."""
+    band = h * ANY_BAND
+    canvas.rect(x, y, w, h, facecolor="white")
+    part = w / len(ties)
+    for i, name in enumerate(ties):
+        canvas.rect(x + i * part, y + h - band, part, band, styles[name])
+    canvas.line([x, x + w, x + w, x, x], [y, y, y + h, y + h, y], linestyle=(0, (2, 1.2)),
+                linewidth=0.7, zorder=3.5)
+    size = _largest_fit([ANY_LABEL], w, min(fontsize, 7.5)) or MIN_LABEL_PT
+    canvas.text(x + w / 2, y + h * 0.42, ANY_LABEL, size=size, ha="center", color=INK,
+                weight="bold", path_effects=_OUTLINE)
 
 
 def label_plan(cell: Cell, width: float, fontsize: float) -> tuple[str, float]:
@@ -617,8 +673,9 @@ def draw_grid(canvas: Canvas, model: HandModel, panels: Sequence[Panel], *, x0: 
 
 def draw_legend(canvas: Canvas, x: float, y: float, entries: Sequence[Style],
                 fontsize: float = 7.5, off_path: str | None = "fade",
-                max_width: float | None = None) -> float:
-    """Swatches in a row (wrapping); returns the y below the legend."""
+                max_width: float | None = None, any_of: Sequence[str] = ()) -> float:
+    """Swatches in a row (wrapping), then, with `any_of` (two action styles), what an
+    "any" cell means; returns the y below the legend."""
     max_width = max_width or canvas.width - 2 * x
     seen: list[Style] = []
     for entry in entries:
@@ -630,13 +687,20 @@ def draw_legend(canvas: Canvas, x: float, y: float, entries: Sequence[Style],
                             "own strategy (off the path of play)"))
     elif off_path == "blank":
         items.append((None, "empty: never happens with this hand under this strategy"))
+    if any_of:
+        items.append((None, ANY_LEGEND))
     sw, sh = 0.32, 0.15
     cx, cy = x, y
     for style, label in items:
         width = sw + 0.08 + len(label) * _char_width(fontsize) * 0.92 + 0.25
         if cx + width > x + max_width and cx > x:
             cx, cy = x, cy + 0.24
-        if style is None and off_path == "blank":
+        if label == ANY_LEGEND:
+            canvas.rect(cx - 0.04, cy - sh / 2 - 0.03, sw + 0.08, sh + 0.06,
+                        facecolor="white")
+            _draw_any(canvas, cx - 0.04, cy - sh / 2 - 0.03, sw + 0.08, sh + 0.06, any_of,
+                      {name: BET_STYLES[name] for name in any_of}, fontsize)
+        elif style is None and off_path == "blank":
             canvas.rect(cx, cy - sh / 2, sw, sh, facecolor="white", edgecolor=BLANK_EDGE,
                         linewidth=0.5)
         elif style is None:
@@ -789,8 +853,10 @@ def _hand_grid_page(canvas: Canvas, model: HandModel, panels: Sequence[Panel], y
     col_w = min(max_col_w, (canvas.width - 2 * margin - label_w - right_w
                             - gap * (len(panels) - 1)) / columns)
     lettered = [cell for panel in panels for column in panel.columns for cell in column.cells
-                if cell.mixed and label_plan(cell, column.width or col_w, MIN_LABEL_PT)[0]
-                == "note"]
+                if cell.mixed and not cell.ties
+                and label_plan(cell, column.width or col_w, MIN_LABEL_PT)[0] == "note"]
+    tied = next((cell.ties for panel in panels for column in panel.columns
+                 for cell in column.cells if cell.ties), ())
     notes_h = notes_height(len(lettered), canvas.width - 2 * margin)
     header_h = header_height(panels, header_size)
     row_h = _layout_rows(model.num_hands,
@@ -801,7 +867,7 @@ def _hand_grid_page(canvas: Canvas, model: HandModel, panels: Sequence[Panel], y
                        gap=gap, header_h=header_h, styles=styles, label_w=label_w,
                        right_label_w=right_w, fontsize=fontsize, header_size=header_size,
                        notes=notes)
-    ly = draw_legend(canvas, margin, bottom + 0.25, legend)
+    ly = draw_legend(canvas, margin, bottom + 0.25, legend, any_of=tied)
     ly = draw_notes(canvas, margin, ly + 0.02, notes, canvas.width - 2 * margin)
     _wrap_text(canvas, margin, ly + 0.08, note, canvas.width - 2 * margin, 7)
 
@@ -827,8 +893,12 @@ def _wrap_text(canvas: Canvas, x: float, y: float, text: str, width: float, size
 @_styled
 def betting_figure(model: HandModel, strategy: Strategy, public: tuple[int, int],
                    summary: Mapping[str, Any] | None = None, reach: Reach | None = None,
-                   values: Any = None, decider: int | None = None) -> Figure:
-    """One page for one public state: every hand's betting at every decision point.
+                   values: Any = None, decider: int | None = None,
+                   ties: Any = None) -> Figure:
+    """One page for one public state: every hand's betting at every decision point; where
+    the other player's strategy never leads and several actions are equally good, the
+    cell says "any" (`any_cells`, from `ties`: the strategy's action values, computed here
+    when not given).
 
     With `values` (`solver.analysis.action_values.action_values` of the strategy) the page
     is what each action is worth to `decider` (captain or opponent: his decisions alone, so
@@ -858,6 +928,10 @@ def betting_figure(model: HandModel, strategy: Strategy, public: tuple[int, int]
     bet_reach: dict[int, Mapping] = {p: both[p][1] for p in (CAPTAIN, OPPONENT)}
     players: tuple[int, ...] = ((tree.first, 1 - tree.first) if decider is None or values is None
                                 else (decider,))
+    if values is None and ties is None:
+        from solver.analysis.action_values import action_values
+
+        ties = action_values(model, strategy)
     panels = []
     for player in players:
         columns = []
@@ -865,6 +939,8 @@ def betting_figure(model: HandModel, strategy: Strategy, public: tuple[int, int]
             cells = betting_cells(model, strategy, public, history, bet_reach[player])
             if values is not None:
                 cells = _with_values(model, cells, values.bet(tc, to, history))
+            else:
+                cells = any_cells(cells, ranked_indices(model), ties.bet(tc, to, history))
             columns.append(Column(decision_title(model, public, history), cells,
                                   subheader=plain_history(history, tree.first, player)))
         panels.append(Panel(f"{ROLE_NAMES[player].capitalize()} decides", columns))
@@ -970,14 +1046,17 @@ def booklet_bytes(model: HandModel, strategy: Strategy,
     """The betting charts as one PDF: the index page, then one page per public state."""
     from matplotlib.backends.backend_pdf import PdfPages
 
+    from solver.analysis.action_values import action_values
+
     summary = _summary(model, strategy, summary)
     buffer = io.BytesIO()
     metadata = {"CreationDate": None, "ModDate": None, "Producer": None,
                 "Creator": "bidou-solver"}
     with matplotlib.rc_context(RC), PdfPages(buffer, metadata=metadata) as pdf:
         pdf.savefig(booklet_index_figure(model, summary))
+        ties = action_values(model, strategy)
         for public in model.public_states:
-            pdf.savefig(betting_figure(model, strategy, public, summary, reach))
+            pdf.savefig(betting_figure(model, strategy, public, summary, reach, ties=ties))
     return buffer.getvalue()
 
 
@@ -1203,11 +1282,13 @@ def write_charts(model: HandModel, strategy: Strategy, out_dir: str | os.PathLik
 def chart_figures(model: HandModel, strategy: Strategy, summary: Mapping[str, Any] | None = None,
                   simplified=None, progress: Step | None = None, reach: Reach | None = None):
     """(stem, figure) of every chart, in `chart_stems` order, drawn one at a time."""
+    from solver.analysis.action_values import action_values
     from solver.analysis.simplify import simplify
 
     summary = _summary(model, strategy, summary)
     reach = _own_reach(model, strategy, reach)
     stems = chart_stems(model)
+    ties = action_values(model, strategy)
     for done, stem in enumerate(stems, start=1):
         if progress is not None:
             progress(f"drawing {stem}", done, len(stems))
@@ -1219,4 +1300,5 @@ def chart_figures(model: HandModel, strategy: Strategy, summary: Mapping[str, An
             yield stem, make_figure(remember_figure, simplified, summary)
         else:
             tc, to = (int(part[1:]) for part in stem.split("_")[2:])
-            yield stem, make_figure(betting_figure, model, strategy, (tc, to), summary, reach)
+            yield stem, make_figure(betting_figure, model, strategy, (tc, to), summary, reach,
+                                    ties=ties)

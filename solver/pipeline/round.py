@@ -1,4 +1,5 @@
-"""The round pipeline: solve every chip state, prove each number in exact arithmetic, and
+"""The round pipeline: solve every chip state, refine every stage game's equilibrium
+(round_stages.py), prove each number in exact arithmetic from the strategies kept, and
 report; one result for `bidou round` and `bidou outputs`.
 
 It calls solver/round's public functions only (solve_round, certify_round, round_report,
@@ -35,12 +36,22 @@ class ProvedRound:
 
 
 def prove_round(params: RoundParams, progress: Step | None = None,
-                timed: bool = True) -> ProvedRound:
-    """Solve and prove the round. SolverError if a number cannot be proved. `progress`
-    hears `(what, done, total)` of the solve, then "proving". `timed=False` leaves the
-    seconds out of the report (0.0), for files that must not change between runs."""
+                timed: bool = True, refined: bool = False) -> ProvedRound:
+    """Solve the round, refine every stage's equilibrium at the solved values if `refined`
+    (else the stage LPs' vertices: refining takes about ten times the solve, so it is asked
+    for), and prove every number from the strategies kept.
+    SolverError if a stage cannot be refined or a number cannot be proved. `progress`
+    hears `(what, done, total)` of the solve, the refinement, then "proving".
+    `timed=False` leaves the seconds out of the report (0.0), for files that must not
+    change between runs."""
+    from solver.pipeline.round_stages import refine_round, stage_check
+
     begin = time.perf_counter()
     solution = solve_round(params, progress=progress)
+    checked = None
+    if refined:
+        solution, refined_stages = refine_round(solution, progress=progress)
+        checked = stage_check(refined_stages)
     if progress is not None:
         progress("proving", 0, 1)
     try:
@@ -48,22 +59,33 @@ def prove_round(params: RoundParams, progress: Step | None = None,
     except RoundCertificateError as error:
         raise SolverError(f"the round's numbers could not be proved: {error}") from None
     seconds = time.perf_counter() - begin if timed else 0.0
-    return ProvedRound(solution, certificate, round_report(solution, certificate, seconds))
+    report = round_report(solution, certificate, seconds)
+    if checked is not None:
+        report["stage_check"] = checked
+    return ProvedRound(solution, certificate, report)
+
+
+def shown_strategy(model: Any, strategy: Any, equilibrium: str | None) -> Any:
+    """The stage strategy a chart draws: a refined one as it is (its off-path play is
+    already sequentially rational); the LP's vertex with its unreached decisions filled
+    by a best response (`complete_unreached`), as before the refinement."""
+    from solver.best_response import complete_unreached
+    from solver.round.store import REFINED
+
+    return strategy if equilibrium == REFINED else complete_unreached(model, strategy)
 
 
 def state_charts(proved: ProvedRound, state: Any, label: str, out: str | Path
                  ) -> tuple[list[Path], str]:
-    """The charts of one state's stage game (unreached decisions completed, so that the
-    charts show sensible off-path play), and one sentence on how its play differs from the
-    hand's equilibrium."""
-    from solver.best_response import complete_unreached
+    """The charts of one state's stage game (`shown_strategy`), and one sentence on how
+    its play differs from the hand's (refined) equilibrium."""
     from solver.export.round_charts import write_state_charts
     from solver.pipeline.hand import solve_hand
     from solver.round.compare import difference
 
-    hand = solve_hand(proved.solution.params.hand, plain=True).solution   # as published
+    hand = solve_hand(proved.solution.params.hand).solution   # as published: refined
     stage = proved.solution.stages[state]
-    shown = complete_unreached(stage.model, stage.strategy)
+    shown = shown_strategy(stage.model, stage.strategy, proved.solution.equilibrium)
     said = difference(stage.model, shown, hand.model, hand.strategy)
     paths = write_state_charts(stage.model, shown, label, said.short(), out,
                                value=proved.solution.values[state],
@@ -102,7 +124,6 @@ def saved_state_charts(saved: Any, entry: dict[str, Any], label: str, out: str |
     and re-measured (a best response may gain no more than the file says, else
     SolverError), then charted."""
     from solver import best_response
-    from solver.best_response import complete_unreached
     from solver.export.round_charts import write_state_charts
     from solver.model import build_model
     from solver.round.advice import strategy_from_json
@@ -133,7 +154,7 @@ def saved_state_charts(saved: Any, entry: dict[str, Any], label: str, out: str |
                           f" it says")
     said = Difference(advice["concedes"], advice["captain_concedes"],
                       advice["opponent_concedes"], advice["differ"], measured)
-    shown = complete_unreached(model, strategy)
+    shown = shown_strategy(model, strategy, saved.report.get("equilibrium"))
     paths = write_state_charts(model, shown, label, said.short(), out, value=entry["value"],
                                exploitability=measured)
     return [Path(p) for p in paths], said.sentence()

@@ -110,6 +110,9 @@ class RoundSolution:
     components: tuple[tuple[State, ...], ...]
     history: dict[int, list[float]]          # component index -> residual per round
     seconds: float
+    # which equilibrium each stage's strategy is: the LP's vertex, or "refined" once
+    # solver/pipeline/round_stages.py has replaced them (the values stay the solve's)
+    equilibrium: str = "plain LP vertex"
 
     @property
     def start_value(self) -> float:
@@ -232,8 +235,10 @@ class _Pool:
             self.processes.append(process)
             self.conns.append(parent)
 
-    def map(self, fn: Callable[..., Any], calls: Sequence[tuple[Any, ...]]) -> list[Any]:
-        """fn(*call) for every call, in order, on the workers; SolverError if one dies."""
+    def map(self, fn: Callable[..., Any], calls: Sequence[tuple[Any, ...]],
+            done: Callable[[int], None] | None = None) -> list[Any]:
+        """fn(*call) for every call, in order, on the workers; SolverError if one dies.
+        `done(k)` hears each result as it comes (k results so far)."""
         results: list[Any] = [None] * len(calls)
         pending = list(range(len(calls)))
         busy: dict[int, int] = {}            # worker -> call it runs
@@ -251,6 +256,8 @@ class _Pool:
                         if not ok:
                             raise value
                         results[busy.pop(worker)] = value
+                        if done is not None:
+                            done(len(calls) - len(pending) - len(busy))
                     elif self.processes[worker].sentinel in ready:
                         raise self._died(worker)
         except BaseException:
@@ -385,6 +392,30 @@ def _warm_guess(params: RoundParams, base: HandModel, component: list[State],
         except np.linalg.LinAlgError:      # play that never leaves: no guess, start from 1/2
             return {s: values[s] for s in component}
     return {s: min(1.0, max(0.0, guess[s])) for s in component}
+
+
+def map_stages(params: RoundParams, fn: Callable[..., Any], calls: Sequence[tuple[Any, ...]],
+               workers: int | None = None, done: Callable[[int], None] | None = None
+               ) -> list[Any]:
+    """fn(*call) for every call, in order, on the round's worker processes (as many as
+    `default_workers`, the same pool as the stage solves; none for one call or one worker):
+    for work done per stage after the solve, such as refining every stage's equilibrium
+    (solver/pipeline/round_stages.py). `fn` must be a module-level function. `done(k)`
+    hears each result (k so far)."""
+    count = default_workers(params) if workers is None else workers
+    if count <= 1 or len(calls) <= 1:
+        results = []
+        for call in calls:
+            results.append(fn(*call))
+            if done is not None:
+                done(len(results))
+        return results
+    method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
+    pool = _Pool(min(count, len(calls)), method)
+    try:
+        return pool.map(fn, calls, done)
+    finally:
+        pool.close()
 
 
 def default_workers(params: RoundParams) -> int:

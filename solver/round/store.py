@@ -41,6 +41,9 @@ FILE_NAME = "solved_round.json"
 STRATEGIES_SUFFIX = ".strategies.json"
 MAX_BYTES = 256 * 2**20
 CACHE_FOLDER = "bidou-solver"
+# The report's `equilibrium` when the stage strategies are refined
+# (solver/pipeline/round_stages.py); a saved round without it holds the LPs' vertices.
+REFINED = "refined"
 
 
 class SavedRoundError(ValueError):

@@ -90,7 +90,23 @@ def _round_lines(rules_text: str, report: dict[str, Any]) -> list[str]:
         f"{report['max_width']:.1e}); every round ends with probability 1, whatever "
         f"either player does (proved)",
         f"convergence:    {_convergence_line(report['convergence'])}",
+        f"stage games:    {_stages_line(report)}",
         f"seconds:        {report['seconds']:.1f}"]
+
+
+def _stages_line(report: dict[str, Any]) -> str:
+    """Which equilibrium each stage game plays, and what the refined ones' check found."""
+    check = report.get("stage_check")
+    from solver.round.store import REFINED
+
+    if report.get("equilibrium") != REFINED or check is None:
+        return "the LPs' vertices (off-path play may be anything; --refined refines them)"
+    plain = check.get("plain", [])
+    kept = (f"; {len(plain)} kept the LP's vertex, their refinement failed "
+            f"({', '.join(plain[:4])}{' ...' if len(plain) > 4 else ''})" if plain else "")
+    return (f"refined equilibria, {check['verified']} of {check['stages']} pass the check "
+            f"at every decision (sequential.verify){kept}; the proof above is of the "
+            f"strategies kept")
 
 
 def _write_charts(report: dict[str, Any], state: Any, out: str, as_json: bool) -> None:
@@ -148,17 +164,21 @@ def _published_candidates(rules: Any) -> list[Any]:
     return found
 
 
-def _read_saved(rules: Any, strategies: bool) -> Any:
+def _read_saved(rules: Any, strategies: bool, refined: bool = False) -> Any:
     """The saved round of these rules (published, else the user's cache), or None; a file
-    that cannot be used is named on stderr, with why, and passed over. With `strategies`
+    that cannot be used is named on stderr, with why, and passed over (so is, when
+    `refined` stage games are asked for, one holding the LPs' vertices). With `strategies`
     its stage strategies are read (and checked) too."""
     import dataclasses
 
-    from solver.round.store import SavedRoundError, cache_path, load
+    from solver.round.store import REFINED, SavedRoundError, cache_path, load
 
     for path in [*_published_candidates(rules), cache_path(rules)]:
         try:
             saved = load(path, rules)
+            if refined and saved.report.get("equilibrium") != REFINED:
+                raise SavedRoundError(f"{path} holds the stage LPs' vertices, not the "
+                                      f"refined stage equilibria")
             return dataclasses.replace(saved, kept=saved.stages()) if strategies else saved
         except FileNotFoundError:
             continue
@@ -167,14 +187,15 @@ def _read_saved(rules: Any, strategies: bool) -> Any:
     return None
 
 
-def _solve_and_save(rules: Any, progress: Any) -> tuple[Any, Any]:
+def _solve_and_save(rules: Any, progress: Any, plain: bool = False) -> tuple[Any, Any]:
     """Solve and prove the round, then keep it in the user's cache (a cache that cannot be
-    written is a note, not a failure): the proved round and the saved round."""
+    written is a note, not a failure): the proved round and the saved round. With `plain`
+    the stage games keep the LPs' vertices (not refined)."""
     from solver.files import DestinationError
     from solver.pipeline.round import prove_round, saved_round
     from solver.round.store import cache_path, in_memory, load, save
 
-    proved = prove_round(rules, progress=progress)
+    proved = prove_round(rules, progress=progress, refined=not plain)
     path = cache_path(rules)
     try:
         files = saved_round(proved, path, progress=progress)
@@ -242,9 +263,15 @@ def _check_state(rules: Any, wanted: tuple[int, int, int], state_text: str) -> N
 @click.option("--out", default=None,
               help="Write the JSON report (every state) to this file (a folder with "
                    "--charts).")
+@click.option("--refined", is_flag=True,
+              help="Refine each stage game's equilibrium at the solved values (advice that "
+                   "holds off the path; the values are the same): slow, about half an hour "
+                   "for the nine-chip round on 2 busy cores, and some stages keep their LP "
+                   "vertex (docs/round.md). Without it the stage games play the LPs' "
+                   "vertices, as the published rounds do.")
 def round_command(params: BidouParams, chips: int, state_text: str | None, open_throw: bool,
                   cheatsheet: bool, base_text: str | None, seconds: float, fresh: bool,
-                  as_json: bool, charts: bool, out: str | None) -> None:
+                  as_json: bool, charts: bool, out: str | None, refined: bool) -> None:
     """Solve a whole round (every chip state), each number proved in exact arithmetic, and
     keep it (the user's cache folder, $XDG_CACHE_HOME/bidou-solver or
     ~/.cache/bidou-solver; the published rounds are in outputs/round*/): a later --state
@@ -263,11 +290,15 @@ def round_command(params: BidouParams, chips: int, state_text: str | None, open_
     from solver.files import check_directory_destination, check_file_destination
 
     rules = RoundParams(chips=chips, hand=params)
+    plain = not refined
     wanted = _parse_state(state_text, chips) if state_text is not None else None
     if charts and out is None:
         raise ParameterError("--charts needs --out FOLDER")
     if open_throw and (wanted is not None or charts or out is not None):
         raise ParameterError("--open-throw takes neither --state, --charts nor --out")
+    if open_throw and refined:
+        raise ParameterError("--open-throw does not take --refined (an open throw has no "
+                             "stage game to refine)")
     if open_throw:
         _open_throw_command(rules, fresh, as_json)
         return
@@ -283,12 +314,12 @@ def round_command(params: BidouParams, chips: int, state_text: str | None, open_
     if out is not None:
         (check_directory_destination if charts else check_file_destination)(out)
     if wanted is not None and state_text is not None:
-        saved = None if fresh else _read_saved(rules, as_json or charts)
+        saved = None if fresh else _read_saved(rules, as_json or charts, refined)
         if saved is None:
             _check_state(rules, wanted, state_text)
-        _state_command(rules, saved, wanted, state_text, as_json, charts, out)
+        _state_command(rules, saved, wanted, state_text, as_json, charts, out, plain)
     else:
-        _round_command(rules, as_json, charts, out)
+        _round_command(rules, as_json, charts, out, plain)
 
 
 def _open_throw_command(rules: Any, fresh: bool, as_json: bool) -> None:
@@ -385,7 +416,7 @@ def _cheatsheet_command(rules: Any, sheet_text: str | None, seconds: float, fres
 
 
 def _state_command(rules: Any, saved: Any, wanted: tuple[int, int, int], state_text: str,
-                   as_json: bool, charts: bool, out: str | None) -> None:
+                   as_json: bool, charts: bool, out: str | None, plain: bool) -> None:
     """One state, from the saved round (`saved`) or from a solve saved now."""
     from solver.app.progress import Progress
     from solver.files import write_json_atomic
@@ -393,7 +424,7 @@ def _state_command(rules: Any, saved: Any, wanted: tuple[int, int, int], state_t
     source = f"read from {saved.path}" if saved is not None else None
     if saved is None:
         with Progress() as progress:
-            _, saved = _solve_and_save(rules, progress)
+            _, saved = _solve_and_save(rules, progress, plain)
         source = (f"solved now and saved to {saved.path}" if saved.path is not None
                   else "solved now")
     entry = saved.entry(*wanted)
@@ -423,13 +454,14 @@ def _state_document(saved: Any, entry: dict[str, Any], source: str | None) -> di
             "strategy": saved.stages().get(label), "source": source}
 
 
-def _round_command(rules: Any, as_json: bool, charts: bool, out: str | None) -> None:
+def _round_command(rules: Any, as_json: bool, charts: bool, out: str | None,
+                   plain: bool) -> None:
     """The whole round, solved and proved now (and saved for later queries)."""
     from solver.app.progress import Progress
     from solver.files import write_json_atomic
 
     with Progress() as progress:
-        proved, saved = _solve_and_save(rules, progress)
+        proved, saved = _solve_and_save(rules, progress, plain)
     if as_json:
         click.echo(json.dumps(proved.report, indent=1))
     else:

@@ -1,0 +1,195 @@
+"""The round's stage games refined (issue #19): every chip state's hand, at the solved
+continuation values, played by its refined equilibrium instead of the LP's vertex.
+
+The round's solve (solver/round/solve.py) finds every state's value with plain stage LPs:
+an arbitrary equilibrium of each stage, whose play where the other player never goes may
+be anything. Once the values are known, each stage game is a hand like any other, only
+its leaves pay win probabilities instead of chips, so `refined_equilibrium` (solver/refine)
+applies to it as it is: the leaves are read as exact binary fractions of the float
+continuation values (the refine code's exact recovery computes with the leaf payoffs, and
+a float payoff there would make it silently inexact), its value is proved exactly for
+that stage game, and `sequential.verify` checks its play at every decision.
+
+One defect of ties is mended here: where a player's own strategy never goes but the
+other's does, the refinement plays his best reply to Bayes's beliefs, and in a stage game
+two actions often tie there exactly (losing a called bet can lead to the same chip state
+as folding: folding then ties with calling against every hand that bets, and the first
+action, fold, was taken). Any action that another weakly dominates (check.py's test,
+his later play as given) gives its mass to the one that dominates it, and the stage's
+value is proved again exactly with the result (`prove_fractions`); if the proof moved, the
+refined strategy is kept as it was.
+
+The round's numbers are then proved again from the strategies kept
+(solver/pipeline/round.py runs `certify_round` on the refined solution), so the saved
+round's intervals hold for the strategies it saves. The values stay the solve's: a
+refined stage's exact value differs from the LP's float by rounding (about 1e-14).
+
+This module is in the pipeline because solver/round and solver/refine are independent
+layers (docs/architecture.md); the work runs on the round's worker processes
+(`solve.map_stages`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import time
+from fractions import Fraction
+from typing import Any
+
+from games.bidou.betting import CAPTAIN, OPPONENT
+from games.bidou.params import BidouParams
+from solver.certificate import prove_fractions
+from solver.errors import SolverError
+from solver.model import HandModel, build_model
+from solver.progress import Step
+from solver.refine.check import dominated_actions
+from solver.refine.quasi_perfect import as_fractions, refined_equilibrium
+from solver.refine.sequential import verify
+from solver.round.solve import RoundSolution, Stage, Values, map_stages
+from solver.round.stage import stage_model
+from solver.round.states import ChipState
+from solver.round.store import REFINED
+from solver.strategy import Strategy, StrategyFileError
+from solver.types import Exact
+
+MAX_PASSES = 10          # rounds of moving mass off weakly dominated actions
+# The refinement solves the stage game with its payoffs (win probabilities) as
+# SCALE * (v - 1/2), chips-like numbers from -8 to 8: the same game (an affine change of
+# payoffs keeps every equilibrium, perturbed or not) whose perturbed LP HiGHS resolves as
+# it does the hand's. In [0, 1] it did not: the start state 9,0,0 of the default round gave
+# no exact equilibrium at any tremble size (1e-4: supports not an equilibrium's; 1e-5:
+# HiGHS stopped; 1e-3: a negative probability), and with SCALE it does at 1e-4. A power
+# of two keeps the payoffs the binary fractions they were.
+SCALE = Fraction(16)
+HALF = Fraction(1, 2)
+
+
+@dataclasses.dataclass(frozen=True)
+class RefinedStage:
+    """One stage's refined equilibrium: the strategy, its exact value in the stage game
+    (leaves paying the continuation values as exact binary fractions), the tremble that
+    worked, how many (decision, hand) pairs left a weakly dominated action, what
+    `sequential.verify` found (0: passed) and the seconds it took. When the refinement
+    failed (`failed`: why), the strategy is None and the stage keeps its LP vertex."""
+
+    strategy: Strategy | None
+    value: Fraction | None
+    eta: float
+    undominated: int
+    violations: int
+    seconds: float
+    failed: str | None = None
+
+
+def exact_stage_model(base: HandModel, state: ChipState, values: Values,
+                      scale: Fraction = Fraction(1)) -> HandModel:
+    """The stage game of `state` with leaves paying the continuation values as exact
+    fractions (each float as the binary fraction it is); with `scale`, paying
+    scale * (value - 1/2) instead (the same game in other units)."""
+    if scale == 1:
+        return stage_model(base, state, lambda nxt: Fraction(nxt.value(values)))
+    return stage_model(base, state,
+                       lambda nxt: scale * (Fraction(nxt.value(values)) - HALF))
+
+
+def refine_stage(base: HandModel, state: ChipState, values: Values) -> RefinedStage:
+    """The refined equilibrium of one stage game (SolverError if none is proved), found
+    in chips-like units (SCALE) and checked in win probability, the stage's own units."""
+    start = time.perf_counter()
+    refined = refined_equilibrium(exact_stage_model(base, state, values, SCALE))
+    assert refined.certificate.exact is not None     # proved, or refined_equilibrium raises
+    exact = refined.certificate.exact / SCALE + HALF
+    model = exact_stage_model(base, state, values)
+    strategy, moved = undominated(model, refined.strategy, refined.exact, exact)
+    report = verify(model, strategy)
+    return RefinedStage(strategy, exact, refined.perturbed.eta, moved,
+                        len(report.violations), time.perf_counter() - start)
+
+
+def undominated(model: HandModel, strategy: Strategy, exact: Exact, value: Fraction
+                ) -> tuple[Strategy, int]:
+    """`strategy` with every weakly dominated betting action's mass moved to an action
+    that dominates it (in turn until none is left), if its exact probabilities still prove
+    `value`; else `strategy` unchanged. Returns it and how many (decision, hand) pairs
+    moved (0 when unchanged)."""
+    out, rows, moved = strategy.copy(), {k: list(v) for k, v in exact.items()}, 0
+    for _ in range(MAX_PASSES):
+        found = [v for player in (CAPTAIN, OPPONENT)
+                 for v in dominated_actions(model, out, player)]
+        if not found:
+            break
+        for v in found:
+            key = ("bet", v.where[1], v.hand)
+            row = rows[key]
+            if row[v.action] == 0:          # moved already this pass
+                continue
+            row[v.better] += row[v.action]
+            row[v.action] = Fraction(0)
+            out.betting[v.where[1]][:, v.hand] = [float(p) for p in row]
+            moved += 1
+    if not moved:
+        return strategy, 0
+    if prove_fractions(model, out, as_fractions(rows)).exact != value:
+        return strategy, 0
+    return out, moved
+
+
+@functools.lru_cache(maxsize=4)
+def _base_model(hand: BidouParams) -> HandModel:
+    return build_model(hand)
+
+
+def _refine_task(hand: BidouParams, state: ChipState, values: Values) -> RefinedStage:
+    """One stage, in a worker process; a refinement that fails is reported, not raised
+    (the stage keeps its LP vertex, which the round's proof covers as well)."""
+    start = time.perf_counter()
+    try:
+        return refine_stage(_base_model(hand), state, values)
+    except (SolverError, StrategyFileError) as error:
+        # StrategyFileError: an attempt's exact probabilities outgrew the certificate's
+        # common denominator (payoffs with 53-bit denominators make large ones)
+        return RefinedStage(None, None, 0.0, 0, 0, time.perf_counter() - start,
+                            failed=str(error)[:300])
+
+
+def refine_round(solution: RoundSolution, progress: Step | None = None,
+                 workers: int | None = None
+                 ) -> tuple[RoundSolution, dict[ChipState, RefinedStage]]:
+    """The solution with every stage's strategy its refined equilibrium (the values
+    unchanged), and what each refinement found; a stage whose refinement fails keeps its
+    LP vertex (`RefinedStage.failed`, listed by `stage_check`). The stages run on the
+    round's worker processes."""
+    params = solution.params
+    states = sorted(solution.stages)
+    calls = [(params.hand, state, solution.values) for state in states]
+
+    def done(k: int) -> None:
+        if progress is not None:
+            progress("refining every stage", k, len(states))
+
+    done(0)
+    try:
+        found = map_stages(params, _refine_task, calls, workers, done)
+    except SolverError as error:
+        raise SolverError(f"a stage game of the round could not be refined: {error}") \
+            from None
+    refined = dict(zip(states, found))
+    stages = {state: (Stage(solution.stages[state].model, r.strategy, float(r.value))
+                      if r.strategy is not None and r.value is not None
+                      else solution.stages[state])
+              for state, r in refined.items()}
+    return dataclasses.replace(solution, stages=stages, equilibrium=REFINED), refined
+
+
+def stage_check(refined: dict[ChipState, RefinedStage]) -> dict[str, Any]:
+    """What the round's report says of its refined stages: how many, how many pass
+    `sequential.verify`, what it found in all, and the stages that kept their LP vertex
+    (`plain`). Not how many pairs `undominated` moved nor the tremble sizes: those follow
+    the floats of the solve, which another machine's BLAS moves in the 15th digit, and the
+    published report must read the same on any machine."""
+    found = [r for r in refined.values() if r.failed is None]
+    return {"stages": len(refined),
+            "verified": sum(r.violations == 0 for r in found),
+            "violations": sum(r.violations for r in found),
+            "plain": sorted(s.label() for s, r in refined.items() if r.failed is not None)}
