@@ -156,6 +156,53 @@ class Book:
             if not moved:
                 return
 
+    def staircase_choices(self, i: int, which: int) -> list[tuple]:
+        """Rule i's params with cut `which` made a staircase moved one count at a time
+        (each c_j between its neighbours) or shifted whole, where the family allows it."""
+        rule = self.rules[i]
+        n = self.model.num_hands
+        c = list(rulebook.counts(rule.params[which]))
+        moves = set()
+        for j in range(STEPS):
+            lo = c[j + 1] if j + 1 < STEPS else 0
+            hi = c[j - 1] if j > 0 else n
+            for value in range(lo, hi + 1):
+                moves.add(tuple(c[:j] + [value] + c[j + 1:]))
+        for shift in range(-n, n + 1):
+            moved = [x + shift for x in c]
+            if all(0 <= x <= n for x in moved):
+                moves.add(tuple(moved))
+        top_only = rulebook.top_level_only(self.model, rule)
+        out = []
+        for cut in sorted(moves):
+            q = list(rule.params)
+            q[which] = rulebook.cut_of(cut)
+            if rulebook.valid_params(self.model, rule.kind, tuple(q), top_only):
+                out.append(tuple(q))
+        return out
+
+    def descend_staircases(self, sweeps: int = MAX_SWEEPS) -> None:
+        """Coordinate descent on every count of every cut (the staircase family: whole
+        ranges of hands mixed in quarters), the exact best response scoring each move."""
+        for _ in range(sweeps):
+            moved = False
+            for i, rule in enumerate(self.rules):
+                if rule.kind == "keep":
+                    continue
+                for which in range(len(rule.params)):
+                    start, best = self.rules[i].params, self.objective
+                    best_params = start
+                    for params in self.staircase_choices(i, which):
+                        if params == start:
+                            continue
+                        self.set_params(i, params)
+                        if self.objective < best - IMPROVEMENT:
+                            best, best_params = self.objective, self.rules[i].params
+                    self.set_params(i, best_params)
+                    moved |= best_params != start
+            if not moved:
+                return
+
     def splits(self) -> list[tuple[int, int, int]]:
         """Every (rule, feature index, cut) splitting a rule's decisions in two."""
         out = []
