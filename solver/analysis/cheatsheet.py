@@ -156,53 +156,6 @@ class Book:
             if not moved:
                 return
 
-    def staircase_choices(self, i: int, which: int) -> list[tuple]:
-        """Rule i's params with cut `which` made a staircase moved one count at a time
-        (each c_j between its neighbours) or shifted whole, where the family allows it."""
-        rule = self.rules[i]
-        n = self.model.num_hands
-        c = list(rulebook.counts(rule.params[which]))
-        moves = set()
-        for j in range(STEPS):
-            lo = c[j + 1] if j + 1 < STEPS else 0
-            hi = c[j - 1] if j > 0 else n
-            for value in range(lo, hi + 1):
-                moves.add(tuple(c[:j] + [value] + c[j + 1:]))
-        for shift in range(-n, n + 1):
-            moved = [x + shift for x in c]
-            if all(0 <= x <= n for x in moved):
-                moves.add(tuple(moved))
-        top_only = rulebook.top_level_only(self.model, rule)
-        out = []
-        for cut in sorted(moves):
-            q = list(rule.params)
-            q[which] = rulebook.cut_of(cut)
-            if rulebook.valid_params(self.model, rule.kind, tuple(q), top_only):
-                out.append(tuple(q))
-        return out
-
-    def descend_staircases(self, sweeps: int = MAX_SWEEPS) -> None:
-        """Coordinate descent on every count of every cut (the staircase family: whole
-        ranges of hands mixed in quarters), the exact best response scoring each move."""
-        for _ in range(sweeps):
-            moved = False
-            for i, rule in enumerate(self.rules):
-                if rule.kind == "keep":
-                    continue
-                for which in range(len(rule.params)):
-                    start, best = self.rules[i].params, self.objective
-                    best_params = start
-                    for params in self.staircase_choices(i, which):
-                        if params == start:
-                            continue
-                        self.set_params(i, params)
-                        if self.objective < best - IMPROVEMENT:
-                            best, best_params = self.objective, self.rules[i].params
-                    self.set_params(i, best_params)
-                    moved |= best_params != start
-            if not moved:
-                return
-
     def splits(self) -> list[tuple[int, int, int]]:
         """Every (rule, feature index, cut) splitting a rule's decisions in two."""
         out = []
@@ -232,6 +185,36 @@ class Book:
 
 
 @dataclasses.dataclass(frozen=True)
+class Proof:
+    """What the MILP (`cheatsheet_milp`) proved about a book's cuts, its scopes fixed:
+    `bound` is a lower bound on the exploitability of every book with these scopes (and
+    keep rules) and staircase cuts (None: HiGHS reached none in its time); `status` is
+    "optimal" when the book's cuts are the best of them."""
+
+    status: str
+    bound: float | None
+    seconds: float
+    start: float                # the exploitability of the book the MILP started from
+
+    def gap(self, cost: float) -> float | None:
+        return None if self.bound is None else max(0.0, cost - self.bound)
+
+    def words(self, cost: float) -> str:
+        """"cuts proved optimal for these scopes" or the bound reached."""
+        if self.status == "optimal":
+            return "its cuts are proved the best for these scopes (gap 0)"
+        if self.bound is None:
+            return f"no lower bound reached in {self.seconds:.0f} s ({self.status})"
+        return (f"no cuts for these scopes cost less than {self.bound:.4f} (gap "
+                f"{self.gap(cost):.4f}; {self.status} after {self.seconds:.0f} s)")
+
+    def to_dict(self, cost: float) -> dict[str, Any]:
+        return {"status": self.status, "bound": self.bound, "gap": self.gap(cost),
+                "seconds": self.seconds, "start_exploitability": self.start,
+                "family": "staircase cuts, scopes and keep rules fixed"}
+
+
+@dataclasses.dataclass(frozen=True)
 class FrontPoint:
     """One rule book on the Pareto front, measured exactly."""
 
@@ -239,6 +222,7 @@ class FrontPoint:
     exploitability: best_response.Exploitability
     game_value: float
     versus_equilibrium: tuple[float, float]     # (captain's loss, opponent's loss)
+    proof: Proof | None = None
 
     @property
     def size(self) -> int:
@@ -275,6 +259,7 @@ class FrontPoint:
             "on_policy_value": e.value,
             "rules": [rulebook.rule_text(model, r) for r in self.rules],
             "rule_list": [r.to_dict() for r in self.rules],
+            **({"milp": self.proof.to_dict(e.exploitability)} if self.proof else {}),
         }
 
 

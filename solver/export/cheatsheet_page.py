@@ -67,7 +67,8 @@ def cost_lines(point: FrontPoint) -> list[str]:
         f"{_money(cap_eq)} chips per hand, the opponent {_money(opp_eq)} (mean "
         f"{_money(point.equilibrium_loss)}).",
         f"The game is worth {signed(point.game_value, 4)} chips per hand to the captain.",
-    ]
+    ] + ([f"Among all cuts (mixing in quarters) for these rules' situations, "
+          f"{point.proof.words(e.exploitability)}."] if point.proof else [])
 
 
 def cheatsheet_markdown(model: HandModel, point: FrontPoint) -> str:
