@@ -77,7 +77,8 @@ def start_books(folder: Path, name: str) -> list[tuple[rulebook.Rule, ...]]:
 
 
 def run(name: str, rules_max: int, out: Path | None, beam: int = 1,
-        milp_seconds: float = 0.0, start_folder: Path | None = None) -> None:
+        milp_seconds: float = 0.0, start_folder: Path | None = None,
+        milp_sizes: list[int] | None = None) -> None:
     model, strategy, value = equilibrium(name)
     start = time.perf_counter()
 
@@ -93,7 +94,7 @@ def run(name: str, rules_max: int, out: Path | None, beam: int = 1,
         from solver.analysis import cheatsheet_milp
 
         points = cheatsheet_milp.proved_front(model, strategy, value, books, milp_seconds,
-                                              progress)
+                                              progress, milp_sizes)
     else:
         points = [cheatsheet.measure(model, b, strategy, value) for b in books]
     seconds = time.perf_counter() - start
@@ -177,11 +178,14 @@ def main() -> None:
                         help="books kept at each step of the search (slower, sometimes better)")
     parser.add_argument("--milp-seconds", type=float, default=0.0,
                         help="seconds per front point for the MILP (improve, then prove)")
+    parser.add_argument("--milp-sizes", default=None,
+                        help="comma-separated book sizes the MILP runs on (default: all)")
     parser.add_argument("--start", type=Path, default=None,
                         help="start from the front files in this folder instead of searching")
     args = parser.parse_args()
     for name in args.games.split(","):
-        run(name, args.rules_max, args.out, args.beam, args.milp_seconds, args.start)
+        sizes = [int(x) for x in args.milp_sizes.split(",")] if args.milp_sizes else None
+        run(name, args.rules_max, args.out, args.beam, args.milp_seconds, args.start, sizes)
     if args.out is not None:
         write_front_table(args.out)
 

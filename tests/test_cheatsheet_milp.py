@@ -71,8 +71,7 @@ def test_a_block_solve_finds_the_exhaustive_optimum(small, which):
             trial = list(start.rules)
             trial[i] = dataclasses.replace(rule, params=params)
             costs.append(_cost(model, trial))
-    found = cheatsheet_milp.BlockSolver(model, start.rules, presolve=False).solve(
-        start.rules, [i])
+    found = cheatsheet_milp.best_cuts(model, start.rules, [i])
     assert found.status == "optimal"
     assert found.objective == pytest.approx(min(costs), abs=1e-9)
     assert _cost(model, found.rules) == pytest.approx(min(costs), abs=1e-12)

@@ -137,11 +137,15 @@ def mass_bounds(model: HandModel) -> np.ndarray:
 
 
 class _Program:
-    """The MILP of one rule book (its scopes fixed), built once."""
+    """The MILP of one rule book (its scopes fixed), built once. With `free`, only those
+    rules' cuts are variables: the others' decisions are pinned as they are, by linear
+    rows x(action) = p(action) * m (no binaries, no products), a much smaller program."""
 
-    def __init__(self, model: HandModel, rules: Sequence[Rule]):
+    def __init__(self, model: HandModel, rules: Sequence[Rule],
+                 free: Sequence[int] | None = None):
         self.model = model
         self.rules = [rulebook.canonical(model, r) for r in rules]
+        self.free = set(range(len(self.rules)) if free is None else free)
         self.atoms = rulebook.atoms(model)
         self.owner = rulebook.assign(self.rules, self.atoms)
         self.pos = rulebook.positions(model)
@@ -149,12 +153,16 @@ class _Program:
         self.cols, self.rows = _Columns(), _RowSet()
         self.sides: dict[int, tuple] = {int(p): self._side(p) for p in (CAPTAIN, OPPONENT)}
         self.cuts = {i: [self._staircase() for _ in r.params]
-                     for i, r in enumerate(self.rules) if r.kind != "keep"}
+                     for i, r in enumerate(self.rules) if r.kind != "keep" and i in self.free}
         self._nest()
         keeps = self._keeps()
         for atom, i in zip(self.atoms, self.owner):
-            if atom.kind != "keep":
+            if atom.kind == "keep":
+                continue
+            if i in self.cuts:
                 self._link(atom, i, keeps.get(atom.player))
+            else:
+                self._pin(atom, i, keeps.get(atom.player))
 
     def _side(self, player: int) -> tuple:
         """One player's LP (his plan primal, the adversary's reply dual), its cost halved."""
@@ -179,7 +187,7 @@ class _Program:
         """Two-cut rules: every hand inside the first cut at all is wholly inside the second
         (c1 of the first <= c4 of the second); a top-level face rule never raises."""
         for i, rule in enumerate(self.rules):
-            if rule.kind not in ("open", "face"):
+            if rule.kind not in ("open", "face") or i not in self.cuts:
                 continue
             first, second = self.cuts[i]
             if rulebook.top_level_only(self.model, rule):
@@ -262,6 +270,26 @@ class _Program:
         else:
             self._equal(index[actions.index("call")], [(cont, quarter)])
 
+    def _pin(self, atom: Atom, i: int, keep: np.ndarray | None) -> None:
+        """A fixed rule's decision at `atom`: rows x[a, h] = p[a, h] * m[h]."""
+        lp, offset = self.sides[atom.player]
+        probs = rulebook.action_probs(self.model, self.rules[i], atom, self.pos, keep)
+        if atom.kind == "throw":
+            c, t = atom.key
+            index = lp.primal.throw[c, t - 1]
+            self._pin_keep(index, offset, keep)
+            mass = self._mass(np.where(index >= 0, index + offset, -1))
+            self.rows.add(np.stack([index[0] + offset, mass], axis=1),
+                          np.stack([np.ones(len(mass)), -probs[0]], axis=1), 0.0, 0.0)
+            return
+        tc, to, history = atom.key
+        node = lp.model.tree((tc, to)).node(history)
+        index = lp.primal.betting[atom.key] + offset
+        parent = sequence_lp.parent_sequences(lp, (tc, to))[node.index] + offset
+        for a in range(len(node.actions) - 1):           # the last one by the flow rows
+            self.rows.add(np.stack([index[a], parent], axis=1),
+                          np.stack([np.ones(len(parent)), -probs[a]], axis=1), 0.0, 0.0)
+
     def _equal(self, x: np.ndarray, parts: list[tuple[np.ndarray, float]],
                mass: np.ndarray | None = None) -> None:
         """Rows x[h] = sum of coef * sum_j u[j, h] (+ mass[h])."""
@@ -291,6 +319,8 @@ class _Program:
         """The binaries of `rules` (same scopes), or None if a cut is outside the family."""
         values: dict[int, float] = {}
         for i, rule in self.cut_rules(rules):
+            if i not in self.cuts:
+                continue
             if rule.kind in ("open", "face") and not _nested(rule):
                 return None
             for cut, b in zip(rule.params, self.cuts[i]):
@@ -311,7 +341,7 @@ class _Program:
         """The book a solution's binaries state."""
         out = []
         for i, rule in enumerate(self.rules):
-            if rule.kind == "keep":
+            if i not in self.cuts:
                 out.append(rule)
                 continue
             params = tuple(rulebook.cut_of(tuple(int(round(x[b[j]].sum()))
@@ -399,58 +429,39 @@ def _exploitability(model: HandModel, rules: Sequence[Rule]) -> float:
                                         ).exploitability
 
 
-class BlockSolver:
-    """The MILP of a book loaded once, to re-solve with all but some rules' binaries fixed
-    at a given book's: the best cuts of those rules for the others as they are."""
-
-    def __init__(self, model: HandModel, rules: Sequence[Rule], time_limit: float = 10.0,
-                 threads: int = 1, presolve: bool = True):
-        self.model = model
-        self.program = _Program(model, rules)
-        self.h = _highs(self.program, time_limit, threads, presolve=presolve)
-        self.lower, self.upper, _, _ = self.program.cols.arrays()
-
-    def solve(self, rules: Sequence[Rule], free: Sequence[int]) -> MilpResult:
-        """The best cuts of the rules `free` (indices), the others as in `rules`."""
-        begin = time.perf_counter()
-        program, h = self.program, self.h
-        given = program.start_values(rules)
-        if given is None:
-            raise ValueError("a two-cut rule of the book is not nested (outside the family)")
-        fixed = np.array([k for k in given if not any(program.owns(i, k) for i in free)],
-                         dtype=np.int32)
-        values = np.array([given[k] for k in fixed])
-        h.changeColsBounds(len(fixed), fixed, values, values)
-        try:
-            x, status, objective, bound, nodes = _run(h, given)
-        finally:
-            h.changeColsBounds(len(fixed), fixed, self.lower[fixed], self.upper[fixed])
-        found = program.rules_of(x) if x is not None else tuple(
-            rulebook.canonical(self.model, r) for r in rules)
-        if x is None:
-            objective = _exploitability(self.model, found)
-        return MilpResult(rules=found, objective=objective, bound=min(bound, objective),
-                          status=status, seconds=time.perf_counter() - begin, nodes=nodes)
+def best_cuts(model: HandModel, rules: Sequence[Rule], free: Sequence[int],
+              time_limit: float = 10.0, threads: int = 1) -> MilpResult:
+    """The best cuts of the rules `free` (indices) for the others as they are in `rules`:
+    the MILP with only their binaries (`_Program(free=...)`), presolve off, started from
+    `rules`. Its status and bound are over those rules' cuts alone."""
+    begin = time.perf_counter()
+    program = _Program(model, rules, free)
+    h = _highs(program, time_limit, threads, presolve=False)
+    given = program.start_values(rules)
+    x, status, objective, bound, nodes = _run(h, given)
+    found = program.rules_of(x) if x is not None else tuple(program.rules)
+    if x is None:
+        objective = _exploitability(model, found)
+    return MilpResult(rules=found, objective=objective, bound=min(bound, objective),
+                      status=status, seconds=time.perf_counter() - begin, nodes=nodes)
 
 
 def improve(model: HandModel, start: Sequence[Rule], time_per_rule: float = 10.0,
             sweeps: int = 2, threads: int = 1, progress: Step | None = None
             ) -> tuple[Rule, ...]:
     """Block descent: each rule's cuts in turn made the best for the others as they are
-    (`BlockSolver`: small once presolved). A move is kept only if the exact best response
-    says it helps, so the book returned is never worse than `start`. Presolve is on here:
-    each book found is measured again by the exact best response."""
+    (`best_cuts`). A move is kept only if the exact best response says it helps, so the
+    book returned is never worse than `start`."""
     step = progress or quiet
-    blocks = BlockSolver(model, start, time_per_rule, threads)
-    rules = tuple(blocks.program.rules)
-    if blocks.program.start_values(rules) is None:
+    rules = tuple(rulebook.canonical(model, r) for r in start)
+    if any(r.kind in ("open", "face") and not _nested(r) for r in rules):
         return rules
     best = _exploitability(model, rules)
     free = [i for i, r in enumerate(rules) if r.kind != "keep"]
     for sweep in range(sweeps):
         moved = False
         for done, i in enumerate(free, 1):
-            trial = blocks.solve(rules, [i]).rules
+            trial = best_cuts(model, rules, [i], time_per_rule, threads).rules
             cost = _exploitability(model, trial)
             if cost < best - 1e-10:
                 rules, best, moved = trial, cost, True
@@ -486,12 +497,16 @@ def prove(model: HandModel, rules: Sequence[Rule], equilibrium: Strategy, game_v
 
 def proved_front(model: HandModel, equilibrium: Strategy, game_value: float,
                  books: Sequence[Sequence[Rule]], seconds: float,
-                 progress: Step | None = None) -> list[FrontPoint]:
-    """Each book `prove`d (smallest first), kept if it beats every smaller one."""
+                 progress: Step | None = None,
+                 sizes: Sequence[int] | None = None) -> list[FrontPoint]:
+    """Each book `prove`d (smallest first; only those of `sizes` if given, the others
+    measured as they are), kept if it beats every smaller one."""
     step = progress or quiet
     out: list[FrontPoint] = []
     for done, book in enumerate(books, 1):
-        point = prove(model, book, equilibrium, game_value, seconds)
+        point = (prove(model, book, equilibrium, game_value, seconds)
+                 if sizes is None or len(book) in sizes
+                 else cheatsheet.measure(model, book, equilibrium, game_value))
         step(f"{point.size} rules: exploitability {point.exploitability.exploitability:.4f}",
              done, len(books))
         if not out or (point.exploitability.exploitability
