@@ -138,11 +138,16 @@ def write_front_table(out: Path) -> Path:
 
     lines = ["# Pareto fronts of cheat sheets", "",
              "Each file is a strategy that `bidou evaluate --strategy FILE` (with the game's "
-             "rule options) measures and certifies; written by `python "
-             "benchmarks/bench_cheatsheet.py --rules-max 12 --beam 3 --out DIR`. Chips per "
-             "hand; exploitability is the mean of what a best response wins against each "
-             "side beyond the game value; \"vs equilibrium\" is what the rules lose seated "
-             "against the exact equilibrium (captain, opponent).", "",
+             "rule options) measures and certifies; the books were found by `python "
+             "benchmarks/bench_cheatsheet.py --rules-max 12 --beam 3 --out DIR`, then "
+             "measured and improved by `--start DIR --milp-seconds S [--milp-sizes ...]` "
+             "(the MILP, solver/analysis/cheatsheet_milp.py). Chips per hand; "
+             "exploitability is the mean of what a best response wins against each side "
+             "beyond the game value; \"vs equilibrium\" is what the rules lose seated "
+             "against the published (refined) equilibrium (captain, opponent). \"MILP\": "
+             "the cost of the book it started from, and what it proved about the best "
+             "staircase cuts for the book's scopes (not about other scopes): gap 0, a "
+             "bound, or none within its time.", "",
              "| file | rules | exploitability | captain | opponent | vs equilibrium | MILP |",
              "|---|---|---|---|---|---|---|"]
     for path in sorted(out.glob("front_*.json")):

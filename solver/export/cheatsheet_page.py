@@ -168,7 +168,7 @@ def _text_column(canvas: Canvas, model: HandModel, point: FrontPoint, x: float, 
     for line in _wrap("The strategy these rules state is cheatsheet_strategy.json; "
                       "\u201cbidou evaluate --strategy cheatsheet_strategy.json\u201d measures "
                       "it exactly.", per_line):
-        put(x, line, size=size - 1, color="#555555")
+        put(x, line, size=max(6.5, size - 1), color="#555555")
         y += line_h
     return y
 
@@ -199,7 +199,7 @@ def cheatsheet_figure(model: HandModel, point: FrontPoint, page: str = "a4") -> 
     pic_x = W - margin - pic_w
     text_w = pic_x - margin - 0.3
     # --- the rules, what they cost: the largest type that fits the page
-    for size in np.arange(8.6, 7.5, -0.2):        # its grey line (size - 1) stays >= 6.5 pt
+    for size in np.arange(8.6, 6.9, -0.2):        # its grey line stays >= 6.5 pt
         if _text_column(canvas, model, point, margin, y, text_w, float(size), draw=False) \
                 <= H - 0.35:
             break
