@@ -84,3 +84,29 @@ def test_improve_never_makes_a_book_worse(small):
     assert [r.scope for r in better] == [r.scope for r in start.rules]
     assert _cost(model, better) <= start.exploitability.exploitability + 1e-12
     assert _cost(model, better) < start.exploitability.exploitability - 1e-3
+
+
+def test_a_proved_sheet_with_staircases_is_a_valid_file(small, tmp_path):
+    """`prove` on the small hand: the sheet it writes keeps its staircase cuts as data,
+    states what the MILP proved, passes the cheat-sheet schema and reads back."""
+    import json
+
+    from solver.export.cheatsheet_page import write_cheatsheet
+    from solver.schemas import validate
+
+    solution, start = small
+    model = solution.model
+    point = cheatsheet_milp.prove(model, start.rules, solution.strategy, solution.value, 60)
+    assert point.exploitability.exploitability < start.exploitability.exploitability - 1e-3
+    assert point.proof is not None and point.proof.start == pytest.approx(0.0567626953125)
+    write_cheatsheet(model, point, tmp_path, dpi=30)
+    document = json.loads((tmp_path / "cheatsheet_strategy.json").read_text())
+    validate(document, "cheatsheet-strategy")
+    assert any(isinstance(p, list) for r in document["result"]["rule_list"] for p in r["params"])
+    assert [rulebook.Rule.from_dict(d) for d in document["result"]["rule_list"]] == \
+        list(point.rules)
+    assert document["result"]["milp"]["start_exploitability"] == pytest.approx(0.0567626953125)
+    text = (tmp_path / "cheatsheet.md").read_text()
+    assert "Among all cuts (mixing in quarters) for these rules' situations" in text
+    assert rulebook.parse_rules(model, text.split("## What they cost")[0].splitlines()) == \
+        list(point.rules)
