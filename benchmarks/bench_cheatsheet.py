@@ -27,18 +27,16 @@ from games.bidou.params import BidouParams
 from solver import best_response
 from solver.analysis import cheatsheet, rulebook, simplify
 from solver.files import write_json_atomic
-from solver.solve import solve
 from solver.strategy import strategy_to_json
 
 GAMES = {"default": BidouParams(), "keep": BidouParams(reroll="keep"),
          "french": BidouParams(ranking="french")}
 
 
-def references(solution) -> dict[str, float]:
+def references(model, eq) -> dict[str, float]:
     """Exploitability of the equilibrium with its betting made pure (each decision's most
     likely action), with its throws made pure, and with its betting probabilities rounded to
     quarters: where the cost of simple play comes from."""
-    model, eq = solution.model, solution.strategy
     rounded = simplify.round_strategy(model, eq)
     pure_betting = eq.copy()
     pure_betting.betting.update(rounded.betting)
@@ -55,24 +53,58 @@ def references(solution) -> dict[str, float]:
                             ("betting in quarters", quarters))}
 
 
-def run(name: str, rules_max: int, out: Path | None, beam: int = 1) -> None:
-    solution = solve(GAMES[name])
-    model = solution.model
+def equilibrium(name: str):
+    """The published (refined) equilibrium of `name`, read from outputs/ if it is there,
+    else solved now: the cheat sheets' "against the equilibrium" is measured against it."""
+    from solver.pipeline.hand import refined_hand
+    from solver.strategy import load_strategy_file
+
+    published = Path(__file__).resolve().parents[1] / "outputs" / name / "strategy.json"
+    if published.is_file():
+        model, strategy, summary = load_strategy_file(published)
+        return model, strategy, float(summary["value"])
+    solution = refined_hand(GAMES[name]).solution
+    return solution.model, solution.strategy, solution.value
+
+
+def start_books(folder: Path, name: str) -> list[tuple[rulebook.Rule, ...]]:
+    """The rule books of the front files front_<name>_*.json in `folder`, smallest first."""
+    import json
+
+    return [tuple(rulebook.Rule.from_dict(d) for d in json.loads(path.read_text())
+                  ["result"]["rule_list"])
+            for path in sorted(folder.glob(f"front_{name}_*.json"))]
+
+
+def run(name: str, rules_max: int, out: Path | None, beam: int = 1,
+        milp_seconds: float = 0.0, start_folder: Path | None = None,
+        milp_sizes: list[int] | None = None) -> None:
+    model, strategy, value = equilibrium(name)
     start = time.perf_counter()
 
-    def progress(size: int, e: float) -> None:
-        print(f"    {size:>3} rules  {e:.4f}  ({time.perf_counter() - start:.0f} s)", flush=True)
+    def progress(what: str, done: int, total: int) -> None:
+        print(f"    {what}  ({time.perf_counter() - start:.0f} s)", flush=True)
 
-    print(f"== {name}: {model.params.describe()}; value {solution.value:+.6f}")
-    points = cheatsheet.front_points(model, solution.strategy, solution.value, rules_max,
-                                     progress, beam=beam)
+    print(f"== {name}: {model.params.describe()}; value {value:+.6f}")
+    if start_folder is not None:
+        books = [b for b in start_books(start_folder, name) if len(b) <= rules_max]
+    else:
+        books = list(cheatsheet.pareto_front(model, rules_max, progress, beam=beam))
+    if milp_seconds > 0:
+        from solver.analysis import cheatsheet_milp
+
+        points = cheatsheet_milp.proved_front(model, strategy, value, books, milp_seconds,
+                                              progress, milp_sizes)
+    else:
+        points = [cheatsheet.measure(model, b, strategy, value) for b in books]
     seconds = time.perf_counter() - start
     print(f"  {'rules':>5} {'exploit.':>9} {'captain':>8} {'opponent':>8} "
           f"{'vs eq. C':>8} {'vs eq. O':>8}")
     for p in points:
         print(f"  {p.size:>5} {p.exploitability.exploitability:9.4f} {p.captain_loss:8.4f} "
               f"{p.opponent_loss:8.4f} {p.versus_equilibrium[0]:8.4f} "
-              f"{p.versus_equilibrium[1]:8.4f}")
+              f"{p.versus_equilibrium[1]:8.4f}"
+              + (f"  {p.proof.words(p.exploitability.exploitability)}" if p.proof else ""))
     within12 = [p for p in points if p.size <= 12]
     best12 = within12[-1]
     close = [p for p in points if p.exploitability.exploitability <= 0.005]
@@ -83,7 +115,7 @@ def run(name: str, rules_max: int, out: Path | None, beam: int = 1) -> None:
     print("  fewest rules within 0.005: "
           + (f"{close[0].size}" if close else f"none up to {points[-1].size} rules"))
     print("  references (the equilibrium with): " + ", ".join(
-        f"{name} {value:.4f}" for name, value in references(solution).items()))
+        f"{kind} {cost:.4f}" for kind, cost in references(model, strategy).items()))
     if out is not None:
         for p in points:
             write_json_atomic(out / f"front_{name}_{p.size:02d}.json", strategy_to_json(
@@ -92,7 +124,7 @@ def run(name: str, rules_max: int, out: Path | None, beam: int = 1) -> None:
         from solver.export.cheatsheet_page import write_cheatsheet
 
         write_cheatsheet(model, best12, out / name,
-                         {"equilibrium_value": solution.value,
+                         {"equilibrium_value": value,
                           "front": [{"rules_count": p.size,
                                      "exploitability": p.exploitability.exploitability,
                                      "equilibrium_loss": p.equilibrium_loss} for p in points]})
@@ -106,22 +138,40 @@ def write_front_table(out: Path) -> Path:
 
     lines = ["# Pareto fronts of cheat sheets", "",
              "Each file is a strategy that `bidou evaluate --strategy FILE` (with the game's "
-             "rule options) measures and certifies; written by `python "
-             "benchmarks/bench_cheatsheet.py --rules-max 12 --beam 3 --out DIR`. Chips per "
-             "hand; exploitability is the mean of what a best response wins against each "
-             "side beyond the game value; \"vs equilibrium\" is what the rules lose seated "
-             "against the exact equilibrium (captain, opponent).", "",
-             "| file | rules | exploitability | captain | opponent | vs equilibrium |",
-             "|---|---|---|---|---|---|"]
+             "rule options) measures and certifies; the books were found by `python "
+             "benchmarks/bench_cheatsheet.py --rules-max 12 --beam 3 --out DIR`, then "
+             "measured and improved by `--start DIR --milp-seconds S [--milp-sizes ...]` "
+             "(the MILP, solver/analysis/cheatsheet_milp.py). Chips per hand; "
+             "exploitability is the mean of what a best response wins against each side "
+             "beyond the game value; \"vs equilibrium\" is what the rules lose seated "
+             "against the published (refined) equilibrium (captain, opponent). \"MILP\": "
+             "the cost of the book it started from, and what it proved about the best "
+             "staircase cuts for the book's scopes (not about other scopes): gap 0, a "
+             "bound, or none within its time.", "",
+             "| file | rules | exploitability | captain | opponent | vs equilibrium | MILP |",
+             "|---|---|---|---|---|---|---|"]
     for path in sorted(out.glob("front_*.json")):
         meta = json.loads(path.read_text())["result"]
         lines.append(f"| `{path.name}` | {meta['rules_count']} | {meta['exploitability']:.4f} "
                      f"| {meta['captain_loss']:.4f} | {meta['opponent_loss']:.4f} | "
                      f"{meta['captain_loss_vs_equilibrium']:.4f}, "
-                     f"{meta['opponent_loss_vs_equilibrium']:.4f} |")
+                     f"{meta['opponent_loss_vs_equilibrium']:.4f} | {_proof_cell(meta)} |")
     path = out / "front.md"
     write_text_atomic(path, "\n".join(lines) + "\n")
     return path
+
+
+def _proof_cell(meta: dict) -> str:
+    """What the MILP proved of a front point's cuts (its scopes fixed)."""
+    proof = meta.get("milp")
+    if proof is None:
+        return "not run"
+    start = f"from {proof['start_exploitability']:.4f}"
+    if proof["status"] == "optimal":
+        return f"{start}; optimal for its scopes (gap 0)"
+    if proof["bound"] is None:
+        return f"{start}; no bound in {proof['seconds']:.0f} s"
+    return f"{start}; bound {proof['bound']:.4f}, gap {proof['gap']:.4f}"
 
 
 def main() -> None:
@@ -131,9 +181,16 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=None)
     parser.add_argument("--beam", type=int, default=1,
                         help="books kept at each step of the search (slower, sometimes better)")
+    parser.add_argument("--milp-seconds", type=float, default=0.0,
+                        help="seconds per front point for the MILP (improve, then prove)")
+    parser.add_argument("--milp-sizes", default=None,
+                        help="comma-separated book sizes the MILP runs on (default: all)")
+    parser.add_argument("--start", type=Path, default=None,
+                        help="start from the front files in this folder instead of searching")
     args = parser.parse_args()
     for name in args.games.split(","):
-        run(name, args.rules_max, args.out, args.beam)
+        sizes = [int(x) for x in args.milp_sizes.split(",")] if args.milp_sizes else None
+        run(name, args.rules_max, args.out, args.beam, args.milp_seconds, args.start, sizes)
     if args.out is not None:
         write_front_table(args.out)
 

@@ -368,6 +368,24 @@ class _SequenceFormLP:
         return c, A_ub, A_eq, np.asarray(self.eq.rhs), bounds
 
 
+def sequence_form(model: HandModel, maximizer: int) -> tuple[_SequenceFormLP, tuple]:
+    """The LP as built (before `_substitute_leaf_rows`), with the index of every sequence of
+    the primal player (`.primal`), and its arrays (c, A_ub, A_eq, b_eq, bounds: minimize
+    c x, A_ub x <= 0): for programs that constrain the primal plan further, such as the
+    cheat sheet's MILP (solver/analysis/cheatsheet_milp.py). `parent_sequences(lp, public)`
+    gives the primal player's last sequence before each node and leaf of a tree."""
+    lp = _SequenceFormLP(model, maximizer)
+    lp.build()
+    return lp, lp.arrays()
+
+
+def parent_sequences(lp: _SequenceFormLP, public: tuple[int, int]) -> list[np.ndarray]:
+    """Per node then leaf of the tree of `public`: the primal player's variable indices
+    (per hand) of his last sequence before it."""
+    tc, to = public
+    return _parents(lp.primal, lp.model.tree(public), lp.maximizer, tc, to)
+
+
 def solve_lp(model: HandModel, method: str | None = None,
              maximizer: int = CAPTAIN, fixed_throw: np.ndarray | None = None,
              fixed_behaviour: Mapping[tuple, Sequence[float]] | None = None) -> LPSolution:

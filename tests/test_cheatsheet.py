@@ -181,9 +181,11 @@ def test_cli_cheatsheet_and_evaluate(tmp_path):
     runner = CliRunner()
     out = tmp_path / "sheet"
     result = runner.invoke(main, ["cheatsheet", "--faces", "3", "--throws", "2",
-                                  "--max-level", "2", "--rules-max", "4", "--out", str(out)],
+                                  "--max-level", "2", "--rules-max", "4", "--milp-seconds",
+                                  "4", "--out", str(out)],
                            catch_exceptions=False)
     assert result.exit_code == 0, result.output
+    assert result.output.splitlines()[-1].startswith("MILP: ")
     assert sorted(p.name for p in out.iterdir()) == sorted(FILES)
     document = json.loads((out / "cheatsheet_strategy.json").read_text())
     assert document["result"]["rules_count"] <= 4
@@ -194,6 +196,11 @@ def test_cli_cheatsheet_and_evaluate(tmp_path):
     report = json.loads(evaluated.output)
     assert report["exploitability"] == pytest.approx(document["result"]["exploitability"],
                                                      abs=1e-9)
+    # the MILP starts from the search's 4-rule book (0.1319) and never makes it worse
+    proof = document["result"]["milp"]
+    assert proof["start_exploitability"] == pytest.approx(0.13187776253619876, abs=1e-12)
+    assert document["result"]["exploitability"] <= proof["start_exploitability"] + 1e-12
+    assert proof["bound"] is None or proof["bound"] <= document["result"]["exploitability"]
 
 
 def test_cli_cheatsheet_refuses_too_few_rules(tmp_path):

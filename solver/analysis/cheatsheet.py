@@ -185,6 +185,36 @@ class Book:
 
 
 @dataclasses.dataclass(frozen=True)
+class Proof:
+    """What the MILP (`cheatsheet_milp`) proved about a book's cuts, its scopes fixed:
+    `bound` is a lower bound on the exploitability of every book with these scopes (and
+    keep rules) and staircase cuts (None: HiGHS reached none in its time); `status` is
+    "optimal" when the book's cuts are the best of them."""
+
+    status: str
+    bound: float | None
+    seconds: float
+    start: float                # the exploitability of the book the MILP started from
+
+    def gap(self, cost: float) -> float | None:
+        return None if self.bound is None else max(0.0, cost - self.bound)
+
+    def words(self, cost: float) -> str:
+        """"cuts proved optimal for these scopes" or the bound reached."""
+        if self.status == "optimal":
+            return "its cuts are proved the best for these scopes (gap 0)"
+        if self.bound is None:
+            return f"no lower bound reached in {self.seconds:.0f} s ({self.status})"
+        return (f"no cuts for these scopes cost less than {self.bound:.4f} (gap "
+                f"{self.gap(cost):.4f}; {self.status} after {self.seconds:.0f} s)")
+
+    def to_dict(self, cost: float) -> dict[str, Any]:
+        return {"status": self.status, "bound": self.bound, "gap": self.gap(cost),
+                "seconds": self.seconds, "start_exploitability": self.start,
+                "family": "staircase cuts, scopes and keep rules fixed"}
+
+
+@dataclasses.dataclass(frozen=True)
 class FrontPoint:
     """One rule book on the Pareto front, measured exactly."""
 
@@ -192,6 +222,7 @@ class FrontPoint:
     exploitability: best_response.Exploitability
     game_value: float
     versus_equilibrium: tuple[float, float]     # (captain's loss, opponent's loss)
+    proof: Proof | None = None
 
     @property
     def size(self) -> int:
@@ -228,6 +259,7 @@ class FrontPoint:
             "on_policy_value": e.value,
             "rules": [rulebook.rule_text(model, r) for r in self.rules],
             "rule_list": [r.to_dict() for r in self.rules],
+            **({"milp": self.proof.to_dict(e.exploitability)} if self.proof else {}),
         }
 
 

@@ -10,7 +10,12 @@ so a player finds exactly one rule for every decision.
 A rule's action is one or two *cuts* in the ranking's table order (`rules.ranked_hands`,
 strongest first). A cut counts hands from the strongest in quarters of a hand (`STEPS`): a
 cut inside a hand mixes that one hand ("bet with 6-5-4 or better (with 6-5-3 half the
-time)"). The actions, by kind of decision:
+time)"). A cut may also be a *staircase* (issue 24): four whole-hand counts c1 >= c2 >= c3
+>= c4, a hand at position p being inside it with probability #{j : p < c_j} / 4, so that
+whole ranges of hands mix in quarters ("call with 6-5-3 or better, half the time with 6-5-2
+to 6-4-4"). An integer cut is the staircase whose counts differ by at most one, and is
+always written as the integer (`cut_of`), so each action has one spelling. The actions, by
+kind of decision:
 
 * ``throw`` (k): stop with the hands inside the cut k, otherwise throw again (under
   ``reroll="keep"`` keeping what the player's ``keep`` rule says);
@@ -30,7 +35,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from typing import Iterable, Sequence, cast
+from typing import Any, Iterable, Sequence, cast
 
 import numpy as np
 
@@ -79,7 +84,14 @@ class Rule:
     def to_dict(self) -> dict:
         return {"kind": self.kind,
                 "scope": {f: list(iv) for f, iv in zip(FEATURES[self.kind], self.scope)},
-                "params": list(self.params)}
+                "params": [list(p) if isinstance(p, tuple) else p for p in self.params]}
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "Rule":
+        """The rule `to_dict` wrote (a staircase cut comes back as a tuple)."""
+        params = tuple(tuple(p) if isinstance(p, list) else p for p in data["params"])
+        return cls(data["kind"], tuple(_interval(iv) for iv in data["scope"].values()),
+                   params)
 
 
 # --- decisions ------------------------------------------------------------------------------
@@ -140,16 +152,19 @@ def valid_params(model: HandModel, kind: str, params: tuple, top_only: bool = Fa
     top = STEPS * model.num_hands
     if kind == "keep":
         return len(set(params)) == len(params) and all(p in KEEP_PATTERNS for p in params)
-    if not all(isinstance(x, int) and 0 <= x <= top for x in params):
+    if not all(valid_cut(model, x) for x in params):
         return False
     if kind == "throw":
         return len(params) == 1
     first, second = params
     if top_only and kind == "face" and first:
         return False
+    # every hand the first cut takes at all is wholly inside the second: a hand that
+    # sometimes raises never folds, and value bets and bluffs never share a hand
+    nested = counts(first)[0] <= counts(second)[-1]
     if kind == "open":
-        return first == second == top or -(-first // STEPS) <= second // STEPS
-    return first == second or (first < second and -(-first // STEPS) * STEPS <= second)
+        return first == second == top or nested
+    return first == second or (first != second and nested)
 
 
 def normalize_scope(model: HandModel, kind: str,
@@ -182,12 +197,15 @@ def top_level_only(model: HandModel, rule: Rule) -> bool:
 def canonical(model: HandModel, rule: Rule) -> Rule:
     """One way to write each action: the params that the words give back."""
     top = STEPS * model.num_hands
-    p = rule.params
-    if rule.kind == "open" and p[0] >= p[1]:
+    p: tuple[Any, ...] = (rule.params if rule.kind == "keep"
+                          else tuple(cut_of(x) for x in rule.params))
+    both_int = rule.kind != "keep" and all(isinstance(x, int) for x in p)
+    if rule.kind == "open" and both_int and p[0] >= p[1]:
         p = (top, top)                          # bet with everything
     if rule.kind == "face" and top_level_only(model, rule):
         p = (0, p[1])                           # no raise at the top level: call
-    if rule.kind == "face" and p[0] >= p[1]:
+        both_int = isinstance(p[1], int)
+    if rule.kind == "face" and both_int and p[0] >= p[1]:
         p = (p[0], p[0])
     return dataclasses.replace(rule, params=tuple(p),
                                scope=normalize_scope(model, rule.kind, rule.scope))
@@ -248,9 +266,49 @@ def keep_actions(model: HandModel, patterns: Sequence[str]) -> np.ndarray:
     return out
 
 
-def above(cut: int, pos: np.ndarray) -> np.ndarray:
-    """P(hand is inside the cut): the cut counts hands from the strongest, in 1/STEPS."""
-    return np.clip(cut / STEPS - pos, 0.0, 1.0)
+Cut = int | tuple[int, int, int, int]
+
+
+def counts(cut: Cut) -> tuple[int, int, int, int]:
+    """The staircase of a cut: (c1, c2, c3, c4), hands inside with probability
+    #{j : position < c_j} / 4; an integer cut k is k // 4 hands and k % 4 quarters of one."""
+    if isinstance(cut, int):
+        whole, part = divmod(cut, STEPS)
+        return cast(tuple[int, int, int, int],
+                    tuple(whole + (part > j) for j in range(STEPS)))
+    return cast(tuple[int, int, int, int], tuple(int(c) for c in cut))
+
+
+def cut_of(value: Cut | Sequence[int]) -> Cut:
+    """The one spelling of a cut: the integer when the staircase is one (counts within one
+    of each other), else the four counts (a file gives a list)."""
+    if isinstance(value, (int, np.integer)):
+        return int(value)
+    c = tuple(int(x) for x in value)
+    if len(c) != STEPS:
+        raise ValueError(f"a staircase cut has {STEPS} counts, not {len(c)}")
+    if c[0] - c[-1] <= 1:
+        return STEPS * c[-1] + sum(x > c[-1] for x in c)
+    return cast(tuple[int, int, int, int], c)
+
+
+def valid_cut(model: HandModel, cut: object) -> bool:
+    """An integer in 0..4n, or four non-increasing whole-hand counts in 0..n."""
+    if isinstance(cut, bool):
+        return False
+    if isinstance(cut, int):
+        return 0 <= cut <= STEPS * model.num_hands
+    return (isinstance(cut, tuple) and len(cut) == STEPS
+            and all(isinstance(c, int) and 0 <= c <= model.num_hands for c in cut)
+            and all(a >= b for a, b in zip(cut, cut[1:])))
+
+
+def above(cut: Cut, pos: np.ndarray) -> np.ndarray:
+    """P(hand is inside the cut): the cut counts hands from the strongest, in 1/STEPS (or
+    is a staircase of whole-hand counts, `counts`)."""
+    if isinstance(cut, int):
+        return np.clip(cut / STEPS - pos, 0.0, 1.0)
+    return np.mean([pos < c for c in cut], axis=0)
 
 
 def action_probs(model: HandModel, rule: Rule, atom: Atom, pos: np.ndarray,
@@ -394,8 +452,11 @@ def _hand(model: HandModel, position: int) -> str:
 FREQUENCIES = {1: "one time in four", 2: "half the time", 3: "three times in four"}
 
 
-def _cut(model: HandModel, verb: str, cut: int) -> str:
-    """"bet with 6-5-4 or better (with 6-5-3 half the time)"."""
+def _cut(model: HandModel, verb: str, cut: Cut) -> str:
+    """"bet with 6-5-4 or better (with 6-5-3 half the time)"; a staircase: "call with 6-5-3
+    or better, half the time with 6-5-2 to 6-4-4"."""
+    if not isinstance(cut, int):
+        return _staircase(model, verb, cut)
     full, part = divmod(cut, STEPS)
     if full == 0:
         return f"{verb} with {_hand(model, 0)} {FREQUENCIES[part]}"
@@ -403,8 +464,30 @@ def _cut(model: HandModel, verb: str, cut: int) -> str:
     return text + (f" (with {_hand(model, full)} {FREQUENCIES[part]})" if part else "")
 
 
-def _bluff(model: HandModel, cut: int) -> str:
-    """The hands below `cut` that bet: "bluff (bet) with 3-2-2 or worse"."""
+def _range(model: HandModel, lo: int, hi: int) -> str:
+    """Positions lo..hi-1: "6-5-2" or "6-5-2 to 6-4-4" (strongest first)."""
+    if hi == lo + 1:
+        return _hand(model, lo)
+    return f"{_hand(model, lo)} to {_hand(model, hi - 1)}"
+
+
+def _staircase(model: HandModel, verb: str, cut: tuple[int, ...]) -> str:
+    """The hands inside a staircase cut, from the strongest: those always inside ("or
+    better"), then each range inside three times, two times, one time in four."""
+    c1, c2, c3, c4 = cut
+    parts = [f"{verb} with {_hand(model, c4 - 1)} or better"] if c4 else []
+    for level, (lo, hi) in ((3, (c4, c3)), (2, (c3, c2)), (1, (c2, c1))):
+        if hi > lo:
+            phrase = f"{FREQUENCIES[level]} with {_range(model, lo, hi)}"
+            parts.append(phrase if parts else f"{verb} {phrase}")
+    return ", ".join(parts)
+
+
+def _bluff(model: HandModel, cut: Cut) -> str:
+    """The hands below `cut` that bet: "bluff (bet) with 3-2-2 or worse"; a staircase:
+    "bluff (bet) with 4-1-1 or worse, one time in four with 4-2-1 to 4-3-1"."""
+    if not isinstance(cut, int):
+        return _bluff_staircase(model, cut)
     full, part = divmod(cut, STEPS)
     if not part:
         return f"bluff (bet) with {_hand(model, full)} or worse"
@@ -412,6 +495,19 @@ def _bluff(model: HandModel, cut: int) -> str:
         return f"bluff (bet) with {_hand(model, full)} {FREQUENCIES[STEPS - part]}"
     return (f"bluff (bet) with {_hand(model, full + 1)} or worse (with {_hand(model, full)} "
             f"{FREQUENCIES[STEPS - part]})")
+
+
+def _bluff_staircase(model: HandModel, cut: tuple[int, ...]) -> str:
+    """Outside a staircase (c1..c4), from the weakest: the hands always outside ("or
+    worse"), then the ranges outside three times, two times, one time in four."""
+    b1, b2, b3, b4 = cut
+    n = model.num_hands
+    parts = [f"bluff (bet) with {_hand(model, b1)} or worse"] if b1 < n else []
+    for level, (lo, hi) in ((3, (b2, b1)), (2, (b3, b2)), (1, (b4, b3))):
+        if hi > lo:
+            phrase = f"{FREQUENCIES[level]} with {_range(model, lo, hi)}"
+            parts.append(phrase if parts else f"bluff (bet) {phrase}")
+    return ", ".join(parts)
 
 
 def action_text(model: HandModel, rule: Rule) -> str:
@@ -439,7 +535,7 @@ def action_text(model: HandModel, rule: Rule) -> str:
         if v == 0 and b == top:
             return "always pass"
         parts = [_cut(model, "bet", v)] if v else []
-        if b < top:
+        if b != top:
             parts.append(_bluff(model, b))
         return ", ".join(parts) + ", otherwise pass"
     r, c = p
@@ -451,9 +547,9 @@ def action_text(model: HandModel, rule: Rule) -> str:
         parts = [_cut(model, "raise", r)] if r else []
         if c == top:
             parts.append("call with anything")
-        elif c > r:
+        elif c != r:
             parts.append(_cut(model, "call", c))
-        text = ", ".join(parts) + (", otherwise fold" if c < top else "")
+        text = ", ".join(parts) + (", otherwise fold" if c != top else "")
     level = model.params.max_level
     if r and rule.scope[1][1] == level and rule.scope[1][0] < level:
         text += f" (facing a raise to {level} you cannot raise: call)"
@@ -542,23 +638,91 @@ def parse_rule(model: HandModel, line: str) -> Rule:
 
 
 _FREQ = "(one time in four|half the time|three times in four)"
+_RANGE = r"(\S+)(?: to (\S+))?"
 _VERB_CUT = re.compile(rf"^(stop|bet|raise|call) with (\S+) or better(?: \(with (\S+) {_FREQ}\))?$")
 _VERB_PART = re.compile(rf"^(stop|bet|raise|call) with (\S+) {_FREQ}$")
 _BLUFF_CUT = re.compile(rf"^bluff \(bet\) with (\S+) or worse(?: \(with (\S+) {_FREQ}\))?$")
 _BLUFF_PART = re.compile(rf"^bluff \(bet\) with (\S+) {_FREQ}$")
+# a staircase's ranges: the first names its verb, the next ones go on with the last verb
+_STAIR_FIRST = re.compile(rf"^(stop|bet|raise|call|bluff \(bet\)) {_FREQ} with {_RANGE}$")
+_STAIR_MORE = re.compile(rf"^{_FREQ} with {_RANGE}$")
+
+
+class _CutReader:
+    """The cuts an action's clauses name, by verb ("bluff" for the hands outside)."""
+
+    def __init__(self, model: HandModel, text: str):
+        self.model, self.text = model, text
+        self.ranked = [rules.format_hand(h) for h in
+                       rules.ranked_hands(model.params.faces, model.params.ranking)]
+        self.steps = {v: k for k, v in FREQUENCIES.items()}
+        self.cuts: dict[str, Cut] = {}
+        self.whole: dict[str, int] = {}                 # "X or better / worse", no quarter
+        self.ranges: dict[str, dict[int, tuple[int, int]]] = {}
+        self.last = ""
+
+    def place(self, hand: str) -> int:
+        if hand not in self.ranked:
+            raise RuleTextError(f"unknown hand {hand!r} in {self.text!r}")
+        return self.ranked.index(hand)
+
+    def read(self, clause: str) -> None:
+        top = STEPS * self.model.num_hands
+        if (m := _VERB_CUT.match(clause)):
+            self.last, whole = m.group(1), self.place(m.group(2)) + 1
+            self.cuts[self.last] = whole * STEPS + (self.steps[m.group(4)] if m.group(4) else 0)
+            if not m.group(4):
+                self.whole[self.last] = whole
+        elif (m := _VERB_PART.match(clause)):
+            self.cuts[m.group(1)] = self.steps[m.group(3)]
+        elif (m := _BLUFF_CUT.match(clause)):
+            self.last, start = "bluff", self.place(m.group(1))
+            self.cuts["bluff"] = (start * STEPS if not m.group(3) else
+                                  self.place(m.group(2)) * STEPS + STEPS
+                                  - self.steps[m.group(3)])
+            if not m.group(3):
+                self.whole["bluff"] = start
+        elif (m := _BLUFF_PART.match(clause)):
+            self.cuts["bluff"] = self.place(m.group(1)) * STEPS + STEPS - self.steps[m.group(2)]
+        elif (m := _STAIR_FIRST.match(clause)):
+            self.last = "bluff" if m.group(1).startswith("bluff") else m.group(1)
+            self._range(m.group(2), m.group(3), m.group(4))
+        elif (m := _STAIR_MORE.match(clause)) and self.last:
+            self._range(m.group(1), m.group(2), m.group(3))
+        elif clause == "always raise":
+            self.cuts["raise"] = self.cuts["call"] = top
+        elif clause == "call with anything":
+            self.cuts["call"] = top
+        elif not (clause.startswith("otherwise ") or clause.startswith("never stop")):
+            raise RuleTextError(f"cannot read {clause!r}")
+
+    def _range(self, frequency: str, first: str, last: str | None) -> None:
+        lo = self.place(first)
+        hi = (self.place(last) if last else lo) + 1
+        self.ranges.setdefault(self.last, {})[self.steps[frequency]] = (lo, hi)
+
+    def cut(self, verb: str, default: Cut) -> Cut:
+        """The verb's cut: a staircase when ranges were named (else the integer cut)."""
+        if verb not in self.ranges:
+            return self.cuts.get(verb, default)
+        ranges, n = self.ranges[verb], self.model.num_hands
+        if verb == "bluff":                          # b1 from the full bluffs, then upward
+            b = [self.whole.get(verb, n)]
+            for level in (3, 2, 1):
+                b.append(ranges[level][0] if level in ranges else b[-1])
+            found: tuple = tuple(b)
+        else:                                        # c4 from the full range, then down
+            c = [self.whole.get(verb, 0)]
+            for level in (3, 2, 1):
+                c.append(ranges[level][1] if level in ranges else c[-1])
+            found = tuple(reversed(c))
+        if not valid_cut(self.model, found):
+            raise RuleTextError(f"the ranges of {self.text!r} are out of order")
+        return cut_of(found)
 
 
 def _parse_action(model: HandModel, kind: str, text: str) -> tuple:
     top = STEPS * model.num_hands
-    ranked = [rules.format_hand(h) for h in
-              rules.ranked_hands(model.params.faces, model.params.ranking)]
-    steps = {v: k for k, v in FREQUENCIES.items()}
-
-    def place(hand: str) -> int:
-        if hand not in ranked:
-            raise RuleTextError(f"unknown hand {hand!r} in {text!r}")
-        return ranked.index(hand)
-
     if kind == "keep":
         if text == "throw all three dice":
             return ()
@@ -573,30 +737,15 @@ def _parse_action(model: HandModel, kind: str, text: str) -> tuple:
     if text in fixed:
         return fixed[text]
     text = re.sub(r" \(facing a raise to \d+ you cannot raise: call\)$", "", text)
-    cuts: dict[str, int] = {}
+    reader = _CutReader(model, text)
     for clause in text.split(", "):
-        if (m := _VERB_CUT.match(clause)):
-            cuts[m.group(1)] = (place(m.group(2)) + 1) * STEPS + (steps[m.group(4)]
-                                                                  if m.group(4) else 0)
-        elif (m := _VERB_PART.match(clause)):
-            cuts[m.group(1)] = steps[m.group(3)]
-        elif (m := _BLUFF_CUT.match(clause)):
-            cuts["bluff"] = (place(m.group(1)) * STEPS if not m.group(3)
-                             else place(m.group(2)) * STEPS + STEPS - steps[m.group(3)])
-        elif (m := _BLUFF_PART.match(clause)):
-            cuts["bluff"] = place(m.group(1)) * STEPS + STEPS - steps[m.group(2)]
-        elif clause == "always raise":
-            cuts["raise"] = cuts["call"] = top
-        elif clause == "call with anything":
-            cuts["call"] = top
-        elif not (clause.startswith("otherwise ") or clause.startswith("never stop")):
-            raise RuleTextError(f"cannot read {clause!r}")
+        reader.read(clause)
     if kind == "throw":
-        return (cuts.get("stop", 0),)
+        return (reader.cut("stop", 0),)
     if kind == "open":
-        return (cuts.get("bet", 0), cuts.get("bluff", top))
-    r = cuts.get("raise", 0)
-    return (r, cuts.get("call", r))
+        return (reader.cut("bet", 0), reader.cut("bluff", top))
+    r = reader.cut("raise", 0)
+    return (r, reader.cut("call", r))
 
 
 def parse_rules(model: HandModel, lines: Iterable[str]) -> list[Rule]:

@@ -67,7 +67,8 @@ def cost_lines(point: FrontPoint) -> list[str]:
         f"{_money(cap_eq)} chips per hand, the opponent {_money(opp_eq)} (mean "
         f"{_money(point.equilibrium_loss)}).",
         f"The game is worth {signed(point.game_value, 4)} chips per hand to the captain.",
-    ]
+    ] + ([f"Among all cuts (mixing in quarters) for these rules' situations, "
+          f"{point.proof.words(e.exploitability)}."] if point.proof else [])
 
 
 def cheatsheet_markdown(model: HandModel, point: FrontPoint) -> str:
@@ -167,7 +168,7 @@ def _text_column(canvas: Canvas, model: HandModel, point: FrontPoint, x: float, 
     for line in _wrap("The strategy these rules state is cheatsheet_strategy.json; "
                       "\u201cbidou evaluate --strategy cheatsheet_strategy.json\u201d measures "
                       "it exactly.", per_line):
-        put(x, line, size=size - 1, color="#555555")
+        put(x, line, size=max(6.5, size - 1), color="#555555")
         y += line_h
     return y
 
@@ -198,7 +199,7 @@ def cheatsheet_figure(model: HandModel, point: FrontPoint, page: str = "a4") -> 
     pic_x = W - margin - pic_w
     text_w = pic_x - margin - 0.3
     # --- the rules, what they cost: the largest type that fits the page
-    for size in np.arange(8.6, 7.5, -0.2):        # its grey line (size - 1) stays >= 6.5 pt
+    for size in np.arange(8.6, 6.9, -0.2):        # its grey line stays >= 6.5 pt
         if _text_column(canvas, model, point, margin, y, text_w, float(size), draw=False) \
                 <= H - 0.35:
             break

@@ -1,5 +1,6 @@
 """`bidou cheatsheet`: the best few threshold rules, searched against the exact best response
-(`solver.analysis.cheatsheet`), on one printable page (`solver.export.cheatsheet_page`)."""
+(`solver.analysis.cheatsheet`), their cuts then improved and proved by the MILP
+(`solver.analysis.cheatsheet_milp`), on one printable page (`solver.export.cheatsheet_page`)."""
 
 from __future__ import annotations
 
@@ -28,10 +29,14 @@ MAX_BEAM = 8
               show_default=True,
               help=f"Rule books kept at each step of the search (slower, often better; at "
                    f"most {MAX_BEAM}).")
+@click.option("--milp-seconds", type=click.FloatRange(min=0), default=60, show_default=True,
+              help="Seconds for the MILP to improve the sheet's cuts (mixing ranges of hands "
+                   "in quarters) and prove a bound on them; 0: the search's book as it is.")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), required=True,
               help="Directory to write into (created if missing).")
 def cheatsheet(params: BidouParams, strategy_file: str | None, rules_max: int,
-               beam: int, out_dir: str, rules_given: tuple[str, ...]) -> None:
+               beam: int, milp_seconds: float, out_dir: str,
+               rules_given: tuple[str, ...]) -> None:
     """A one-page cheat sheet: the best rule book of at most --rules-max threshold rules,
     found against the exact best response (PDF A4 and Letter, PNG, Markdown, strategy file)."""
     from solver.analysis.cheatsheet import front_points
@@ -51,7 +56,12 @@ def cheatsheet(params: BidouParams, strategy_file: str | None, rules_max: int,
     with Progress() as progress:
         points = front_points(model, strategy, summary["value"], rules_max, progress,
                               beam=beam)
-    best = points[-1]
+        best = points[-1]
+        if milp_seconds > 0:
+            from solver.analysis.cheatsheet_milp import prove
+
+            best = prove(model, best.rules, strategy, summary["value"], milp_seconds,
+                         progress)
     result = {"equilibrium_value": summary["value"],
               "front": [{"rules_count": p.size,
                          "exploitability": p.exploitability.exploitability,
@@ -63,3 +73,5 @@ def cheatsheet(params: BidouParams, strategy_file: str | None, rules_max: int,
         click.echo(os.path.join(out_dir, name))
     click.echo(f"{best.size} rules: exploitability {best.exploitability.exploitability:.4f} "
                f"chips per hand, loss against the equilibrium {best.equilibrium_loss:.4f}")
+    if best.proof is not None:
+        click.echo(f"MILP: {best.proof.words(best.exploitability.exploitability)}")

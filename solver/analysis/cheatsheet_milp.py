@@ -1,0 +1,522 @@
+"""The best actions of a rule book, proved: a mixed-integer program over staircase cuts.
+
+A rule book's scopes say which rule answers each decision; its actions are cuts in the hand
+ranking. With staircase cuts (`rulebook.counts`: a hand at position p is inside with
+probability #{j : p < c_j} / 4) a rule's action is, for each cut and each quarter level j,
+a binary b[j, p] = [p < c_j], non-increasing in p and in j. This module finds, for fixed
+scopes (and, under ``reroll="keep"``, fixed keep rules), the cuts minimizing the
+exploitability of the strategy the book states, as one MILP solved by HiGHS:
+
+* **the sheet player's plan** x is the sequence-form plan of the LP (`solver.lp`), pinned
+  to what the rules state: at every decision the mass of an action is a quarter of the sum
+  of u[j, h] = b[j, pos(h)] * m(h), m(h) the mass reaching the decision with hand h, each
+  product linearized exactly (McCormick: b is binary and 0 <= m <= U(h), U the most mass
+  any plan can bring there);
+* **the adversary's best reply** is the LP's dual: the free variables q with
+  F^T q <= A^T x, so f^T q is at most the sheet player's guaranteed value, with equality
+  at the optimum; both players' LPs sit side by side, sharing the rules' binaries, and the
+  objective, half the sum of their costs, is the exploitability of the book itself.
+
+HiGHS's incumbent is a book of the family; its dual bound is a proof that no book with these
+scopes does better. A time limit stops it early: the result then states the bound reached
+and the gap. The start (the greedy/beam book) is given to HiGHS as its first incumbent.
+Every cost the result reports is measured again by the exact best response
+(`cheatsheet.measure`), which shares no code with this program.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from typing import Sequence
+
+import numpy as np
+import scipy.sparse as sp
+
+from games.bidou.betting import CAPTAIN, OPPONENT
+from solver import lp as sequence_lp
+from solver.analysis import cheatsheet, rulebook
+from solver.analysis.cheatsheet import FrontPoint
+from solver.analysis.rulebook import STEPS, Atom, Rule
+from solver.model import HandModel
+from solver.progress import Step, quiet
+from solver.strategy import Strategy
+
+LEVELS = STEPS                  # quarter levels of a staircase
+INFINITY = 1e30
+
+
+@dataclasses.dataclass(frozen=True)
+class MilpResult:
+    """The best book found with the start's scopes, and what HiGHS proved about it."""
+
+    rules: tuple[Rule, ...]
+    objective: float            # its exploitability, as the program computes it
+    bound: float                # no book with these scopes and cuts does better (proved)
+    status: str                 # "optimal" or why HiGHS stopped ("time limit reached", ...)
+    seconds: float
+    nodes: int
+
+    @property
+    def gap(self) -> float:
+        """How far the best book found may be from the best of the family (>= 0)."""
+        return max(0.0, self.objective - self.bound)
+
+    @property
+    def proved_optimal(self) -> bool:
+        return self.status == "optimal"
+
+
+class _Columns:
+    """The program's variables: bounds, costs, integrality, appended block by block."""
+
+    def __init__(self) -> None:
+        self.lower: list[np.ndarray] = []
+        self.upper: list[np.ndarray] = []
+        self.cost: list[np.ndarray] = []
+        self.integer: list[np.ndarray] = []
+        self.size = 0
+
+    def add(self, count: int, lower=0.0, upper=INFINITY, cost=0.0, integer=False) -> np.ndarray:
+        self.lower.append(np.broadcast_to(np.asarray(lower, float), (count,)).copy())
+        self.upper.append(np.broadcast_to(np.asarray(upper, float), (count,)).copy())
+        self.cost.append(np.broadcast_to(np.asarray(cost, float), (count,)).copy())
+        self.integer.append(np.full(count, int(integer), dtype=np.int32))
+        first, self.size = self.size, self.size + count
+        return np.arange(first, first + count)
+
+    def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        return tuple(np.concatenate(a) for a in (self.lower, self.upper, self.cost,
+                                                 self.integer))   # type: ignore[return-value]
+
+
+class _RowSet:
+    """Rows lo <= sum(v * x[c]) <= hi, added many at once: `add(cols, vals, lo, hi)` with
+    cols and vals of shape (rows, terms) (or broadcastable)."""
+
+    def __init__(self) -> None:
+        self.r: list[np.ndarray] = []
+        self.c: list[np.ndarray] = []
+        self.v: list[np.ndarray] = []
+        self.lo: list[np.ndarray] = []
+        self.hi: list[np.ndarray] = []
+        self.count = 0
+
+    def add(self, cols, vals, lo, hi) -> None:
+        cols = np.atleast_2d(np.asarray(cols, dtype=np.int64))
+        vals = np.broadcast_to(np.asarray(vals, float), cols.shape)
+        rows = np.arange(self.count, self.count + cols.shape[0])
+        self.r.append(np.repeat(rows, cols.shape[1]))
+        self.c.append(cols.ravel())
+        self.v.append(vals.ravel())
+        self.lo.append(np.broadcast_to(np.asarray(lo, float), rows.shape).copy())
+        self.hi.append(np.broadcast_to(np.asarray(hi, float), rows.shape).copy())
+        self.count += cols.shape[0]
+
+    def add_matrix(self, matrix: sp.spmatrix, offset: int, lo, hi) -> None:
+        coo = matrix.tocoo()
+        self.r.append(coo.row.astype(np.int64) + self.count)
+        self.c.append(coo.col.astype(np.int64) + offset)
+        self.v.append(coo.data.astype(float))
+        self.lo.append(np.broadcast_to(np.asarray(lo, float), (matrix.shape[0],)).copy())
+        self.hi.append(np.broadcast_to(np.asarray(hi, float), (matrix.shape[0],)).copy())
+        self.count += matrix.shape[0]
+
+    def matrix(self, columns: int) -> sp.csc_matrix:
+        return sp.csc_matrix((np.concatenate(self.v), (np.concatenate(self.r),
+                                                       np.concatenate(self.c))),
+                             shape=(self.count, columns))
+
+
+def mass_bounds(model: HandModel) -> np.ndarray:
+    """(T, n): the most mass any plan brings to hand h after throw t+1 (prior at the first
+    throw; later, the likeliest outcome of any kept dice)."""
+    later = np.where(model.throw_legal[1:].any(axis=1, keepdims=True),
+                     model.outcome[1:], 0.0).max(axis=0)
+    return np.vstack([model.prior] + [later] * (model.throws - 1))
+
+
+class _Program:
+    """The MILP of one rule book (its scopes fixed), built once. With `free`, only those
+    rules' cuts are variables: the others' decisions are pinned as they are, by linear
+    rows x(action) = p(action) * m (no binaries, no products), a much smaller program."""
+
+    def __init__(self, model: HandModel, rules: Sequence[Rule],
+                 free: Sequence[int] | None = None):
+        self.model = model
+        self.rules = [rulebook.canonical(model, r) for r in rules]
+        self.free = set(range(len(self.rules)) if free is None else free)
+        self.atoms = rulebook.atoms(model)
+        self.owner = rulebook.assign(self.rules, self.atoms)
+        self.pos = rulebook.positions(model)
+        self.U = mass_bounds(model)
+        self.cols, self.rows = _Columns(), _RowSet()
+        self.sides: dict[int, tuple] = {int(p): self._side(p) for p in (CAPTAIN, OPPONENT)}
+        self.cuts = {i: [self._staircase() for _ in r.params]
+                     for i, r in enumerate(self.rules) if r.kind != "keep" and i in self.free}
+        self._nest()
+        keeps = self._keeps()
+        for atom, i in zip(self.atoms, self.owner):
+            if atom.kind == "keep":
+                continue
+            if i in self.cuts:
+                self._link(atom, i, keeps.get(atom.player))
+            else:
+                self._pin(atom, i, keeps.get(atom.player))
+
+    def _side(self, player: int) -> tuple:
+        """One player's LP (his plan primal, the adversary's reply dual), its cost halved."""
+        lp, (c, A_ub, A_eq, b_eq, bounds) = sequence_lp.sequence_form(self.model, player)
+        columns = self.cols.add(len(c), np.maximum(bounds[:, 0], -INFINITY),
+                                np.minimum(bounds[:, 1], INFINITY), c / 2)
+        self.rows.add_matrix(A_ub, columns[0], -INFINITY, 0.0)
+        self.rows.add_matrix(A_eq, columns[0], b_eq, b_eq)
+        return lp, int(columns[0])
+
+    def _staircase(self) -> np.ndarray:
+        """(LEVELS, n) binaries b[j, p] = [p < c_j], by position: non-increasing both ways."""
+        n = self.model.num_hands
+        b = self.cols.add(LEVELS * n, 0.0, 1.0, integer=True).reshape(LEVELS, n)
+        self.rows.add(np.stack([b[:, 1:].ravel(), b[:, :-1].ravel()], axis=1), [1.0, -1.0],
+                      -INFINITY, 0.0)
+        self.rows.add(np.stack([b[1:].ravel(), b[:-1].ravel()], axis=1), [1.0, -1.0],
+                      -INFINITY, 0.0)
+        return b
+
+    def _nest(self) -> None:
+        """Two-cut rules: every hand inside the first cut at all is wholly inside the second
+        (c1 of the first <= c4 of the second); a top-level face rule never raises."""
+        for i, rule in enumerate(self.rules):
+            if rule.kind not in ("open", "face") or i not in self.cuts:
+                continue
+            first, second = self.cuts[i]
+            if rulebook.top_level_only(self.model, rule):
+                self._fix_zero(first.ravel())
+                continue
+            self.rows.add(np.stack([first[0], second[-1]], axis=1), [1.0, -1.0], -INFINITY,
+                          0.0)
+
+    def _fix_zero(self, columns: np.ndarray) -> None:
+        self.rows.add(columns[:, None], 1.0, 0.0, 0.0)
+
+    def _keeps(self) -> dict[int, np.ndarray]:
+        out = {}
+        for rule in self.rules:
+            if rule.kind == "keep":
+                for player in range(rule.scope[0][0], rule.scope[0][1] + 1):
+                    out[player] = rulebook.keep_actions(self.model, rule.params)
+        return out
+
+    def _products(self, mass: np.ndarray, bound: np.ndarray, b: np.ndarray) -> np.ndarray:
+        """(LEVELS, n) variables u[j, h] = b[j, pos(h)] * mass[h], exactly (b binary)."""
+        n = self.model.num_hands
+        u = self.cols.add(LEVELS * n, 0.0, np.tile(bound, LEVELS)).reshape(LEVELS, n)
+        bb = b[:, self.pos]
+        m = np.broadcast_to(mass, u.shape)
+        U = np.broadcast_to(bound, u.shape)
+        flat = [a.ravel() for a in (u, m, bb, U)]
+        self.rows.add(np.stack(flat[:2], axis=1), [1.0, -1.0], -INFINITY, 0.0)   # u <= m
+        self.rows.add(np.stack([flat[0], flat[2]], axis=1), np.stack(
+            [np.ones_like(flat[3]), -flat[3]], axis=1), -INFINITY, 0.0)          # u <= U b
+        self.rows.add(np.stack(flat[:3], axis=1), np.stack(
+            [np.ones_like(flat[3]), -np.ones_like(flat[3]), -flat[3]], axis=1),
+            -flat[3], INFINITY)                                                  # u >= m - U(1-b)
+        self.rows.add(np.stack([u[1:].ravel(), u[:-1].ravel()], axis=1), [1.0, -1.0],
+                      -INFINITY, 0.0)                                            # u_j+1 <= u_j
+        return u
+
+    def _mass(self, terms: np.ndarray) -> np.ndarray:
+        """(n,) variables m[h] = the sum of the columns terms[:, h] (-1: none)."""
+        n = self.model.num_hands
+        m = self.cols.add(n)
+        cols = np.concatenate([m[None, :], terms], axis=0).T
+        vals = np.concatenate([np.ones((1, n)), -np.ones(terms.shape)], axis=0).T
+        vals = np.where(cols >= 0, vals, 0.0)
+        self.rows.add(np.maximum(cols, 0), vals, 0.0, 0.0)
+        return m
+
+    def _link(self, atom: Atom, i: int, keep: np.ndarray | None) -> None:
+        """Pin the sheet player's plan at `atom` to what rule i states."""
+        lp, offset = self.sides[atom.player]
+        cuts = self.cuts[i]
+        quarter = 1.0 / LEVELS
+        if atom.kind == "throw":
+            c, t = atom.key
+            index = lp.primal.throw[c, t - 1]                     # (A, n), -1 where illegal
+            self._pin_keep(index, offset, keep)
+            mass = self._mass(np.where(index >= 0, index + offset, -1))
+            stop = self._products(mass, self.U[t - 1], cuts[0])
+            self._equal(index[0] + offset, [(stop, quarter)])
+            return
+        tc, to, history = atom.key
+        node = lp.model.tree((tc, to)).node(history)
+        index = lp.primal.betting[atom.key] + offset              # (actions, n)
+        parent = sequence_lp.parent_sequences(lp, (tc, to))[node.index] + offset
+        own = tc if atom.player == CAPTAIN else to
+        mass = self._mass(parent[None, :])
+        actions = node.actions
+        if atom.kind == "open":
+            value = self._products(mass, self.U[own - 1], cuts[0])
+            inside = self._products(mass, self.U[own - 1], cuts[1])
+            # bet = value + (mass - inside): x_bet - m - sum(value)/4 + sum(inside)/4 = 0
+            self._equal(index[actions.index("bet")], [(value, quarter), (inside, -quarter)],
+                        mass)
+            return
+        cont = self._products(mass, self.U[own - 1], cuts[1])
+        if "raise" in actions:
+            raised = self._products(mass, self.U[own - 1], cuts[0])
+            self._equal(index[actions.index("raise")], [(raised, quarter)])
+            self._equal(index[actions.index("call")], [(cont, quarter), (raised, -quarter)])
+        else:
+            self._equal(index[actions.index("call")], [(cont, quarter)])
+
+    def _pin(self, atom: Atom, i: int, keep: np.ndarray | None) -> None:
+        """A fixed rule's decision at `atom`: rows x[a, h] = p[a, h] * m[h]."""
+        lp, offset = self.sides[atom.player]
+        probs = rulebook.action_probs(self.model, self.rules[i], atom, self.pos, keep)
+        if atom.kind == "throw":
+            c, t = atom.key
+            index = lp.primal.throw[c, t - 1]
+            self._pin_keep(index, offset, keep)
+            mass = self._mass(np.where(index >= 0, index + offset, -1))
+            self.rows.add(np.stack([index[0] + offset, mass], axis=1),
+                          np.stack([np.ones(len(mass)), -probs[0]], axis=1), 0.0, 0.0)
+            return
+        tc, to, history = atom.key
+        node = lp.model.tree((tc, to)).node(history)
+        index = lp.primal.betting[atom.key] + offset
+        parent = sequence_lp.parent_sequences(lp, (tc, to))[node.index] + offset
+        for a in range(len(node.actions) - 1):           # the last one by the flow rows
+            self.rows.add(np.stack([index[a], parent], axis=1),
+                          np.stack([np.ones(len(parent)), -probs[a]], axis=1), 0.0, 0.0)
+
+    def _equal(self, x: np.ndarray, parts: list[tuple[np.ndarray, float]],
+               mass: np.ndarray | None = None) -> None:
+        """Rows x[h] = sum of coef * sum_j u[j, h] (+ mass[h])."""
+        n = self.model.num_hands
+        cols = [x[None, :]] + [u for u, _ in parts]
+        vals = [np.ones((1, n))] + [np.full(u.shape, -coef) for u, coef in parts]
+        if mass is not None:
+            cols.append(mass[None, :])
+            vals.append(-np.ones((1, n)))
+        self.rows.add(np.concatenate(cols, axis=0).T, np.concatenate(vals, axis=0).T, 0.0,
+                      0.0)
+
+    def _pin_keep(self, index: np.ndarray, offset: int, keep: np.ndarray | None) -> None:
+        """Below the stop cut the hand throws again keeping what its keep rule says: the
+        other throw actions carry no mass."""
+        if keep is None:
+            keep = np.ones(self.model.num_hands, dtype=np.int64)
+        A = index.shape[0]
+        banned = (index >= 0) & (np.arange(A)[:, None] != keep[None, :])
+        banned[0] = False
+        if banned.any():
+            self._fix_zero(index[banned] + offset)
+
+    # --- reading and starting -------------------------------------------------------------
+
+    def start_values(self, rules: Sequence[Rule]) -> dict[int, float] | None:
+        """The binaries of `rules` (same scopes), or None if a cut is outside the family."""
+        values: dict[int, float] = {}
+        for i, rule in self.cut_rules(rules):
+            if i not in self.cuts:
+                continue
+            if rule.kind in ("open", "face") and not _nested(rule):
+                return None
+            for cut, b in zip(rule.params, self.cuts[i]):
+                c = rulebook.counts(cut)
+                for j in range(LEVELS):
+                    values.update(zip(b[j].tolist(), (np.arange(len(b[j])) < c[j]).tolist()))
+        return values
+
+    def owns(self, i: int, column: int) -> bool:
+        """Whether `column` is one of rule i's binaries."""
+        return any(b[0, 0] <= column <= b[-1, -1] for b in self.cuts.get(i, []))
+
+    def cut_rules(self, rules: Sequence[Rule]) -> list[tuple[int, Rule]]:
+        return [(i, rulebook.canonical(self.model, r)) for i, r in enumerate(rules)
+                if r.kind != "keep"]
+
+    def rules_of(self, x: np.ndarray) -> tuple[Rule, ...]:
+        """The book a solution's binaries state."""
+        out = []
+        for i, rule in enumerate(self.rules):
+            if i not in self.cuts:
+                out.append(rule)
+                continue
+            params = tuple(rulebook.cut_of(tuple(int(round(x[b[j]].sum()))
+                                                 for j in range(LEVELS)))
+                           for b in self.cuts[i])
+            out.append(rulebook.canonical(self.model, dataclasses.replace(rule,
+                                                                          params=params)))
+        return tuple(out)
+
+
+def _nested(rule: Rule) -> bool:
+    first, second = rule.params
+    return rulebook.counts(first)[0] <= rulebook.counts(second)[-1]
+
+
+def _highs(program: _Program, time_limit: float, threads: int, presolve: bool):
+    """The program loaded into HiGHS (quiet, with its options)."""
+    import highspy
+
+    lower, upper, cost, integer = program.cols.arrays()
+    A = program.rows.matrix(program.cols.size)
+    h = getattr(highspy, "_Highs", highspy.Highs)()
+    for option, value in (("output_flag", False), ("time_limit", float(time_limit)),
+                          ("threads", int(threads)), ("mip_rel_gap", 1e-6),
+                          ("mip_abs_gap", 1e-9), ("presolve", "on" if presolve else "off")):
+        h.setOptionValue(option, value)
+    inf = highspy.kHighsInf
+    lp = highspy.HighsLp()
+    lp.num_col_, lp.num_row_ = A.shape[1], A.shape[0]
+    lp.col_cost_ = cost
+    lp.col_lower_ = np.where(lower <= -INFINITY, -inf, lower)
+    lp.col_upper_ = np.where(upper >= INFINITY, inf, upper)
+    row_lo, row_hi = np.concatenate(program.rows.lo), np.concatenate(program.rows.hi)
+    lp.row_lower_ = np.where(row_lo <= -INFINITY, -inf, row_lo)
+    lp.row_upper_ = np.where(row_hi >= INFINITY, inf, row_hi)
+    lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
+    lp.a_matrix_.num_col_, lp.a_matrix_.num_row_ = A.shape[1], A.shape[0]
+    lp.a_matrix_.start_, lp.a_matrix_.index_, lp.a_matrix_.value_ = A.indptr, A.indices, A.data
+    lp.integrality_ = [highspy.HighsVarType(int(v)) for v in integer]
+    h.passModel(lp)
+    return h
+
+
+def _run(h, given: dict[int, float] | None) -> tuple[np.ndarray | None, str, float, float, int]:
+    """Solve from the start `given` (binaries); (solution or None, status, objective,
+    dual bound, nodes)."""
+    import highspy
+
+    if given:
+        keys = np.fromiter(given.keys(), dtype=np.int32)
+        h.setSolution(len(keys), keys, np.fromiter(given.values(), dtype=float))
+    h.run()
+    info, status = h.getInfo(), h.getModelStatus()
+    found = info.primal_solution_status == 2                # kSolutionStatusFeasible
+    x = np.asarray(h.getSolution().col_value) if found else None
+    name = ("optimal" if status == highspy.HighsModelStatus.kOptimal
+            else h.modelStatusToString(status).lower())
+    bound = float(info.mip_dual_bound)
+    return (x, name, float(info.objective_function_value) if found else float("inf"),
+            bound if np.isfinite(bound) else float("-inf"), int(info.mip_node_count))
+
+
+def optimize(model: HandModel, start: Sequence[Rule], time_limit: float = 60.0,
+             threads: int = 1) -> MilpResult:
+    """The cuts of the best book with the scopes (and keep rules) of `start`, by HiGHS's
+    MILP within `time_limit` seconds, started from `start` itself. Its presolve is off:
+    HiGHS 1.16's presolve misstates a start's objective in its reduced space (0.065 for a
+    book worth 0.132, faces=3), and the bound must be the program's own. If HiGHS has no
+    book within the limit, the result is `start` with the bound reached (-inf if none)."""
+    begin = time.perf_counter()
+    program = _Program(model, start)
+    h = _highs(program, time_limit, threads, presolve=False)
+    x, status, objective, bound, nodes = _run(h, program.start_values(start))
+    rules = program.rules_of(x) if x is not None else tuple(program.rules)
+    if x is None:
+        objective = _exploitability(model, rules)
+    return MilpResult(rules=rules, objective=objective, bound=min(bound, objective),
+                      status=status, seconds=time.perf_counter() - begin, nodes=nodes)
+
+
+def _exploitability(model: HandModel, rules: Sequence[Rule]) -> float:
+    from solver import best_response
+
+    return best_response.exploitability(model, rulebook.build_strategy(model, rules)
+                                        ).exploitability
+
+
+def best_cuts(model: HandModel, rules: Sequence[Rule], free: Sequence[int],
+              time_limit: float = 10.0, threads: int = 1,
+              presolve: bool = True) -> MilpResult:
+    """The best cuts of the rules `free` (indices) for the others as they are in `rules`:
+    the MILP with only their binaries (`_Program(free=...)`), started from `rules`. Its
+    status and bound are over those rules' cuts alone. Presolve is on by default (it
+    shrinks a block's program several times, and `improve` measures every book found
+    again by the exact best response); off, the bound is the program's own."""
+    begin = time.perf_counter()
+    program = _Program(model, rules, free)
+    h = _highs(program, time_limit, threads, presolve=presolve)
+    given = program.start_values(rules)
+    x, status, objective, bound, nodes = _run(h, given)
+    found = program.rules_of(x) if x is not None else tuple(program.rules)
+    measured = _exploitability(model, found)
+    if x is None or abs(measured - objective) > 1e-9:
+        # no book, or presolve misstated its objective (seen: "optimal" at 0.0628 for a
+        # book worth 0.0873): nothing is proved, the book is what the best response says
+        status = status if x is None else "misstated by presolve"
+        objective, bound = measured, float("-inf")
+    return MilpResult(rules=found, objective=objective, bound=min(bound, objective),
+                      status=status, seconds=time.perf_counter() - begin, nodes=nodes)
+
+
+def improve(model: HandModel, start: Sequence[Rule], time_per_rule: float = 10.0,
+            sweeps: int = 2, threads: int = 1, progress: Step | None = None
+            ) -> tuple[Rule, ...]:
+    """Block descent: each rule's cuts in turn made the best for the others as they are
+    (`best_cuts`). A move is kept only if the exact best response says it helps, so the
+    book returned is never worse than `start`."""
+    step = progress or quiet
+    rules = tuple(rulebook.canonical(model, r) for r in start)
+    if any(r.kind in ("open", "face") and not _nested(r) for r in rules):
+        return rules
+    best = _exploitability(model, rules)
+    free = [i for i, r in enumerate(rules) if r.kind != "keep"]
+    for sweep in range(sweeps):
+        moved = False
+        for done, i in enumerate(free, 1):
+            trial = best_cuts(model, rules, [i], time_per_rule, threads).rules
+            cost = _exploitability(model, trial)
+            if cost < best - 1e-10:
+                rules, best, moved = trial, cost, True
+            step(f"sweep {sweep + 1}, rule {i + 1}: exploitability {best:.4f}", done,
+                 len(free))
+        if not moved:
+            break
+    return rules
+
+
+def prove(model: HandModel, rules: Sequence[Rule], equilibrium: Strategy, game_value: float,
+          seconds: float, progress: Step | None = None) -> FrontPoint:
+    """`rules` improved and their cuts proved within about `seconds`: two thirds for the
+    block descent (`improve`, one sweep), the rest for the whole MILP from its result
+    (`optimize`); the better book of the two, measured by the exact best response, with
+    what the MILP proved (`cheatsheet.Proof`)."""
+    begin = time.perf_counter()
+    start = _exploitability(model, rules)
+    cut_rules = max(1, sum(r.kind != "keep" for r in rules))
+    better = improve(model, rules, time_per_rule=seconds * 2 / 3 / cut_rules, sweeps=1,
+                     progress=progress)
+    result = optimize(model, better, time_limit=max(1.0, seconds / 3))
+    chosen = result.rules if _exploitability(model, result.rules) <= _exploitability(
+        model, better) else better
+    point = cheatsheet.measure(model, chosen, equilibrium, game_value)
+    bound = result.bound if np.isfinite(result.bound) else None
+    if bound is not None:
+        bound = min(bound, point.exploitability.exploitability)
+    proof = cheatsheet.Proof(status=result.status, bound=bound,
+                             seconds=time.perf_counter() - begin, start=start)
+    return dataclasses.replace(point, proof=proof)
+
+
+def proved_front(model: HandModel, equilibrium: Strategy, game_value: float,
+                 books: Sequence[Sequence[Rule]], seconds: float,
+                 progress: Step | None = None,
+                 sizes: Sequence[int] | None = None) -> list[FrontPoint]:
+    """Each book `prove`d (smallest first; only those of `sizes` if given, the others
+    measured as they are), kept if it beats every smaller one."""
+    step = progress or quiet
+    out: list[FrontPoint] = []
+    for done, book in enumerate(books, 1):
+        point = (prove(model, book, equilibrium, game_value, seconds)
+                 if sizes is None or len(book) in sizes
+                 else cheatsheet.measure(model, book, equilibrium, game_value))
+        step(f"{point.size} rules: exploitability {point.exploitability.exploitability:.4f}",
+             done, len(books))
+        if not out or (point.exploitability.exploitability
+                       < out[-1].exploitability.exploitability - 1e-10):
+            out.append(point)
+    return out

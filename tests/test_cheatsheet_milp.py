@@ -1,0 +1,112 @@
+"""The cheat sheet's MILP (solver/analysis/cheatsheet_milp.py): the best cuts of a rule
+book proved, checked against the exact best response and against exhaustive search."""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+
+import pytest
+
+from games.bidou.params import BidouParams
+from solver import best_response
+from solver.analysis import cheatsheet, cheatsheet_milp, rulebook
+from solver.solve import solve
+
+# Four hands (faces 2), one throw decision, one bet level: the smallest hand with every
+# kind of decision, whose whole MILP HiGHS proves in seconds.
+SMALL = BidouParams(faces=2, throws=2, max_level=1)
+
+
+@pytest.fixture(scope="module")
+def small():
+    solution = solve(SMALL)
+    points = cheatsheet.front_points(solution.model, solution.strategy, solution.value, 3)
+    return solution, points[0]
+
+
+def _cost(model, rules) -> float:
+    return best_response.exploitability(model, rulebook.build_strategy(model, rules)
+                                        ).exploitability
+
+
+def test_the_milp_proves_the_best_cuts_of_a_book(small):
+    """Three rules (stop, open, face): the greedy search's integer cuts cost 0.0568; the
+    MILP finds a bluff mixed over a range (0.0507, exact in binary fractions) and proves
+    that no cuts of these three scopes do better (gap 0). Its objective is the exact best
+    response's measure of the book it returns (no shared code)."""
+    solution, start = small
+    model = solution.model
+    assert start.exploitability.exploitability == pytest.approx(0.0567626953125, abs=1e-12)
+    result = cheatsheet_milp.optimize(model, start.rules, time_limit=120)
+    assert result.status == "optimal" and result.proved_optimal
+    assert result.objective == pytest.approx(_cost(model, result.rules), abs=1e-9)
+    assert result.objective == pytest.approx(0.0506591796875, abs=1e-9)
+    assert result.gap == pytest.approx(0.0, abs=1e-9)
+    assert result.bound <= result.objective
+    open_rule = next(r for r in result.rules if r.kind == "open")
+    assert isinstance(open_rule.params[1], tuple)             # a staircase: a mixed range
+    text = rulebook.rule_text(model, open_rule)
+    assert "bluff (bet) half the time with 1-1-1 to 2-2-1" in text
+    assert rulebook.parse_rule(model, text) == open_rule
+
+
+@pytest.mark.parametrize("which", ["throw", "face"])
+def test_a_block_solve_finds_the_exhaustive_optimum(small, which):
+    """With the other rules fixed, the MILP's best cuts for one rule cost exactly the
+    least of every valid cut of that rule, each measured by the exact best response."""
+    solution, start = small
+    model = solution.model
+    i = next(k for k, r in enumerate(start.rules) if r.kind == which)
+    rule = start.rules[i]
+    n = model.num_hands
+    stairs = [c for c in itertools.product(range(n + 1), repeat=4)
+              if all(a >= b for a, b in zip(c, c[1:]))]
+    assert len(stairs) == 70
+    top_only = rulebook.top_level_only(model, rule)
+    costs = []
+    for cut in stairs:
+        params = (rulebook.cut_of(cut),) if which == "throw" else (0, rulebook.cut_of(cut))
+        if rulebook.valid_params(model, rule.kind, params, top_only):
+            trial = list(start.rules)
+            trial[i] = dataclasses.replace(rule, params=params)
+            costs.append(_cost(model, trial))
+    found = cheatsheet_milp.best_cuts(model, start.rules, [i])
+    assert found.status == "optimal"
+    assert found.objective == pytest.approx(min(costs), abs=1e-9)
+    assert _cost(model, found.rules) == pytest.approx(min(costs), abs=1e-12)
+
+
+def test_improve_never_makes_a_book_worse(small):
+    solution, start = small
+    model = solution.model
+    better = cheatsheet_milp.improve(model, start.rules, time_per_rule=20, sweeps=1)
+    assert [r.scope for r in better] == [r.scope for r in start.rules]
+    assert _cost(model, better) <= start.exploitability.exploitability + 1e-12
+    assert _cost(model, better) < start.exploitability.exploitability - 1e-3
+
+
+def test_a_proved_sheet_with_staircases_is_a_valid_file(small, tmp_path):
+    """`prove` on the small hand: the sheet it writes keeps its staircase cuts as data,
+    states what the MILP proved, passes the cheat-sheet schema and reads back."""
+    import json
+
+    from solver.export.cheatsheet_page import write_cheatsheet
+    from solver.schemas import validate
+
+    solution, start = small
+    model = solution.model
+    point = cheatsheet_milp.prove(model, start.rules, solution.strategy, solution.value, 60)
+    assert point.exploitability.exploitability < start.exploitability.exploitability - 1e-3
+    assert point.proof is not None and point.proof.start == pytest.approx(0.0567626953125)
+    write_cheatsheet(model, point, tmp_path, dpi=30)
+    document = json.loads((tmp_path / "cheatsheet_strategy.json").read_text())
+    validate(document, "cheatsheet-strategy")
+    assert any(isinstance(p, list) for r in document["result"]["rule_list"] for p in r["params"])
+    assert [rulebook.Rule.from_dict(d) for d in document["result"]["rule_list"]] == \
+        list(point.rules)
+    assert document["result"]["milp"]["start_exploitability"] == pytest.approx(0.0567626953125)
+    text = (tmp_path / "cheatsheet.md").read_text()
+    assert "Among all cuts (mixing in quarters) for these rules' situations" in text
+    assert rulebook.parse_rules(model, text.split("## What they cost")[0].splitlines()) == \
+        list(point.rules)
