@@ -22,7 +22,7 @@ Game flow
    "raise 1", "raise 2".
 3. The returns: each player's chips received, negated (`betting.payoffs`).
 
-Action ids: 0 "stop", 1 "reroll", then the keeps as in `python_bidou` (`games.bidou.game.
+Action ids: 0 "stop", 1 "reroll", then the keeps as in `python_bidou` (`games.dice_game.
 all_keeps`), then the seven betting actions of `betting.ACTIONS`. Chance action ids are hand
 indices in `rules.all_hands(faces)`.
 
@@ -40,9 +40,9 @@ from typing import Optional
 import pyspiel
 
 from games.bidou import rules
-from games.bidou.game import all_keeps
 from games.bidou_multi import betting
 from games.bidou_multi.params import MultiParams
+from games.dice_game import all_keeps
 
 STOP_ID = 0
 REROLL_ID = 1
