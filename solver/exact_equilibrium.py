@@ -38,6 +38,7 @@ value, if the strategies it finds are not an equilibrium.
 from __future__ import annotations
 
 import dataclasses
+import math
 from fractions import Fraction
 from typing import Sequence
 
@@ -225,7 +226,10 @@ class _Responder:
     def __init__(self, model: HandModel, strategy: Strategy, role: int):
         self.model, self.strategy, self.role = model, strategy, role
         self.outcome = _outcomes(model)
-        self.compare = model.compare.astype(int).tolist()     # rules.compare
+        compare = model.compare.astype(int)                   # rules.compare
+        # per hand x: the other's hands it ties with and beats (compare 0 and 1)
+        self.beaten_by = [(np.nonzero(row == 0)[0].tolist(), np.nonzero(row == 1)[0].tolist())
+                          for row in compare]
         self.choice: dict[tuple, int] = {}
 
     def _pick(self, key: tuple, probs: np.ndarray) -> int:
@@ -243,7 +247,7 @@ class _Responder:
         roots: dict[tuple, list[Fraction]] = {}
         flip = 1 if self.role == CAPTAIN else -1
         zeros = [ZERO] * n
-        compare = self.compare
+        beaten_by = self.beaten_by
         for tc, to in m.public_states:
             if publics is not None and (tc, to) not in publics:
                 roots[(tc, to)] = zeros
@@ -258,9 +262,7 @@ class _Responder:
                     return [sign * tree.payoff(leaf, 0) * sum(reach)] * n
                 # the responder's payoff by compare(his hand, the other's): 0, 1, -1
                 pay = [sign * tree.payoff(leaf, flip * o) for o in (0, 1, -1)]
-                ys = [y for y in range(n) if reach[y]]
-                return [sum((reach[y] * pay[compare[x][y]] for y in ys), ZERO)
-                        for x in range(n)]
+                return _showdown_values(reach, pay, beaten_by)
 
             def combine(node: Node, children: list[list[Fraction]]) -> list[Fraction]:
                 if node.actor != self.role:
@@ -331,6 +333,27 @@ class _Responder:
                 beaten |= {(key, support[0], b) for b, v in options.items()
                            if b not in support and v > played}
         return switched, beaten
+
+
+def _showdown_values(reach: list[Fraction], pay: list, beaten_by: list
+                     ) -> list[Fraction]:
+    """sum over y of reach[y] * pay[compare(x, y)] for every hand x, exactly: the reach
+    as integers over one common denominator, so that each hand's sums over the hands it
+    ties with and beats are integer additions (the Fractions' products and gcds were
+    most of the recovery's time)."""
+    pays = [Fraction(p) for p in pay]
+    scale = math.lcm(*(p.denominator for p in pays))
+    p_tie, p_win, p_lose = (p.numerator * (scale // p.denominator) for p in pays)
+    denominator = math.lcm(*(r.denominator for r in reach))
+    ints = [r.numerator * (denominator // r.denominator) for r in reach]
+    total = sum(ints)
+    out = []
+    for ties, beats in beaten_by:
+        tie = sum([ints[y] for y in ties])
+        win = sum([ints[y] for y in beats])
+        out.append(Fraction(p_tie * tie + p_win * win + p_lose * (total - tie - win),
+                            denominator * scale))
+    return out
 
 
 def _candidate_rows(responder_plan: _Plan) -> tuple[list, list]:
