@@ -435,9 +435,13 @@ def _eliminate(rows: list[list[Fraction]], rhs: list[Fraction], guess: list[floa
 
 
 def _affine_rows(plan: _Plan, responder: _Responder, rows,
-                 progress: Step | None = None, step: str = "") -> tuple[list, list]:
-    """Exact coefficients of each indifference row in the plan's unknowns."""
+                 progress: Step | None = None, step: str = "",
+                 known: dict[int, list] | None = None) -> tuple[list, list, list]:
+    """Exact coefficients of each indifference row in the plan's unknowns: (matrix, right
+    side, the matrix's columns). `known` gives columns that need no computing (a round
+    whose revised choices lie in public states these unknowns do not reach)."""
     U = len(plan.unknowns)
+    known = known or {}
 
     def rows_of(q):
         return [q[key][a] - q[key][b] if key in q else ZERO for key, a, b in rows]
@@ -451,6 +455,9 @@ def _affine_rows(plan: _Plan, responder: _Responder, rows,
     for k in range(U):
         if progress is not None:
             progress(step, k, U)
+        if k in known:
+            columns.append(known[k])
+            continue
         e = zero[:]
         e[k] = Fraction(1)
         publics = plan.publics(plan.unknowns[k])
@@ -465,7 +472,7 @@ def _affine_rows(plan: _Plan, responder: _Responder, rows,
     if progress is not None:
         progress(step, U, U)
     matrix = [[columns[k][i] for k in range(U)] for i in range(len(rows))]
-    return matrix, [-b0 for b0 in base]
+    return matrix, [-b0 for b0 in base], columns
 
 
 class RecoveryError(Exception):
@@ -482,9 +489,11 @@ def _recover_role(model: HandModel, strategy: Strategy, plans: dict, role: int,
     responder = _Responder(model, strategy, 1 - role)
     mixed, ties = _candidate_rows(other)
     forced: set = set()
+    known: dict[int, list] = {}
     for round_ in range(1, MAX_ROUNDS + 1):
         step = f"{who}'s strategy" + (f" (round {round_})" if round_ > 1 else "")
-        matrix, rhs = _affine_rows(plan, responder, mixed + ties, progress, step)
+        matrix, rhs, columns = _affine_rows(plan, responder, mixed + ties, progress, step,
+                                            known)
         guess = plan.float_values
         # ties: decisions where another action is as good at the float point
         floats = np.array([[float(x) if x else 0.0 for x in row] for row in matrix])
@@ -504,12 +513,28 @@ def _recover_role(model: HandModel, strategy: Strategy, plans: dict, role: int,
         if probs is None:
             raise RecoveryError(f"the {who}'s exact strategy would play an action with a "
                                 f"negative probability: the supports are not an equilibrium's")
+        before = dict(responder.choice)
         switched, beaten = responder.revise(plan.realize(u), other)
         if not switched and not beaten - forced:
             return probs
         forced |= beaten
+        known = _unchanged_columns(plan, columns, [
+            key for key, a in responder.choice.items() if before.get(key) != a])
     raise RecoveryError(f"the {who}'s strategy still changed after {MAX_ROUNDS} rounds of "
                         f"ties")
+
+
+def _unchanged_columns(plan: _Plan, columns: list, switched: list[tuple]
+                       ) -> dict[int, list]:
+    """The columns a round can keep after the responder's choices at `switched` decisions
+    changed: a column is computed from the public states its unknown reaches alone (the
+    others' leaf reach taken as zero), so it stays unless one of them holds a switched
+    decision. A switched throwing decision reads every state's value: nothing stays."""
+    if any(key[0] != "bet" for key in switched):
+        return {}
+    touched = {key[1:3] for key in switched}
+    return {k: column for k, column in enumerate(columns)
+            if not plan.publics(plan.unknowns[k]) & touched}
 
 
 def _plans(model: HandModel, strategy: Strategy) -> dict[int, _Plan]:

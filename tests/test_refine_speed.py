@@ -79,3 +79,26 @@ def test_recovery_in_two_processes_is_the_serial_one():
     serial = exact_limit(model, float_limit, parallel=False)
     assert can_fork()                                      # Linux, two cores or more
     assert exact_limit(model, float_limit, parallel=True) == serial
+
+
+def test_a_second_round_keeps_the_columns_its_switches_do_not_reach(monkeypatch):
+    """The recovery's second round recomputes only the columns of unknowns that reach a
+    public state where the responder's choice switched; the result is the full
+    recomputation's, and on the faces-3 variant columns are kept in both players' rounds."""
+    from solver import exact_equilibrium
+
+    model = build_model(SMALL)
+    float_limit = limit(model, solve_perturbed(model, 1e-4).chosen, 1e-3)
+    kept: list[int] = []
+    reuse = exact_equilibrium._unchanged_columns
+
+    def recording(plan, columns, switched):
+        found = reuse(plan, columns, switched)
+        kept.append(len(found))
+        return found
+
+    monkeypatch.setattr(exact_equilibrium, "_unchanged_columns", recording)
+    reused = exact_limit(model, float_limit, parallel=False)
+    assert len(kept) == 2 and min(kept) > 0
+    monkeypatch.setattr(exact_equilibrium, "_unchanged_columns", lambda *args: {})
+    assert exact_limit(model, float_limit, parallel=False) == reused
