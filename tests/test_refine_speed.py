@@ -102,3 +102,26 @@ def test_a_second_round_keeps_the_columns_its_switches_do_not_reach(monkeypatch)
     assert len(kept) == 2 and min(kept) > 0
     monkeypatch.setattr(exact_equilibrium, "_unchanged_columns", lambda *args: {})
     assert exact_limit(model, float_limit, parallel=False) == reused
+
+
+def test_the_childs_recovery_error_reaches_the_caller(monkeypatch):
+    """The opponent's system fails in the forked child: the caller gets its RecoveryError,
+    with its reason, as from the serial recovery."""
+    import pytest
+
+    from solver.exact_equilibrium import RecoveryError
+    from solver.refine import recovery
+
+    model = build_model(BidouParams(faces=2, throws=1, max_level=1))
+    float_limit = limit(model, solve_perturbed(model, 1e-4).chosen, 1e-3)
+    solve_role = recovery._recover_role
+
+    def failing(model, strategy, plans, role, progress):
+        if role == OPPONENT:
+            raise RecoveryError("the opponent's supports are not an equilibrium's")
+        return solve_role(model, strategy, plans, role, progress)
+
+    monkeypatch.setattr(recovery, "_recover_role", failing)
+    for parallel in (True, False):
+        with pytest.raises(RecoveryError, match="opponent's supports"):
+            exact_limit(model, float_limit, parallel=parallel)

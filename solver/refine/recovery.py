@@ -10,17 +10,17 @@ time to the captain's share when a second core is free, and costs nothing otherw
 forked: no "fork" start method, or inside a daemonic worker such as the round's pool).
 
 The result is the same dictionary either way: each system is deterministic, and the child
-returns its exact Fractions (pickled between two processes of this run, never to a file).
+returns its exact Fractions (pickled through a pipe between two processes of this run,
+never to a file). A child that dies without answering has its system solved here.
 """
 
 from __future__ import annotations
 
 import multiprocessing
 import os
-from concurrent.futures import ProcessPoolExecutor
 
 from games.bidou.betting import CAPTAIN, OPPONENT
-from solver.exact_equilibrium import _plans, _recover_role
+from solver.exact_equilibrium import RecoveryError, _plans, _recover_role
 from solver.model import HandModel
 from solver.progress import Step
 from solver.strategy import Strategy
@@ -40,11 +40,38 @@ def exact_limit(model: HandModel, strategy: Strategy, progress: Step | None = No
             out.update(_recover_role(model, strategy, plans, role, progress))
         return out
     context = multiprocessing.get_context("fork")
-    with ProcessPoolExecutor(max_workers=1, mp_context=context) as pool:
-        opponent = pool.submit(_recover_role, model, strategy, plans, OPPONENT, None)
+    receive, send = context.Pipe(duplex=False)
+    # forked, the child reads the model and the plans from the memory it inherits (passing
+    # them to a pool would pickle 0.9 MB each way); only its answer comes back pickled
+    child = context.Process(target=_opponent_into, args=(send, model, strategy, plans),
+                            daemon=True)
+    child.start()
+    send.close()
+    try:
         out = dict(_recover_role(model, strategy, plans, CAPTAIN, progress))
-        out.update(opponent.result())           # re-raises the child's RecoveryError
+        answer = receive.recv()
+    except EOFError:                    # the child died without answering: solve it here
+        answer = (True, _recover_role(model, strategy, plans, OPPONENT, None))
+    finally:
+        if child.is_alive() and not receive.poll():
+            child.kill()                # the captain's system failed first
+        child.join()
+        receive.close()
+    solved, result = answer
+    if not solved:
+        raise RecoveryError(result)
+    out.update(result)
     return out
+
+
+def _opponent_into(send, model: HandModel, strategy: Strategy, plans: dict) -> None:
+    """The child's work: the opponent's exact strategy, or why not, sent back."""
+    try:
+        answer: tuple = (True, _recover_role(model, strategy, plans, OPPONENT, None))
+    except RecoveryError as error:
+        answer = (False, str(error))
+    send.send(answer)
+    send.close()
 
 
 def can_fork() -> bool:
