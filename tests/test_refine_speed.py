@@ -73,12 +73,28 @@ def test_showdown_values_in_integers_are_the_fractions_sums():
         assert _showdown_values(reach, pay, responder.beaten_by) == naive
 
 
-def test_recovery_in_two_processes_is_the_serial_one():
+def test_recovery_in_two_processes_is_the_serial_one(monkeypatch):
+    from solver.refine import recovery
+
     model = build_model(SMALL)
     float_limit = limit(model, solve_perturbed(model, 1e-4).chosen, 1e-3)
     serial = exact_limit(model, float_limit, parallel=False)
-    assert can_fork()                                      # Linux, two cores or more
+    # forked even beside the threads an earlier test may have left (a Dask pool's)
+    monkeypatch.setattr(recovery, "can_fork", lambda: True)
     assert exact_limit(model, float_limit, parallel=True) == serial
+
+
+def test_no_fork_beside_other_threads():
+    import threading
+
+    stop = threading.Event()
+    thread = threading.Thread(target=stop.wait)
+    thread.start()
+    try:
+        assert not can_fork()
+    finally:
+        stop.set()
+        thread.join()
 
 
 def test_a_second_round_keeps_the_columns_its_switches_do_not_reach(monkeypatch):
@@ -122,6 +138,7 @@ def test_the_childs_recovery_error_reaches_the_caller(monkeypatch):
         return solve_role(model, strategy, plans, role, progress)
 
     monkeypatch.setattr(recovery, "_recover_role", failing)
+    monkeypatch.setattr(recovery, "can_fork", lambda: True)
     for parallel in (True, False):
         with pytest.raises(RecoveryError, match="opponent's supports"):
             exact_limit(model, float_limit, parallel=parallel)
