@@ -9,7 +9,9 @@ fresh process (imports, model, solve, measures, printing and the strategy file i
 `bidou solve --plain --out` (the plain LP with its certificate), `bidou solve --plain
 --exact --out` (its exact value proved too), and `bidou solve --out` (the refined
 equilibrium: the perturbed LP, its limit, the exact recovery, the sequential completion,
-the proof). Medians of `--repeats`, and the refined time's ratio to both; the issue's target
+the proof). Medians of `--repeats` of the wall time, and the refined time's ratio to both;
+then the medians of CPU time (the commands' user and system seconds, which a shared
+machine's load changes least), plain / plain exact / refined; the issue's target
 is a refined default hand within 3x `bidou solve`, whole command. Then, from the files: the
 values (the refined exact value must equal the plain one) and the check of what the
 refinement guarantees (solver/refine/sequential.py) on both strategies. With `--against`,
@@ -20,6 +22,7 @@ with this one's so that both see the same load, on a row of its own (`other`).
 from __future__ import annotations
 
 import argparse
+import resource
 import statistics
 import subprocess
 import sys
@@ -38,11 +41,21 @@ RULE_SETS = {
 COMMANDS = {"plain": ["--plain"], "plain exact": ["--plain", "--exact"], "refined": []}
 
 
-def _run(bidou: list[str], rules: list[str], extra: list[str], out: Path) -> float:
+def _run(bidou: list[str], rules: list[str], extra: list[str], out: Path
+         ) -> tuple[float, float]:
+    """(wall seconds, CPU seconds) of one command. The CPU time (user and system, of the
+    command and every process it waited for: the refined recovery's forked child too)
+    is what a load shared with other sessions changes least."""
+    before = _children_cpu()
     start = time.perf_counter()
     subprocess.run([*bidou, "solve", *rules, *extra, "--out", str(out)], check=True,
                    capture_output=True)
-    return time.perf_counter() - start
+    return time.perf_counter() - start, _children_cpu() - before
+
+
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def main() -> None:
@@ -59,7 +72,7 @@ def main() -> None:
           f"{'ratio':>6} {'vs exact':>8}  values; check (violations: plain / refined)")
     with tempfile.TemporaryDirectory() as folder:
         for name in args.rules.split(","):
-            times: dict[tuple[str, str], list[float]] = {
+            times: dict[tuple[str, str], list[tuple[float, float]]] = {
                 (peer, key): [] for peer in peers for key in COMMANDS}
             files = {(peer, key): Path(folder) / f"{name}-{peer}-{key.replace(' ', '-')}.json"
                      for peer in peers for key in COMMANDS}
@@ -73,16 +86,18 @@ def main() -> None:
                         {key: files[(peer, key)] for key in COMMANDS})
 
 
-def _report(name: str, peer: str, times: dict[str, list[float]], files: dict[str, Path]
-            ) -> None:
-    plain, exact, refined = (statistics.median(times[key]) for key in COMMANDS)
+def _report(name: str, peer: str, times: dict[str, list[tuple[float, float]]],
+            files: dict[str, Path]) -> None:
+    plain, exact, refined = (statistics.median(t for t, _ in times[key]) for key in COMMANDS)
+    cpu = [statistics.median(c for _, c in times[key]) for key in COMMANDS]
     values = {key: _value(files[key]) for key in ("plain exact", "refined")}
     same = "equal" if values["plain exact"] == values["refined"] else "DIFFERENT"
     checks = [len(verify(*load_strategy_file(files[key])[:2]).violations)
               for key in ("plain", "refined")]
     print(f"{name:<8} {peer:<5} {plain:8.2f} {exact:13.2f} {refined:9.2f} "
           f"{refined / plain:6.1f} {refined / exact:8.1f}  value {values['refined']} "
-          f"({same}); check {checks[0]} / {checks[1]}", flush=True)
+          f"({same}); check {checks[0]} / {checks[1]}; CPU s {cpu[0]:.2f} / {cpu[1]:.2f} / "
+          f"{cpu[2]:.2f} (ratio {cpu[2] / cpu[0]:.1f})", flush=True)
 
 
 def _value(path: Path):
