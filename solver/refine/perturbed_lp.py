@@ -152,8 +152,9 @@ def solve_perturbed(model: HandModel, eta: float, kind: str = BEHAVIOUR,
     c, A_ub, A_eq, b_eq, bounds = lp.arrays()
     low_x = np.zeros(lp.nx)
     low_y = np.zeros(lp.dual.size)
-    # the opponent's best-reply rows: the first `lp.dual.size` of A_ub (its other rows are
-    # the captain's trembles), or, with `as_equality`, those moved to the end of A_eq
+    # where the opponent's best-reply rows are, his weights their duals: the first rows of
+    # A_ub (`ub_rows`; its others are the captain's trembles), except, with behavioural
+    # trembles, those of sequences with a tremble row, equalities at the end of A_eq
     ub_rows, eq_rows = np.arange(lp.dual.size), np.zeros(0, dtype=int)
     n_eq = A_eq.shape[0]
     if kind == BEHAVIOUR:
