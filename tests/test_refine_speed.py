@@ -142,3 +142,29 @@ def test_the_childs_recovery_error_reaches_the_caller(monkeypatch):
     for parallel in (True, False):
         with pytest.raises(RecoveryError, match="opponent's supports"):
             exact_limit(model, float_limit, parallel=parallel)
+
+
+def test_a_failing_captain_does_not_wait_on_a_child_with_a_long_answer(monkeypatch):
+    """The captain's system fails while the child still has an answer larger than a pipe
+    holds (keep's is): the child is stopped, not joined while it blocks writing (that hung
+    `bidou solve --reroll keep` at eta 1e-4), and the caller gets the captain's error."""
+    import time
+
+    import pytest
+
+    from solver.exact_equilibrium import RecoveryError
+    from solver.refine import recovery
+
+    model = build_model(BidouParams(faces=2, throws=1, max_level=1))
+    float_limit = limit(model, solve_perturbed(model, 1e-4).chosen, 1e-3)
+
+    def captain_fails(model, strategy, plans, role, progress):
+        if role == CAPTAIN:
+            time.sleep(0.5)             # the child is writing its answer by now
+            raise RecoveryError("the captain's supports are not an equilibrium's")
+        return {("pad", i): [Fraction(1, 3)] * 8 for i in range(20000)}   # ~1 MB pickled
+
+    monkeypatch.setattr(recovery, "_recover_role", captain_fails)
+    monkeypatch.setattr(recovery, "can_fork", lambda: True)
+    with pytest.raises(RecoveryError, match="captain's supports"):
+        exact_limit(model, float_limit, parallel=True)

@@ -50,16 +50,21 @@ def exact_limit(model: HandModel, strategy: Strategy, progress: Step | None = No
                             daemon=True)
     child.start()
     send.close()
+    answer = None
     try:
         out = dict(_recover_role(model, strategy, plans, CAPTAIN, progress))
-        answer = receive.recv()
-    except EOFError:                    # the child died without answering: solve it here
-        answer = (True, _recover_role(model, strategy, plans, OPPONENT, None))
+        try:
+            answer = receive.recv()
+        except EOFError:                # the child died without answering
+            pass
     finally:
-        if child.is_alive() and not receive.poll():
-            child.kill()                # the captain's system failed first
+        if answer is None and child.is_alive():
+            child.kill()                # the captain's system failed first: a child left
+            # writing an answer nobody reads would block on the pipe, and join with it
         child.join()
         receive.close()
+    if answer is None:                  # it died without answering: solve its system here
+        answer = (True, _recover_role(model, strategy, plans, OPPONENT, None))
     solved, result = answer
     if not solved:
         raise RecoveryError(result)
