@@ -152,15 +152,8 @@ def solve_perturbed(model: HandModel, eta: float, kind: str = BEHAVIOUR,
     c, A_ub, A_eq, b_eq, bounds = lp.arrays()
     low_x = np.zeros(lp.nx)
     low_y = np.zeros(lp.dual.size)
-    # where the opponent's best-reply rows are, his weights their duals: the first rows of
-    # A_ub (`ub_rows`; its others are the captain's trembles), except, with behavioural
-    # trembles, those of sequences with a tremble row, equalities at the end of A_eq
-    ub_rows, eq_rows = np.arange(lp.dual.size), np.zeros(0, dtype=int)
-    n_eq = A_eq.shape[0]
     if kind == BEHAVIOUR:
-        c, A_ub, A_eq, b_eq, bounds, eq_rows = _with_trembles(
-            model, lp, c, A_ub, A_eq, b_eq, bounds, eta)
-        ub_rows = np.setdiff1d(ub_rows, eq_rows)
+        c, A_ub, A_eq, bounds = _with_trembles(model, lp, c, A_ub, A_eq, bounds, eta)
     else:
         low_x = sequence_bounds(model, lp.primal, CAPTAIN, eta)
         low_y = sequence_bounds(model, lp.dual, OPPONENT, eta)
@@ -174,9 +167,7 @@ def solve_perturbed(model: HandModel, eta: float, kind: str = BEHAVIOUR,
     if res.status != 0:
         raise SolverError(f"HiGHS did not reach an optimum of the perturbed LP: {res.message}")
     x = res.x[:lp.nx]
-    y = low_y.copy()
-    y[ub_rows] -= res.ineqlin.marginals[:len(ub_rows)]
-    y[eq_rows] -= res.eqlin.marginals[n_eq:]
+    y = low_y - res.ineqlin.marginals[:lp.dual.size]
     strategy = _behaviour(model, lp, x, y)
     if kind == BEHAVIOUR:
         chosen = _without_trembles(model, strategy, eta)
@@ -189,40 +180,20 @@ def solve_perturbed(model: HandModel, eta: float, kind: str = BEHAVIOUR,
 
 
 def _with_trembles(model: HandModel, lp: _SequenceFormLP, c: np.ndarray, A_ub: sp.spmatrix,
-                   A_eq: sp.spmatrix, b_eq: np.ndarray, bounds: np.ndarray, eta: float):
-    """The LP's arrays with both players' tremble rows (see the module's docstring), and
-    which of the opponent's best-reply rows became equalities (appended to A_eq).
-
-    An opponent's sequence with a tremble row (y[s] >= eta y[parent], or its throwing
-    share) is nonnegative because the mass it trembles from is, so the sign of its weight
-    (the dual of its best-reply row) need not be imposed: by LP duality of min over
-    {F y = f, G y >= 0}, without y >= 0, its row F^T q + G^T r <= A^T x becomes an
-    equality. The optimum is the same; the dual simplex takes fewer degenerate pivots
-    (default game: 13680 iterations instead of 20666). The captain's bounds x >= 0, as
-    redundant, are kept (dropping them too: 13187 iterations, no faster measurably).
-    Either way a tremble row holds to HiGHS's tolerance in the realization plan, so
-    where a decision's own reach is eta^2 or less a tremble of 1e-13 may read as 0."""
+                   A_eq: sp.spmatrix, bounds: np.ndarray, eta: float):
+    """The LP's arrays with both players' tremble rows (see the module's docstring)."""
     G_x = tremble_rows(model, lp.primal, CAPTAIN, eta)
     G_y = tremble_rows(model, lp.dual, OPPONENT, eta)
     nv, nr = A_ub.shape[1], G_y.shape[0]
-    best_reply = sp.hstack([A_ub, G_y.T]).tocsr()
-    captain = sp.hstack([-G_x, sp.csr_matrix((G_x.shape[0], nv - G_x.shape[1] + nr))])
-    equal = np.zeros(best_reply.shape[0], bool)
-    equal[_leading(G_y)] = True
-    A_ub = sp.vstack([best_reply[~equal], captain]).tocsr()
-    A_eq = sp.vstack([sp.hstack([A_eq, sp.csr_matrix((A_eq.shape[0], nr))]),
-                      best_reply[equal]]).tocsr()
-    b_eq = np.concatenate([b_eq, np.zeros(int(equal.sum()))])
+    # best-reply rows F^T q + G_y^T r - A^T x <= 0, then the captain's trembles -G_x x <= 0
+    A_ub = sp.vstack([
+        sp.hstack([A_ub, G_y.T]),
+        sp.hstack([-G_x, sp.csr_matrix((G_x.shape[0], nv - G_x.shape[1] + nr))]),
+    ]).tocsr()
+    A_eq = sp.hstack([A_eq, sp.csr_matrix((A_eq.shape[0], nr))]).tocsr()
     c = np.concatenate([c, np.zeros(nr)])
     bounds = np.vstack([bounds, np.tile([0.0, np.inf], (nr, 1))])
-    return c, A_ub, A_eq, b_eq, bounds, np.nonzero(equal)[0]
-
-
-def _leading(G: sp.csr_matrix) -> np.ndarray:
-    """The variables a tremble row bounds from below (its positive entry): each is
-    nonnegative whenever the mass it trembles from is."""
-    G = G.tocoo()
-    return np.unique(G.col[G.data > 0])
+    return c, A_ub, A_eq, bounds
 
 
 def _behaviour(model: HandModel, lp: _SequenceFormLP, x: np.ndarray, y: np.ndarray
