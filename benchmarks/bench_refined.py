@@ -2,21 +2,27 @@
 side, whole commands.
 
     python benchmarks/bench_refined.py [--repeats 3] [--rules all,keep,french]
+                                       [--against /path/to/other/.venv/bin/bidou]
 
 For each rule set (faces 6, throws 3, max level 4), alternating runs of each command in a
 fresh process (imports, model, solve, measures, printing and the strategy file included):
 `bidou solve --plain --out` (the plain LP with its certificate), `bidou solve --plain
 --exact --out` (its exact value proved too), and `bidou solve --out` (the refined
 equilibrium: the perturbed LP, its limit, the exact recovery, the sequential completion,
-the proof). Medians of `--repeats`, and the refined time's ratio to both; the issue's target
+the proof). Medians of `--repeats` of the wall time, and the refined time's ratio to both;
+then the medians of CPU time (the commands' user and system seconds, which a shared
+machine's load changes least), plain / plain exact / refined; the issue's target
 is a refined default hand within 3x `bidou solve`, whole command. Then, from the files: the
 values (the refined exact value must equal the plain one) and the check of what the
-refinement guarantees (solver/refine/sequential.py) on both strategies.
+refinement guarantees (solver/refine/sequential.py) on both strategies. With `--against`,
+another installation's `bidou` (say main's checkout) runs every command too, alternating
+with this one's so that both see the same load, on a row of its own (`other`).
 """
 
 from __future__ import annotations
 
 import argparse
+import resource
 import statistics
 import subprocess
 import sys
@@ -35,37 +41,63 @@ RULE_SETS = {
 COMMANDS = {"plain": ["--plain"], "plain exact": ["--plain", "--exact"], "refined": []}
 
 
-def _run(rules: list[str], extra: list[str], out: Path) -> float:
-    command = [sys.executable, "-c", "from solver.app.cli import main; main()", "solve",
-               *rules, *extra, "--out", str(out)]
+def _run(bidou: list[str], rules: list[str], extra: list[str], out: Path
+         ) -> tuple[float, float]:
+    """(wall seconds, CPU seconds) of one command. The CPU time (user and system, of the
+    command and every process it waited for: the refined recovery's forked child too)
+    is what a load shared with other sessions changes least."""
+    before = _children_cpu()
     start = time.perf_counter()
-    subprocess.run(command, check=True, capture_output=True)
-    return time.perf_counter() - start
+    subprocess.run([*bidou, "solve", *rules, *extra, "--out", str(out)], check=True,
+                   capture_output=True)
+    return time.perf_counter() - start, _children_cpu() - before
+
+
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--rules", default="all", help=f"comma-separated: {', '.join(RULE_SETS)}")
+    parser.add_argument("--against", default=None,
+                        help="another installation's bidou executable, run side by side")
     args = parser.parse_args()
-    print(f"{'rules':<8} {'plain s':>8} {'plain exact s':>13} {'refined s':>9} {'ratio':>6} "
-          f"{'vs exact':>8}  values; check (violations: plain / refined)")
+    peers = {"this": [sys.executable, "-c", "from solver.app.cli import main; main()"]}
+    if args.against:
+        peers["other"] = [args.against]
+    print(f"{'rules':<8} {'peer':<5} {'plain s':>8} {'plain exact s':>13} {'refined s':>9} "
+          f"{'ratio':>6} {'vs exact':>8}  values; check (violations: plain / refined)")
     with tempfile.TemporaryDirectory() as folder:
         for name in args.rules.split(","):
-            times: dict[str, list[float]] = {key: [] for key in COMMANDS}
-            files = {key: Path(folder) / f"{name}-{key.replace(' ', '-')}.json"
-                     for key in COMMANDS}
+            times: dict[tuple[str, str], list[tuple[float, float]]] = {
+                (peer, key): [] for peer in peers for key in COMMANDS}
+            files = {(peer, key): Path(folder) / f"{name}-{peer}-{key.replace(' ', '-')}.json"
+                     for peer in peers for key in COMMANDS}
             for _ in range(args.repeats):           # alternating: the same load for each
                 for key, extra in COMMANDS.items():
-                    times[key].append(_run(RULE_SETS[name], extra, files[key]))
-            plain, exact, refined = (statistics.median(times[key]) for key in COMMANDS)
-            values = {key: _value(files[key]) for key in ("plain exact", "refined")}
-            same = "equal" if values["plain exact"] == values["refined"] else "DIFFERENT"
-            checks = [len(verify(*load_strategy_file(files[key])[:2]).violations)
-                      for key in ("plain", "refined")]
-            print(f"{name:<8} {plain:8.2f} {exact:13.2f} {refined:9.2f} {refined / plain:6.1f} "
-                  f"{refined / exact:8.1f}  value {values['refined']} ({same}); "
-                  f"check {checks[0]} / {checks[1]}", flush=True)
+                    for peer, bidou in peers.items():
+                        times[(peer, key)].append(
+                            _run(bidou, RULE_SETS[name], extra, files[(peer, key)]))
+            for peer in peers:
+                _report(name, peer, {key: times[(peer, key)] for key in COMMANDS},
+                        {key: files[(peer, key)] for key in COMMANDS})
+
+
+def _report(name: str, peer: str, times: dict[str, list[tuple[float, float]]],
+            files: dict[str, Path]) -> None:
+    plain, exact, refined = (statistics.median(t for t, _ in times[key]) for key in COMMANDS)
+    cpu = [statistics.median(c for _, c in times[key]) for key in COMMANDS]
+    values = {key: _value(files[key]) for key in ("plain exact", "refined")}
+    same = "equal" if values["plain exact"] == values["refined"] else "DIFFERENT"
+    checks = [len(verify(*load_strategy_file(files[key])[:2]).violations)
+              for key in ("plain", "refined")]
+    print(f"{name:<8} {peer:<5} {plain:8.2f} {exact:13.2f} {refined:9.2f} "
+          f"{refined / plain:6.1f} {refined / exact:8.1f}  value {values['refined']} "
+          f"({same}); check {checks[0]} / {checks[1]}; CPU s {cpu[0]:.2f} / {cpu[1]:.2f} / "
+          f"{cpu[2]:.2f} (ratio {cpu[2] / cpu[0]:.1f})", flush=True)
 
 
 def _value(path: Path):

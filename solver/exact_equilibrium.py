@@ -38,6 +38,7 @@ value, if the strategies it finds are not an equilibrium.
 from __future__ import annotations
 
 import dataclasses
+import math
 from fractions import Fraction
 from typing import Sequence
 
@@ -225,7 +226,10 @@ class _Responder:
     def __init__(self, model: HandModel, strategy: Strategy, role: int):
         self.model, self.strategy, self.role = model, strategy, role
         self.outcome = _outcomes(model)
-        self.compare = model.compare.astype(int).tolist()     # rules.compare
+        compare = model.compare.astype(int)                   # rules.compare
+        # per hand x: the other's hands it ties with and beats (compare 0 and 1)
+        self.beaten_by = [(np.nonzero(row == 0)[0].tolist(), np.nonzero(row == 1)[0].tolist())
+                          for row in compare]
         self.choice: dict[tuple, int] = {}
 
     def _pick(self, key: tuple, probs: np.ndarray) -> int:
@@ -243,7 +247,7 @@ class _Responder:
         roots: dict[tuple, list[Fraction]] = {}
         flip = 1 if self.role == CAPTAIN else -1
         zeros = [ZERO] * n
-        compare = self.compare
+        beaten_by = self.beaten_by
         for tc, to in m.public_states:
             if publics is not None and (tc, to) not in publics:
                 roots[(tc, to)] = zeros
@@ -258,9 +262,7 @@ class _Responder:
                     return [sign * tree.payoff(leaf, 0) * sum(reach)] * n
                 # the responder's payoff by compare(his hand, the other's): 0, 1, -1
                 pay = [sign * tree.payoff(leaf, flip * o) for o in (0, 1, -1)]
-                ys = [y for y in range(n) if reach[y]]
-                return [sum((reach[y] * pay[compare[x][y]] for y in ys), ZERO)
-                        for x in range(n)]
+                return _showdown_values(reach, pay, beaten_by)
 
             def combine(node: Node, children: list[list[Fraction]]) -> list[Fraction]:
                 if node.actor != self.role:
@@ -331,6 +333,27 @@ class _Responder:
                 beaten |= {(key, support[0], b) for b, v in options.items()
                            if b not in support and v > played}
         return switched, beaten
+
+
+def _showdown_values(reach: list[Fraction], pay: list, beaten_by: list
+                     ) -> list[Fraction]:
+    """sum over y of reach[y] * pay[compare(x, y)] for every hand x, exactly: the reach
+    as integers over one common denominator, so that each hand's sums over the hands it
+    ties with and beats are integer additions (the Fractions' products and gcds were
+    most of the recovery's time)."""
+    pays = [Fraction(p) for p in pay]
+    scale = math.lcm(*(p.denominator for p in pays))
+    p_tie, p_win, p_lose = (p.numerator * (scale // p.denominator) for p in pays)
+    denominator = math.lcm(*(r.denominator for r in reach))
+    ints = [r.numerator * (denominator // r.denominator) for r in reach]
+    total = sum(ints)
+    out = []
+    for ties, beats in beaten_by:
+        tie = sum([ints[y] for y in ties])
+        win = sum([ints[y] for y in beats])
+        out.append(Fraction(p_tie * tie + p_win * win + p_lose * (total - tie - win),
+                            denominator * scale))
+    return out
 
 
 def _candidate_rows(responder_plan: _Plan) -> tuple[list, list]:
@@ -412,9 +435,13 @@ def _eliminate(rows: list[list[Fraction]], rhs: list[Fraction], guess: list[floa
 
 
 def _affine_rows(plan: _Plan, responder: _Responder, rows,
-                 progress: Step | None = None, step: str = "") -> tuple[list, list]:
-    """Exact coefficients of each indifference row in the plan's unknowns."""
+                 progress: Step | None = None, step: str = "",
+                 known: dict[int, list] | None = None) -> tuple[list, list, list]:
+    """Exact coefficients of each indifference row in the plan's unknowns: (matrix, right
+    side, the matrix's columns). `known` gives columns that need no computing (a round
+    whose revised choices lie in public states these unknowns do not reach)."""
     U = len(plan.unknowns)
+    known = known or {}
 
     def rows_of(q):
         return [q[key][a] - q[key][b] if key in q else ZERO for key, a, b in rows]
@@ -428,6 +455,9 @@ def _affine_rows(plan: _Plan, responder: _Responder, rows,
     for k in range(U):
         if progress is not None:
             progress(step, k, U)
+        if k in known:
+            columns.append(known[k])
+            continue
         e = zero[:]
         e[k] = Fraction(1)
         publics = plan.publics(plan.unknowns[k])
@@ -442,7 +472,7 @@ def _affine_rows(plan: _Plan, responder: _Responder, rows,
     if progress is not None:
         progress(step, U, U)
     matrix = [[columns[k][i] for k in range(U)] for i in range(len(rows))]
-    return matrix, [-b0 for b0 in base]
+    return matrix, [-b0 for b0 in base], columns
 
 
 class RecoveryError(Exception):
@@ -459,9 +489,11 @@ def _recover_role(model: HandModel, strategy: Strategy, plans: dict, role: int,
     responder = _Responder(model, strategy, 1 - role)
     mixed, ties = _candidate_rows(other)
     forced: set = set()
+    known: dict[int, list] = {}
     for round_ in range(1, MAX_ROUNDS + 1):
         step = f"{who}'s strategy" + (f" (round {round_})" if round_ > 1 else "")
-        matrix, rhs = _affine_rows(plan, responder, mixed + ties, progress, step)
+        matrix, rhs, columns = _affine_rows(plan, responder, mixed + ties, progress, step,
+                                            known)
         guess = plan.float_values
         # ties: decisions where another action is as good at the float point
         floats = np.array([[float(x) if x else 0.0 for x in row] for row in matrix])
@@ -481,12 +513,28 @@ def _recover_role(model: HandModel, strategy: Strategy, plans: dict, role: int,
         if probs is None:
             raise RecoveryError(f"the {who}'s exact strategy would play an action with a "
                                 f"negative probability: the supports are not an equilibrium's")
+        before = dict(responder.choice)
         switched, beaten = responder.revise(plan.realize(u), other)
         if not switched and not beaten - forced:
             return probs
         forced |= beaten
+        known = _unchanged_columns(plan, columns, [
+            key for key, a in responder.choice.items() if before.get(key) != a])
     raise RecoveryError(f"the {who}'s strategy still changed after {MAX_ROUNDS} rounds of "
                         f"ties")
+
+
+def _unchanged_columns(plan: _Plan, columns: list, switched: list[tuple]
+                       ) -> dict[int, list]:
+    """The columns a round can keep after the responder's choices at `switched` decisions
+    changed: a column is computed from the public states its unknown reaches alone (the
+    others' leaf reach taken as zero), so it stays unless one of them holds a switched
+    decision. A switched throwing decision reads every state's value: nothing stays."""
+    if any(key[0] != "bet" for key in switched):
+        return {}
+    touched = {key[1:3] for key in switched}
+    return {k: column for k, column in enumerate(columns)
+            if not plan.publics(plan.unknowns[k]) & touched}
 
 
 def _plans(model: HandModel, strategy: Strategy) -> dict[int, _Plan]:

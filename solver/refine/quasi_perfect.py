@@ -32,11 +32,12 @@ import numpy as np
 from games.bidou.betting import CAPTAIN, OPPONENT
 from solver.certificate import Certificate, prove_fractions
 from solver.errors import SolverError
-from solver.exact_equilibrium import RecoveryError, _exact_strategies
+from solver.exact_equilibrium import RecoveryError
 from solver.model import HandModel
 from solver.progress import Step, quiet, within
 from solver.refine.complete import complete_sequentially
 from solver.refine.perturbed_lp import BEHAVIOUR, PerturbedSolution, solve_perturbed
+from solver.refine.recovery import exact_limit
 from solver.strategy import Strategy
 from solver.types import Exact
 
@@ -95,17 +96,19 @@ def from_exact(model: HandModel, like: Strategy, exact: Exact) -> Strategy:
 
 def refined_equilibrium(model: HandModel, etas: Sequence[float] = ETAS,
                         support_gap: float = SUPPORT_GAP, kind: str = BEHAVIOUR,
-                        progress: Step | None = None) -> Refined:
+                        progress: Step | None = None, parallel: bool = True) -> Refined:
     """The exact refined equilibrium of the hand, from the first tremble size in `etas`
     whose limit proves an exact equilibrium; SolverError, with every reason, if none does.
-    `progress(what, done, total)` follows the attempts."""
+    `progress(what, done, total)` follows the attempts. With `parallel`, the two players'
+    exact systems are solved in two processes where one can be forked (recovery.py); the
+    result is the same."""
     start = time.perf_counter()
     step = progress or quiet
     reasons = []
     for i, eta in enumerate(etas):
         try:
             refined = _attempt(model, eta, support_gap, kind,
-                               within(progress, f"eta {eta:g}"))
+                               within(progress, f"eta {eta:g}"), parallel)
         except SolverError as error:
             reasons.append(str(error))
             continue
@@ -114,15 +117,15 @@ def refined_equilibrium(model: HandModel, etas: Sequence[float] = ETAS,
     raise SolverError("; ".join(reasons) or "no tremble size to try")
 
 
-def _attempt(model: HandModel, eta: float, support_gap: float, kind: str, progress: Step
-             ) -> Refined:
+def _attempt(model: HandModel, eta: float, support_gap: float, kind: str, progress: Step,
+             parallel: bool = True) -> Refined:
     start = time.perf_counter()
     progress("perturbed LP", 0, 3)
     perturbed = solve_perturbed(model, eta, kind)
     float_limit = limit(model, perturbed.chosen, support_gap * eta)
     progress("exact recovery", 1, 3)
     try:
-        exact = _exact_strategies(model, float_limit, progress)
+        exact = exact_limit(model, float_limit, progress, parallel)
     except RecoveryError as error:
         raise SolverError(f"the limit at eta={eta:g} gave no exact equilibrium: {error}") \
             from None

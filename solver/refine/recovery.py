@@ -1,0 +1,93 @@
+"""The exact recovery of the limit, with the two players' systems solved side by side.
+
+solver/exact_equilibrium.py recovers each player's exact strategy from the other's
+indifferences; the two systems share nothing but the float strategy they start from
+(`_recover_role` of one player reads only its plans), so they can run at once. On the
+default game the captain's takes about 60% of the recovery and the opponent's 40%
+(two rounds each, Fractions throughout), so a second process cuts the recovery's wall
+time to the captain's share when a second core is free, and about nothing when none
+is (load average 17 on 2 cores: 13.2 s against 12.4 s one after the other). It is
+refused, and the two run one after the other, where a child process cannot be forked
+safely: no "fork" start method, inside a daemonic worker such as the round's pool, or
+beside other Python threads.
+
+The result is the same dictionary either way: each system is deterministic, and the child
+returns its exact Fractions (pickled through a pipe between two processes of this run,
+never to a file). A child that dies without answering has its system solved here.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import threading
+
+from games.bidou.betting import CAPTAIN, OPPONENT
+from solver.exact_equilibrium import RecoveryError, _plans, _recover_role
+from solver.model import HandModel
+from solver.progress import Step
+from solver.strategy import Strategy
+from solver.types import Exact
+
+
+def exact_limit(model: HandModel, strategy: Strategy, progress: Step | None = None,
+                parallel: bool = True) -> Exact:
+    """Both players' exact strategies with the supports of `strategy` (RecoveryError if
+    none): the opponent's system in a forked child while this process solves the
+    captain's, when `parallel` and `can_fork()`; otherwise one after the other. Progress
+    follows the captain's system (the longer one)."""
+    plans = _plans(model, strategy)
+    if not (parallel and can_fork()):
+        out: dict = {}
+        for role in (CAPTAIN, OPPONENT):
+            out.update(_recover_role(model, strategy, plans, role, progress))
+        return out
+    context = multiprocessing.get_context("fork")
+    receive, send = context.Pipe(duplex=False)
+    # forked, the child reads the model and the plans from the memory it inherits (passing
+    # them to a pool would pickle 0.9 MB each way); only its answer comes back pickled
+    child = context.Process(target=_opponent_into, args=(send, model, strategy, plans),
+                            daemon=True)
+    child.start()
+    send.close()
+    answer = None
+    try:
+        out = dict(_recover_role(model, strategy, plans, CAPTAIN, progress))
+        try:
+            answer = receive.recv()
+        except EOFError:                # the child died without answering
+            pass
+    finally:
+        if answer is None and child.is_alive():
+            child.kill()                # the captain's system failed first: a child left
+            # writing an answer nobody reads would block on the pipe, and join with it
+        child.join()
+        receive.close()
+    if answer is None:                  # it died without answering: solve its system here
+        answer = (True, _recover_role(model, strategy, plans, OPPONENT, None))
+    solved, result = answer
+    if not solved:
+        raise RecoveryError(result)
+    out.update(result)
+    return out
+
+
+def _opponent_into(send, model: HandModel, strategy: Strategy, plans: dict) -> None:
+    """The child's work: the opponent's exact strategy, or why not, sent back."""
+    try:
+        answer: tuple = (True, _recover_role(model, strategy, plans, OPPONENT, None))
+    except RecoveryError as error:
+        answer = (False, str(error))
+    send.send(answer)
+    send.close()
+
+
+def can_fork() -> bool:
+    """Whether a child process can be forked here and a second core may run it: not
+    inside a daemonic worker (which may have no children), and not beside other Python
+    threads (a Dask scheduler's, say: a lock one of them holds would stay held in the
+    child)."""
+    return ("fork" in multiprocessing.get_all_start_methods()
+            and not multiprocessing.current_process().daemon
+            and threading.active_count() == 1
+            and (os.cpu_count() or 1) >= 2)

@@ -1,0 +1,128 @@
+"""What the refined equilibrium's speed-ups change, tested against what they replace: the
+exact recovery's showdowns in integers, its second round keeping columns, the two players'
+systems in two processes. Each must give the same numbers."""
+
+import random
+from fractions import Fraction
+
+from games.bidou.betting import CAPTAIN, OPPONENT
+from games.bidou.params import BidouParams
+from solver.exact_equilibrium import _Responder, _showdown_values
+from solver.model import build_model
+from solver.refine.perturbed_lp import solve_perturbed
+from solver.refine.quasi_perfect import limit
+from solver.refine.recovery import can_fork, exact_limit
+
+SMALL = BidouParams(faces=3, throws=2, max_level=2)
+
+
+def test_showdown_values_in_integers_are_the_fractions_sums():
+    model = build_model(SMALL)
+    responder = _Responder(model, None, OPPONENT)          # reads only the model here
+    compare = model.compare.astype(int)
+    rng = random.Random(7)
+    n = model.num_hands
+    for _ in range(20):
+        reach = [Fraction(rng.randrange(0, 50), rng.choice([1, 3, 7, 36, 216]))
+                 if rng.random() < 0.7 else Fraction(0) for _ in range(n)]
+        pay = [Fraction(rng.randrange(-9, 10), rng.choice([1, 2, 3])) for _ in range(3)]
+        naive = [sum((reach[y] * pay[compare[x][y]] for y in range(n)), Fraction(0))
+                 for x in range(n)]
+        assert _showdown_values(reach, pay, responder.beaten_by) == naive
+
+
+def test_recovery_in_two_processes_is_the_serial_one(monkeypatch):
+    from solver.refine import recovery
+
+    model = build_model(SMALL)
+    float_limit = limit(model, solve_perturbed(model, 1e-4).chosen, 1e-3)
+    serial = exact_limit(model, float_limit, parallel=False)
+    # forked even beside the threads an earlier test may have left (a Dask pool's)
+    monkeypatch.setattr(recovery, "can_fork", lambda: True)
+    assert exact_limit(model, float_limit, parallel=True) == serial
+
+
+def test_no_fork_beside_other_threads():
+    import threading
+
+    stop = threading.Event()
+    thread = threading.Thread(target=stop.wait)
+    thread.start()
+    try:
+        assert not can_fork()
+    finally:
+        stop.set()
+        thread.join()
+
+
+def test_a_second_round_keeps_the_columns_its_switches_do_not_reach(monkeypatch):
+    """The recovery's second round recomputes only the columns of unknowns that reach a
+    public state where the responder's choice switched; the result is the full
+    recomputation's, and on the faces-3 variant columns are kept in both players' rounds."""
+    from solver import exact_equilibrium
+
+    model = build_model(SMALL)
+    float_limit = limit(model, solve_perturbed(model, 1e-4).chosen, 1e-3)
+    kept: list[int] = []
+    reuse = exact_equilibrium._unchanged_columns
+
+    def recording(plan, columns, switched):
+        found = reuse(plan, columns, switched)
+        kept.append(len(found))
+        return found
+
+    monkeypatch.setattr(exact_equilibrium, "_unchanged_columns", recording)
+    reused = exact_limit(model, float_limit, parallel=False)
+    assert len(kept) == 2 and min(kept) > 0
+    monkeypatch.setattr(exact_equilibrium, "_unchanged_columns", lambda *args: {})
+    assert exact_limit(model, float_limit, parallel=False) == reused
+
+
+def test_the_childs_recovery_error_reaches_the_caller(monkeypatch):
+    """The opponent's system fails in the forked child: the caller gets its RecoveryError,
+    with its reason, as from the serial recovery."""
+    import pytest
+
+    from solver.exact_equilibrium import RecoveryError
+    from solver.refine import recovery
+
+    model = build_model(BidouParams(faces=2, throws=1, max_level=1))
+    float_limit = limit(model, solve_perturbed(model, 1e-4).chosen, 1e-3)
+    solve_role = recovery._recover_role
+
+    def failing(model, strategy, plans, role, progress):
+        if role == OPPONENT:
+            raise RecoveryError("the opponent's supports are not an equilibrium's")
+        return solve_role(model, strategy, plans, role, progress)
+
+    monkeypatch.setattr(recovery, "_recover_role", failing)
+    monkeypatch.setattr(recovery, "can_fork", lambda: True)
+    for parallel in (True, False):
+        with pytest.raises(RecoveryError, match="opponent's supports"):
+            exact_limit(model, float_limit, parallel=parallel)
+
+
+def test_a_failing_captain_does_not_wait_on_a_child_with_a_long_answer(monkeypatch):
+    """The captain's system fails while the child still has an answer larger than a pipe
+    holds (keep's is): the child is stopped, not joined while it blocks writing (that hung
+    `bidou solve --reroll keep` at eta 1e-4), and the caller gets the captain's error."""
+    import time
+
+    import pytest
+
+    from solver.exact_equilibrium import RecoveryError
+    from solver.refine import recovery
+
+    model = build_model(BidouParams(faces=2, throws=1, max_level=1))
+    float_limit = limit(model, solve_perturbed(model, 1e-4).chosen, 1e-3)
+
+    def captain_fails(model, strategy, plans, role, progress):
+        if role == CAPTAIN:
+            time.sleep(0.5)             # the child is writing its answer by now
+            raise RecoveryError("the captain's supports are not an equilibrium's")
+        return {("pad", i): [Fraction(1, 3)] * 8 for i in range(20000)}   # ~1 MB pickled
+
+    monkeypatch.setattr(recovery, "_recover_role", captain_fails)
+    monkeypatch.setattr(recovery, "can_fork", lambda: True)
+    with pytest.raises(RecoveryError, match="captain's supports"):
+        exact_limit(model, float_limit, parallel=True)
