@@ -38,7 +38,7 @@ from solver.progress import Step, quiet, within
 from solver.refine.complete import complete_sequentially
 from solver.refine.perturbed_lp import BEHAVIOUR, PerturbedSolution, solve_perturbed
 from solver.refine.recovery import exact_limit
-from solver.strategy import Strategy
+from solver.strategy import Strategy, StrategyFileError
 from solver.types import Exact
 
 ETA = 1e-4             # the tremble of the float LP
@@ -109,9 +109,9 @@ def refined_equilibrium(model: HandModel, etas: Sequence[float] = ETAS,
         try:
             refined = _attempt(model, eta, support_gap, kind,
                                within(progress, f"eta {eta:g}"), parallel)
-        except SolverError as error:
-            reasons.append(str(error))
-            continue
+        except (SolverError, StrategyFileError) as error:   # the latter: exact
+            reasons.append(f"eta {eta:g}: {error}")           # probabilities too large
+            continue                                          # for the certificate
         step(f"eta {eta:g}: exact value proved", i + 1, len(etas))
         return dataclasses.replace(refined, seconds=time.perf_counter() - start)
     raise SolverError("; ".join(reasons) or "no tremble size to try")
