@@ -13,7 +13,8 @@ from solver.app.commands.group import EXIT_CANNOT_VOUCH, fail, guarded
                epilog="""\b
 Examples:
   bidou outputs --check      are the published files current? (all solved and re-drawn)
-  bidou outputs              rewrite them (15 min on 2 cores: three refined hands, two rounds and their cheat sheets)""")
+  bidou outputs              rewrite them (15 min on 2 cores: three refined hands,
+                             two rounds and their cheat sheets)""")
 @guarded
 @click.option("--root", type=click.Path(file_okay=False), default=None,
               help="Folder of the solved games (default: outputs/ of this source checkout, "
