@@ -363,6 +363,10 @@ def _highs(program: _Program, time_limit: float, threads: int, presolve: bool):
 
     lower, upper, cost, integer = program.cols.arrays()
     A = program.rows.matrix(program.cols.size)
+    # HiGHS keeps one thread scheduler per process and refuses to run with another
+    # `threads` than the one it started with (an earlier solve's: model status "not set");
+    # a blocking reset lets this solve choose its own.
+    highspy.Highs.resetGlobalScheduler(True)
     h = getattr(highspy, "_Highs", highspy.Highs)()
     for option, value in (("output_flag", False), ("time_limit", float(time_limit)),
                           ("threads", int(threads)), ("mip_rel_gap", 1e-6),
