@@ -5,15 +5,16 @@ files) builds them through `MultiParams.from_mapping`, so a bad value fails the 
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Mapping
+from typing import ClassVar
 
 from games.bidou.params import RANKINGS, REROLL_MODES, ParameterError, check_int
+from games.parameters import GameParameters
 
 __all__ = ["MultiParams", "ParameterError"]
 
 
 @dataclasses.dataclass(frozen=True)
-class MultiParams:
+class MultiParams(GameParameters):
     """players: 3 or 4 (seat 0 is the captain, seat 1 on his left, ...).
     chips: each player's store when the hand starts (the source: six).
     faces, throws, reroll, ranking, aces_beat_bidou: as in two-hand Bidou.
@@ -35,6 +36,8 @@ class MultiParams:
     poor_fish: bool = False
     discard: bool = True
 
+    GAME: ClassVar[str] = "python_bidou_multi"
+
     def __post_init__(self) -> None:
         check_int("players", self.players, 3, 4)
         check_int("chips", self.chips, 1, 12)
@@ -53,46 +56,9 @@ class MultiParams:
                 raise ParameterError(
                     f"{name} must be true or false, got {getattr(self, name)!r}")
 
-    @classmethod
-    def from_mapping(cls, values: Mapping[str, Any]) -> "MultiParams":
-        """Build from names and values (strings are parsed); an unknown name fails."""
-        fields = {f.name: f for f in dataclasses.fields(cls)}
-        unknown = sorted(set(values) - set(fields))
-        if unknown:
-            raise ParameterError(
-                f"unknown parameter {unknown[0]!r}; known: {', '.join(fields)}")
-        return cls(**{name: _parse(name, value, type(fields[name].default))
-                      for name, value in values.items()})
-
-    def to_dict(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
-
-    def to_game_string(self) -> str:
-        """The OpenSpiel game string that loads exactly these rules."""
-        items = ",".join(f"{k}={str(v).lower() if isinstance(v, bool) else v}"
-                         for k, v in self.to_dict().items())
-        return f"python_bidou_multi({items})"
-
     @property
     def zero_sum(self) -> bool:
         """Never: a tie at a showdown removes chips from the game (situation 6) under every
         rule set, and situation 7's discard removes one more when `discard` is on."""
         return False
 
-
-def _parse(name: str, value: Any, kind: type) -> Any:
-    if not isinstance(value, str):
-        return value
-    text = value.strip().lower()
-    if kind is bool:
-        if text in ("true", "1", "yes"):
-            return True
-        if text in ("false", "0", "no"):
-            return False
-        raise ParameterError(f"{name} must be true or false, got {value!r}")
-    if kind is int:
-        try:
-            return int(text)
-        except ValueError:
-            raise ParameterError(f"{name} must be an integer, got {value!r}") from None
-    return value.strip()
