@@ -26,6 +26,7 @@ from games.bidou.betting import CAPTAIN, OPPONENT, SHOWDOWN, Role
 from solver.certificate import exact_probabilities
 from solver.model import HandModel
 from solver.round import markov
+from solver.round.evaluate import combined
 from solver.round.solve import RoundSolution
 from solver.round.states import ChipState, Next, OpenThrowState, State, after_leaf, after_open_throw
 from solver.strategy import Strategy
@@ -163,16 +164,6 @@ def exact_transitions(model: HandModel, state: ChipState, strategy: Strategy
     if sum(out.values()) != 1:
         raise PairProofError(f"the exact transitions of {state.label()} do not add up to 1")
     return out
-
-
-def combined(model: HandModel, captain: Strategy, opponent: Strategy) -> Strategy:
-    """The captain's part of one strategy with the opponent's part of another."""
-    betting = {}
-    for (tc, to, history), probs in captain.betting.items():
-        actor = model.tree((tc, to)).node(history).actor
-        betting[(tc, to, history)] = (probs if actor == CAPTAIN
-                                      else opponent.betting[(tc, to, history)]).copy()
-    return Strategy((captain.throw[CAPTAIN].copy(), opponent.throw[OPPONENT].copy()), betting)
 
 
 def exact_rows(solution: RoundSolution, mine: Mine) -> dict[Key, list[markov.ExactTerm[Key]]]:

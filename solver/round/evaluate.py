@@ -20,7 +20,7 @@ Change = Callable[[ChipState, Strategy], Strategy]
 Key = tuple[State, int]          # (state, 0 if person A is captain or first thrower, else 1)
 
 
-def _combined(model: HandModel, captain: Strategy, opponent: Strategy) -> Strategy:
+def combined(model: HandModel, captain: Strategy, opponent: Strategy) -> Strategy:
     """The captain's part of one strategy with the opponent's part of another."""
     betting = {}
     for (tc, to, history), probs in captain.betting.items():
@@ -46,8 +46,8 @@ def pair_values(solution: RoundSolution, mine: Change, theirs: Change
             else:
                 stage = solution.stages[s]
                 a, b = mine(s, stage.strategy), theirs(s, stage.strategy)
-                pair = (_combined(stage.model, a, b) if a_first
-                        else _combined(stage.model, b, a))
+                pair = (combined(stage.model, a, b) if a_first
+                        else combined(stage.model, b, a))
                 row, moves = [], transitions(stage.model, s, pair)
             for nxt, p in moves.items():
                 if nxt.state is None:
