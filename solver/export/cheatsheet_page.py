@@ -95,7 +95,8 @@ def _exceptions(model: HandModel) -> list[tuple[str, str]]:
             for w, lo in model.exceptions]
 
 
-def _wrap(text: str, per_line: int) -> list[str]:
+def wrap(text: str, per_line: int) -> list[str]:
+    """`text` in lines of at most `per_line` characters, broken between words."""
     lines, current = [], ""
     for word in text.split():
         if current and len(current) + 1 + len(word) > per_line:
@@ -146,13 +147,13 @@ def _text_column(canvas: Canvas, model: HandModel, point: FrontPoint, x: float, 
     y += 0.25
     intro = (f"{WHO_FIRST} \"X or better\" counts down the ranking on the right (1 = "
              "strongest). Find the one rule for your decision:")
-    for line in _wrap(intro, per_line):
+    for line in wrap(intro, per_line):
         put(x, line, size=size - 0.5, style="italic")
         y += line_h
     y += 0.08
     for i, rule in enumerate(point.rules, 1):
         put(x, f"{i}.", size=size, weight="bold")
-        for line in _wrap(rulebook.rule_text(model, rule) + ".", per_line - 4):
+        for line in wrap(rulebook.rule_text(model, rule) + ".", per_line - 4):
             put(x + 0.25, line, size=size)
             y += line_h
         y += 0.06
@@ -160,12 +161,12 @@ def _text_column(canvas: Canvas, model: HandModel, point: FrontPoint, x: float, 
     put(x, "What it costs", size=size + 2.3, weight="bold")
     y += 0.22
     for sentence in cost_lines(point):
-        for line in _wrap(sentence, per_line):
+        for line in wrap(sentence, per_line):
             put(x, line, size=size - 0.4)
             y += line_h
         y += 0.04
     y += 0.1
-    for line in _wrap("The strategy these rules state is cheatsheet_strategy.json; "
+    for line in wrap("The strategy these rules state is cheatsheet_strategy.json; "
                       "\u201cbidou evaluate --strategy cheatsheet_strategy.json\u201d measures "
                       "it exactly.", per_line):
         put(x, line, size=max(6.5, size - 1), color="#555555")

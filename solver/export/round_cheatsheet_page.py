@@ -16,6 +16,7 @@ from typing import Any, Mapping
 from matplotlib.figure import Figure
 
 from solver.export.charts import A4_PORTRAIT, MIN_LABEL_PT, Canvas, _styled, figure_bytes
+from solver.export.cheatsheet_page import wrap
 
 FILES = ("cheatsheet.md", "cheatsheet.pdf", "cheatsheet.png")
 
@@ -81,17 +82,6 @@ def round_cheatsheet_markdown(document: Mapping[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def _wrap(text: str, per_line: int) -> list[str]:
-    lines, current = [], ""
-    for word in text.split():
-        if current and len(current) + 1 + len(word) > per_line:
-            lines.append(current)
-            current = word
-        else:
-            current = f"{current} {word}".strip()
-    return lines + ([current] if current else [])
-
-
 def _page(canvas: Canvas, document: Mapping[str, Any], size: float, draw: bool) -> float:
     """Everything at type `size`; returns the y below it."""
     W = canvas.width
@@ -108,7 +98,7 @@ def _page(canvas: Canvas, document: Mapping[str, Any], size: float, draw: bool) 
     y += 0.27
     put(W / 2, "Round: " + document["rules_text"], size=8, ha="center")
     y += 0.3
-    for line in _wrap(intro(document), per_line):
+    for line in wrap(intro(document), per_line):
         put(x, line, size=size, style="italic")
         y += line_h
     y += 0.12
@@ -116,7 +106,7 @@ def _page(canvas: Canvas, document: Mapping[str, Any], size: float, draw: bool) 
     y += 0.24
     for i, rule in enumerate(document["chip_rules"], 1):
         put(x, f"{i}.", size=size, weight="bold")
-        for line in _wrap(rule + ".", per_line - 4):
+        for line in wrap(rule + ".", per_line - 4):
             put(x + 0.25, line, size=size)
             y += line_h
         y += 0.05
@@ -132,7 +122,7 @@ def _page(canvas: Canvas, document: Mapping[str, Any], size: float, draw: bool) 
         y += line_h * 1.1
     y += 0.05
     small = max(MIN_LABEL_PT, size - 1)
-    for line in _wrap(search_line(document), per_line):
+    for line in wrap(search_line(document), per_line):
         put(x, line, size=small, color="#555555")
         y += line_h
     if document["base_rules"]:
@@ -140,7 +130,7 @@ def _page(canvas: Canvas, document: Mapping[str, Any], size: float, draw: bool) 
         put(x, f"The base: {document['base']}", size=size + 1.5, weight="bold")
         y += 0.22
         for i, rule in enumerate(document["base_rules"], 1):
-            for j, line in enumerate(_wrap(rule + ".", int(per_line * size / small) - 4)):
+            for j, line in enumerate(wrap(rule + ".", int(per_line * size / small) - 4)):
                 if j == 0:
                     put(x, f"{i}.", size=small)
                 put(x + 0.25, line, size=small)
