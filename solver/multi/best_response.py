@@ -26,25 +26,19 @@ from solver.multi.values import parent_runs, ranges, terminal_values
 
 def best_response_value(tree: PublicTree, sigma: np.ndarray, seat: int) -> float:
     """Seat's best expected payoff (chips per hand) when every other seat plays `sigma`."""
-    reach = ranges(tree, sigma)
-    values = terminal_values(tree, reach, [seat])[seat]
-    for depth in reversed(tree.depth_edges):
-        child = tree.edge_child[depth]
-        mine = tree.edge_player[depth] == seat
-        below = values[child].copy()
-        rethrow = mine & tree.edge_again[depth]
-        below[rethrow] = (below[rethrow] @ tree.base)[:, None]
-        parents, starts = parent_runs(tree, depth)
-        best = np.maximum.reduceat(below, starts, axis=0)
-        total = np.add.reduceat(below, starts, axis=0)
-        own_node = mine[starts]
-        values[parents] = np.where(own_node[:, None], best, total)
-    return float(tree.base @ values[0])
+    return _walk(tree, sigma, seat, deviate=True)
 
 
 def policy_value(tree: PublicTree, sigma: np.ndarray, seat: int) -> float:
     """Seat's expected payoff when everybody plays `sigma`, by the same walk with the seat's
     own edges weighted by his strategy instead of maximised."""
+    return _walk(tree, sigma, seat, deviate=False)
+
+
+def _walk(tree: PublicTree, sigma: np.ndarray, seat: int, deviate: bool) -> float:
+    """Bottom-up over the public tree: at the seat's own nodes the best edge for each hand
+    (`deviate`: his strategy is never read) or his strategy's average; elsewhere the sum
+    of the edges, the others' strategies already in the reach."""
     reach = ranges(tree, sigma)
     values = terminal_values(tree, reach, [seat])[seat]
     for depth in reversed(tree.depth_edges):
@@ -53,9 +47,14 @@ def policy_value(tree: PublicTree, sigma: np.ndarray, seat: int) -> float:
         below = values[child].copy()
         rethrow = mine & tree.edge_again[depth]
         below[rethrow] = (below[rethrow] @ tree.base)[:, None]
-        below[mine] *= sigma[depth][mine]
         parents, starts = parent_runs(tree, depth)
-        values[parents] = np.add.reduceat(below, starts, axis=0)
+        if deviate:
+            best = np.maximum.reduceat(below, starts, axis=0)
+            total = np.add.reduceat(below, starts, axis=0)
+            values[parents] = np.where(mine[starts][:, None], best, total)
+        else:
+            below[mine] *= sigma[depth][mine]
+            values[parents] = np.add.reduceat(below, starts, axis=0)
     return float(tree.base @ values[0])
 
 
