@@ -116,3 +116,63 @@ def test_ranges_out_of_order_are_refused(model):
     # a hand that sometimes raises never folds
     assert not rulebook.valid_params(model, "face", ((10, 10, 5, 5), (20, 20, 8, 8)))
     assert rulebook.valid_params(model, "face", ((10, 10, 5, 5), (20, 20, 10, 10)))
+
+
+def test_a_bluff_band_bluffs_with_middling_hands_only(model):
+    """(v, b, e): bet inside v, bluff outside b but only with the first e hands: the
+    equilibrium's shape (it passes with the weakest hands), in words and read back."""
+    pos = rulebook.positions(model)
+    atom = next(a for a in rulebook.atoms(model) if a.kind == "open")
+    actions = model.tree(atom.key[:2]).node(atom.key[2]).actions
+    rule = rulebook.canonical(model, Rule("open", _full(model, "open"), (48, 130, 41)))
+    assert rule.params == (48, 130, 41) and rulebook.band_end(model, rule) == 41
+    text = rulebook.rule_text(model, rule)
+    assert text.endswith("bet with 3-2-1 or better, bluff (bet) with 5-5-2 to 5-3-1 (with "
+                         "5-5-3 half the time), otherwise pass")
+    assert rulebook.parse_rule(model, text) == rule
+    bet = rulebook.action_probs(model, rule, atom, pos)[actions.index("bet")][np.argsort(pos)]
+    assert np.all(bet[:12] == 1.0) and np.all(bet[12:32] == 0.0) and bet[32] == 0.5
+    assert np.all(bet[33:41] == 1.0) and np.all(bet[41:] == 0.0)
+    # a band of one hand, a staircase band, and the bluffs made only in part
+    for params, words in (((48, 132, 34), "bluff (bet) with 5-5-2, otherwise"),
+                          ((48, (36, 35, 33, 33), 41), "bluff (bet) with 5-4-2 to 5-3-1, "
+                           "three times in four with 5-4-4, half the time with 5-5-2 to "
+                           "5-5-1, otherwise"),
+                          ((48, 130, 33), "bluff (bet) with 5-5-3 half the time, otherwise")):
+        band = rulebook.canonical(model, Rule("open", _full(model, "open"), params))
+        assert band.params == params and words in rulebook.rule_text(model, band)
+        assert rulebook.parse_rule(model, rulebook.rule_text(model, band)) == band
+
+
+def test_bands_have_one_spelling(model):
+    """A band down to the weakest hand is "or worse" (no e); a band with no bluff in it is
+    no bluff; an end above the bluff cut's steps is refused."""
+    n, top, full = model.num_hands, 4 * model.num_hands, _full(model, "open")
+    assert rulebook.canonical(model, Rule("open", full, (48, 130, n))).params == (48, 130)
+    assert rulebook.canonical(model, Rule("open", full, (48, 132, 33))).params == (48, top)
+    assert rulebook.valid_params(model, "open", (48, 130, 33))
+    assert not rulebook.valid_params(model, "open", (48, 130, 32))      # c1 = 33 > e
+    assert not rulebook.valid_params(model, "open", (48, 130, n))      # no band: (v, b)
+    assert not rulebook.valid_params(model, "open", (48, (40, 36, 33, 33), 38))
+
+
+def test_random_band_rules_read_back_and_state_what_they_say(model):
+    rng = np.random.default_rng(24)
+    n, full = model.num_hands, _full(model, "open")
+    pos = rulebook.positions(model)
+    atom = next(a for a in rulebook.atoms(model) if a.kind == "open")
+    tried = 0
+    while tried < 150:
+        v = int(rng.integers(0, 80))
+        b = (int(rng.integers(80, 4 * n)) if rng.random() < 0.5 else
+             _staircase(rng, n, 20, n))
+        e = int(rng.integers(20, n))
+        if not rulebook.valid_params(model, "open", (v, b, e)):
+            continue
+        tried += 1
+        rule = rulebook.canonical(model, Rule("open", full, (v, b, e)))
+        back = rulebook.parse_rule(model, rulebook.rule_text(model, rule))
+        assert back == rule
+        bet = rulebook.action_probs(model, rule, atom, pos)[1]
+        bluff = (1 - rulebook.above(b, pos)) * (pos < e)
+        assert np.allclose(bet, np.minimum(rulebook.above(v, pos) + bluff, 1.0))

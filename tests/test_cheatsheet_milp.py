@@ -31,13 +31,14 @@ def _cost(model, rules) -> float:
 
 
 def test_the_milp_proves_the_best_cuts_of_a_book(small):
-    """Three rules (stop, open, face): the greedy search's integer cuts cost 0.0568; the
-    MILP finds a bluff mixed over a range (0.0507, exact in binary fractions) and proves
+    """Three rules (stop, open, face): the greedy search's cuts cost 0.0522 (a value bet
+    mixed over a range; 0.0568 when its descent tried integer cuts only); the MILP finds a
+    bluff mixed over a range instead (0.0507, exact in binary fractions) and proves
     that no cuts of these three scopes do better (gap 0). Its objective is the exact best
     response's measure of the book it returns (no shared code)."""
     solution, start = small
     model = solution.model
-    assert start.exploitability.exploitability == pytest.approx(0.0567626953125, abs=1e-12)
+    assert start.exploitability.exploitability == pytest.approx(0.05218505859375, abs=1e-12)
     result = cheatsheet_milp.optimize(model, start.rules, time_limit=120)
     assert result.status == "optimal" and result.proved_optimal
     assert result.objective == pytest.approx(_cost(model, result.rules), abs=1e-9)
@@ -98,15 +99,44 @@ def test_a_proved_sheet_with_staircases_is_a_valid_file(small, tmp_path):
     model = solution.model
     point = cheatsheet_milp.prove(model, start.rules, solution.strategy, solution.value, 60)
     assert point.exploitability.exploitability < start.exploitability.exploitability - 1e-3
-    assert point.proof is not None and point.proof.start == pytest.approx(0.0567626953125)
+    assert point.proof is not None and point.proof.start == pytest.approx(0.05218505859375)
     write_cheatsheet(model, point, tmp_path, dpi=30)
     document = json.loads((tmp_path / "cheatsheet_strategy.json").read_text())
     validate(document, "cheatsheet-strategy")
     assert any(isinstance(p, list) for r in document["result"]["rule_list"] for p in r["params"])
     assert [rulebook.Rule.from_dict(d) for d in document["result"]["rule_list"]] == \
         list(point.rules)
-    assert document["result"]["milp"]["start_exploitability"] == pytest.approx(0.0567626953125)
+    assert document["result"]["milp"]["start_exploitability"] == pytest.approx(0.05218505859375)
     text = (tmp_path / "cheatsheet.md").read_text()
     assert "Among all cuts (mixing in quarters) for these rules' situations" in text
     assert rulebook.parse_rules(model, text.split("## What they cost")[0].splitlines()) == \
         list(point.rules)
+
+
+def test_a_block_solve_with_a_bluff_band_finds_the_exhaustive_optimum(small):
+    """An open rule whose bluffs stop before the weakest hand (a band ending at e = 3 of
+    the 4 hands): the MILP keeps the band's end and finds the best value and bluff cuts,
+    exactly the least cost of every valid (v, b) with that end (exhaustive search, the
+    exact best response)."""
+    solution, start = small
+    model = solution.model
+    i = next(k for k, r in enumerate(start.rules) if r.kind == "open")
+    rule = start.rules[i]
+    n = model.num_hands
+    stairs = [rulebook.cut_of(c) for c in itertools.product(range(n + 1), repeat=4)
+              if all(a >= b for a, b in zip(c, c[1:]))]
+    costs = {}
+    for v, b in itertools.product(stairs, stairs):
+        if rulebook.valid_params(model, "open", (v, b, 3)):
+            trial = list(start.rules)
+            trial[i] = rulebook.canonical(model, dataclasses.replace(rule, params=(v, b, 3)))
+            costs[trial[i].params] = _cost(model, trial)
+    banded = list(start.rules)
+    banded[i] = dataclasses.replace(rule, params=(0, 10, 3))      # bluff 2-2-1 half the time
+    assert rulebook.canonical(model, banded[i]).params == (0, 10, 3)
+    found = cheatsheet_milp.best_cuts(model, banded, [i], presolve=False)
+    assert found.status == "optimal"
+    assert found.objective == pytest.approx(min(costs.values()), abs=1e-9)
+    assert _cost(model, found.rules) == pytest.approx(min(costs.values()), abs=1e-12)
+    assert min(costs.values()) > 0.0507                 # the band costs here: the weakest
+    assert rulebook.band_end(model, found.rules[i]) in (3, n)   # hand bluffs in the best

@@ -35,6 +35,9 @@ from solver.strategy import Strategy
 IMPROVEMENT = 1e-10
 MAX_SWEEPS = 6
 WINDOW = 6                 # threshold moves tried when scoring a candidate split
+# the parameters coordinate descent moves: a stop cut; value and bluff cuts and the bluff
+# band's end; raise and call cuts (a keep rule's preference list is one parameter)
+PARAMS = {"throw": 1, "keep": 1, "open": 3, "face": 2}
 
 
 KEEP_LONGEST = 4           # preferences in a keep rule, at most
@@ -119,20 +122,54 @@ class Book:
         rule = self.rules[i]
         if rule.kind == "keep":
             return [tuple(order) for order in keep_orders()]
-        top = STEPS * self.model.num_hands
+        if rule.kind == "open" and which == 2:
+            return self._band_choices(i, window)
         p = list(rule.params)
-        reach = top if window is None else window * STEPS
-        lo, hi = max(0, p[which] - reach), min(top, p[which] + reach)
-        grid = set(range(lo - lo % STEPS, hi + 1, STEPS))
-        grid |= set(range(max(0, p[which] - STEPS), min(top, p[which] + STEPS) + 1))
+        grid = self._cut_moves(p[which], window)
         top_only = rulebook.top_level_only(self.model, rule)
         out = []
-        for value in sorted(grid):
+        for value in sorted(grid, key=lambda c: (rulebook.counts(c), str(c))):
             q = list(p)
             q[which] = value
             if rulebook.valid_params(self.model, rule.kind, tuple(q), top_only):
                 out.append(tuple(q))
         return out
+
+    def _cut_moves(self, cut: rulebook.Cut, window: int | None) -> set:
+        """A cut's neighbours: every integer cut on whole hands (or within `window` hands
+        of it) and every quarter within a hand; staircases mixing a range of up to
+        `window` hands below it (once in four, half, three times in four); a staircase's
+        shifts and each of its steps moved by one or two hands."""
+        n = self.model.num_hands
+        top = STEPS * n
+        c = rulebook.counts(cut)
+        centre = sum(c)                        # in quarters of a hand
+        reach = top if window is None else window * STEPS
+        lo, hi = max(0, centre - reach), min(top, centre + reach)
+        grid: set = set(range(lo - lo % STEPS, hi + 1, STEPS))
+        grid |= set(range(max(0, centre - STEPS), min(top, centre + STEPS) + 1))
+        width = min(window or WINDOW, n)
+        stairs: list[tuple[int, ...]] = []
+        for d in range(2, width + 1):
+            w = c[-1]
+            stairs += [(w + d, w, w, w), (w + d, w + d, w, w), (w + d, w + d, w + d, w)]
+        if not isinstance(cut, int):
+            stairs += [tuple(x + d for x in c) for d in range(-width, width + 1)]
+            for j in range(STEPS):
+                for delta in (-2, -1, 1, 2):
+                    stairs.append(tuple(x + delta * (k == j) for k, x in enumerate(c)))
+        grid |= {rulebook.cut_of(s) for s in stairs if rulebook.valid_cut(self.model, s)}
+        return grid
+
+    def _band_choices(self, i: int, window: int | None) -> list[tuple]:
+        """The params tried when moving an open rule's bluff band end: every whole hand
+        (or those within `window` hands; n: no band, the bluffs go down to the weakest)."""
+        n = self.model.num_hands
+        v, b = self.rules[i].params[:2]
+        end = rulebook.band_end(self.model, self.rules[i])
+        lo, hi = (0, n) if window is None else (max(0, end - window), min(n, end + window))
+        return [(v, b) if e == n else (v, b, e) for e in range(lo, hi + 1)
+                if e == n or rulebook.valid_params(self.model, "open", (v, b, e))]
 
     def descend(self, indices: Sequence[int] | None = None, sweeps: int = MAX_SWEEPS,
                 window: int | None = None) -> None:
@@ -141,7 +178,7 @@ class Book:
         for _ in range(sweeps):
             moved = False
             for i in indices:
-                size = 1 if self.rules[i].kind in ("throw", "keep") else 2
+                size = PARAMS[self.rules[i].kind]
                 for which in range(size):
                     start, best = self.rules[i].params, self.objective
                     best_params = start

@@ -152,7 +152,7 @@ class _Program:
         self.U = mass_bounds(model)
         self.cols, self.rows = _Columns(), _RowSet()
         self.sides: dict[int, tuple] = {int(p): self._side(p) for p in (CAPTAIN, OPPONENT)}
-        self.cuts = {i: [self._staircase() for _ in r.params]
+        self.cuts = {i: [self._staircase() for _ in r.params[:2 if r.kind == "open" else 3]]
                      for i, r in enumerate(self.rules) if r.kind != "keep" and i in self.free}
         self._nest()
         keeps = self._keeps()
@@ -193,6 +193,8 @@ class _Program:
             if rulebook.top_level_only(self.model, rule):
                 self._fix_zero(first.ravel())
                 continue
+            if rule.kind == "open":            # a bluff band's end is fixed: c1 <= e
+                self._fix_zero(second[0, rulebook.band_end(self.model, rule):])
             self.rows.add(np.stack([first[0], second[-1]], axis=1), [1.0, -1.0], -INFINITY,
                           0.0)
 
@@ -258,9 +260,11 @@ class _Program:
         if atom.kind == "open":
             value = self._products(mass, self.U[own - 1], cuts[0])
             inside = self._products(mass, self.U[own - 1], cuts[1])
-            # bet = value + (mass - inside): x_bet - m - sum(value)/4 + sum(inside)/4 = 0
+            # bet = value + (mass - inside) in the band (inside is 0 below it):
+            # x_bet - sum(value)/4 - [pos < e] m + sum(inside)/4 = 0
+            band = (self.pos < rulebook.band_end(self.model, self.rules[i])).astype(float)
             self._equal(index[actions.index("bet")], [(value, quarter), (inside, -quarter)],
-                        mass)
+                        mass, band)
             return
         cont = self._products(mass, self.U[own - 1], cuts[1])
         if "raise" in actions:
@@ -291,14 +295,15 @@ class _Program:
                           np.stack([np.ones(len(parent)), -probs[a]], axis=1), 0.0, 0.0)
 
     def _equal(self, x: np.ndarray, parts: list[tuple[np.ndarray, float]],
-               mass: np.ndarray | None = None) -> None:
-        """Rows x[h] = sum of coef * sum_j u[j, h] (+ mass[h])."""
+               mass: np.ndarray | None = None, weight: np.ndarray | None = None) -> None:
+        """Rows x[h] = sum of coef * sum_j u[j, h] (+ weight[h] * mass[h], weight 1 if
+        not given)."""
         n = self.model.num_hands
         cols = [x[None, :]] + [u for u, _ in parts]
         vals = [np.ones((1, n))] + [np.full(u.shape, -coef) for u, coef in parts]
         if mass is not None:
             cols.append(mass[None, :])
-            vals.append(-np.ones((1, n)))
+            vals.append(-(np.ones((1, n)) if weight is None else weight[None, :]))
         self.rows.add(np.concatenate(cols, axis=0).T, np.concatenate(vals, axis=0).T, 0.0,
                       0.0)
 
@@ -346,14 +351,14 @@ class _Program:
                 continue
             params = tuple(rulebook.cut_of(tuple(int(round(x[b[j]].sum()))
                                                  for j in range(LEVELS)))
-                           for b in self.cuts[i])
+                           for b in self.cuts[i]) + rule.params[len(self.cuts[i]):]
             out.append(rulebook.canonical(self.model, dataclasses.replace(rule,
                                                                           params=params)))
         return tuple(out)
 
 
 def _nested(rule: Rule) -> bool:
-    first, second = rule.params
+    first, second = rule.params[:2]
     return rulebook.counts(first)[0] <= rulebook.counts(second)[-1]
 
 

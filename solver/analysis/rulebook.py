@@ -19,8 +19,12 @@ kind of decision:
 
 * ``throw`` (k): stop with the hands inside the cut k, otherwise throw again (under
   ``reroll="keep"`` keeping what the player's ``keep`` rule says);
-* ``open`` (v, b), nothing bet yet: bet with the hands inside v and, as a bluff, with the
-  hands outside b (b at the bottom: no bluff); otherwise pass;
+* ``open`` (v, b) or (v, b, e), nothing bet yet: bet with the hands inside v and, as a bluff,
+  with the hands outside b but inside the first e hands (a *bluff band*, issue 24: "bluff
+  (bet) with 5-4-2 to 4-3-1"; without e, down to the weakest hand: "4-1-1 or worse"; b at the
+  bottom: no bluff); otherwise pass. The equilibrium bluffs with middling hands and passes
+  with the weakest (default game: 33 to 40 of 56 after three throws each): the band states
+  that, "or worse" cannot;
 * ``face`` (r, c), facing a bet or raise: raise with the hands inside r, call with the rest
   of those inside c, fold the others (at the top level, where no raise is allowed, call
   instead);
@@ -152,10 +156,16 @@ def valid_params(model: HandModel, kind: str, params: tuple, top_only: bool = Fa
     top = STEPS * model.num_hands
     if kind == "keep":
         return len(set(params)) == len(params) and all(p in KEEP_PATTERNS for p in params)
+    if kind == "open" and len(params) == 3:
+        if not valid_band(model, params[1], params[2]):
+            return False
+        params = params[:2]
     if not all(valid_cut(model, x) for x in params):
         return False
     if kind == "throw":
         return len(params) == 1
+    if len(params) != 2:
+        return False
     first, second = params
     if top_only and kind == "face" and first:
         return False
@@ -165,6 +175,16 @@ def valid_params(model: HandModel, kind: str, params: tuple, top_only: bool = Fa
     if kind == "open":
         return first == second == top or nested
     return first == second or (first != second and nested)
+
+
+def valid_band(model: HandModel, bluff: Cut, end: object) -> bool:
+    """A bluff band's end e (whole hands, positions >= e never bluff): a hand of the bluff
+    cut's lowest step bluffs (e > c4), every step ends inside the band (e >= c1), and the
+    band stops before the weakest hand (e = n is no band: the rule has no e)."""
+    if isinstance(end, bool) or not isinstance(end, int) or not valid_cut(model, bluff):
+        return False
+    c = counts(bluff)
+    return c[0] <= end < model.num_hands and c[-1] < end
 
 
 def normalize_scope(model: HandModel, kind: str,
@@ -199,9 +219,14 @@ def canonical(model: HandModel, rule: Rule) -> Rule:
     top = STEPS * model.num_hands
     p: tuple[Any, ...] = (rule.params if rule.kind == "keep"
                           else tuple(cut_of(x) for x in rule.params))
-    both_int = rule.kind != "keep" and all(isinstance(x, int) for x in p)
+    if rule.kind == "open" and len(p) == 3 and (p[2] >= model.num_hands or p[1] == top):
+        p = p[:2]                               # a band down to the weakest hand, or none
+    elif rule.kind == "open" and len(p) == 3 and counts(p[1])[-1] >= p[2]:
+        p = (p[0], top)                         # a band with no bluff in it: no bluff
+    both_int = rule.kind != "keep" and all(isinstance(x, int) for x in p[:2])
     if rule.kind == "open" and both_int and p[0] >= p[1]:
-        p = (top, top)                          # bet with everything
+        # bet with everything (down to the band's end)
+        p = (top, top) if len(p) == 2 else (STEPS * p[2], top)
     if rule.kind == "face" and top_level_only(model, rule):
         p = (0, p[1])                           # no raise at the top level: call
         both_int = isinstance(p[1], int)
@@ -327,8 +352,9 @@ def action_probs(model: HandModel, rule: Rule, atom: Atom, pos: np.ndarray,
     actions = model.tree((tc, to)).node(history).actions
     out = np.zeros((len(actions), n))
     if atom.kind == "open":
-        v, b = rule.params
-        bet = np.minimum(above(v, pos) + 1.0 - above(b, pos), 1.0)
+        v, b = rule.params[:2]
+        bluff = (1.0 - above(b, pos)) * (pos < band_end(model, rule))
+        bet = np.minimum(above(v, pos) + bluff, 1.0)
         out[actions.index("bet")] = bet
         out[actions.index("pass")] = 1.0 - bet
         return out
@@ -339,6 +365,11 @@ def action_probs(model: HandModel, rule: Rule, atom: Atom, pos: np.ndarray,
     out[actions.index("call")] = above(c, pos) - raise_
     out[actions.index("fold")] = 1.0 - above(c, pos)
     return out
+
+
+def band_end(model: HandModel, rule: Rule) -> int:
+    """Where an open rule's bluffs stop (positions >= it never bluff): its e, else n."""
+    return int(rule.params[2]) if len(rule.params) == 3 else model.num_hands
 
 
 def build_strategy(model: HandModel, rule_list: Sequence[Rule]) -> Strategy:
@@ -483,26 +514,35 @@ def _staircase(model: HandModel, verb: str, cut: tuple[int, ...]) -> str:
     return ", ".join(parts)
 
 
-def _bluff(model: HandModel, cut: Cut) -> str:
-    """The hands below `cut` that bet: "bluff (bet) with 3-2-2 or worse"; a staircase:
-    "bluff (bet) with 4-1-1 or worse, one time in four with 4-2-1 to 4-3-1"."""
+def _down_to(model: HandModel, start: int, end: int) -> str:
+    """The bluffs always made, positions start..end-1: "4-1-1 or worse" when they reach the
+    weakest hand, else a band: "5-4-2 to 4-3-1" (one hand: "5-4-2")."""
+    if end == model.num_hands:
+        return f"{_hand(model, start)} or worse"
+    return _range(model, start, end)
+
+
+def _bluff(model: HandModel, cut: Cut, end: int) -> str:
+    """The hands below `cut` (and above the band's `end`) that bet: "bluff (bet) with 3-2-2
+    or worse"; a band: "bluff (bet) with 5-4-2 to 4-3-1"; a staircase: "bluff (bet) with
+    4-1-1 or worse, one time in four with 4-2-1 to 4-3-1"."""
     if not isinstance(cut, int):
-        return _bluff_staircase(model, cut)
+        return _bluff_staircase(model, cut, end)
     full, part = divmod(cut, STEPS)
     if not part:
-        return f"bluff (bet) with {_hand(model, full)} or worse"
-    if full + 1 == model.num_hands:
+        return f"bluff (bet) with {_down_to(model, full, end)}"
+    if full + 1 == end:
         return f"bluff (bet) with {_hand(model, full)} {FREQUENCIES[STEPS - part]}"
-    return (f"bluff (bet) with {_hand(model, full + 1)} or worse (with {_hand(model, full)} "
+    return (f"bluff (bet) with {_down_to(model, full + 1, end)} (with {_hand(model, full)} "
             f"{FREQUENCIES[STEPS - part]})")
 
 
-def _bluff_staircase(model: HandModel, cut: tuple[int, ...]) -> str:
+def _bluff_staircase(model: HandModel, cut: tuple[int, ...], end: int) -> str:
     """Outside a staircase (c1..c4), from the weakest: the hands always outside ("or
-    worse"), then the ranges outside three times, two times, one time in four."""
+    worse", or down to the band's end), then the ranges outside three times, two times, one
+    time in four."""
     b1, b2, b3, b4 = cut
-    n = model.num_hands
-    parts = [f"bluff (bet) with {_hand(model, b1)} or worse"] if b1 < n else []
+    parts = [f"bluff (bet) with {_down_to(model, b1, end)}"] if b1 < end else []
     for level, (lo, hi) in ((3, (b2, b1)), (2, (b3, b2)), (1, (b4, b3))):
         if hi > lo:
             phrase = f"{FREQUENCIES[level]} with {_range(model, lo, hi)}"
@@ -529,14 +569,14 @@ def action_text(model: HandModel, rule: Rule) -> str:
             return "always stop"
         return f"{_cut(model, 'stop', k)}, otherwise {again}"
     if rule.kind == "open":
-        v, b = p
+        v, b = p[:2]
         if v == top:
             return "always bet"
         if v == 0 and b == top:
             return "always pass"
         parts = [_cut(model, "bet", v)] if v else []
         if b != top:
-            parts.append(_bluff(model, b))
+            parts.append(_bluff(model, b, band_end(model, rule)))
         return ", ".join(parts) + ", otherwise pass"
     r, c = p
     if c == 0:
@@ -643,6 +683,7 @@ _VERB_CUT = re.compile(rf"^(stop|bet|raise|call) with (\S+) or better(?: \(with 
 _VERB_PART = re.compile(rf"^(stop|bet|raise|call) with (\S+) {_FREQ}$")
 _BLUFF_CUT = re.compile(rf"^bluff \(bet\) with (\S+) or worse(?: \(with (\S+) {_FREQ}\))?$")
 _BLUFF_PART = re.compile(rf"^bluff \(bet\) with (\S+) {_FREQ}$")
+_BLUFF_BAND = re.compile(rf"^bluff \(bet\) with {_RANGE}(?: \(with (\S+) {_FREQ}\))?$")
 # a staircase's ranges: the first names its verb, the next ones go on with the last verb
 _STAIR_FIRST = re.compile(rf"^(stop|bet|raise|call|bluff \(bet\)) {_FREQ} with {_RANGE}$")
 _STAIR_MORE = re.compile(rf"^{_FREQ} with {_RANGE}$")
@@ -660,6 +701,7 @@ class _CutReader:
         self.whole: dict[str, int] = {}                 # "X or better / worse", no quarter
         self.ranges: dict[str, dict[int, tuple[int, int]]] = {}
         self.last = ""
+        self.end: int | None = None                     # a bluff band's end, if named
 
     def place(self, hand: str) -> int:
         if hand not in self.ranked:
@@ -682,8 +724,18 @@ class _CutReader:
                                   - self.steps[m.group(3)])
             if not m.group(3):
                 self.whole["bluff"] = start
+            self.end = self.model.num_hands
         elif (m := _BLUFF_PART.match(clause)):
             self.cuts["bluff"] = self.place(m.group(1)) * STEPS + STEPS - self.steps[m.group(2)]
+            self.end = self.place(m.group(1)) + 1
+        elif (m := _BLUFF_BAND.match(clause)):
+            self.last, start = "bluff", self.place(m.group(1))
+            self.end = self.place(m.group(2) or m.group(1)) + 1
+            self.cuts["bluff"] = (start * STEPS if not m.group(3) else
+                                  self.place(m.group(3)) * STEPS + STEPS
+                                  - self.steps[m.group(4)])
+            if not m.group(3):
+                self.whole["bluff"] = start
         elif (m := _STAIR_FIRST.match(clause)):
             self.last = "bluff" if m.group(1).startswith("bluff") else m.group(1)
             self._range(m.group(2), m.group(3), m.group(4))
@@ -705,9 +757,9 @@ class _CutReader:
         """The verb's cut: a staircase when ranges were named (else the integer cut)."""
         if verb not in self.ranges:
             return self.cuts.get(verb, default)
-        ranges, n = self.ranges[verb], self.model.num_hands
+        ranges = self.ranges[verb]
         if verb == "bluff":                          # b1 from the full bluffs, then upward
-            b = [self.whole.get(verb, n)]
+            b = [self.whole.get(verb, self.band_end())]
             for level in (3, 2, 1):
                 b.append(ranges[level][0] if level in ranges else b[-1])
             found: tuple = tuple(b)
@@ -719,6 +771,15 @@ class _CutReader:
         if not valid_cut(self.model, found):
             raise RuleTextError(f"the ranges of {self.text!r} are out of order")
         return cut_of(found)
+
+
+    def band_end(self) -> int:
+        """Where the bluffs stop: the band's named end, else the end of the most frequent
+        bluff range (the weakest hand when they reach it)."""
+        if self.end is not None:
+            return self.end
+        ranges = self.ranges.get("bluff")
+        return ranges[max(ranges)][1] if ranges else self.model.num_hands
 
 
 def _parse_action(model: HandModel, kind: str, text: str) -> tuple:
@@ -743,7 +804,9 @@ def _parse_action(model: HandModel, kind: str, text: str) -> tuple:
     if kind == "throw":
         return (reader.cut("stop", 0),)
     if kind == "open":
-        return (reader.cut("bet", 0), reader.cut("bluff", top))
+        end = reader.band_end()
+        band = (end,) if end < model.num_hands else ()
+        return (reader.cut("bet", 0), reader.cut("bluff", top)) + band
     r = reader.cut("raise", 0)
     return (r, reader.cut("call", r))
 
