@@ -53,6 +53,73 @@ def references(model, eq) -> dict[str, float]:
                             ("betting in quarters", quarters))}
 
 
+QUARTERS = np.arange(5) / 4
+
+
+def shape_fit(y: np.ndarray, w: np.ndarray, pieces: str) -> np.ndarray:
+    """The sequence of quarters closest to y (weights w, least squares) made of the given
+    monotone pieces in order: "d" non-increasing, "i" non-decreasing, "z" zero; a piece may
+    be empty and may start at any level. "di" is an open rule of the family (value bets
+    from the top, bluffs "or worse"), "diz" one with a bluff band, "d" a call cut."""
+    m, K, big = len(y), len(pieces), 1e18
+    cost = np.full((K, 5), 0.0)
+    back = np.zeros((m, K, 5, 2), dtype=np.int64)
+    for p in range(m):
+        new = np.full((K, 5), big)
+        for k, piece in enumerate(pieces):
+            for level in range(5 if piece != "z" else 1):
+                if p == 0:
+                    new[k, level], back[p, k, level] = 0.0, (k, level)
+                    continue
+                allowed = {"d": range(level, 5), "i": range(0, level + 1), "z": [0]}[piece]
+                options = [(cost[k, q], k, q) for q in allowed]
+                options += [(cost[j, q], j, q) for j in range(k) for q in range(5)]
+                best = min(options)
+                new[k, level], back[p, k, level] = best[0], best[1:]
+        new += w[p] * (y[p] - QUARTERS[None, :]) ** 2
+        cost = new
+    k, level = np.unravel_index(int(np.argmin(cost)), cost.shape)
+    out = np.zeros(m)
+    for p in range(m - 1, -1, -1):
+        out[p] = QUARTERS[level]
+        k, level = back[p, k, level]
+    return out
+
+
+def family_references(model, eq) -> dict[str, float]:
+    """Exploitability of the equilibrium with every betting decision replaced by the
+    closest decision of the rule family (each decision its own cuts, quarters, weighted by
+    the player's own reach): with "or worse" bluffs (the family before bands) and with
+    bluff bands. What the family can state at best, before any sharing of rules."""
+    from games.bidou.betting import CAPTAIN, OPPONENT
+    from solver.reach import own_reach
+
+    order = np.argsort(rulebook.positions(model))
+    reach: dict = {}
+    for player in (CAPTAIN, OPPONENT):
+        reach.update(own_reach(model, eq, player)[1])
+    out = {}
+    for name, pieces in (("family per decision", "di"), ("with bluff bands", "diz")):
+        fitted = eq.copy()
+        for key, probs in eq.betting.items():
+            actions = model.tree(key[:2]).node(key[2]).actions
+            w, P = reach[key][0][order] + 1e-5, probs[:, order]
+            q = np.zeros_like(P)
+            if "bet" in actions:
+                bet = shape_fit(P[actions.index("bet")], w, pieces)
+                q[actions.index("bet")], q[actions.index("pass")] = bet, 1 - bet
+            else:
+                go = shape_fit(1 - P[actions.index("fold")], w, "d")
+                up = (np.where(go >= 1, shape_fit(P[actions.index("raise")], w, "d"), 0.0)
+                      if "raise" in actions else np.zeros(len(go)))
+                if "raise" in actions:
+                    q[actions.index("raise")] = up
+                q[actions.index("call")], q[actions.index("fold")] = go - up, 1 - go
+            fitted.betting[key] = q[:, np.argsort(order)]
+        out[name] = best_response.exploitability(model, fitted).exploitability
+    return out
+
+
 def equilibrium(name: str):
     """The published (refined) equilibrium of `name`, read from outputs/ if it is there,
     else solved now: the cheat sheets' "against the equilibrium" is measured against it."""
@@ -78,7 +145,7 @@ def start_books(folder: Path, name: str) -> list[tuple[rulebook.Rule, ...]]:
 
 def run(name: str, rules_max: int, out: Path | None, beam: int = 1,
         milp_seconds: float = 0.0, start_folder: Path | None = None,
-        milp_sizes: list[int] | None = None) -> None:
+        milp_sizes: list[int] | None = None, family: bool = False) -> None:
     model, strategy, value = equilibrium(name)
     start = time.perf_counter()
 
@@ -116,6 +183,9 @@ def run(name: str, rules_max: int, out: Path | None, beam: int = 1,
           + (f"{close[0].size}" if close else f"none up to {points[-1].size} rules"))
     print("  references (the equilibrium with): " + ", ".join(
         f"{kind} {cost:.4f}" for kind, cost in references(model, strategy).items()))
+    if family:
+        print("  the equilibrium's betting in the rule family: " + ", ".join(
+            f"{kind} {cost:.4f}" for kind, cost in family_references(model, strategy).items()))
     if out is not None:
         for p in points:
             write_json_atomic(out / f"front_{name}_{p.size:02d}.json", strategy_to_json(
@@ -185,12 +255,16 @@ def main() -> None:
                         help="seconds per front point for the MILP (improve, then prove)")
     parser.add_argument("--milp-sizes", default=None,
                         help="comma-separated book sizes the MILP runs on (default: all)")
+    parser.add_argument("--family", action="store_true",
+                        help="also print the equilibrium's betting made the closest decisions "
+                             "of the rule family (with and without bluff bands)")
     parser.add_argument("--start", type=Path, default=None,
                         help="start from the front files in this folder instead of searching")
     args = parser.parse_args()
     for name in args.games.split(","):
         sizes = [int(x) for x in args.milp_sizes.split(",")] if args.milp_sizes else None
-        run(name, args.rules_max, args.out, args.beam, args.milp_seconds, args.start, sizes)
+        run(name, args.rules_max, args.out, args.beam, args.milp_seconds, args.start, sizes,
+            args.family)
     if args.out is not None:
         write_front_table(args.out)
 

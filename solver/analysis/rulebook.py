@@ -23,8 +23,8 @@ kind of decision:
   with the hands outside b but inside the first e hands (a *bluff band*, issue 24: "bluff
   (bet) with 5-4-2 to 4-3-1"; without e, down to the weakest hand: "4-1-1 or worse"; b at the
   bottom: no bluff); otherwise pass. The equilibrium bluffs with middling hands and passes
-  with the weakest (default game: 33 to 40 of 56 after three throws each): the band states
-  that, "or worse" cannot;
+  with the weakest (default game, after three throws each: the 34th to the 41st of 56
+  bluff): the band states that, "or worse" cannot;
 * ``face`` (r, c), facing a bet or raise: raise with the hands inside r, call with the rest
   of those inside c, fold the others (at the top level, where no raise is allowed, call
   instead);
