@@ -145,7 +145,8 @@ def start_books(folder: Path, name: str) -> list[tuple[rulebook.Rule, ...]]:
 
 def run(name: str, rules_max: int, out: Path | None, beam: int = 1,
         milp_seconds: float = 0.0, start_folder: Path | None = None,
-        milp_sizes: list[int] | None = None, family: bool = False) -> None:
+        milp_sizes: list[int] | None = None, family: bool = False,
+        polish: bool = False) -> None:
     model, strategy, value = equilibrium(name)
     start = time.perf_counter()
 
@@ -157,6 +158,8 @@ def run(name: str, rules_max: int, out: Path | None, beam: int = 1,
         books = [b for b in start_books(start_folder, name) if len(b) <= rules_max]
     else:
         books = list(cheatsheet.pareto_front(model, rules_max, progress, beam=beam))
+    if polish:                                  # as `bidou cheatsheet` does: the rich moves
+        books[-1] = cheatsheet.polish(model, books[-1])
     if milp_seconds > 0:
         from solver.analysis import cheatsheet_milp
 
@@ -258,13 +261,16 @@ def main() -> None:
     parser.add_argument("--family", action="store_true",
                         help="also print the equilibrium's betting made the closest decisions "
                              "of the rule family (with and without bluff bands)")
+    parser.add_argument("--polish", action="store_true",
+                        help="descend the largest book with the rich moves (staircases, bluff "
+                             "band ends) before measuring, as `bidou cheatsheet` does")
     parser.add_argument("--start", type=Path, default=None,
                         help="start from the front files in this folder instead of searching")
     args = parser.parse_args()
     for name in args.games.split(","):
         sizes = [int(x) for x in args.milp_sizes.split(",")] if args.milp_sizes else None
         run(name, args.rules_max, args.out, args.beam, args.milp_seconds, args.start, sizes,
-            args.family)
+            args.family, args.polish)
     if args.out is not None:
         write_front_table(args.out)
 
