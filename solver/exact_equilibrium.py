@@ -126,7 +126,10 @@ class _Plan:
 
     def _split(self, key: tuple, mass: Fraction, u: list[Fraction]) -> list[Fraction]:
         support = self.support[key]
-        out = [Fraction(0)] * len(self.decisions[key][0])
+        out = [ZERO] * len(self.decisions[key][0])
+        if len(support) == 1:                   # pure: no unknown, no Fraction arithmetic
+            out[support[0]] = mass
+            return out
         for a in support[:-1]:
             out[a] = u[self.index[(key, a)]]
         out[support[-1]] = mass - sum(out[a] for a in support[:-1])
@@ -231,9 +234,19 @@ class _Responder:
         self.beaten_by = [(np.nonzero(row == 0)[0].tolist(), np.nonzero(row == 1)[0].tolist())
                           for row in compare]
         self.choice: dict[tuple, int] = {}
+        self._argmax: dict[tuple, list[int]] = {}
 
     def _pick(self, key: tuple, probs: np.ndarray) -> int:
         return self.choice.get(key, int(np.argmax(probs)))
+
+    def _likeliest(self, where: tuple) -> list[int]:
+        """Per hand, the float strategy's most likely action at the betting decision
+        `where` (np.argmax's first maximum, as `_pick` takes it), computed once."""
+        picks = self._argmax.get(where)
+        if picks is None:
+            picks = self._argmax[where] = np.argmax(self.strategy.betting[where],
+                                                    axis=0).tolist()
+        return picks
 
     def q_values(self, plan: _Realization, best: bool = False, publics: set | None = None
                  ) -> dict[tuple, Sequence[Fraction | None]]:
@@ -270,14 +283,19 @@ class _Responder:
                     if not live:
                         return zeros
                     return [sum((ch[x] for ch in live), ZERO) for x in range(n)]
-                probs = self.strategy.betting[(tc, to, node.history)]
+                if all(ch is zeros for ch in children):   # no reach below: all zero
+                    nothing = [ZERO] * len(children)
+                    for x in range(n):
+                        q[("bet", tc, to, node.history, x)] = nothing
+                    return zeros
+                picks = self._likeliest((tc, to, node.history))
+                choice = self.choice
                 out = []
                 for x in range(n):
                     key = ("bet", tc, to, node.history, x)
                     values = [ch[x] for ch in children]
                     q[key] = values
-                    out.append(max(values) if best
-                               else values[self._pick(key, probs[:, x])])
+                    out.append(max(values) if best else values[choice.get(key, picks[x])])
                 return out
 
             roots[(tc, to)] = tree.pull([leaf_value(leaf) for leaf in tree.leaves], combine)[0]
@@ -443,8 +461,26 @@ def _affine_rows(plan: _Plan, responder: _Responder, rows,
     U = len(plan.unknowns)
     known = known or {}
 
-    def rows_of(q):
-        return [q[key][a] - q[key][b] if key in q else ZERO for key, a, b in rows]
+    # the rows of each public state's betting decisions, and the throwing rows (which
+    # read every state's value): a column of a few states computes only theirs
+    by_public: dict[tuple, list[int]] = {}
+    for i, (key, _, _) in enumerate(rows):
+        by_public.setdefault(key[1:3] if key[0] == "bet" else (), []).append(i)
+
+    def rows_of(q, publics: set | None = None):
+        if publics is None:
+            which: list[int] = list(range(len(rows)))
+        else:
+            which = by_public.get((), []) + [i for p in publics for i in by_public.get(p, [])]
+        out = [ZERO] * len(rows)
+        for i in which:
+            key, a, b = rows[i]
+            values = q.get(key)
+            if values is not None:
+                first, second = values[a], values[b]
+                if first is not second:                 # shared zeros need no arithmetic
+                    out[i] = first - second
+        return out
 
     # q is linear in the plan's leaf reach, which is affine in u: each column is the change
     # a unit vector makes, and it reaches the leaves of a few public states only.
@@ -463,16 +499,32 @@ def _affine_rows(plan: _Plan, responder: _Responder, rows,
         publics = plan.publics(plan.unknowns[k])
         moved = plan.realize(e, publics,
                              base_plan.ends if plan.unknowns[k][0][0] == "bet" else None)
-        delta = _Realization(
-            {}, {},
-            {leaf: [a - b if a != b else ZERO
-                    for a, b in zip(reach, base_plan.leaf_reach[leaf])]
-             for leaf, reach in moved.leaf_reach.items()})
-        columns.append(rows_of(responder.q_values(delta, publics=publics)))
+        delta = _Realization({}, {}, _difference(moved.leaf_reach, base_plan.leaf_reach,
+                                                 plan.unknowns[k][0]))
+        columns.append(rows_of(responder.q_values(delta, publics=publics), publics))
     if progress is not None:
         progress(step, U, U)
     matrix = [[columns[k][i] for k in range(U)] for i in range(len(rows))]
     return matrix, [-b0 for b0 in base], columns
+
+
+def _difference(moved: dict[tuple, list[Fraction]], base: dict[tuple, list[Fraction]],
+                key: tuple) -> dict[tuple, list[Fraction]]:
+    """The leaf reach `moved` minus `base`, of the leaves `moved` holds. A betting
+    unknown (key ("bet", tc, to, history, h)) moves hand h's reach only: each hand's plan
+    in a public state is its own, so the others' differences are zero, not computed."""
+    out = {}
+    if key[0] == "bet":
+        h = key[-1]
+        for leaf, reach in moved.items():
+            row = [ZERO] * len(reach)
+            if reach[h] != base[leaf][h]:
+                row[h] = reach[h] - base[leaf][h]
+            out[leaf] = row
+        return out
+    for leaf, reach in moved.items():
+        out[leaf] = [a - b if a != b else ZERO for a, b in zip(reach, base[leaf])]
+    return out
 
 
 class RecoveryError(Exception):
