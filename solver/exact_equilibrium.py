@@ -282,6 +282,8 @@ class _Responder:
                     live = [ch for ch in children if ch is not zeros]
                     if not live:
                         return zeros
+                    if len(live) == 1:                  # one child reached: its values
+                        return live[0]
                     return [sum((ch[x] for ch in live), ZERO) for x in range(n)]
                 if all(ch is zeros for ch in children):   # no reach below: all zero
                     nothing = [ZERO] * len(children)
@@ -406,7 +408,7 @@ def _solve_exact(rows: list[list[Fraction]], rhs: list[Fraction], guess: list[fl
         return _eliminate([], [], guess)
     rows = [list(key[:-1]) for key in distinct]
     rhs = [key[-1] for key in distinct]
-    floats = np.array([[float(x) if x else 0.0 for x in row] for row in rows])
+    floats = np.array([[0.0 if x is ZERO else float(x) for x in row] for row in rows])
     floats /= np.abs(floats).max(axis=1, keepdims=True)
     _, r, order = scipy.linalg.qr(floats.T, mode="economic", pivoting=True)
     size = np.abs(np.diag(r))
@@ -548,7 +550,7 @@ def _recover_role(model: HandModel, strategy: Strategy, plans: dict, role: int,
                                             known)
         guess = plan.float_values
         # ties: decisions where another action is as good at the float point
-        floats = np.array([[float(x) if x else 0.0 for x in row] for row in matrix])
+        floats = np.array([[0.0 if x is ZERO else float(x) for x in row] for row in matrix])
         at_guess = floats @ np.asarray(guess) - np.array([float(b) for b in rhs])
         keep = list(range(len(mixed))) + [
             len(mixed) + i for i, row in enumerate(ties)
