@@ -248,6 +248,17 @@ class _Responder:
                                                     axis=0).tolist()
         return picks
 
+    def _likeliest_throw(self, context: int, throw: int) -> list[int]:
+        """Per hand, the float strategy's most likely legal action at a throwing decision
+        (as `_pick` takes it from the legal actions' probabilities), computed once."""
+        where = ("throw", context, throw)
+        picks = self._argmax.get(where)
+        if picks is None:
+            probs = np.where(self.model.throw_legal, self.strategy.throw[self.role][context, throw],
+                             -1.0)
+            picks = self._argmax[where] = np.argmax(probs, axis=0).tolist()
+        return picks
+
     def q_values(self, plan: _Realization, best: bool = False, publics: set | None = None
                  ) -> dict[tuple, Sequence[Fraction | None]]:
         """Counterfactual value of each action at each of the responder's decisions: linear
@@ -269,7 +280,7 @@ class _Responder:
 
             def leaf_value(leaf: Leaf) -> list[Fraction]:
                 reach = plan.leaf_reach[(tc, to, leaf.index)]
-                if not any(reach):
+                if not any(r is not ZERO and r for r in reach):   # shared zeros: no test
                     return zeros
                 if not tree.compares_hands(leaf):
                     return [sign * tree.payoff(leaf, 0) * sum(reach)] * n
@@ -284,7 +295,7 @@ class _Responder:
                         return zeros
                     if len(live) == 1:                  # one child reached: its values
                         return live[0]
-                    return [sum((ch[x] for ch in live), ZERO) for x in range(n)]
+                    return [_total([ch[x] for ch in live]) for x in range(n)]
                 if all(ch is zeros for ch in children):   # no reach below: all zero
                     nothing = [ZERO] * len(children)
                     for x in range(n):
@@ -304,26 +315,26 @@ class _Responder:
         throw = self.strategy.throw[self.role]
         for c in range(throw.shape[0]):
             if self.role == CAPTAIN:
-                stop = [[sum((roots[(tc, to)][x] for to in range(1, T + 1)), ZERO)
+                stop = [[_total([roots[(tc, to)][x] for to in range(1, T + 1)])
                          for x in range(n)] for tc in range(1, T + 1)]
             else:
                 stop = [roots[(c + 1, to)] for to in range(1, T + 1)]
             v = stop[T - 1]
             for t in range(T - 2, -1, -1):
                 again: list[Fraction | None] = [None] + [
-                    sum((p * v[k] for k, p in self.outcome[a].items()), ZERO)
+                    _total([p * v[k] for k, p in self.outcome[a].items() if v[k] is not ZERO])
                     for a in range(1, len(m.throw_actions))]
+                picks = self._likeliest_throw(c, t)
                 new: list[Fraction] = []
                 for x in range(n):
                     options = [stop[t][x]] + [again[a] if m.throw_legal[a, x] else None
                                               for a in range(1, len(m.throw_actions))]
                     key = ("throw", c, t, x)
                     q[key] = options
-                    probs = np.where(m.throw_legal[:, x], throw[c, t, :, x], -1.0)
                     if best:
                         new.append(max(o for o in options if o is not None))
                     else:
-                        chosen = options[self._pick(key, probs)]
+                        chosen = options[self.choice.get(key, picks[x])]
                         assert chosen is not None           # a legal action is picked
                         new.append(chosen)
                 v = new
@@ -353,6 +364,18 @@ class _Responder:
                 beaten |= {(key, support[0], b) for b, v in options.items()
                            if b not in support and v > played}
         return switched, beaten
+
+
+def _total(values: list[Fraction]) -> Fraction:
+    """The exact sum of `values`, the shared zeros skipped (adding ZERO to a Fraction
+    costs a Fraction addition and a gcd, and most of a unit column's values are ZERO)."""
+    live = [v for v in values if v is not ZERO]
+    if not live:
+        return ZERO
+    total = live[0]
+    for v in live[1:]:
+        total = total + v
+    return total
 
 
 def _showdown_values(reach: list[Fraction], pay: list, beaten_by: list

@@ -154,3 +154,15 @@ def test_a_betting_unknown_moves_its_own_hand_only():
             kinds.add(key[0])
             assert any(any(row) for row in found.values())   # a unit vector moves something
     assert kinds == {"bet", "throw"}
+
+
+def test_a_total_skipping_shared_zeros_is_the_sum():
+    from solver.exact_equilibrium import ZERO, _total
+
+    rng = random.Random(11)
+    for size in (0, 1, 2, 7):
+        values = [ZERO if rng.random() < 0.5 else Fraction(rng.randrange(-20, 20),
+                                                             rng.choice([1, 6, 36]))
+                  for _ in range(size)]
+        assert _total(values) == sum(values, Fraction(0))
+    assert _total([ZERO, Fraction(0), Fraction(1, 3)]) == Fraction(1, 3)
