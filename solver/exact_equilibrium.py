@@ -126,7 +126,10 @@ class _Plan:
 
     def _split(self, key: tuple, mass: Fraction, u: list[Fraction]) -> list[Fraction]:
         support = self.support[key]
-        out = [Fraction(0)] * len(self.decisions[key][0])
+        out = [ZERO] * len(self.decisions[key][0])
+        if len(support) == 1:                   # pure: no unknown, no Fraction arithmetic
+            out[support[0]] = mass
+            return out
         for a in support[:-1]:
             out[a] = u[self.index[(key, a)]]
         out[support[-1]] = mass - sum(out[a] for a in support[:-1])
@@ -231,9 +234,30 @@ class _Responder:
         self.beaten_by = [(np.nonzero(row == 0)[0].tolist(), np.nonzero(row == 1)[0].tolist())
                           for row in compare]
         self.choice: dict[tuple, int] = {}
+        self._argmax: dict[tuple, list[int]] = {}
 
     def _pick(self, key: tuple, probs: np.ndarray) -> int:
         return self.choice.get(key, int(np.argmax(probs)))
+
+    def _likeliest(self, where: tuple) -> list[int]:
+        """Per hand, the float strategy's most likely action at the betting decision
+        `where` (np.argmax's first maximum, as `_pick` takes it), computed once."""
+        picks = self._argmax.get(where)
+        if picks is None:
+            picks = self._argmax[where] = np.argmax(self.strategy.betting[where],
+                                                    axis=0).tolist()
+        return picks
+
+    def _likeliest_throw(self, context: int, throw: int) -> list[int]:
+        """Per hand, the float strategy's most likely legal action at a throwing decision
+        (as `_pick` takes it from the legal actions' probabilities), computed once."""
+        where = ("throw", context, throw)
+        picks = self._argmax.get(where)
+        if picks is None:
+            probs = np.where(self.model.throw_legal, self.strategy.throw[self.role][context, throw],
+                             -1.0)
+            picks = self._argmax[where] = np.argmax(probs, axis=0).tolist()
+        return picks
 
     def q_values(self, plan: _Realization, best: bool = False, publics: set | None = None
                  ) -> dict[tuple, Sequence[Fraction | None]]:
@@ -256,7 +280,7 @@ class _Responder:
 
             def leaf_value(leaf: Leaf) -> list[Fraction]:
                 reach = plan.leaf_reach[(tc, to, leaf.index)]
-                if not any(reach):
+                if not any(r is not ZERO and r for r in reach):   # shared zeros: no test
                     return zeros
                 if not tree.compares_hands(leaf):
                     return [sign * tree.payoff(leaf, 0) * sum(reach)] * n
@@ -269,41 +293,48 @@ class _Responder:
                     live = [ch for ch in children if ch is not zeros]
                     if not live:
                         return zeros
-                    return [sum((ch[x] for ch in live), ZERO) for x in range(n)]
-                probs = self.strategy.betting[(tc, to, node.history)]
+                    if len(live) == 1:                  # one child reached: its values
+                        return live[0]
+                    return [_total([ch[x] for ch in live]) for x in range(n)]
+                if all(ch is zeros for ch in children):   # no reach below: all zero
+                    nothing = [ZERO] * len(children)
+                    for x in range(n):
+                        q[("bet", tc, to, node.history, x)] = nothing
+                    return zeros
+                picks = self._likeliest((tc, to, node.history))
+                choice = self.choice
                 out = []
                 for x in range(n):
                     key = ("bet", tc, to, node.history, x)
                     values = [ch[x] for ch in children]
                     q[key] = values
-                    out.append(max(values) if best
-                               else values[self._pick(key, probs[:, x])])
+                    out.append(max(values) if best else values[choice.get(key, picks[x])])
                 return out
 
             roots[(tc, to)] = tree.pull([leaf_value(leaf) for leaf in tree.leaves], combine)[0]
         throw = self.strategy.throw[self.role]
         for c in range(throw.shape[0]):
             if self.role == CAPTAIN:
-                stop = [[sum((roots[(tc, to)][x] for to in range(1, T + 1)), ZERO)
+                stop = [[_total([roots[(tc, to)][x] for to in range(1, T + 1)])
                          for x in range(n)] for tc in range(1, T + 1)]
             else:
                 stop = [roots[(c + 1, to)] for to in range(1, T + 1)]
             v = stop[T - 1]
             for t in range(T - 2, -1, -1):
                 again: list[Fraction | None] = [None] + [
-                    sum((p * v[k] for k, p in self.outcome[a].items()), ZERO)
+                    _total([p * v[k] for k, p in self.outcome[a].items() if v[k] is not ZERO])
                     for a in range(1, len(m.throw_actions))]
+                picks = self._likeliest_throw(c, t)
                 new: list[Fraction] = []
                 for x in range(n):
                     options = [stop[t][x]] + [again[a] if m.throw_legal[a, x] else None
                                               for a in range(1, len(m.throw_actions))]
                     key = ("throw", c, t, x)
                     q[key] = options
-                    probs = np.where(m.throw_legal[:, x], throw[c, t, :, x], -1.0)
                     if best:
                         new.append(max(o for o in options if o is not None))
                     else:
-                        chosen = options[self._pick(key, probs)]
+                        chosen = options[self.choice.get(key, picks[x])]
                         assert chosen is not None           # a legal action is picked
                         new.append(chosen)
                 v = new
@@ -333,6 +364,18 @@ class _Responder:
                 beaten |= {(key, support[0], b) for b, v in options.items()
                            if b not in support and v > played}
         return switched, beaten
+
+
+def _total(values: list[Fraction]) -> Fraction:
+    """The exact sum of `values`, the shared zeros skipped (adding ZERO to a Fraction
+    costs a Fraction addition and a gcd, and most of a unit column's values are ZERO)."""
+    live = [v for v in values if v is not ZERO]
+    if not live:
+        return ZERO
+    total = live[0]
+    for v in live[1:]:
+        total = total + v
+    return total
 
 
 def _showdown_values(reach: list[Fraction], pay: list, beaten_by: list
@@ -388,7 +431,7 @@ def _solve_exact(rows: list[list[Fraction]], rhs: list[Fraction], guess: list[fl
         return _eliminate([], [], guess)
     rows = [list(key[:-1]) for key in distinct]
     rhs = [key[-1] for key in distinct]
-    floats = np.array([[float(x) if x else 0.0 for x in row] for row in rows])
+    floats = np.array([[0.0 if x is ZERO else float(x) for x in row] for row in rows])
     floats /= np.abs(floats).max(axis=1, keepdims=True)
     _, r, order = scipy.linalg.qr(floats.T, mode="economic", pivoting=True)
     size = np.abs(np.diag(r))
@@ -443,8 +486,26 @@ def _affine_rows(plan: _Plan, responder: _Responder, rows,
     U = len(plan.unknowns)
     known = known or {}
 
-    def rows_of(q):
-        return [q[key][a] - q[key][b] if key in q else ZERO for key, a, b in rows]
+    # the rows of each public state's betting decisions, and the throwing rows (which
+    # read every state's value): a column of a few states computes only theirs
+    by_public: dict[tuple, list[int]] = {}
+    for i, (key, _, _) in enumerate(rows):
+        by_public.setdefault(key[1:3] if key[0] == "bet" else (), []).append(i)
+
+    def rows_of(q, publics: set | None = None):
+        if publics is None:
+            which: list[int] = list(range(len(rows)))
+        else:
+            which = by_public.get((), []) + [i for p in publics for i in by_public.get(p, [])]
+        out = [ZERO] * len(rows)
+        for i in which:
+            key, a, b = rows[i]
+            values = q.get(key)
+            if values is not None:
+                first, second = values[a], values[b]
+                if first is not second:                 # shared zeros need no arithmetic
+                    out[i] = first - second
+        return out
 
     # q is linear in the plan's leaf reach, which is affine in u: each column is the change
     # a unit vector makes, and it reaches the leaves of a few public states only.
@@ -463,16 +524,32 @@ def _affine_rows(plan: _Plan, responder: _Responder, rows,
         publics = plan.publics(plan.unknowns[k])
         moved = plan.realize(e, publics,
                              base_plan.ends if plan.unknowns[k][0][0] == "bet" else None)
-        delta = _Realization(
-            {}, {},
-            {leaf: [a - b if a != b else ZERO
-                    for a, b in zip(reach, base_plan.leaf_reach[leaf])]
-             for leaf, reach in moved.leaf_reach.items()})
-        columns.append(rows_of(responder.q_values(delta, publics=publics)))
+        delta = _Realization({}, {}, _difference(moved.leaf_reach, base_plan.leaf_reach,
+                                                 plan.unknowns[k][0]))
+        columns.append(rows_of(responder.q_values(delta, publics=publics), publics))
     if progress is not None:
         progress(step, U, U)
     matrix = [[columns[k][i] for k in range(U)] for i in range(len(rows))]
     return matrix, [-b0 for b0 in base], columns
+
+
+def _difference(moved: dict[tuple, list[Fraction]], base: dict[tuple, list[Fraction]],
+                key: tuple) -> dict[tuple, list[Fraction]]:
+    """The leaf reach `moved` minus `base`, of the leaves `moved` holds. A betting
+    unknown (key ("bet", tc, to, history, h)) moves hand h's reach only: each hand's plan
+    in a public state is its own, so the others' differences are zero, not computed."""
+    out = {}
+    if key[0] == "bet":
+        h = key[-1]
+        for leaf, reach in moved.items():
+            row = [ZERO] * len(reach)
+            if reach[h] != base[leaf][h]:
+                row[h] = reach[h] - base[leaf][h]
+            out[leaf] = row
+        return out
+    for leaf, reach in moved.items():
+        out[leaf] = [a - b if a != b else ZERO for a, b in zip(reach, base[leaf])]
+    return out
 
 
 class RecoveryError(Exception):
@@ -496,7 +573,7 @@ def _recover_role(model: HandModel, strategy: Strategy, plans: dict, role: int,
                                             known)
         guess = plan.float_values
         # ties: decisions where another action is as good at the float point
-        floats = np.array([[float(x) if x else 0.0 for x in row] for row in matrix])
+        floats = np.array([[0.0 if x is ZERO else float(x) for x in row] for row in matrix])
         at_guess = floats @ np.asarray(guess) - np.array([float(b) for b in rhs])
         keep = list(range(len(mixed))) + [
             len(mixed) + i for i, row in enumerate(ties)

@@ -126,3 +126,43 @@ def test_a_failing_captain_does_not_wait_on_a_child_with_a_long_answer(monkeypat
     monkeypatch.setattr(recovery, "can_fork", lambda: True)
     with pytest.raises(RecoveryError, match="captain's supports"):
         exact_limit(model, float_limit, parallel=True)
+
+
+def test_a_betting_unknown_moves_its_own_hand_only():
+    """`_difference` computes a betting unknown's leaf reach change for its own hand only:
+    on the faces-3 variant that is the full difference, for every unknown of both
+    players (throwing ones, computed in full, included)."""
+    from solver.exact_equilibrium import _difference, _plans
+
+    model = build_model(SMALL)
+    float_limit = limit(model, solve_perturbed(model, 1e-4).chosen, 1e-3)
+    plans = _plans(model, float_limit)
+    kinds = set()
+    for role in (CAPTAIN, OPPONENT):
+        plan = plans[role]
+        zero = [Fraction(0)] * len(plan.unknowns)
+        base = plan.realize(zero)
+        for k, (key, _) in enumerate(plan.unknowns):
+            e = zero[:]
+            e[k] = Fraction(1)
+            publics = plan.publics(plan.unknowns[k])
+            moved = plan.realize(e, publics, base.ends if key[0] == "bet" else None)
+            full = {leaf: [a - b for a, b in zip(reach, base.leaf_reach[leaf])]
+                    for leaf, reach in moved.leaf_reach.items()}
+            found = _difference(moved.leaf_reach, base.leaf_reach, key)
+            assert found == full
+            kinds.add(key[0])
+            assert any(any(row) for row in found.values())   # a unit vector moves something
+    assert kinds == {"bet", "throw"}
+
+
+def test_a_total_skipping_shared_zeros_is_the_sum():
+    from solver.exact_equilibrium import ZERO, _total
+
+    rng = random.Random(11)
+    for size in (0, 1, 2, 7):
+        values = [ZERO if rng.random() < 0.5 else Fraction(rng.randrange(-20, 20),
+                                                             rng.choice([1, 6, 36]))
+                  for _ in range(size)]
+        assert _total(values) == sum(values, Fraction(0))
+    assert _total([ZERO, Fraction(0), Fraction(1, 3)]) == Fraction(1, 3)
