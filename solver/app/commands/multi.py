@@ -36,11 +36,16 @@ Examples:
 @click.option("--check-openspiel", is_flag=True,
               help="Also measure the strategy with OpenSpiel on the faithful game (small "
               "variants); exit 1 if the numbers disagree.")
+@click.option("--simulate", "games", type=int, default=None, metavar="GAMES",
+              help="Also simulate this many whole games (--chips each, to the last player "
+              "holding chips), every chip situation's hand solved with --iterations.")
+@click.option("--seed", type=int, default=0, show_default=True,
+              help="The simulation's random seed.")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path),
               default=None, help="Write multi-strategy.json here.")
 def multi(players: int, chips: int, faces: int, throws: int, poor_fish: bool,
           no_discard: bool, iterations: int, target: Optional[float], check_openspiel: bool,
-          out_dir: Optional[Path]) -> None:
+          games: Optional[int], seed: int, out_dir: Optional[Path]) -> None:
     """Values by seat and each seat's certified epsilon: the most it could gain, in chips
     per hand, by deviating alone from the solver's strategy (an exact best response against
     the others' fixed strategies). With three or more players this certifies an
@@ -54,6 +59,8 @@ def multi(players: int, chips: int, faces: int, throws: int, poor_fish: bool,
                          poor_fish=poor_fish, discard=not no_discard)
     if iterations < 1:
         raise ParameterError(f"--iterations must be at least 1, got {iterations}")
+    if games is not None and games < 1:
+        raise ParameterError(f"--simulate must be at least 1 game, got {games}")
     if target is not None and not target > 0:
         raise ParameterError(f"--target must be positive, got {target}")
     counted = check_size(params)
@@ -76,8 +83,11 @@ def multi(players: int, chips: int, faces: int, throws: int, poor_fish: bool,
                    + " ".join(f"{v:+.6f}" for v in solution.openspiel["values"])
                    + ", gains " + " ".join(f"{g:.2e}" for g in solution.openspiel["gains"])
                    + (" (agrees)" if agree else " (DISAGREES)"))
+    whole = _simulate(params, iterations, games, seed) if games is not None else None
     if out_dir is not None:
-        text = json.dumps(document(solution), indent=1, allow_nan=False) + "\n"
+        doc = document(solution)
+        doc["whole_game"] = whole
+        text = json.dumps(doc, indent=1, allow_nan=False) + "\n"
         write_set({out_dir / "multi-strategy.json": text.encode()})
         click.echo(f"wrote {out_dir / 'multi-strategy.json'}")
     if not agree:
@@ -85,6 +95,31 @@ def multi(players: int, chips: int, faces: int, throws: int, poor_fish: bool,
     if target is not None and solution.gains.epsilon > target:
         raise SolverError(f"the certified epsilon {solution.gains.epsilon:.3g} is above "
                           f"--target {target:g} after {solution.iterations} iterations")
+
+
+def _simulate(params: MultiParams, iterations: int, games: int, seed: int) -> dict:
+    """Whole games simulated from the rules, every chip situation's hand solved once
+    (docs/multi.md, "The whole game"); printed, and returned for the strategy file."""
+    from solver.multi.situations import Situations
+    from solver.multi.whole_game import simulate
+
+    situations = Situations(params, iterations)
+    estimate = simulate(params, situations.strategy, games, seed)
+    click.echo(f"whole game, {games} games from {params.chips} chips each (seed {seed}), "
+               f"{estimate.mean_hands:.1f} hands a game; {len(situations.solved)} chip "
+               f"situations solved, worst certified epsilon {situations.worst_epsilon():.2e}")
+    click.echo("seat     chance to lose   standard error")
+    for seat, (p, se) in enumerate(zip(estimate.chance, estimate.standard_error)):
+        name = "captain" if seat == 0 else f"seat {seat}"
+        click.echo(f"{name:8s} {p:.4f}           {se:.4f}")
+    if estimate.no_loser:
+        click.echo(f"{estimate.no_loser} games ended with nobody holding chips")
+    return {"games": games, "seed": seed, "iterations_per_situation": iterations,
+            "chance_to_lose": list(estimate.chance),
+            "standard_error": list(estimate.standard_error),
+            "no_loser": estimate.no_loser, "mean_hands": estimate.mean_hands,
+            "situations": len(situations.solved),
+            "worst_situation_epsilon": situations.worst_epsilon()}
 
 
 def _faithful_histories(params: MultiParams) -> int:
