@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import time
+from pathlib import Path
 from typing import Callable, Optional
 
 import numpy as np
@@ -14,7 +15,7 @@ import numpy as np
 from games.bidou import rules
 from games.bidou_multi import betting
 from games.bidou_multi.params import MultiParams, ParameterError
-from solver.multi import best_response, cfr
+from solver.multi import best_response, cfr, checkpoint
 from solver.multi.tree import PublicTree, build_tree, check_solvable
 
 # The arrays of one iteration hold about nodes * players * hands floats several times over
@@ -66,18 +67,37 @@ class MultiSolution:
     openspiel: Optional[dict[str, list[float]]] = None
 
 
+@dataclasses.dataclass
+class Checkpointing:
+    """Where and how often a run saves its CFR state (solver/multi/checkpoint.py): every
+    `iterations` iterations or `seconds` of iteration time, whichever comes first, and at
+    the end; `resume` starts from a saved state instead of zero."""
+
+    path: Optional[Path] = None
+    iterations: int = 100
+    seconds: Optional[float] = None
+    resume: Optional[Path] = None
+
+
 def solve(params: MultiParams, iterations: int, variant: str = "cfr+",
           target: Optional[float] = None, every: int = 0,
-          progress: Optional[Callable[[dict[str, float]], None]] = None) -> MultiSolution:
-    """Up to `iterations` CFR iterations, stopping early once every seat's gain <= target
-    (checked every `every` iterations; the checks' time is not counted in `seconds`)."""
+          progress: Optional[Callable[[dict[str, float]], None]] = None,
+          checkpoints: Optional[Checkpointing] = None) -> MultiSolution:
+    """Up to `iterations` CFR iterations in all (a resumed run counts the saved ones),
+    stopping early once every seat's gain <= target (checked every `every` iterations; the
+    checks' time is not counted in `seconds`)."""
     check_size(params)
     tree = build_tree(params)
+    keep = checkpoints or Checkpointing()
     state = cfr.CFRState.start(tree)
     curve: list[dict[str, float]] = []
+    if keep.resume is not None:
+        state, curve = checkpoint.load(keep.resume, params, variant, tree)
+    saver = _Saver(params, variant, keep, curve) if keep.path is not None else None
     step = every or iterations
     while state.iterations < iterations:
-        cfr.iterate(tree, state, min(step, iterations - state.iterations), variant)
+        todo = min(step - state.iterations % step, iterations - state.iterations)
+        cfr.iterate(tree, state, todo, variant, report=saver, every=1 if saver else 0)
         measured = best_response.gains(tree, cfr.average_strategy(tree, state))
         point = {"iterations": state.iterations, "seconds": round(state.seconds, 3),
                  "epsilon": measured.epsilon, "nash_conv": measured.nash_conv}
@@ -86,11 +106,37 @@ def solve(params: MultiParams, iterations: int, variant: str = "cfr+",
             progress(point)
         if target is not None and measured.epsilon <= target:
             break
+    if saver is not None:
+        saver.save(state)
     strategy = cfr.average_strategy(tree, state)
     return MultiSolution(params=params, tree=tree, strategy=strategy,
                          gains=best_response.gains(tree, strategy),
                          iterations=state.iterations, seconds=state.seconds,
                          variant=variant, curve=curve)
+
+
+class _Saver:
+    """Called after every iteration; saves when `Checkpointing`'s interval has passed."""
+
+    def __init__(self, params: MultiParams, variant: str, keep: Checkpointing,
+                 curve: list[dict[str, float]]):
+        self.params, self.variant, self.keep, self.curve = params, variant, keep, curve
+        self.last_iterations: Optional[int] = None
+        self.last_seconds = 0.0
+
+    def __call__(self, state: cfr.CFRState) -> None:
+        if self.last_iterations is None:
+            self.last_iterations, self.last_seconds = state.iterations - 1, state.seconds
+        due = state.iterations - self.last_iterations >= self.keep.iterations
+        late = (self.keep.seconds is not None
+                and state.seconds - self.last_seconds >= self.keep.seconds)
+        if due or late:
+            self.save(state)
+
+    def save(self, state: cfr.CFRState) -> None:
+        assert self.keep.path is not None
+        checkpoint.save(self.keep.path, self.params, self.variant, state, self.curve)
+        self.last_iterations, self.last_seconds = state.iterations, state.seconds
 
 
 def check_with_openspiel(solution: MultiSolution, tolerance: float = 1e-9) -> bool:

@@ -41,18 +41,29 @@ Examples:
               "holding chips), every chip situation's hand solved with --iterations.")
 @click.option("--seed", type=int, default=0, show_default=True,
               help="The simulation's random seed.")
+@click.option("--checkpoint", "checkpoint_file", type=click.Path(dir_okay=False, path_type=Path),
+              default=None, help="Save the CFR state here (.npz, atomically) as it runs.")
+@click.option("--checkpoint-every", type=int, default=100, show_default=True,
+              help="Save every this many iterations.")
+@click.option("--checkpoint-seconds", type=float, default=None,
+              help="Also save after this many seconds of iterating since the last save.")
+@click.option("--resume", "resume_file", type=click.Path(dir_okay=False, path_type=Path),
+              default=None, help="Continue from this checkpoint (same rules); --iterations "
+              "counts the saved iterations too.")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path),
               default=None, help="Write multi-strategy.json here.")
 def multi(players: int, chips: int, faces: int, throws: int, poor_fish: bool,
           no_discard: bool, iterations: int, target: Optional[float], check_openspiel: bool,
-          games: Optional[int], seed: int, out_dir: Optional[Path]) -> None:
+          games: Optional[int], seed: int, checkpoint_file: Optional[Path],
+          checkpoint_every: int, checkpoint_seconds: Optional[float],
+          resume_file: Optional[Path], out_dir: Optional[Path]) -> None:
     """Values by seat and each seat's certified epsilon: the most it could gain, in chips
     per hand, by deviating alone from the solver's strategy (an exact best response against
     the others' fixed strategies). With three or more players this certifies an
     epsilon-equilibrium, not a unique value. Solved on the compact public tree, reroll=all."""
-    from solver.files import check_directory_destination, write_set
-    from solver.multi import faithful
-    from solver.multi.solve import check_size, check_with_openspiel, solve
+    from solver.files import check_directory_destination, check_file_destination, write_set
+    from solver.multi import checkpoint, faithful
+    from solver.multi.solve import Checkpointing, check_size, check_with_openspiel, solve
     from solver.multi.strategy_file import document
 
     params = MultiParams(players=players, chips=chips, faces=faces, throws=throws,
@@ -72,9 +83,19 @@ def multi(players: int, chips: int, faces: int, throws: int, poor_fish: bool,
                 f"the limit of {faithful.MAX_HISTORIES:,} (try fewer --faces or --chips)")
     if out_dir is not None:
         check_directory_destination(out_dir)
+    if checkpoint_every < 1 or (checkpoint_seconds is not None and not checkpoint_seconds > 0):
+        raise ParameterError("--checkpoint-every and --checkpoint-seconds must be positive")
+    if checkpoint_file is not None:
+        check_file_destination(checkpoint_file)
+    if resume_file is not None:
+        saved = checkpoint.check(resume_file, params, "cfr+")
+        click.echo(f"resuming from {resume_file} at {saved} iterations")
+    keep = Checkpointing(path=checkpoint_file, iterations=checkpoint_every,
+                         seconds=checkpoint_seconds, resume=resume_file)
     click.echo(f"{params.to_game_string()}: {counted['public_nodes']:,} public nodes, "
                f"{counted['hands']} hands each")
-    solution = solve(params, iterations, target=target, every=max(iterations // 10, 1))
+    solution = solve(params, iterations, target=target, every=max(iterations // 10, 1),
+                     checkpoints=keep)
     _print(solution)
     agree = check_with_openspiel(solution) if check_openspiel else True
     if check_openspiel:
