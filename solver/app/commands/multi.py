@@ -36,6 +36,9 @@ Examples:
 @click.option("--check-openspiel", is_flag=True,
               help="Also measure the strategy with OpenSpiel on the faithful game (small "
               "variants); exit 1 if the numbers disagree.")
+@click.option("--exact", is_flag=True,
+              help="Also round the strategy to exact fractions and compute every seat's gain "
+              "in exact arithmetic (small variants).")
 @click.option("--simulate", "games", type=int, default=None, metavar="GAMES",
               help="Also simulate this many whole games (--chips each, to the last player "
               "holding chips), every chip situation's hand solved with --iterations.")
@@ -54,7 +57,7 @@ Examples:
               default=None, help="Write multi-strategy.json here.")
 def multi(players: int, chips: int, faces: int, throws: int, poor_fish: bool,
           no_discard: bool, iterations: int, target: Optional[float], check_openspiel: bool,
-          games: Optional[int], seed: int, checkpoint_file: Optional[Path],
+          exact: bool, games: Optional[int], seed: int, checkpoint_file: Optional[Path],
           checkpoint_every: int, checkpoint_seconds: Optional[float],
           resume_file: Optional[Path], out_dir: Optional[Path]) -> None:
     """Values by seat and each seat's certified epsilon: the most it could gain, in chips
@@ -81,6 +84,9 @@ def multi(players: int, chips: int, faces: int, throws: int, poor_fish: bool,
             raise ParameterError(
                 f"--check-openspiel walks the faithful game's {histories:,} histories, above "
                 f"the limit of {faithful.MAX_HISTORIES:,} (try fewer --faces or --chips)")
+    if exact:
+        from solver.multi.exact import check_work_bound
+        check_work_bound(counted["public_nodes"], players, counted["hands"])
     if out_dir is not None:
         check_directory_destination(out_dir)
     if checkpoint_every < 1 or (checkpoint_seconds is not None and not checkpoint_seconds > 0):
@@ -104,18 +110,43 @@ def multi(players: int, chips: int, faces: int, throws: int, poor_fish: bool,
                    + " ".join(f"{v:+.6f}" for v in solution.openspiel["values"])
                    + ", gains " + " ".join(f"{g:.2e}" for g in solution.openspiel["gains"])
                    + (" (agrees)" if agree else " (DISAGREES)"))
+    rational = _exact(solution) if exact else None
     whole = _simulate(params, iterations, games, seed) if games is not None else None
     if out_dir is not None:
         doc = document(solution)
+        doc["exact"] = rational
         doc["whole_game"] = whole
         text = json.dumps(doc, indent=1, allow_nan=False) + "\n"
         write_set({out_dir / "multi-strategy.json": text.encode()})
         click.echo(f"wrote {out_dir / 'multi-strategy.json'}")
     if not agree:
         raise SolverError("OpenSpiel's best response disagrees with the solver's")
+    if target is not None and rational is not None and rational["epsilon_float"] > target:
+        raise SolverError(f"the exact epsilon {rational['epsilon_float']:.3g} of the rounded "
+                          f"strategy is above --target {target:g}")
     if target is not None and solution.gains.epsilon > target:
         raise SolverError(f"the certified epsilon {solution.gains.epsilon:.3g} is above "
                           f"--target {target:g} after {solution.iterations} iterations")
+
+
+def _exact(solution) -> dict:
+    """The rational bound (docs/multi.md, "The rational bound"), printed and returned."""
+    import time
+
+    from solver.multi.exact import exact_gains
+
+    started = time.perf_counter()
+    got = exact_gains(solution.tree, solution.strategy)
+    seconds = time.perf_counter() - started
+    click.echo(f"exact, strategy rounded to multiples of 1/{got.denominator}: gains "
+               + " ".join(f"{float(g):.6e}" for g in got.gains)
+               + f"; the rounded profile is an epsilon-equilibrium with epsilon exactly "
+               f"{float(got.epsilon):.6e} ({len(str(got.epsilon.denominator))}-digit "
+               f"denominator; {seconds:.1f} s)")
+    return {"denominator": got.denominator, "values": [str(v) for v in got.values],
+            "best_response_values": [str(b) for b in got.best],
+            "gains": [str(g) for g in got.gains], "epsilon": str(got.epsilon),
+            "epsilon_float": float(got.epsilon), "seconds": round(seconds, 1)}
 
 
 def _simulate(params: MultiParams, iterations: int, games: int, seed: int) -> dict:
