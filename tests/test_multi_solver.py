@@ -99,9 +99,12 @@ def test_solve_stops_at_the_target_and_records_the_curve():
         range(10, solution.iterations + 1, 10))
 
 
-def test_the_default_game_is_refused_before_any_work():
+def test_the_default_game_is_refused_before_any_work_except_on_the_kernel():
     with pytest.raises(ParameterError, match="public nodes"):
         check_size(MultiParams())
+    assert check_size(MultiParams(), engine="c")["public_nodes"] == 27 * 8143   # the kernel
+    with pytest.raises(ParameterError, match="public nodes"):
+        check_size(MultiParams(players=4), engine="c")
     with pytest.raises(ParameterError, match="reroll=all only"):
         check_size(MultiParams(faces=2, throws=1, reroll="keep"))
 
@@ -123,7 +126,8 @@ def test_command_prints_values_and_epsilons_and_writes_the_strategy(tmp_path):
 
 @pytest.mark.parametrize("args, message", [
     (["--players", "5"], "players must be an integer from 3 to 4"),
-    (["--faces", "6", "--throws", "3"], "public nodes"),
+    (["--players", "4", "--faces", "6", "--throws", "3"], "public nodes"),
+    (["--faces", "6", "--throws", "3", "--engine", "numpy"], "public nodes"),
     (["--iterations", "0"], "--iterations must be at least 1"),
     (["--faces", "3", "--throws", "2", "--check-openspiel"], "--check-openspiel walks"),
 ])

@@ -22,7 +22,7 @@ import dataclasses
 import numpy as np
 
 from games.bidou_multi.params import MultiParams, TwoLeftParams
-from solver.multi import best_response, cfr
+from solver.multi import best_response, cfr, kernel
 from solver.multi.tree import PublicTree, build_tree
 
 Stores = tuple[int, ...]
@@ -60,11 +60,13 @@ def hand_params(params: MultiParams, players: int) -> MultiParams:
 
 
 class Situations:
-    """Solved hands by stores, each solved once with `iterations` CFR+ iterations."""
+    """Solved hands by stores, each solved once with `iterations` CFR+ iterations; each
+    one's certificate by numpy's best response whatever the engine."""
 
-    def __init__(self, params: MultiParams, iterations: int):
+    def __init__(self, params: MultiParams, iterations: int, engine: str = "numpy"):
         self.params = params
         self.iterations = iterations
+        self.engine = engine                  # "c": the iterations in solver/multi/kernel.py
         self.solved: dict[Stores, Solved] = {}
         self.used: dict[Stores, int] = {}
 
@@ -76,7 +78,11 @@ class Situations:
 
     def _solve(self, stores: Stores) -> Solved:
         tree = build_tree(hand_params(self.params, len(stores)), stores)
-        state = cfr.iterate(tree, cfr.CFRState.start(tree), self.iterations)
+        state = cfr.CFRState.start(tree)
+        if self.engine == "c":
+            kernel.Kernel(tree).iterate(state, self.iterations)
+        else:
+            cfr.iterate(tree, state, self.iterations)
         sigma = cfr.average_strategy(tree, state)
         measured = best_response.gains(tree, sigma)
         return Solved(HandStrategy(tree, sigma), measured.epsilon, measured.values)
