@@ -127,7 +127,7 @@ def _stacked(ax, x, by_hand: ByHand, order: list[int], actions: tuple[str, ...])
             p = np.nan_to_num(by_hand[action][order])
             ax.bar(x, p, bottom=bottom, label=action)
             bottom += p
-    ax.legend(fontsize=7, loc="upper left")
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0))   # beside the bars
 
 
 def _axes(ax, names: list[str], ylabel: str, title: str) -> None:
