@@ -1,6 +1,7 @@
 """How far the multi-hand solver goes: epsilon against iterations and time, and tree sizes.
 
-    python benchmarks/bench_multi.py [--seconds 60] [--variants small|all] [--json FILE]
+    python benchmarks/bench_multi.py [--seconds 60] [--variants small|all|kernel|default]
+                                     [--json FILE]
 
 Part 1, sizes: the compact public tree (public nodes, hands, cells of one range array) of
 each variant, the default game (faces 6, throws 3) with three and four players included,
@@ -9,6 +10,10 @@ Part 2, curves: for each small variant, CFR+ and plain CFR run side by side for 
 `--seconds` of iteration time each; every seat's certified gain (exact best response against
 the others) is measured at doubling iteration counts, its time not counted. Prints one line
 per point: variant, method, iterations, seconds, epsilon (largest seat gain), NashConv.
+`--variants kernel`: CFR+ on the C kernel and on numpy side by side (the same script, the
+same load), on the variants where numpy still makes progress in the budget. `--variants
+default`: the default game (faces 6, throws 3, three players) on the C kernel for
+`--seconds`, after three numpy iterations as the peer's per-iteration time.
 """
 
 from __future__ import annotations
@@ -18,13 +23,14 @@ import json
 import time
 
 from games.bidou_multi.params import MultiParams
-from solver.multi import best_response, cfr
+from solver.multi import best_response, cfr, kernel
 from solver.multi.solve import size
 from solver.multi.tree import build_tree
 
 SMALL = [dict(faces=2, throws=1, chips=2), dict(faces=2, throws=1), dict(faces=3, throws=1),
          dict(faces=3, throws=1, poor_fish=True)]
 ALL = SMALL + [dict(faces=2, throws=2), dict(faces=3, throws=2), dict(faces=6, throws=1)]
+KERNEL = [dict(faces=2, throws=1), dict(faces=6, throws=1), dict(faces=3, throws=2)]
 SIZES = [dict(faces=2, throws=1), dict(faces=3, throws=1), dict(faces=2, throws=2),
          dict(faces=3, throws=2), dict(), dict(players=4, faces=2, throws=1), dict(players=4)]
 
@@ -38,34 +44,72 @@ def sizes() -> list[dict]:
     return rows
 
 
-def curve(rules: dict, method: str, seconds: float) -> list[dict]:
-    tree = build_tree(MultiParams(**rules))
+def curve(rules: dict, method: str, seconds: float, engine: str = "numpy",
+          tree=None) -> list[dict]:
+    """Iterations doubling until `seconds` of iteration time; every seat's gain by numpy's
+    best response (the certificate) at each point, its time not counted."""
+    tree = tree if tree is not None else build_tree(MultiParams(**rules))
+    runner = kernel.Kernel(tree) if engine == "c" else None
     state = cfr.CFRState.start(tree)
     points, target = [], 1
     while state.seconds < seconds:
-        cfr.iterate(tree, state, target - state.iterations, method)
+        if runner is None:
+            cfr.iterate(tree, state, target - state.iterations, method)
+        else:
+            started = time.perf_counter()
+            runner.iterate(state, target - state.iterations, method)
+            state.seconds += time.perf_counter() - started
         g = best_response.gains(tree, cfr.average_strategy(tree, state))
-        point = {"rules": rules, "method": method, "iterations": state.iterations,
-                 "seconds": round(state.seconds, 2), "epsilon": g.epsilon,
-                 "nash_conv": g.nash_conv, "values": [round(v, 6) for v in g.values]}
+        point = {"rules": rules, "method": method, "engine": engine,
+                 "iterations": state.iterations, "seconds": round(state.seconds, 2),
+                 "epsilon": g.epsilon, "nash_conv": g.nash_conv,
+                 "values": [round(v, 6) for v in g.values]}
         points.append(point)
-        print(f"{rules} {method:4s} it {state.iterations:6d}  {state.seconds:8.2f} s  "
-              f"epsilon {g.epsilon:.3e}  NashConv {g.nash_conv:.3e}", flush=True)
+        print(f"{rules} {method:4s} {engine:5s} it {state.iterations:6d}  "
+              f"{state.seconds:8.2f} s  epsilon {g.epsilon:.3e}  NashConv {g.nash_conv:.3e}",
+              flush=True)
         target *= 2
+    return points
+
+
+def default_game(seconds: float) -> list[dict]:
+    """The default game: the tree's build time and memory, three numpy iterations (the
+    peer), then the kernel's curve."""
+    started = time.perf_counter()
+    tree = build_tree(MultiParams())
+    built = time.perf_counter() - started
+    need = kernel.memory_bytes(tree.num_nodes, tree.num_edges, tree.players, len(tree.hands))
+    print(f"default game: {tree.num_nodes:,} public nodes, built in {built:.0f} s; kernel "
+          f"arrays {need / 1e9:.2f} GB", flush=True)
+    peer = cfr.CFRState.start(tree)
+    cfr.iterate(tree, peer, 3)
+    print(f"numpy: {peer.seconds / 3:.2f} s an iteration", flush=True)
+    points = curve({}, "cfr+", seconds, "c", tree)
+    for point in points:
+        point["numpy_seconds_per_iteration"] = round(peer.seconds / 3, 3)
+        point["build_seconds"] = round(built, 1)
     return points
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=60.0)
-    parser.add_argument("--variants", choices=("small", "all"), default="small")
+    parser.add_argument("--variants", choices=("small", "all", "kernel", "default"),
+                        default="small")
     parser.add_argument("--json", default=None)
     args = parser.parse_args()
     started = time.perf_counter()
     report = {"sizes": sizes(), "curves": []}
-    for rules in (SMALL if args.variants == "small" else ALL):
-        for method in ("cfr+", "cfr"):
-            report["curves"] += curve(rules, method, args.seconds)
+    if args.variants == "default":
+        report["curves"] = default_game(args.seconds)
+    elif args.variants == "kernel":
+        for rules in KERNEL:
+            for engine in ("c", "numpy"):
+                report["curves"] += curve(rules, "cfr+", args.seconds, engine)
+    else:
+        for rules in (SMALL if args.variants == "small" else ALL):
+            for method in ("cfr+", "cfr"):
+                report["curves"] += curve(rules, method, args.seconds)
     print(f"total {time.perf_counter() - started:.0f} s")
     if args.json:
         with open(args.json, "w") as out:

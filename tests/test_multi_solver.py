@@ -99,9 +99,12 @@ def test_solve_stops_at_the_target_and_records_the_curve():
         range(10, solution.iterations + 1, 10))
 
 
-def test_the_default_game_is_refused_before_any_work():
+def test_the_default_game_is_refused_before_any_work_except_on_the_kernel():
     with pytest.raises(ParameterError, match="public nodes"):
         check_size(MultiParams())
+    assert check_size(MultiParams(), engine="c")["public_nodes"] == 27 * 8143   # the kernel
+    with pytest.raises(ParameterError, match="public nodes"):
+        check_size(MultiParams(players=4), engine="c")
     with pytest.raises(ParameterError, match="reroll=all only"):
         check_size(MultiParams(faces=2, throws=1, reroll="keep"))
 
@@ -123,7 +126,8 @@ def test_command_prints_values_and_epsilons_and_writes_the_strategy(tmp_path):
 
 @pytest.mark.parametrize("args, message", [
     (["--players", "5"], "players must be an integer from 3 to 4"),
-    (["--faces", "6", "--throws", "3"], "public nodes"),
+    (["--players", "4", "--faces", "6", "--throws", "3"], "public nodes"),
+    (["--faces", "6", "--throws", "3", "--engine", "numpy"], "public nodes"),
     (["--iterations", "0"], "--iterations must be at least 1"),
     (["--faces", "3", "--throws", "2", "--check-openspiel"], "--check-openspiel walks"),
 ])
@@ -176,3 +180,61 @@ def test_terminal_values_equal_a_sum_over_every_deal(rules):
                     expected[q, deal[q]] += weight * group.payoffs[row, outcome, q]
             for q in range(n):
                 np.testing.assert_allclose(got[q][node], expected[q], atol=1e-12)
+
+
+def test_a_resumed_run_continues_bit_identically(tmp_path):
+    """2 x 50 iterations with a checkpoint in between equal 100 straight, to the last bit."""
+    from solver.multi.solve import Checkpointing
+
+    params = MultiParams(faces=2, throws=1, chips=2)
+    straight = solve(params, 100, every=25)
+    saved = tmp_path / "run.npz"
+    first = solve(params, 50, every=25, checkpoints=Checkpointing(path=saved, iterations=20))
+    assert first.iterations == 50
+    resumed = solve(params, 100, every=25, checkpoints=Checkpointing(resume=saved))
+    assert resumed.iterations == 100
+    assert np.array_equal(resumed.strategy, straight.strategy)
+    assert resumed.gains == straight.gains
+    assert [p["iterations"] for p in resumed.curve] == [25, 50, 75, 100]
+    assert [p["epsilon"] for p in resumed.curve] == [p["epsilon"] for p in straight.curve]
+
+
+def test_a_checkpoint_is_written_every_k_iterations_and_refused_for_other_rules(tmp_path):
+    from solver.multi import checkpoint
+    from solver.multi.solve import Checkpointing
+
+    params = MultiParams(faces=2, throws=1, chips=2)
+    saved = tmp_path / "run.npz"
+    seen = []
+    solve(params, 30, every=30, checkpoints=Checkpointing(path=saved, iterations=7),
+          progress=lambda point: seen.append(checkpoint.check(saved, params, "cfr+")))
+    assert seen == [28]                       # saved at 7, 14, 21, 28; measured at 30
+    assert checkpoint.check(saved, params, "cfr+") == 30      # and at the end
+    with np.load(saved, allow_pickle=False) as archive:
+        assert set(archive.files) == {"meta", "regrets", "strategy_sum"}
+    other = MultiParams(faces=2, throws=1, chips=3)
+    with pytest.raises(ParameterError, match="is a checkpoint of .*chips=2"):
+        checkpoint.check(saved, other, "cfr+")
+    runner = CliRunner()
+    result = runner.invoke(main, ["multi", "--chips", "3", "--resume", str(saved)])
+    assert result.exit_code == 2 and "is a checkpoint of" in result.output
+    (tmp_path / "junk.npz").write_bytes(b"not a zip")
+    result = runner.invoke(main, ["multi", "--chips", "2", "--resume",
+                                  str(tmp_path / "junk.npz")])
+    assert result.exit_code == 2 and "not a readable" in result.output
+    assert len(result.output.strip().splitlines()) == 1
+
+
+def test_command_resumes_from_its_checkpoint(tmp_path):
+    saved = tmp_path / "run.npz"
+    runner = CliRunner()
+    first = runner.invoke(main, ["multi", "--chips", "2", "--iterations", "40",
+                                 "--checkpoint", str(saved), "--checkpoint-every", "10"])
+    assert first.exit_code == 0, first.output
+    second = runner.invoke(main, ["multi", "--chips", "2", "--iterations", "80",
+                                  "--resume", str(saved), "--out", str(tmp_path)])
+    assert second.exit_code == 0, second.output
+    assert "resuming from" in second.output and "80 iterations" in second.output
+    doc = json.loads((tmp_path / "multi-strategy.json").read_text())
+    assert doc["solver"]["iterations"] == 80
+    assert [p["iterations"] for p in doc["curve"]][:2] == [4, 8]

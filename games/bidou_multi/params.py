@@ -10,7 +10,7 @@ from typing import ClassVar
 from games.bidou.params import RANKINGS, REROLL_MODES, ParameterError, check_int
 from games.parameters import GameParameters
 
-__all__ = ["MultiParams", "ParameterError"]
+__all__ = ["MultiParams", "ParameterError", "TwoLeftParams"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -37,9 +37,10 @@ class MultiParams(GameParameters):
     discard: bool = True
 
     GAME: ClassVar[str] = "python_bidou_multi"
+    PLAYERS: ClassVar[tuple[int, int]] = (3, 4)
 
     def __post_init__(self) -> None:
-        check_int("players", self.players, 3, 4)
+        check_int("players", self.players, *self.PLAYERS)
         check_int("chips", self.chips, 1, 12)
         check_int("faces", self.faces, 2, 6)
         check_int("throws", self.throws, 1, 3)
@@ -62,3 +63,13 @@ class MultiParams(GameParameters):
         rule set, and situation 7's discard removes one more when `discard` is on."""
         return False
 
+
+
+@dataclasses.dataclass(frozen=True)
+class TwoLeftParams(MultiParams):
+    """Situation 8 of a whole game (docs/rules.md, M19): the two players left with chips play
+    on under the multi-hand betting rules with `players=2`. Only the whole-game simulation
+    (`solver/multi/situations.py`) uses it; the OpenSpiel game takes 3 or 4 players."""
+
+    players: int = 2
+    PLAYERS: ClassVar[tuple[int, int]] = (2, 2)

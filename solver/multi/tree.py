@@ -99,23 +99,27 @@ class _Node:
     children: list = dataclasses.field(default_factory=list)   # (name, again, _Node)
 
 
-def _throw_phase(params: MultiParams, seat: int, count: int, counts: tuple[int, ...],
-                 label: str, depth: int) -> _Node:
+Stores = Optional[tuple[int, ...]]
+
+
+def _throw_phase(params: MultiParams, stores: Stores, seat: int, count: int,
+                 counts: tuple[int, ...], label: str, depth: int) -> _Node:
     """The node where `seat` has made `count` throws (after `counts` of the earlier seats)."""
     if count == params.throws:
-        return _next_turn(params, counts + (count,), f"{label}t{seat}:{count} ", depth)
+        return _next_turn(params, stores, counts + (count,), f"{label}t{seat}:{count} ", depth)
     node = _Node(player=seat, label=f"{label}t{seat}:{count}?", depth=depth)
-    node.children.append((STOP, False, _next_turn(params, counts + (count,),
+    node.children.append((STOP, False, _next_turn(params, stores, counts + (count,),
                                                   f"{label}t{seat}:{count} ", depth + 1)))
-    node.children.append((AGAIN, True, _throw_phase(params, seat, count + 1, counts, label,
-                                                    depth + 1)))
+    node.children.append((AGAIN, True, _throw_phase(params, stores, seat, count + 1, counts,
+                                                    label, depth + 1)))
     return node
 
 
-def _next_turn(params: MultiParams, counts: tuple[int, ...], label: str, depth: int) -> _Node:
+def _next_turn(params: MultiParams, stores: Stores, counts: tuple[int, ...], label: str,
+               depth: int) -> _Node:
     if len(counts) < params.players:
-        return _throw_phase(params, len(counts), 1, counts, label, depth)
-    table = betting.new_table(params.players, params.chips, counts)
+        return _throw_phase(params, stores, len(counts), 1, counts, label, depth)
+    table = betting.new_table(params.players, params.chips, counts, stores)
     return _betting(params, table, label + "b:", depth)
 
 
@@ -161,15 +165,19 @@ def _terminal_payoffs(params: MultiParams, table: betting.Table, kind: str,
     return np.array(rows, dtype=float)
 
 
-def build_tree(params: MultiParams) -> PublicTree:
-    """The public tree of `params` (reroll=all), as arrays."""
+def build_tree(params: MultiParams, stores: Stores = None) -> PublicTree:
+    """The public tree of `params` (reroll=all), as arrays. `stores` (by seat, the captain
+    first) starts the hand with those stores instead of `params.chips` each, as later hands
+    of a whole game do (`solver/multi/game_play.py`)."""
     check_solvable(params)
+    if stores is not None and (len(stores) != params.players or min(stores) < 1):
+        raise ParameterError(f"stores must be {params.players} positive counts, got {stores}")
     hands = rules.all_hands(params.faces)
     dist = rules.hand_distribution(params.faces)
     base = np.array([float(dist[h]) for h in hands])
     beats = np.array([[float(rules.compare(a, b, params.ranking, params.aces_beat_bidou) > 0)
                        for b in hands] for a in hands])
-    root = _throw_phase(params, 0, 1, (), "", 0)
+    root = _throw_phase(params, stores, 0, 1, (), "", 0)
     order: list[_Node] = []
     frontier = [root]
     while frontier:                                   # breadth first

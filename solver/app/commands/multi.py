@@ -36,38 +36,58 @@ Examples:
 @click.option("--check-openspiel", is_flag=True,
               help="Also measure the strategy with OpenSpiel on the faithful game (small "
               "variants); exit 1 if the numbers disagree.")
+@click.option("--engine", type=click.Choice(["auto", "c", "numpy"]), default="auto",
+              show_default=True, help="The CFR iterations in the C kernel (auto: if built) "
+              "or in numpy; the certificate is always numpy's best response.")
+@click.option("--exact", is_flag=True,
+              help="Also round the strategy to exact fractions and compute every seat's gain "
+              "in exact arithmetic (small variants).")
+@click.option("--simulate", "games", type=int, default=None, metavar="GAMES",
+              help="Also simulate this many whole games (--chips each, to the last player "
+              "holding chips), every chip situation's hand solved with --iterations.")
+@click.option("--seed", type=int, default=0, show_default=True,
+              help="The simulation's random seed.")
+@click.option("--checkpoint", "checkpoint_file", type=click.Path(dir_okay=False, path_type=Path),
+              default=None, help="Save the CFR state here (.npz, atomically) as it runs.")
+@click.option("--checkpoint-every", type=int, default=100, show_default=True,
+              help="Save every this many iterations.")
+@click.option("--checkpoint-seconds", type=float, default=None,
+              help="Also save after this many seconds of iterating since the last save.")
+@click.option("--resume", "resume_file", type=click.Path(dir_okay=False, path_type=Path),
+              default=None, help="Continue from this checkpoint (same rules); --iterations "
+              "counts the saved iterations too.")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path),
               default=None, help="Write multi-strategy.json here.")
 def multi(players: int, chips: int, faces: int, throws: int, poor_fish: bool,
           no_discard: bool, iterations: int, target: Optional[float], check_openspiel: bool,
-          out_dir: Optional[Path]) -> None:
+          engine: str, exact: bool, games: Optional[int], seed: int,
+          checkpoint_file: Optional[Path], checkpoint_every: int,
+          checkpoint_seconds: Optional[float],
+          resume_file: Optional[Path], out_dir: Optional[Path]) -> None:
     """Values by seat and each seat's certified epsilon: the most it could gain, in chips
     per hand, by deviating alone from the solver's strategy (an exact best response against
     the others' fixed strategies). With three or more players this certifies an
     epsilon-equilibrium, not a unique value. Solved on the compact public tree, reroll=all."""
-    from solver.files import check_directory_destination, write_set
-    from solver.multi import faithful
-    from solver.multi.solve import check_size, check_with_openspiel, solve
+    from solver.files import write_set
+    from solver.multi.charts import figures, summary
+    from solver.multi.solve import check_with_openspiel, solve
     from solver.multi.strategy_file import document
 
     params = MultiParams(players=players, chips=chips, faces=faces, throws=throws,
                          poor_fish=poor_fish, discard=not no_discard)
     if iterations < 1:
         raise ParameterError(f"--iterations must be at least 1, got {iterations}")
+    if games is not None and games < 1:
+        raise ParameterError(f"--simulate must be at least 1 game, got {games}")
     if target is not None and not target > 0:
         raise ParameterError(f"--target must be positive, got {target}")
-    counted = check_size(params)
-    if check_openspiel:
-        histories = _faithful_histories(params)
-        if histories > faithful.MAX_HISTORIES:
-            raise ParameterError(
-                f"--check-openspiel walks the faithful game's {histories:,} histories, above "
-                f"the limit of {faithful.MAX_HISTORIES:,} (try fewer --faces or --chips)")
-    if out_dir is not None:
-        check_directory_destination(out_dir)
+    counted, engine = _check_size(params, engine, check_openspiel, exact)
+    keep = _checkpointing(params, out_dir, checkpoint_file, checkpoint_every,
+                          checkpoint_seconds, resume_file)
     click.echo(f"{params.to_game_string()}: {counted['public_nodes']:,} public nodes, "
                f"{counted['hands']} hands each")
-    solution = solve(params, iterations, target=target, every=max(iterations // 10, 1))
+    solution = solve(params, iterations, target=target, every=max(iterations // 10, 1),
+                     checkpoints=keep, engine=engine)
     _print(solution)
     agree = check_with_openspiel(solution) if check_openspiel else True
     if check_openspiel:
@@ -76,15 +96,121 @@ def multi(players: int, chips: int, faces: int, throws: int, poor_fish: bool,
                    + " ".join(f"{v:+.6f}" for v in solution.openspiel["values"])
                    + ", gains " + " ".join(f"{g:.2e}" for g in solution.openspiel["gains"])
                    + (" (agrees)" if agree else " (DISAGREES)"))
+    rational = _exact(solution) if exact else None
+    whole = _simulate(params, iterations, games, seed, engine) if games is not None else None
     if out_dir is not None:
-        text = json.dumps(document(solution), indent=1, allow_nan=False) + "\n"
-        write_set({out_dir / "multi-strategy.json": text.encode()})
-        click.echo(f"wrote {out_dir / 'multi-strategy.json'}")
+        doc = document(solution)
+        doc["play"] = summary(solution.tree, solution.strategy)
+        doc["exact"] = rational
+        doc["whole_game"] = whole
+        text = json.dumps(doc, indent=1, allow_nan=False) + "\n"
+        files = {out_dir / "multi-strategy.json": text.encode()}
+        files.update({out_dir / name: data for name, data in figures(
+            solution.tree, solution.strategy, _short(params)).items()})
+        write_set(files)
+        click.echo("wrote " + ", ".join(str(path) for path in files))
     if not agree:
         raise SolverError("OpenSpiel's best response disagrees with the solver's")
+    if target is not None and rational is not None and rational["epsilon_float"] > target:
+        raise SolverError(f"the exact epsilon {rational['epsilon_float']:.3g} of the rounded "
+                          f"strategy is above --target {target:g}")
     if target is not None and solution.gains.epsilon > target:
         raise SolverError(f"the certified epsilon {solution.gains.epsilon:.3g} is above "
                           f"--target {target:g} after {solution.iterations} iterations")
+
+
+def _check_size(params: MultiParams, engine: str, check_openspiel: bool, exact: bool
+                ) -> tuple[dict[str, int], str]:
+    """Before any work: the tree, the engine, and what --check-openspiel and --exact walk."""
+    from solver.multi import faithful
+    from solver.multi.exact import check_work_bound
+    from solver.multi.solve import check_size, pick_engine
+
+    engine = pick_engine(engine)
+    counted = check_size(params, engine)
+    if check_openspiel:
+        histories = _faithful_histories(params)
+        if histories > faithful.MAX_HISTORIES:
+            raise ParameterError(
+                f"--check-openspiel walks the faithful game's {histories:,} histories, above "
+                f"the limit of {faithful.MAX_HISTORIES:,} (try fewer --faces or --chips)")
+    if exact:
+        check_work_bound(counted["public_nodes"], params.players, counted["hands"])
+    return counted, engine
+
+
+def _checkpointing(params: MultiParams, out_dir: Optional[Path],
+                   checkpoint_file: Optional[Path], every: int, seconds: Optional[float],
+                   resume_file: Optional[Path]):
+    """Before any work: the destinations and the checkpoint to resume from."""
+    from solver.files import check_directory_destination, check_file_destination
+    from solver.multi import checkpoint
+    from solver.multi.solve import Checkpointing
+
+    if out_dir is not None:
+        check_directory_destination(out_dir)
+    if every < 1 or (seconds is not None and not seconds > 0):
+        raise ParameterError("--checkpoint-every and --checkpoint-seconds must be positive")
+    if checkpoint_file is not None:
+        check_file_destination(checkpoint_file)
+    if resume_file is not None:
+        saved = checkpoint.check(resume_file, params, "cfr+")
+        click.echo(f"resuming from {resume_file} at {saved} iterations")
+    return Checkpointing(path=checkpoint_file, iterations=every, seconds=seconds,
+                         resume=resume_file)
+
+
+def _short(params: MultiParams) -> str:
+    """The chart titles' name of the rules: what differs from the defaults."""
+    default = MultiParams().to_dict()
+    changed = [f"{k}={v}" for k, v in params.to_dict().items() if v != default[k]]
+    return ", ".join(changed) or "default game"
+
+
+def _exact(solution) -> dict:
+    """The rational bound (docs/multi.md, "The rational bound"), printed and returned."""
+    import time
+
+    from solver.multi.exact import exact_gains
+
+    started = time.perf_counter()
+    got = exact_gains(solution.tree, solution.strategy)
+    seconds = time.perf_counter() - started
+    click.echo(f"exact, strategy rounded to multiples of 1/{got.denominator}: gains "
+               + " ".join(f"{float(g):.6e}" for g in got.gains)
+               + f"; the rounded profile is an epsilon-equilibrium with epsilon exactly "
+               f"{float(got.epsilon):.6e} ({len(str(got.epsilon.denominator))}-digit "
+               f"denominator; {seconds:.1f} s)")
+    return {"denominator": got.denominator, "values": [str(v) for v in got.values],
+            "best_response_values": [str(b) for b in got.best],
+            "gains": [str(g) for g in got.gains], "epsilon": str(got.epsilon),
+            "epsilon_float": float(got.epsilon), "seconds": round(seconds, 1)}
+
+
+def _simulate(params: MultiParams, iterations: int, games: int, seed: int, engine: str
+              ) -> dict:
+    """Whole games simulated from the rules, every chip situation's hand solved once
+    (docs/multi.md, "The whole game"); printed, and returned for the strategy file."""
+    from solver.multi.situations import Situations
+    from solver.multi.whole_game import simulate
+
+    situations = Situations(params, iterations, engine)
+    estimate = simulate(params, situations.strategy, games, seed)
+    click.echo(f"whole game, {games} games from {params.chips} chips each (seed {seed}), "
+               f"{estimate.mean_hands:.1f} hands a game; {len(situations.solved)} chip "
+               f"situations solved, worst certified epsilon {situations.worst_epsilon():.2e}")
+    click.echo("seat     chance to lose   standard error")
+    for seat, (p, se) in enumerate(zip(estimate.chance, estimate.standard_error)):
+        name = "captain" if seat == 0 else f"seat {seat}"
+        click.echo(f"{name:8s} {p:.4f}           {se:.4f}")
+    if estimate.no_loser:
+        click.echo(f"{estimate.no_loser} games ended with nobody holding chips")
+    return {"games": games, "seed": seed, "iterations_per_situation": iterations,
+            "chance_to_lose": list(estimate.chance),
+            "standard_error": list(estimate.standard_error),
+            "no_loser": estimate.no_loser, "mean_hands": estimate.mean_hands,
+            "situations": len(situations.solved),
+            "worst_situation_epsilon": situations.worst_epsilon()}
 
 
 def _faithful_histories(params: MultiParams) -> int:
@@ -99,7 +225,7 @@ def _faithful_histories(params: MultiParams) -> int:
 
 def _print(solution) -> None:
     g = solution.gains
-    click.echo(f"{solution.variant}, {solution.iterations} iterations, "
+    click.echo(f"{solution.variant} ({solution.engine}), {solution.iterations} iterations, "
                f"{solution.seconds:.1f} s")
     click.echo("seat  value (chips/hand)  best response  certified epsilon")
     for seat, (value, best, gain) in enumerate(zip(g.values, g.best, g.gains)):

@@ -1,0 +1,291 @@
+/* The CFR+ iteration and the best response of solver/multi/ (cfr.py, values.py,
+ * best_response.py) in C, on the public tree's arrays (solver/multi/tree.py), all
+ * C-contiguous int64 or float64. solver/multi/kernel.py loads it through ctypes and says
+ * why it exists; it performs the same arithmetic as the numpy walks, loop by loop, so that
+ * the two agree to rounding (tests/test_multi_kernel.py).
+ *
+ * Shapes: N nodes, E edges, G decision nodes, n players, H hands, T terminals.
+ *   reach[N][n][H]   each player's range at each node
+ *   value[N][n][H]   each player's counterfactual value at each node, per own hand
+ *   sigma, own, regret, sums [E][H]
+ *   term_pay[T][n + 1][n]: row s < n "seat s is the loser (kind 1) / the highest (kind 2)",
+ *   row n "nobody" (a tie), or the only row of a fixed terminal (kind 0).
+ *
+ * The file is also a (method-less) Python extension module, so that setuptools builds it.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    int64_t N, E, G, n, H, T;
+    const int64_t *edge_parent, *edge_child, *edge_player, *edge_again;
+    const int64_t *starts;       /* (G + 1,) first edge of each decision node; E at the end */
+    const int64_t *term_node, *term_kind, *term_seats;   /* seats: a bit mask */
+    const double *term_pay, *base, *beats;               /* beats[a * H + b]: a beats b */
+    int64_t L;                   /* > 0: the ranking is an order, hand h at level[h] in 0..L-1 */
+    const int64_t *level;        /* and beats[a][b] == (level[a] > level[b]); 0: it is not */
+} MultiTree;
+
+typedef struct {
+    double *reach, *value, *sigma, *own, *regret, *sums, *work;   /* work: (n + 5) H + 2 L */
+} MultiState;
+
+static void regret_matching(const MultiTree *t, MultiState *s) {
+    const int64_t H = t->H;
+    for (int64_t g = 0; g < t->G; g++) {
+        const int64_t a = t->starts[g], b = t->starts[g + 1];
+        for (int64_t h = 0; h < H; h++) {
+            double total = 0.0;
+            for (int64_t e = a; e < b; e++) {
+                const double r = s->regret[e * H + h];
+                total += r > 0.0 ? r : 0.0;
+            }
+            for (int64_t e = a; e < b; e++) {
+                const double r = s->regret[e * H + h];
+                s->sigma[e * H + h] = total > 0.0 ? (r > 0.0 ? r : 0.0) / total
+                                                  : 1.0 / (double)(b - a);
+            }
+        }
+    }
+}
+
+static void ranges(const MultiTree *t, MultiState *s) {
+    const int64_t H = t->H, nh = t->n * H;
+    for (int64_t q = 0; q < t->n; q++)
+        memcpy(s->reach + q * H, t->base, sizeof(double) * H);
+    for (int64_t e = 0; e < t->E; e++) {
+        const double *up = s->reach + t->edge_parent[e] * nh;
+        double *down = s->reach + t->edge_child[e] * nh;
+        memcpy(down, up, sizeof(double) * nh);
+        const int64_t a = t->edge_player[e];
+        double *mine = down + a * H;
+        double total = 0.0;
+        for (int64_t h = 0; h < H; h++) {
+            mine[h] *= s->sigma[e * H + h];
+            total += mine[h];
+        }
+        if (t->edge_again[e])
+            for (int64_t h = 0; h < H; h++)
+                mine[h] = total * t->base[h];
+    }
+}
+
+/* With an ordered ranking (L > 0): out[x] = the weight of w on the hands above x's level
+ * (above = 1) or below it (above = 0), in O(H + L) instead of O(H^2). */
+static void beyond(const MultiTree *t, const double *w, int64_t above, double *levels,
+                   double *out) {
+    const int64_t H = t->H, L = t->L;
+    memset(levels, 0, sizeof(double) * L);
+    for (int64_t y = 0; y < H; y++)
+        levels[t->level[y]] += w[y];
+    double run = 0.0;                         /* exclusive running sum, from the far end */
+    if (above)
+        for (int64_t l = L - 1; l >= 0; l--) {
+            const double here = levels[l];
+            levels[l] = run;
+            run += here;
+        }
+    else
+        for (int64_t l = 0; l < L; l++) {
+            const double here = levels[l];
+            levels[l] = run;
+            run += here;
+        }
+    for (int64_t x = 0; x < H; x++)
+        out[x] = levels[t->level[x]];
+}
+
+/* Seat q's counterfactual value per own hand at terminal z (values.py's _spread). */
+static void terminal_value(const MultiTree *t, const double *r, int64_t z, int64_t q,
+                           const double *cover, const double *total, double *work,
+                           double *out) {
+    const int64_t n = t->n, H = t->H, kind = t->term_kind[z], seats = t->term_seats[z];
+    const double *pay = t->term_pay + z * (n + 1) * n;
+    double others = 1.0, factor = 1.0;
+    for (int64_t j = 0; j < n; j++)
+        if (j != q) {
+            others *= total[j];
+            if (!((seats >> j) & 1))
+                factor *= total[j];
+        }
+    if (kind == 0) {
+        for (int64_t h = 0; h < H; h++)
+            out[h] = pay[n * n + q] * others;
+        return;
+    }
+    double *product = work, *spread = work + H, *rest = work + 2 * H;   /* rest: 2 H + L */
+    for (int64_t h = 0; h < H; h++)
+        rest[h] = others;                             /* "nobody" = all - the outcomes */
+    memset(out, 0, sizeof(double) * H);
+    for (int64_t sd = 0; sd < n; sd++) {
+        if (!((seats >> sd) & 1))
+            continue;
+        for (int64_t x = 0; x < H; x++)
+            product[x] = 1.0;
+        for (int64_t j = 0; j < n; j++)
+            if (j != sd && j != q && ((seats >> j) & 1))
+                for (int64_t x = 0; x < H; x++)
+                    product[x] *= cover[j * H + x];
+        if (q == sd) {
+            for (int64_t h = 0; h < H; h++)
+                spread[h] = product[h];
+        } else if (((seats >> q) & 1) && t->L > 0) {
+            for (int64_t y = 0; y < H; y++)
+                rest[H + y] = r[sd * H + y] * product[y];     /* rest's second half: scratch */
+            beyond(t, rest + H, kind == 2, rest + 2 * H, spread);
+        } else if ((seats >> q) & 1) {
+            for (int64_t h = 0; h < H; h++) {     /* q's hand h beats (is beaten by) s's y */
+                double sum = 0.0;
+                for (int64_t y = 0; y < H; y++) {
+                    const double rel = kind == 1 ? t->beats[h * H + y] : t->beats[y * H + h];
+                    sum += r[sd * H + y] * product[y] * rel;
+                }
+                spread[h] = sum;
+            }
+        } else {
+            double sum = 0.0;
+            for (int64_t y = 0; y < H; y++)
+                sum += r[sd * H + y] * product[y];
+            for (int64_t h = 0; h < H; h++)
+                spread[h] = sum;
+        }
+        for (int64_t h = 0; h < H; h++) {
+            const double v = spread[h] * factor;
+            rest[h] -= v;
+            out[h] += pay[sd * n + q] * v;
+        }
+    }
+    for (int64_t h = 0; h < H; h++)
+        out[h] += pay[n * n + q] * rest[h];
+}
+
+/* cover[j][x]: seat j's range on the hands that beat x (kind 1) / that x beats (kind 2). */
+static void covers(const MultiTree *t, const double *r, int64_t kind, double *cover,
+                   double *total, double *levels) {
+    const int64_t n = t->n, H = t->H;
+    for (int64_t j = 0; j < n; j++) {
+        double sum = 0.0;
+        for (int64_t y = 0; y < H; y++)
+            sum += r[j * H + y];
+        total[j] = sum;
+        if (kind == 0)
+            continue;
+        if (t->L > 0) {                       /* loser: the hands above x; highest: below */
+            beyond(t, r + j * H, kind == 1, levels, cover + j * H);
+            continue;
+        }
+        for (int64_t x = 0; x < H; x++) {
+            double c = 0.0;
+            for (int64_t y = 0; y < H; y++)
+                c += r[j * H + y] * (kind == 1 ? t->beats[y * H + x] : t->beats[x * H + y]);
+            cover[j * H + x] = c;
+        }
+    }
+}
+
+/* Terminal values of seat `only` (or of every seat if only < 0) into value[node][q]. */
+static void terminals(const MultiTree *t, MultiState *s, int64_t only) {
+    const int64_t n = t->n, H = t->H, nh = n * H;
+    double *cover = s->work, *total = s->work + nh, *work = s->work + nh + H;  /* 4 H + L */
+    double *levels = work + 4 * H + t->L;
+    for (int64_t z = 0; z < t->T; z++) {
+        const int64_t node = t->term_node[z];
+        const double *r = s->reach + node * nh;
+        covers(t, r, t->term_kind[z], cover, total, levels);
+        for (int64_t q = 0; q < n; q++)
+            if (only < 0 || q == only)
+                terminal_value(t, r, z, q, cover, total, work, s->value + node * nh + q * H);
+    }
+}
+
+static double rethrow_mean(const MultiTree *t, const double *v) {
+    double mean = 0.0;
+    for (int64_t h = 0; h < t->H; h++)
+        mean += v[h] * t->base[h];
+    return mean;
+}
+
+/* Values up, every player at once; own[e][h]: edge e's value to the player taking it. */
+static void values_up(const MultiTree *t, MultiState *s) {
+    const int64_t n = t->n, H = t->H, nh = n * H;
+    for (int64_t g = 0; g < t->G; g++)
+        memset(s->value + t->edge_parent[t->starts[g]] * nh, 0, sizeof(double) * nh);
+    for (int64_t e = t->E - 1; e >= 0; e--) {
+        const double *below = s->value + t->edge_child[e] * nh;
+        double *above = s->value + t->edge_parent[e] * nh, *own = s->own + e * H;
+        const int64_t a = t->edge_player[e];
+        if (t->edge_again[e]) {
+            const double mean = rethrow_mean(t, below + a * H);
+            for (int64_t h = 0; h < H; h++)
+                own[h] = mean;
+        } else {
+            memcpy(own, below + a * H, sizeof(double) * H);
+        }
+        for (int64_t q = 0; q < n; q++)
+            for (int64_t h = 0; h < H; h++)
+                above[q * H + h] += q == a ? s->sigma[e * H + h] * own[h] : below[q * H + h];
+    }
+}
+
+static void update(const MultiTree *t, MultiState *s, double weight, int64_t plus) {
+    const int64_t n = t->n, H = t->H, nh = n * H;
+    for (int64_t e = 0; e < t->E; e++) {
+        const int64_t p = t->edge_parent[e], a = t->edge_player[e];
+        const double *v = s->value + p * nh + a * H, *r = s->reach + p * nh + a * H;
+        for (int64_t h = 0; h < H; h++) {
+            double x = s->regret[e * H + h] + (s->own[e * H + h] - v[h]);
+            s->regret[e * H + h] = plus && x < 0.0 ? 0.0 : x;
+            s->sums[e * H + h] += weight * r[h] * s->sigma[e * H + h];
+        }
+    }
+}
+
+/* `iterations` CFR(+) iterations after iteration t0; returns 0. */
+int64_t multi_cfr(const MultiTree *t, MultiState *s, int64_t t0, int64_t iterations,
+                  int64_t plus) {
+    for (int64_t i = 1; i <= iterations; i++) {
+        regret_matching(t, s);
+        ranges(t, s);
+        terminals(t, s, -1);
+        values_up(t, s);
+        update(t, s, plus ? (double)(t0 + i) : 1.0, plus);
+    }
+    return 0;
+}
+
+/* Seat's best-response value (deviate) or policy value against `sigma` (in s->sigma). */
+double multi_best_response(const MultiTree *t, MultiState *s, int64_t seat, int64_t deviate) {
+    const int64_t n = t->n, H = t->H, nh = n * H;
+    ranges(t, s);
+    terminals(t, s, seat);
+    for (int64_t g = t->G - 1; g >= 0; g--) {
+        const int64_t a = t->starts[g], b = t->starts[g + 1];
+        const int64_t p = t->edge_parent[a], actor = t->edge_player[a];
+        double *above = s->value + p * nh + seat * H;
+        for (int64_t h = 0; h < H; h++)
+            above[h] = actor == seat && deviate ? -1e300 : 0.0;
+        for (int64_t e = a; e < b; e++) {
+            const double *below = s->value + t->edge_child[e] * nh + seat * H;
+            const double mean = actor == seat && t->edge_again[e] ? rethrow_mean(t, below) : 0.0;
+            for (int64_t h = 0; h < H; h++) {
+                const double v = actor == seat && t->edge_again[e] ? mean : below[h];
+                if (actor != seat)
+                    above[h] += v;
+                else if (deviate)
+                    above[h] = v > above[h] ? v : above[h];
+                else
+                    above[h] += s->sigma[e * H + h] * v;
+            }
+        }
+    }
+    return rethrow_mean(t, s->value + seat * H);
+}
+
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_multi_kernel",
+                                    "C kernel of solver.multi, called through ctypes.", -1,
+                                    NULL};
+
+PyMODINIT_FUNC PyInit__multi_kernel(void) { return PyModule_Create(&module); }

@@ -1,0 +1,88 @@
+"""Checkpoints of a multi-hand CFR run (docs/multi.md, "Checkpoints"): the CFR state written
+atomically so that a run killed or stopped can be resumed and continue bit-identically.
+
+The file is a numpy .npz archive (a zip of .npy arrays, read back with allow_pickle=False,
+so no pickle anywhere): `regrets` and `strategy_sum` (float64, edges x hands, exactly the
+run's arrays) and `meta`, the UTF-8 bytes of a JSON object: schema, schema_version, game,
+rules (the MultiParams it was solved for), method, iterations, seconds, curve, and the
+tree's shape (edges, hands). A checkpoint for other rules, another method or another tree
+is refused in one line (`ParameterError`, exit 2) before any work.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from games.bidou_multi.params import MultiParams, ParameterError
+from solver.files import write_bytes_atomic
+from solver.multi.cfr import CFRState
+from solver.multi.tree import PublicTree
+
+SCHEMA = "bidou-multi-checkpoint"
+SCHEMA_VERSION = 1
+
+
+def save(path: str | Path, params: MultiParams, method: str, state: CFRState,
+         curve: list[dict[str, float]]) -> None:
+    """Write the state at `path` atomically (temporary file, then rename)."""
+    meta = {"schema": SCHEMA, "schema_version": SCHEMA_VERSION,
+            "game": params.to_game_string(), "rules": params.to_dict(), "method": method,
+            "iterations": state.iterations, "seconds": state.seconds, "curve": curve,
+            "shape": list(state.regrets.shape)}
+    buffer = io.BytesIO()
+    np.savez(buffer, meta=np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8),
+             regrets=state.regrets, strategy_sum=state.strategy_sum)
+    write_bytes_atomic(path, buffer.getvalue())
+
+
+def load(path: str | Path, params: MultiParams, method: str, tree: PublicTree
+         ) -> tuple[CFRState, list[dict[str, float]]]:
+    """The state and curve saved at `path`, if it was written for these rules, this method
+    and this tree; otherwise ParameterError, one line saying why."""
+    meta, regrets, sums = _read(path)
+    _check_meta(path, meta, params, method)
+    shape = (tree.num_edges, len(tree.hands))
+    if regrets.shape != shape or sums.shape != shape or meta.get("shape") != list(shape):
+        raise ParameterError(f"{path} holds arrays of shape {regrets.shape}, the tree needs "
+                             f"{shape}")
+    state = CFRState(regrets=regrets.astype(np.float64), strategy_sum=sums.astype(np.float64),
+                     iterations=int(meta["iterations"]), seconds=float(meta["seconds"]))
+    return state, list(meta.get("curve", []))
+
+
+def check(path: str | Path, params: MultiParams, method: str) -> int:
+    """Refuse, before any work, a checkpoint that is unreadable or for other rules or
+    another method; the number of iterations it holds."""
+    meta, _, _ = _read(path)
+    _check_meta(path, meta, params, method)
+    return int(meta["iterations"])
+
+
+def _check_meta(path: str | Path, meta: dict[str, Any], params: MultiParams,
+                method: str) -> None:
+    if meta.get("schema") != SCHEMA or meta.get("schema_version") != SCHEMA_VERSION:
+        raise ParameterError(f"{path} is not a {SCHEMA} file of version {SCHEMA_VERSION}")
+    if meta.get("rules") != params.to_dict():
+        raise ParameterError(f"{path} is a checkpoint of {meta.get('game')}, not of "
+                             f"{params.to_game_string()}")
+    if meta.get("method") != method:
+        raise ParameterError(f"{path} is a checkpoint of {meta.get('method')}, not {method}")
+
+
+def _read(path: str | Path) -> tuple[dict[str, Any], np.ndarray, np.ndarray]:
+    try:
+        with np.load(path, allow_pickle=False) as archive:
+            meta = json.loads(archive["meta"].tobytes().decode())
+            if not isinstance(meta, dict):
+                raise ValueError("its meta is not a JSON object")
+            return meta, archive["regrets"], archive["strategy_sum"]
+    except FileNotFoundError:
+        raise ParameterError(f"cannot read checkpoint {path}: no such file") from None
+    except (OSError, ValueError, KeyError, zipfile.BadZipFile, UnicodeDecodeError) as error:
+        raise ParameterError(f"{path} is not a readable {SCHEMA} file ({error})") from None
