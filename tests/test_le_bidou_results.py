@@ -93,6 +93,7 @@ def test_results_le_bidou_redoes_only_its_part(tmp_path, monkeypatch):
         {k: v for k, v in before.items() if k != "le_bidou"}
     assert after["le_bidou"]["hands"]["full"]["rules"]["half_stake"] == "full"
     assert after["le_bidou"]["hands"]["up"]["rules"]["max_stake"] == 3
+    assert after["le_bidou"]["headline"] == after["le_bidou"]["hands"]["up"]
     page = (tmp_path / "docs" / "results.md").read_text()
     assert page == results.render(after)
     assert "Against a full-stake penalty, the half-stake rule changes" in page

@@ -13,8 +13,9 @@ from solver.app.commands.group import guarded
 @click.option("--root", default=".", show_default=True,
               help="The project directory (reads docs/data/sweep.csv).")
 @click.option("--le-bidou", is_flag=True,
-              help="Solve only Le Bidou's section again (its default hand under each "
-                   "withdrawal penalty: a few minutes), keeping the rest of the page.")
+              help="Solve only Le Bidou's section again (its default hand, and stakes up "
+                   "to 5 under each withdrawal penalty: minutes), keeping the rest of the "
+                   "page.")
 def results(root: str, le_bidou: bool) -> None:
     """docs/results.md: the findings, from the sweep table and exact solves (about 15
     minutes on 2 cores, busy). Le Bidou's section is kept as it was unless --le-bidou,
