@@ -18,6 +18,7 @@ from games.le_bidou.params import LeBidouParams
 from solver.analysis import behaviour
 from solver.app import le_bidou_results as lbr
 from solver.app import results
+from solver.app.sweep import read_rows, rule_key
 from solver.solve import solve
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -77,6 +78,33 @@ def test_each_bluff_by_enumeration(small):
     assert [got[s]["bluffs_per_hand"] for s in range(1, 4)] == pytest.approx(
         [expected[s] for s in range(1, 4)], abs=1e-12)
     assert sum(got[s]["bluffs_per_hand"] for s in range(1, 4)) > 0     # not vacuous
+
+
+def test_the_published_numbers():
+    doc = results.read_document(ROOT / "docs" / "data" / "results.json")
+    lb = doc["le_bidou"]
+    assert lb["equilibrium"] == "plain LP vertex" and lb["command"] == lbr.COMMAND
+    rows = {rule_key(r): r for r in read_rows(ROOT / "docs" / "data")}
+    chip = rows[rule_key(lbr.ONE_CHIP)]
+    assert lb["one_chip"]["exact"] == chip["exact"] == "-3199364025509/63915771340800"
+    for rule, hand in lb["hands"].items():
+        assert hand["rules"] == {"game": "le-bidou", **lbr.PENALTIES[rule].to_dict()}
+        assert Fraction(hand["lower"]) <= Fraction(hand["upper"])
+        assert Fraction(hand["upper"]) - Fraction(hand["lower"]) <= 1e-9
+        assert float(hand["lower"]) - 1e-12 <= hand["value"] <= float(hand["upper"]) + 1e-12
+        assert max(hand["captain_exploitability"], hand["opponent_exploitability"]) <= 1e-9
+        assert hand["status"] == "optimal"
+        assert sum(c["per_hand"] for c in hand["first"].values()) == pytest.approx(1, abs=1e-9)
+    # the default hand's value, proved in docs/le-bidou.md by the restricted LP, and the
+    # exact value of stakes up to 5 (rounded up) that the exact recovery found there
+    up = lb["headline"]
+    assert up["rules"] == {"game": "le-bidou", **LeBidouParams().to_dict()}
+    assert 0.8646922101350 <= float(up["lower"]) <= float(up["upper"]) <= 0.8646922101351
+    five = Fraction(34044864278920817278979867, 86770693607673480781824000)
+    assert Fraction(lb["hands"]["up"]["lower"]) <= five <= Fraction(lb["hands"]["up"]["upper"])
+    assert sum(c["per_hand"] for c in up["first"].values()) == pytest.approx(1, abs=1e-9)
+    page = (ROOT / "docs" / "results.md").read_text()
+    assert "## 6. Le Bidou: stakes instead of one-chip bets" in page
 
 
 def test_results_le_bidou_redoes_only_its_part(tmp_path, monkeypatch):

@@ -8,11 +8,11 @@ stakes up to 9, half stake rounded up) against the one-chip game with the same d
 ranking (`BidouParams(reroll="keep", ranking="french")`, its value read from the sweep
 table `docs/data/sweep.csv`, proved there). The penalty rules, `half_stake` up, down and
 full, are compared on the same dice with stakes up to COMPARE_MAX_STAKE (5: one LP each,
-minutes; at 9 each is the restricted LP's, far slower for some penalties). Each hand is solved by the LP (the restricted LP above
-16 128 rows, `solver/restricted.py`) and its value proved by the certificate; the behaviour
-(how often each stake is proposed, the bluffs) is that of the LP's vertex: Le Bidou has no
-refined equilibrium on its stakes trees (docs/le-bidou.md), so these numbers depend on the
-equilibrium chosen, and the page says so.
+minutes; at 9 each is the restricted LP's, far slower for some penalties). Each hand is
+solved by the LP (the restricted LP above 16 128 rows, `solver/restricted.py`) and its
+value proved by the certificate; the behaviour (how often each stake is proposed, the
+bluffs) is that of the LP's vertex: Le Bidou has no refined equilibrium on its stakes trees
+(docs/le-bidou.md), so these numbers depend on the equilibrium chosen, and the page says so.
 
 *Bluff*, as for the one-chip game (`solver.analysis.behaviour`, reused): a proposal of the
 stake s (a first stake or a raise to s) is a bluff when the proposer's hand loses a showdown
@@ -171,7 +171,12 @@ def compute(rows: Sequence[Mapping[str, Any]], progress: Step | None = None) -> 
 # --- the Markdown ------------------------------------------------------------------------------
 
 def _pct(x: float) -> str:
-    return f"{100 * x:.1f}%"
+    return "<0.1%" if 0 < x < 0.0005 else f"{100 * x:.1f}%"
+
+
+def _exploitability(x: float) -> str:
+    """Kept to 12 decimals (results.FLOAT_DECIMALS): 0 means below 5e-13."""
+    return "< 5e-13" if x == 0 else f"{x:.1e}"
 
 
 def _share(cell: Mapping[str, float]) -> str:
@@ -209,8 +214,8 @@ def render(lb: Mapping[str, Any], number: int) -> list[str]:
         "",
         f"**The first player's value.** With stakes he wins **{up['value']:+.6f}** chips per "
         f"hand ({_interval(up)}; exploitability by the exact best response: "
-        f"{up['captain_exploitability']:.1e} against him, "
-        f"{up['opponent_exploitability']:.1e} against the other; LP status "
+        f"{_exploitability(up['captain_exploitability'])} against him, "
+        f"{_exploitability(up['opponent_exploitability'])} against the other; LP status "
         f"{up['status']}). The one-chip game with the same dice and ranking "
         f"(`--reroll keep --ranking french`, `--max-level 4`) is worth {chip['value']:+.6f} "
         f"to him ({_interval(chip)}, docs/data/sweep.csv): stakes move his value by "
@@ -273,7 +278,8 @@ def _penalty_lines(hands: Mapping[str, Any]) -> list[str]:
                         ("full", "full stake")):
         h = hands[rule]
         lines.append(f"| {label} | {h['value']:+.6f} ({_interval(h)}) | "
-                     f"{h['captain_exploitability']:.1e}, {h['opponent_exploitability']:.1e} | "
+                     f"{_exploitability(h['captain_exploitability'])}, "
+                     f"{_exploitability(h['opponent_exploitability'])} | "
                      f"{_mean_first(h):.3f} | {_pct(h['folded'])} | {_pct(h['showdown'])} |")
     lines += [
         "",
@@ -309,7 +315,7 @@ def plot(lb: Mapping[str, Any]) -> bytes:
 
     hands = lb["hands"]
     stakes = [int(s) for s in hands["up"]["first"]]
-    figure = Figure(figsize=(10, 3.6), dpi=100)
+    figure = Figure(figsize=(10, 3.9), dpi=100)
     FigureCanvasAgg(figure)
     often, bluffs = figure.add_subplot(1, 2, 1), figure.add_subplot(1, 2, 2)
     width = 0.27
@@ -317,17 +323,24 @@ def plot(lb: Mapping[str, Any]) -> bytes:
                                        ("down", "half, rounded down"), ("full", "full stake"))):
         cells = [hands[rule]["first"][str(s)] for s in stakes]
         x = [s + (k - 1) * width for s in stakes]
-        often.bar(x, [100 * c["per_hand"] for c in cells], width, label=label)
-        bluffs.bar(x, [100 * c["bluffs_per_hand"] / c["per_hand"] if c["per_hand"] > 0
-                       else float("nan") for c in cells], width, label=label)  # not proposed
+        shares = [100 * c["per_hand"] for c in cells]
+        bars = often.bar(x, shares, width, label=label)
+        often.bar_label(bars, [f"{v:.0f}" if v > 0 else "" for v in shares], fontsize=6)
+        bluff = [100 * c["bluffs_per_hand"] / c["per_hand"] if c["per_hand"] > 0
+                 else float("nan") for c in cells]                 # no bar: never proposed
+        bars = bluffs.bar(x, bluff, width, label=label)
+        bluffs.bar_label(bars, [f"{v:.0f}" if v == v else "" for v in bluff], fontsize=6)
     often.set_ylabel("first stakes proposed (% of hands)")
     bluffs.set_ylabel("bluffs among them (%)")
     for axes, title in ((often, "how often each first stake is proposed"),
-                        (bluffs, "bluff share of each first stake (no bar: never proposed)")):
+                        (bluffs, "bluff share of each first stake proposed")):
         axes.set_xticks(stakes)
         axes.set_xlabel("first stake")
-        axes.set_title(f"Le Bidou, stakes up to {stakes[-1]}: {title}", fontsize=9)
+        axes.set_title(title, fontsize=9)
+        axes.margins(y=0.12)
     often.legend(fontsize=7, title="withdrawal from the first stake", title_fontsize=7)
+    figure.suptitle(f"Le Bidou, stakes up to {stakes[-1]}, by withdrawal penalty (the LP "
+                    f"vertex's equilibrium)", fontsize=10)
     figure.tight_layout()
     buffer = io.BytesIO()
     figure.savefig(buffer, format="png", metadata={"Software": None})
