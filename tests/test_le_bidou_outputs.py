@@ -4,7 +4,12 @@ the machinery on a small hand (solved in seconds), and the published default han
 
 from __future__ import annotations
 
+import csv
+import json
+from fractions import Fraction
 from pathlib import Path
+
+import pytest
 
 from games.le_bidou.params import LeBidouParams
 from solver.app import outputs
@@ -33,3 +38,26 @@ def test_le_bidou_is_written_and_checked(tmp_path, monkeypatch):
     lines[1] = ",".join(row)
     table.write_text("\n".join(lines) + "\n")
     assert outputs.stale_files(tmp_path, {}, charts=False, rounds=False) == [str(table)]
+
+
+def test_the_published_hand():
+    folder = ROOT / "le-bidou"
+    summary = json.loads((folder / "summary.json").read_text())
+    assert summary["rules"] == {"game": "le-bidou", **LeBidouParams().to_dict()}
+    assert summary["status"] == "optimal"
+    assert summary["captain_exploitability"] <= 1e-9
+    assert summary["opponent_exploitability"] <= 1e-9
+    proof = summary["certified_value"]
+    lower, upper = Fraction(proof["lower"]), Fraction(proof["upper"])
+    assert upper - lower <= 1e-9
+    # the value docs/le-bidou.md proves for the default hand
+    assert 0.8646922101350 <= lower <= upper <= 0.8646922101351
+    assert summary["value"] == pytest.approx(float(lower), abs=1e-9)
+    for name in summary["files"]:
+        assert (folder / name).is_file(), name
+    assert (folder / "reroll_chart.png").stat().st_size > 10_000
+    assert "0.86469221013505" in (folder / "summary.md").read_text()
+    # the betting table keeps the rows its player reaches (tables.write_tables, reached_only)
+    with open(folder / "betting.csv", newline="") as handle:
+        reached = [float(row["reached"]) for row in csv.DictReader(handle)]
+    assert 0 < len(reached) < 258_048 and min(reached) > 1e-12
