@@ -182,16 +182,16 @@ def test_outputs_check_compares_every_file_and_the_charts(tmp_path):
     from solver.app.outputs import publish, stale_files, write_outputs
 
     solutions = {"small": publish(solve(BidouParams(faces=2, throws=1, max_level=1)))}
-    written = write_outputs(tmp_path, solutions, rounds=False)
-    assert stale_files(tmp_path, solutions, rounds=False) == []
+    written = write_outputs(tmp_path, solutions, rounds=False, le_bidou=False)
+    assert stale_files(tmp_path, solutions, rounds=False, le_bidou=False) == []
     names = {p.name for p in written}
     assert {"summary.md", "simplified_strategy.json", "remember_chart.png"} <= names
     chart = tmp_path / "small" / "remember_chart.png"
     chart.write_bytes(chart.read_bytes()[:-1] + b"x")
     (tmp_path / "small" / "summary.md").unlink()
-    assert sorted(stale_files(tmp_path, solutions, rounds=False)) == sorted(
+    assert sorted(stale_files(tmp_path, solutions, rounds=False, le_bidou=False)) == sorted(
         [str(chart), str(tmp_path / "small" / "summary.md")])
-    assert stale_files(tmp_path, solutions, charts=False, rounds=False) == [
+    assert stale_files(tmp_path, solutions, charts=False, rounds=False, le_bidou=False) == [
         str(tmp_path / "small" / "summary.md")]
 
 

@@ -22,8 +22,10 @@ class LeBidouParams(GameParameters):
     faces, throws, reroll, ranking, aces_beat_bidou: the dice, as in two-hand Bidou, with
         the French source's defaults ("rejouer tout ou partie": keep; its own ranking).
     max_stake: the highest stake a player may propose (1..9; in a manche, the pool).
-    half_stake: how half of an odd first stake is rounded for a withdrawal: "up"
-        (ceil(s1 / 2)) or "down" (max(1, floor(s1 / 2))): chips are whole.
+    half_stake: the fine for withdrawing from the first stake s1: half of it, an odd one
+        rounded "up" (ceil(s1 / 2)) or "down" (max(1, floor(s1 / 2))), chips being whole;
+        or "full": the whole of s1 (not the source's rule: the penalty the half-stake rule
+        is measured against, docs/results.md).
     """
 
     faces: int = 6
@@ -47,9 +49,10 @@ class LeBidouParams(GameParameters):
 
     def describe(self) -> str:
         """A short human-readable statement of the rules, for titles and summaries."""
+        penalty = ("full stake for withdrawing from the first" if self.half_stake == "full"
+                   else f"half stake rounded {self.half_stake}")
         text = (f"Le Bidou: {self.faces} faces, {self.throws} throws, reroll {self.reroll}, "
-                f"{self.ranking} ranking, stakes up to {self.max_stake}, half stake "
-                f"rounded {self.half_stake}")
+                f"{self.ranking} ranking, stakes up to {self.max_stake}, {penalty}")
         if self.ranking == "french":
             text += ", aces beat bidou" if self.aces_beat_bidou else ", bidou unbeaten"
         return text

@@ -9,7 +9,8 @@ last proposal, in its `pot` (as chips from his pile), and the settlement reads t
 from them:
 
 - withdraw facing s_1: the withdrawer receives half of s_1, `ceil(s1 / 2)` ("up") or
-  `max(1, floor(s1 / 2))` ("down");
+  `max(1, floor(s1 / 2))` ("down"), or, under the full-stake penalty ("full", not the
+  source's rule: a rule to measure the half-stake rule against), the whole of s_1;
 - withdraw facing s_k, k >= 2: he receives his own last stake s_{k-1};
 - call facing s_k: the lower hand receives s_k; on a tie nobody receives any.
 
@@ -42,7 +43,9 @@ from games.bidou.betting import (
 )
 from games.bidou.params import ParameterError, check_int
 
-HALF_STAKE_ROUNDING = ("up", "down")
+# The penalty for withdrawing from the first stake: half of it rounded up or down (the
+# source's "la moitié de l'enjeu"), or the whole stake ("full": a rule to compare with).
+HALF_STAKE_ROUNDING = ("up", "down", "full")
 # Nine chips start in the pool: no stake can exceed them, and a stake is one digit.
 STAKE_LIMIT = 9
 
@@ -60,7 +63,10 @@ def raise_action(stake: int) -> str:
 
 
 def half_stake(stake: int, rounding: str) -> int:
-    """Half of a first stake in whole chips: rounded up, or down but at least one."""
+    """The fine for withdrawing from a first stake, in whole chips: half of it rounded up,
+    or down but at least one; under "full", the whole stake."""
+    if rounding == "full":
+        return stake
     if rounding == "up":
         return (stake + 1) // 2
     return max(1, stake // 2)
@@ -68,7 +74,7 @@ def half_stake(stake: int, rounding: str) -> int:
 
 def withdrawal_penalty(own_stake: int, other_stake: int, rounding: str) -> int:
     """The chips a withdrawing player receives: his own last stake, or, if he has proposed
-    none (he faces the first stake), half of the first stake."""
+    none (he faces the first stake), half of the first stake (or all of it, "full")."""
     return own_stake if own_stake > 0 else half_stake(other_stake, rounding)
 
 

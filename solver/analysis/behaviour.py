@@ -59,7 +59,7 @@ def turn_ends(model: HandModel, strategy: Strategy) -> tuple[np.ndarray, np.ndar
     return captain, opponent
 
 
-def _walk(model: HandModel, strategy: Strategy) -> Iterator[tuple]:
+def walk(model: HandModel, strategy: Strategy) -> Iterator[tuple]:
     """Every betting node and leaf of every public state with both players' reach vectors:
     ("node", public, node, captain reach, opponent reach) and ("leaf", public, leaf, ...).
     The captain's reach includes his chance, the opponent's his own given the captain's
@@ -93,7 +93,7 @@ def outcomes(model: HandModel, strategy: Strategy) -> Outcomes:
     kinds = {"pass": 0.0, "fold": 0.0, "showdown": 0.0}
     value = moved = 0.0
     by_public: dict[tuple[int, int], float] = {}
-    for kind, public, item, rc, ro in _walk(model, strategy):
+    for kind, public, item, rc, ro in walk(model, strategy):
         joint = np.outer(rc, ro)
         if kind == "node":
             if item.history == "":
@@ -154,11 +154,19 @@ def indifference_hand(model: HandModel, tree: BettingTree, facing: Node,
     """The weakest hand with which the player to act at `facing` (a bet or raise to call)
     calls at least as well as he folds, against `bettor_range` (unnormalized); None if no
     hand should call."""
-    compare = model.compare                           # [captain hand, opponent hand]
-    responder = facing.actor
     called, folded = tree.child(facing, Action.CALL), tree.child(facing, Action.FOLD)
     assert isinstance(called, BettingLeaf) and isinstance(folded, BettingLeaf), \
         "a call and a fold end the betting"
+    return indifference_between(model, tree, facing.actor, called, folded, bettor_range)
+
+
+def indifference_between(model: HandModel, tree: BettingTree, responder: int,
+                         called: BettingLeaf, folded: BettingLeaf, bettor_range: np.ndarray
+                         ) -> int | None:
+    """The weakest hand with which `responder` does at least as well at the showdown
+    `called` as at the fold (a withdrawal, in Le Bidou) `folded`, against `bettor_range`
+    (unnormalized); None if no hand should call. Any betting structure's leaves."""
+    compare = model.compare                           # [captain hand, opponent hand]
     showdown = np.array([float(tree.payoff(called, o)) for o in (-1, 0, 1)])
     weights = bettor_range / bettor_range.sum()
     if responder == CAPTAIN:
@@ -176,7 +184,7 @@ def bluffs(model: HandModel, strategy: Strategy) -> Bluffs:
     compare = model.compare
     bets = {(p, a): 0.0 for p in ("captain", "opponent") for a in ("bet", "raise")}
     bluff = dict(bets)
-    for kind, (tc, to), node, rc, ro in _walk(model, strategy):
+    for kind, (tc, to), node, rc, ro in walk(model, strategy):
         if kind != "node":
             continue
         reach = (rc, ro)

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from games.bidou.params import BidouParams
+from games.le_bidou.params import LeBidouParams
 from solver.app.round_outputs import (
     ROUNDS,
     same_at_printed_precision,
@@ -41,6 +42,12 @@ VARIANTS: dict[str, BidouParams] = {
     "keep": BidouParams(reroll="keep"),
     "french": BidouParams(ranking="french"),
 }
+# Le Bidou's published hand: the default (stakes up to 9), its LP vertex (no refined
+# equilibrium on stakes trees) with its value proved to an interval; its exact recovery is
+# refused at the default (docs/le-bidou.md), so none is tried. Its own list, apart from
+# VARIANTS (two-hand Bidou's, which the site and the cheat sheets read). Its betting table
+# is published with the reached rows only (1.6% of them; 168 MB in all otherwise).
+LE_BIDOU: dict[str, LeBidouParams] = {"le-bidou": LeBidouParams()}
 # PDF for print, PNG for screens; `bidou export --format svg` gives SVG on demand (the
 # SVGs are several times larger, and would bloat the repository at every re-solve).
 VARIANT_FORMATS: dict[str, Sequence[str]] = {name: ("pdf", "png") for name in VARIANTS}
@@ -58,20 +65,51 @@ def project_outputs() -> Path | None:
 
 
 def write_outputs(root: str | Path, solutions: dict[str, HandResult] | None = None,
-                  progress: Step | None = None, rounds: bool = True) -> list[Path]:
+                  progress: Step | None = None, rounds: bool = True,
+                  le_bidou: bool = True) -> list[Path]:
     """Solve every variant (unless `solutions` are given) and export it under `root`; then
-    solve and prove every round (ROUNDS) and publish it (`solver.app.round_outputs`)."""
-    solutions = solutions or fresh_solutions(progress)
+    solve and prove every round (ROUNDS) and publish it (`solver.app.round_outputs`); then
+    (`le_bidou`) Le Bidou's hand and its pages (`le_bidou_pages`)."""
+    solutions = fresh_solutions(progress) if solutions is None else solutions
+    if le_bidou:
+        solutions = {**solutions, **fresh_le_bidou(progress)}
     paths: list[Path] = []
     for name, published in solutions.items():
         paths += export_all(published.solution, Path(root) / name,
                             formats=VARIANT_FORMATS.get(name, ("pdf", "png")),
                             progress=within(progress, f"exporting {name}"),
-                            exact=published.exact)
+                            exact=published.exact, reached_only=name in LE_BIDOU)
     if rounds:
         for name, report in fresh_rounds(progress).items():
             paths += write_round(root, name, report)
+    if le_bidou:
+        paths += le_bidou_pages(root)
     return paths
+
+
+def fresh_le_bidou(progress: Step | None = None) -> dict[str, HandResult]:
+    """Le Bidou's published hand solved now (the restricted LP and the certificate on the
+    full game: a minute or more), as `bidou solve --game le-bidou` solves it."""
+    out = {}
+    for name, params in LE_BIDOU.items():
+        if progress is not None:
+            progress(f"solving {name} (restricted LP, certificate)", 1, 1)
+        out[name] = solve_hand(params, progress=within(progress, f"solving {name}"))
+    return out
+
+
+def le_bidou_pages(root: str | Path) -> list[Path]:
+    """Le Bidou's pages beyond the hand's export, under `root`/le-bidou: none yet.
+
+    The manche's page (the stochastic game over the pool and the chips received, and the
+    match: issue 20) goes here, written beside the hand's files and listed in what this
+    returns, so that `bidou outputs` writes it and `--check` compares it (`stale_files`).
+    No cheat sheet: the cheat-sheet machinery (`solver/analysis/rulebook.py`) states
+    one-chip rules ("bet with 6-5-4 or better", "call with ..."); Le Bidou's decisions have
+    up to ten actions (nine stakes, withdraw, call) at up to 512 decisions a public state,
+    which needs a grammar of its own ("propose s with X or better", withdraw/call/raise
+    thresholds per stake) and its cost by the best response: not written yet."""
+    return []
 
 
 def fresh_rounds(progress: Step | None = None) -> dict[str, dict]:
@@ -102,12 +140,15 @@ def publish(solution: Solution) -> HandResult:
 
 def stale_files(root: str | Path, solutions: dict[str, HandResult] | None = None,
                 charts: bool = True, progress: Step | None = None,
-                rounds: bool = True) -> list[str]:
+                rounds: bool = True, le_bidou: bool = True) -> list[str]:
     """Files under `root` that `write_outputs` would write differently (or that are
     missing); `solutions` (from `fresh_solutions`) saves solving again. With
     `charts=False` the charts are not drawn nor compared (the rest still is); with
-    `rounds=False` the rounds are not solved again nor compared."""
-    solutions = solutions or fresh_solutions(progress)
+    `rounds=False` the rounds are not solved again nor compared, with `le_bidou=False`
+    nor is Le Bidou's hand."""
+    solutions = fresh_solutions(progress) if solutions is None else solutions
+    if le_bidou:
+        solutions = {**solutions, **fresh_le_bidou(progress)}
     stale = []
     if rounds:
         for name, report in fresh_rounds(progress).items():
@@ -118,7 +159,8 @@ def stale_files(root: str | Path, solutions: dict[str, HandResult] | None = None
             formats = VARIANT_FORMATS.get(name, ("pdf", "png"))
             written = export_all(published.solution, tmp, formats=formats,
                                  progress=within(progress, f"checking {name}"),
-                                 exact=published.exact, draw_charts=charts)
+                                 exact=published.exact, draw_charts=charts,
+                                 reached_only=name in LE_BIDOU)
             for expected in written:
                 path = folder / expected.name
                 if not path.is_file() or not _same(expected.name, path.read_bytes(),

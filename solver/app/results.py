@@ -393,18 +393,25 @@ def _points(x: float) -> str:
 def render(doc: Mapping[str, Any]) -> str:
     """docs/results.md from the results document (pure: the same JSON gives the same text)."""
     s, g = doc["sweep"], doc["games"]
-    lines = _introduction(s) + _disadvantage_section(s, g["default"]) + _behaviour_section(g)
+    lines = _introduction(s, "le_bidou" in doc) + _disadvantage_section(s, g["default"])
+    lines += _behaviour_section(g)
     lines += _cycle_section(doc)
     lines += _split_section(doc)
+    if "le_bidou" in doc:
+        from solver.app import le_bidou_results
+
+        lines += le_bidou_results.render(doc["le_bidou"], 6)
     return "\n".join(lines).rstrip() + "\n"
 
 
-def _introduction(s: Mapping[str, Any]) -> list[str]:
+def _introduction(s: Mapping[str, Any], le_bidou: bool = False) -> list[str]:
     """What the page is, where its numbers come from, and how to reproduce them."""
     return [
         "# Results",
         "",
-        "Findings about two-hand Bidou, each with its number, its table or plot, and the "
+        "Findings about two-hand Bidou" + (" (and, in section 6, Le Bidou, the French game "
+                                           "of stakes)" if le_bidou else "")
+        + ", each with its number, its table or plot, and the "
         "command that reproduces it. Every value below comes from a strategy pair whose value "
         "the exact certificate (`solver/certificate.py`) proved: an interval of width below "
         f"{s['widest_interval']:.0e} around it, or the exact fraction where `--exact` proved "
@@ -432,6 +439,7 @@ def _introduction(s: Mapping[str, Any]) -> list[str]:
         "```sh",
         SWEEP_COMMAND,
         RESULTS_COMMAND,
+        *(["bidou results --le-bidou     # section 6 alone"] if le_bidou else []),
         "```",
         "",
     ]
@@ -720,7 +728,8 @@ def _folk_betting(folk: Mapping[str, Any], value: float) -> str:
 # --- plots and files ---------------------------------------------------------------------------
 
 def plots(doc: Mapping[str, Any]) -> dict[str, bytes]:
-    """results_value.png and results_levels.png (Agg canvas, no global state)."""
+    """results_value.png and results_levels.png (Agg canvas, no global state), and Le
+    Bidou's results_le_bidou_stakes.png when the document has its part."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
@@ -750,7 +759,22 @@ def plots(doc: Mapping[str, Any]) -> dict[str, bytes]:
         buffer = io.BytesIO()
         figure.savefig(buffer, format="png", metadata={"Software": None})
         out[name] = buffer.getvalue()
+    if "le_bidou" in doc:
+        from solver.app import le_bidou_results
+
+        out[le_bidou_results.PLOT] = le_bidou_results.plot(doc["le_bidou"])
     return out
+
+
+def _fresh_document(rows: Sequence[Mapping[str, Any]], progress: Step | None) -> dict[str, Any]:
+    """The two-hand Bidou document: the featured games and the round solved now."""
+    from games.bidou.round_params import RoundParams
+    from solver.round.solve import solve_round
+
+    solutions, throw_games = solve_featured(progress)
+    if progress is not None:
+        progress("solving the round", len(FEATURED) + 1, len(FEATURED) + 1)
+    return compute(rows, solutions, throw_games, solve_round(RoundParams()))
 
 
 def read_document(path: str | Path) -> dict[str, Any]:
@@ -761,9 +785,13 @@ def read_document(path: str | Path) -> dict[str, Any]:
     return doc
 
 
-def write_results(root: str | Path = ".", progress: Step | None = None) -> list[Path]:
+def write_results(root: str | Path = ".", progress: Step | None = None,
+                  le_bidou: bool = False) -> list[Path]:
     """Solve the featured games, read docs/data/sweep.csv, write the JSON, page and plots.
 
+    Le Bidou's part (section 6, `solver.app.le_bidou_results`) is kept from the document
+    already written unless `le_bidou`; with `le_bidou` only that part is solved again, and
+    the rest kept (each part is minutes of solving: the one asked for is redone).
     The destinations are checked before the minutes of solving; the set (three folders)
     is staged beside its destinations and moved in only once every file is written, so a
     failure leaves the previous results whole."""
@@ -775,13 +803,18 @@ def write_results(root: str | Path = ".", progress: Step | None = None) -> list[
         check_directory_destination(root / folder)
     rows = read_rows(root / "docs" / "data")
     sweep_tables(rows)                           # an incomplete table fails before solving
-    solutions, throw_games = solve_featured(progress)
-    from games.bidou.round_params import RoundParams
-    from solver.round.solve import solve_round
+    path = root / "docs" / "data" / "results.json"
+    kept = read_document(path) if path.is_file() else None
+    if le_bidou:
+        from solver.app import le_bidou_results
 
-    if progress is not None:
-        progress("solving the round", len(FEATURED) + 1, len(FEATURED) + 1)
-    doc = compute(rows, solutions, throw_games, solve_round(RoundParams()))
+        if kept is None:
+            raise ParameterError(f"{path} is missing: run `{RESULTS_COMMAND}` first")
+        doc = dict(kept, le_bidou=stable(le_bidou_results.compute(rows, progress)))
+    else:
+        doc = _fresh_document(rows, progress)
+        if kept is not None and "le_bidou" in kept:
+            doc["le_bidou"] = kept["le_bidou"]
     files = {root / "docs" / "data" / "results.json":
              (json.dumps(doc, indent=1, allow_nan=False) + "\n").encode("utf-8"),
              root / "docs" / "results.md": render(json.loads(json.dumps(doc))).encode("utf-8")}

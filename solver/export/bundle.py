@@ -198,7 +198,10 @@ def summary_markdown(model: HandModel, summary: Mapping[str, Any],
         lines += ["", "Le Bidou's betting is in the tables (betting.csv, .md, .json: each "
                   "decision named by its stakes, \"stake 3, raise to 5\"); it has no betting "
                   "charts, booklet or simplified strategy: a decision has up to ten actions "
-                  "and a public state up to 512 decisions (docs/le-bidou.md)."]
+                  "and a public state up to 512 decisions (docs/le-bidou.md). No cheat sheet "
+                  "either: the cheat sheets state one-chip rules (\"bet with 6-5-4 or "
+                  "better\"), and stakes rules (\"propose s with X or better\", withdraw, "
+                  "call and raise thresholds per stake) are not written yet."]
     if files:
         lines += ["", "## Files", ""] + [f"- `{name}`" for name in files]
     return "\n".join(lines) + "\n"
@@ -223,9 +226,12 @@ def export_charts(source: Any, out_dir: str | os.PathLike,
 def export_all(source: Any, out_dir: str | os.PathLike,
                formats: Sequence[str] = FORMATS, dpi: float | None = None,
                progress: Step | None = None, exact: Exact | None = None,
-               draw_charts: bool = True, parquet: bool = False) -> list[Path]:
+               draw_charts: bool = True, parquet: bool = False,
+               reached_only: bool = False) -> list[Path]:
     """Write every table, the strategy files, the summaries and every chart; returns paths.
-    With `parquet`, the tables as Parquet too (`solver.export.parquet`).
+    With `parquet`, the tables as Parquet too (`solver.export.parquet`); with
+    `reached_only`, the betting table's rows that their player reaches only
+    (`tables.write_tables`).
 
     The set is rendered in a hidden folder inside `out_dir`, then moved in (renames, so the
     folder is mixed for milliseconds at most, and not at all if the rendering fails or is
@@ -257,7 +263,8 @@ def export_all(source: Any, out_dir: str | os.PathLike,
             write_json_atomic(stage / "simplified_strategy.json",
                               strategy_to_json(model, simplified.strategy, simple))
             paths.append(stage / "simplified_strategy.json")
-        paths += tables.write_tables(model, strategy, stage, summary, evaluation.reach)
+        paths += tables.write_tables(model, strategy, stage, summary, evaluation.reach,
+                                     reached_only)
         if parquet:
             from solver.export.parquet import write_parquet_tables
 

@@ -70,8 +70,9 @@ def _game_option_list() -> list[Callable[[Callable], Callable]]:
                      help=f"Le Bidou: the highest stake a player may propose (1..{STAKE_LIMIT}"
                           f", default {LeBidouParams().max_stake}: the pool)."),
         click.option("--half-stake", type=click.Choice(HALF_STAKE_ROUNDING), default=None,
-                     help="Le Bidou: half of an odd first stake, paid by a withdrawal, "
-                          "rounded up (the default) or down (at least one chip)."),
+                     help="Le Bidou: the fine for withdrawing from the first stake: half "
+                          "of it, an odd one rounded up (the default) or down (at least one "
+                          "chip), or full: the whole stake (a rule to compare with)."),
     ]
 
 

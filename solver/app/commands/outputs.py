@@ -14,7 +14,7 @@ from solver.app.commands.group import EXIT_CANNOT_VOUCH, fail, guarded
 Examples:
   bidou outputs --check      are the published files current? (all solved and re-drawn)
   bidou outputs              rewrite them (15 min on 2 cores: three refined hands,
-                             two rounds and their cheat sheets)""")
+                             two rounds and their cheat sheets, Le Bidou's hand)""")
 @guarded
 @click.option("--root", type=click.Path(file_okay=False), default=None,
               help="Folder of the solved games (default: outputs/ of this source checkout, "
@@ -24,7 +24,8 @@ Examples:
                    "`bidou outputs` writes, the charts re-drawn and compared byte for byte.")
 def outputs(root: str | None, check: bool) -> None:
     """Re-solve the default game and the keep and french variants into outputs/, with
-    their exact values, tables and charts."""
+    their exact values, tables and charts; the rounds; and Le Bidou's default hand into
+    outputs/le-bidou/ (its value proved to an interval, tables, reroll chart)."""
     from pathlib import Path
 
     from solver.app.docs import charts_doc_path, update_charts_doc

@@ -41,7 +41,7 @@ from solver.app.signals import EXIT_INTERRUPTED
 @click.option("--max-stake", default=None,
               help="Le Bidou: comma-separated highest stakes, 1..9 (default 9).")
 @click.option("--half-stake", default=None,
-              help="Le Bidou: up, down, or up,down (default up).")
+              help="Le Bidou: up, down, full, or a list such as up,down,full (default up).")
 @click.option("--time-limit", type=click.FloatRange(min=0, min_open=True), default=None,
               help="Le Bidou: seconds of wall time a cell may take, LP to exact value "
                    "(default 60); a cell that runs out is a row saying so, tried again by a "
