@@ -17,7 +17,10 @@ The numbers are then proved by `certify`, never by this residual.
 A stage is one LP of the whole stakes tree while it is small enough
 (`solver.restricted.too_large_for_one_lp`), else the double oracle on a restricted tree
 (`solver.restricted.double_oracle`); each later solve of a stage starts from the previous
-one (the LP's basis; the restricted tree it ended with).
+one (the LP's basis; the restricted tree it ended with, or its swap's on a first solve).
+Newton's first step needs a guess, and LPs solved at a poor one are as dear as any: so the
+guess comes first from the same Newton steps with stage strategies from a few hundred
+iterations of predictive CFR+ (`WARM_STEPS` x `WARM_ITERATIONS`), as in the round.
 """
 
 from __future__ import annotations
@@ -29,6 +32,8 @@ from fractions import Fraction
 import numpy as np
 
 from games.le_bidou.manche import After, MancheParams, MancheState, all_states, decided, start
+from solver import cfr_kernel
+from solver.cfr import RULES, CFRSolver
 from solver.errors import SolverError
 from solver.lp import Basis, solve_lp_from
 from solver.manche.stage import stage_model, transitions
@@ -43,6 +48,8 @@ STOP_RESIDUAL = 1e-12
 # certificate proves what the strategies are worth, whatever the residual)
 NOISE_RESIDUAL = 1e-9
 MAX_ROUNDS = 30
+WARM_STEPS = 2
+WARM_ITERATIONS = 300
 
 Values = dict[MancheState, float]
 
@@ -105,7 +112,8 @@ class _Stages:
         begin = time.perf_counter()
         model = stage_model(self.params, state, lambda nxt: value_of(nxt, values))
         if too_large_for_one_lp(model):
-            oracle = double_oracle(model, start=self.kept.get(state))
+            oracle = double_oracle(model, start=self.kept.get(state,
+                                                              self.kept.get(state.swapped())))
             self.kept[state] = oracle.kept
             lp = oracle.solution
             method = (f"restricted LP ({oracle.decisions} of {oracle.full_decisions} "
@@ -130,6 +138,26 @@ def _evaluate(params: MancheParams, component: tuple[MancheState, ...],
                 row.append((None, p * value_of(nxt, values)))
         rows[s] = row
     return markov.solve(markov.chain(rows))
+
+
+def _warm_guess(params: MancheParams, component: tuple[MancheState, ...], values: Values
+                ) -> Values:
+    """A first guess of the component's values: Newton steps (`_evaluate`) from 1/2 with
+    each stage's strategies from WARM_ITERATIONS of predictive CFR+ instead of an LP."""
+    engine = "compiled" if cfr_kernel.available() else "numpy"
+    guess = dict(values)
+    for _ in range(WARM_STEPS):
+        stages = {}
+        for s in component:
+            model = stage_model(params, s, lambda nxt: value_of(nxt, guess))
+            cfr = CFRSolver(model, RULES["pcfr+"], engine=engine)
+            cfr.run(WARM_ITERATIONS)
+            stages[s] = Stage(model, cfr.average_strategy(), float("nan"), "pcfr+", 0.0)
+        try:
+            guess.update(_evaluate(params, component, stages, guess))
+        except np.linalg.LinAlgError:
+            return {s: values[s] for s in component}
+    return {s: min(1.0, max(0.0, guess[s])) for s in component}
 
 
 def solve_manche(params: MancheParams, progress: Step | None = None) -> MancheSolution:
@@ -163,6 +191,7 @@ def _solve_component(params: MancheParams, runner: _Stages, component: tuple[Man
     else Shapley steps; and the residual after each round of stage solves."""
     values = dict(known)
     values.update({s: 0.5 for s in component})
+    values.update(_warm_guess(params, component, values))
 
     def solve_all(at: Values) -> dict[MancheState, Stage]:
         return {s: runner.solve(s, at) for s in component}
