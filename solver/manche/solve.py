@@ -16,8 +16,9 @@ The numbers are then proved by `certify`, never by this residual.
 
 A stage is one LP of the whole stakes tree while it is small enough
 (`solver.restricted.too_large_for_one_lp`), else the double oracle on a restricted tree
-(`solver.restricted.double_oracle`); each later solve of a stage starts from the previous
-one (the LP's basis; the restricted tree it ended with, or its swap's on a first solve).
+(`solver.restricted.double_oracle`), each later solve of a stage starting from the
+restricted tree it ended with (its swap's on a first solve). The full LPs start cold: unlike
+the round's, from the previous basis they took longer than from scratch.
 Newton's first step needs a guess, and LPs solved at a poor one are as dear as any: so the
 guess comes first from the same Newton steps with stage strategies from a few hundred
 iterations of predictive CFR+ (`WARM_STEPS` x `WARM_ITERATIONS`), as in the round.
@@ -35,7 +36,7 @@ from games.le_bidou.manche import After, MancheParams, MancheState, all_states, 
 from solver import cfr_kernel
 from solver.cfr import RULES, CFRSolver
 from solver.errors import SolverError
-from solver.lp import Basis, solve_lp_from
+from solver.lp import solve_lp_from
 from solver.manche.stage import stage_model, transitions
 from solver.model import HandModel
 from solver.progress import Step, quiet
@@ -101,11 +102,10 @@ def components(chips: int) -> list[tuple[MancheState, ...]]:
 
 
 class _Stages:
-    """Solves stage games, each from its previous solve (LP basis, restricted tree)."""
+    """Solves stage games, a restricted tree from its previous one (or its swap's)."""
 
     def __init__(self, params: MancheParams) -> None:
         self.params = params
-        self.bases: dict[MancheState, Basis] = {}
         self.kept: dict[MancheState, frozenset[str]] = {}
 
     def solve(self, state: MancheState, values: Values) -> Stage:
@@ -119,7 +119,9 @@ class _Stages:
             method = (f"restricted LP ({oracle.decisions} of {oracle.full_decisions} "
                       f"decisions, {oracle.rounds} LPs)")
         else:
-            lp, self.bases[state] = solve_lp_from(model, self.bases.get(state))
+            # cold: from the basis of the previous solve (other tie values) HiGHS took
+            # 4-5 times as long as from scratch (docs/manche.md, "Where the time goes")
+            lp, _ = solve_lp_from(model, None)
             method = "LP of the whole tree"
         return Stage(model, lp.strategy, lp.value, method, time.perf_counter() - begin)
 
