@@ -79,7 +79,11 @@ def test_every_state_is_proved_and_holds_its_value():
     assert len(report["states"]) == 15
     assert report["max_width"] < 1e-12
     for entry in report["states"]:
+        # the solve's float, inside its interval (moved there if rounding left it outside)
         assert float(entry["lower"]) - 1e-15 <= entry["value"] <= float(entry["upper"]) + 1e-15
+        state = MancheState(entry["centre"], entry["captain"], entry["opponent"])
+        proof = proved(5).certificate.states[state]
+        assert proof.lower <= Fraction(entry["value"]) <= proof.upper
         assert entry["exploitability"] < 1e-12
         if not entry["decided"]:
             assert 0 < entry["max_tie"] < 1

@@ -9,7 +9,7 @@ from fractions import Fraction
 from typing import Any
 
 from games.le_bidou.manche import MancheState, match_win, start
-from solver.certificate import decimal
+from solver.certificate import decimal, float_down, float_up
 from solver.manche.certify import MancheCertificate
 from solver.manche.solve import MancheSolution
 from solver.result import versions
@@ -24,7 +24,7 @@ def state_entry(solution: MancheSolution, certificate: MancheCertificate,
     reply over the whole manche gains against that seat's strategy, in win probability),
     P(the manche ends) and, for a state played, its tie bound and stage solve."""
     proof = certificate.states[state]
-    value = solution.values[state]
+    value = shown_value(solution, certificate, state)
     stage = solution.stages.get(state)
     return {"centre": state.pool, "captain": state.first, "opponent": state.second,
             "open_throw": False,
@@ -42,6 +42,17 @@ def state_entry(solution: MancheSolution, certificate: MancheCertificate,
             "stage_seconds": None if stage is None else stage.seconds}
 
 
+def shown_value(solution: MancheSolution, certificate: MancheCertificate,
+                state: MancheState) -> float:
+    """The solved value, moved into its proved interval when the LP's rounding left it a
+    few 1e-16 outside (the interval is the proof; the value is the solve's float)."""
+    proof = certificate.states[state]
+    low, high = float_up(proof.lower), float_down(proof.upper)     # floats inside it
+    if low > high:                      # no float inside: the nearest to the interval
+        return float(proof.lower)
+    return min(max(solution.values[state], low), high)
+
+
 def match_entry(solution: MancheSolution, certificate: MancheCertificate) -> dict[str, Any]:
     """P(the first manche's first player wins the match), its proved interval (the match
     value increases with the manche's), under the rule naming the later first players."""
@@ -49,7 +60,8 @@ def match_entry(solution: MancheSolution, certificate: MancheCertificate) -> dic
     first = certificate.states[start(solution.params.chips)]
     lower, upper = match_win(first.lower, rule), match_win(first.upper, rule)
     return {"match_start": rule,
-            "value": float(match_win(Fraction(solution.start_value), rule)),
+            "value": float(match_win(Fraction(shown_value(
+                solution, certificate, start(solution.params.chips))), rule)),
             "lower": decimal(lower, 15, up=False), "upper": decimal(upper, 15, up=True),
             "width": float(upper - lower),
             "by_die": 0.5}
@@ -64,7 +76,7 @@ def manche_report(solution: MancheSolution, certificate: MancheCertificate,
         "schema": SCHEMA,
         "schema_version": SCHEMA_VERSION,
         "rules": solution.params.to_dict(),
-        "start_value": solution.values[first],
+        "start_value": shown_value(solution, certificate, first),
         "start_lower": decimal(certificate.states[first].lower, 15, up=False),
         "start_upper": decimal(certificate.states[first].upper, 15, up=True),
         "max_width": certificate.max_width,
