@@ -141,3 +141,14 @@ def test_an_even_manche_counts_a_tie_as_half():
     ends = {(e["centre"], e["captain"], e["opponent"]): e for e in report["states"]}
     assert ends[(1, 1, 0)]["decided"] is False      # 1-0: whoever receives the last chip
     assert 0 < ends[(2, 0, 0)]["value"] < 1
+
+
+def test_one_chip_and_one_throw_is_a_fair_coin_with_the_ties_of_the_dice():
+    """One chip: the second player never withdraws (receiving it loses), so the manche is
+    a race to the higher hand, a tie swapping the seats: V = (1 - t) / 2 + t (1 - V) gives
+    V = 1/2 whatever t. With one throw nobody can change t = sum of P(hand)^2, 31/243 for
+    three-faced dice, which the certificate's tie bound must find exactly."""
+    result = proved(1, faces=3, throws=1)
+    proof = result.certificate.states[start(1)]
+    assert proof.lower <= Fraction(1, 2) <= proof.upper and float(proof.width) < 1e-14
+    assert proof.tie_bound == Fraction(31, 243)
