@@ -81,8 +81,12 @@ def test_simulated_manches_agree_with_the_start_value(small):
     assert 1 < found.mean_hands < 3
 
 
-def test_half_stake_down_agrees_too():
-    params = MancheParams(chips=4, faces=3, throws=1, half_stake="down")
+@pytest.mark.parametrize("rules", [dict(chips=4, faces=3, throws=1, half_stake="down"),
+                                   dict(chips=3, faces=3, throws=2, reroll="all")])
+def test_other_rules_agree_too(rules):
+    """An even manche (a level end is half a win) with half stakes rounded down, and
+    rethrowing all three dice."""
+    params = MancheParams(**rules)
     solution = solve_manche(params)
     found = estimate(simulation_rules(params), SolvedPolicy(solution), 5000, seed=5)
     assert abs(found.rate - solution.start_value) < 4 * found.standard_error
