@@ -86,9 +86,11 @@ def manche_report(solution: MancheSolution, certificate: MancheCertificate,
         "seconds": seconds,
         "solve_seconds": solution.seconds,
         "prove_seconds": prove_seconds,
-        "convergence": [{"states": [s.label() for s in component], "residuals": residuals}
-                        for component, residuals in zip(solution.components,
-                                                        solution.history.values())],
+        "convergence": [{"states": [s.label() for s in component], "residuals": residuals,
+                         "seconds": seconds}
+                        for component, residuals, seconds in zip(
+                            solution.components, solution.history.values(),
+                            solution.component_seconds)],
         "match": match_entry(solution, certificate),
         "versions": versions(),
     }

@@ -76,6 +76,7 @@ class MancheSolution:
     components: tuple[tuple[MancheState, ...], ...]
     history: dict[int, list[float]]             # component -> residual per round
     seconds: float
+    component_seconds: tuple[float, ...] = ()   # wall seconds of each component's solve
 
     @property
     def start_value(self) -> float:
@@ -175,16 +176,19 @@ def solve_manche(params: MancheParams, progress: Step | None = None) -> MancheSo
     stages: dict[MancheState, Stage] = {}
     history: dict[int, list[float]] = {}
     done = 0
+    spent: list[float] = []
     for number, component in enumerate(order):
         progress(f"state {component[0].label()}", done, total)
+        begun = time.perf_counter()
         found, history[number] = _solve_component(params, runner, component, values)
+        spent.append(time.perf_counter() - begun)
         for s, stage in found.items():
             values[s] = stage.value
         stages.update(found)
         done += len(component)
     progress("solved", total, total)
     return MancheSolution(params, values, known, stages, tuple(order), history,
-                          time.perf_counter() - begin)
+                          time.perf_counter() - begin, tuple(spent))
 
 
 def _solve_component(params: MancheParams, runner: _Stages, component: tuple[MancheState, ...],

@@ -43,6 +43,8 @@ def prove_manche(params: MancheParams, progress: Step | None = None,
                            now - proving if timed else 0.0)
     if not timed:
         report["solve_seconds"] = 0.0
+        for component in report["convergence"]:
+            component["seconds"] = 0.0
         for entry in report["states"]:
             if entry["stage_seconds"] is not None:
                 entry["stage_seconds"] = 0.0
