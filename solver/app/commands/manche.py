@@ -105,7 +105,9 @@ def manche(chips: int, faces: int, throws: int, reroll: str, ranking: str,
            as_json: bool, out: str | None) -> None:
     """Solve a whole manche of Le Bidou (every state: chips left in the pool, chips each
     player has received), each number proved in exact arithmetic, and the match (two
-    manches and a belle) on top. Takes minutes at the defaults (docs/manche.md).
+    manches and a belle) on top. Small variants take seconds; the default manche (its
+    pool-9 hand is the default Le Bidou hand) takes an hour or more on 2 busy cores
+    (docs/manche.md, "Measured").
 
     \b
     Examples:
