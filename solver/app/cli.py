@@ -21,6 +21,7 @@ from solver.app.commands import (
     export_efg,
     export_policy,
     lp,
+    manche,
     multi,
     outputs,
     play,
@@ -40,7 +41,7 @@ COMMANDS = (stats.stats, solve.solve, export.export, export.charts, convergence.
             outputs.outputs, evaluate.evaluate, play.play, cheatsheet.cheatsheet, lp.lp,
             round.round_command, sweep.sweep, results.results, site.site,
             export_policy.export_policy, export_efg.export_efg, exploit.exploit,
-            multi.multi)
+            multi.multi, manche.manche)
 
 
 @click.group(cls=Bidou, commands=COMMANDS, epilog="""\b

@@ -1,0 +1,70 @@
+"""Time the manche of Le Bidou (bidou manche): solve and proof of every state, where the
+time goes (each component's stage solves), and the independent Monte Carlo against the
+start value.
+
+    python benchmarks/bench_manche.py                          # the small variants
+    python benchmarks/bench_manche.py --variant 9,6,3          # the default manche (long)
+    python benchmarks/bench_manche.py --variant 5,3,2 --simulate 20000
+
+A variant is CHIPS,FACES,THROWS (reroll keep, French ranking, half stake up). Prints one
+row a variant: seconds of the solve and of the proof, the start value and its proved
+interval, the slowest components; with --simulate N, the Monte Carlo's rate, its standard
+error and how many standard errors it lies from the start value.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+
+from games.le_bidou.manche import MancheParams, start
+from solver.manche.certify import certify_manche
+from solver.manche.policy import SolvedPolicy, simulation_rules
+from solver.manche.simulate import estimate
+from solver.manche.solve import solve_manche
+
+SMALL = ("3,3,2", "5,3,2", "5,6,1", "9,3,2")
+
+
+def run(variant: str, simulate: int, seed: int) -> None:
+    chips, faces, throws = (int(x) for x in variant.split(","))
+    params = MancheParams(chips=chips, faces=faces, throws=throws)
+    load = os.getloadavg()[0]
+    begin = time.perf_counter()
+    solution = solve_manche(params)
+    solved = time.perf_counter()
+    certificate = certify_manche(solution)
+    proved = time.perf_counter()
+    first = certificate.states[start(chips)]
+    slow = sorted(((sum(solution.stages[s].seconds for s in c), c[0].label())
+                   for c in solution.components), reverse=True)[:3]
+    print(f"{variant:>7}  states {len(solution.values):>2} (played {len(solution.stages):>2})  "
+          f"solve {solved - begin:7.1f} s  proof {proved - solved:6.1f} s  "
+          f"load {load:4.1f}  start {solution.start_value:.12f}  "
+          f"width {float(first.width):.1e}  max width {certificate.max_width:.1e}")
+    print("         last stage solves of the slowest components: "
+          + ", ".join(f"{label} {seconds:.1f} s" for seconds, label in slow))
+    for s, stage in sorted(solution.stages.items(), reverse=True)[:1]:
+        print(f"         {s.label()}: {stage.method}")
+    if simulate:
+        t = time.perf_counter()
+        found = estimate(simulation_rules(params), SolvedPolicy(solution), simulate, seed)
+        z = (found.rate - solution.start_value) / found.standard_error
+        print(f"         Monte Carlo {simulate} manches: {found.rate:.4f} +- "
+              f"{found.standard_error:.4f} ({z:+.2f} standard errors), "
+              f"{found.mean_hands:.2f} hands a manche, {time.perf_counter() - t:.1f} s")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--variant", action="append", help="CHIPS,FACES,THROWS (repeatable)")
+    parser.add_argument("--simulate", type=int, default=0, help="Monte Carlo manches")
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args()
+    for variant in args.variant or SMALL:
+        run(variant, args.simulate, args.seed)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,193 @@
+"""Proof of the manche's numbers: every state's value bracketed in exact arithmetic, as the
+round's (solver/round/certify.py), from the smallest pool up.
+
+Fix the solved stage strategies and let one person, X, follow them at every state, in
+either seat. What he guarantees, g(s, seat) (his least chance of winning the manche against
+every reply of the other person), brackets the value of the game from both sides:
+
+    g(s, first) <= value(s) <= 1 - g(s, second)
+
+A stage's step is the exact best response of the hand (`certificate.exact_best_response`)
+against X's stage strategy, with leaves paying X's guarantee where they lead: outside the
+component, the bounds proved already (rounded outward to floats, so that the numbers stay
+small); inside, after a tie, his guarantee at the swap in the other seat. That step T is
+monotone, and it is a contraction: a tie is the only way to stay in the component, and
+whatever the reply, a tie happens with probability at most q < 1, q computed exactly
+(the best reply to "make it a tie", `_tie_bound`). So any g- with g- <= T(g-), checked in
+exact arithmetic at every state and seat, is below the guarantee (T^n(g-) grows to it), and
+T(g-) is a proof as well. g- is found in floating point (value iteration from the solved
+values) and lowered by a margin; if the exact check fails the margin grows, and after a few
+tries the certificate gives up (`MancheCertificateError`) rather than report a wrong
+interval. Every manche ends with probability 1, whatever either player does, for the same
+reason: each hand empties some of the pool unless it ties.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from fractions import Fraction
+from typing import Callable
+
+from games.bidou.betting import CAPTAIN, OPPONENT
+from games.le_bidou.manche import After, MancheState
+from solver import best_response
+from solver.certificate import exact_best_response, float_down, float_up
+from solver.manche.solve import MancheSolution
+from solver.manche.stage import stage_model
+from solver.model import HandModel
+
+FIRST, SECOND = 0, 1
+Key = tuple[MancheState, int]                  # a state and X's seat there
+MARGINS = (1e-14, 1e-12, 1e-10, 1e-8)
+FLOAT_STEPS = 60
+
+
+class MancheCertificateError(Exception):
+    """The solved strategies could not be proved to the margins tried."""
+
+
+@dataclasses.dataclass(frozen=True)
+class StateProof:
+    """lower <= value <= upper, exact; q: the largest tie probability any reply can
+    force at this state (exact, < 1)."""
+
+    lower: Fraction
+    upper: Fraction
+    tie_bound: Fraction
+
+    @property
+    def width(self) -> Fraction:
+        return self.upper - self.lower
+
+
+@dataclasses.dataclass(frozen=True)
+class MancheCertificate:
+    states: dict[MancheState, StateProof]
+
+    @property
+    def max_width(self) -> float:
+        return max(float(p.width) for p in self.states.values())
+
+
+def _x_value(nxt: After, seat: int, g: Callable[[MancheState, int], Fraction | float]
+             ) -> Fraction | float:
+    """X's guarantee where a hand leads, X having held `seat` in it."""
+    if nxt.state is None:
+        assert nxt.end is not None
+        return nxt.end if seat == FIRST else 1 - nxt.end
+    return g(nxt.state, seat if nxt.same else 1 - seat)
+
+
+def _stage(solution: MancheSolution, state: MancheState, seat: int,
+           g: Callable[[MancheState, int], Fraction | float]) -> HandModel:
+    """The stage game paying the first player X's guarantee (X first) or one minus it
+    (X second), so that the other person's best response is always his own best."""
+    def pay(nxt: After) -> Fraction | float:
+        v = _x_value(nxt, seat, g)
+        return v if seat == FIRST else 1 - v
+    return stage_model(solution.params, state, pay)
+
+
+def _responder(seat: int) -> int:
+    return OPPONENT if seat == FIRST else CAPTAIN
+
+
+def _guarantee(best: Fraction | float, seat: int) -> Fraction | float:
+    """X's guarantee from the responder's best payoff (the opponent's is minus the
+    first player's)."""
+    return -best if seat == FIRST else 1 - best
+
+
+def _tie_bound(solution: MancheSolution, state: MancheState, seat: int) -> Fraction:
+    """The most probability of a tie (the only hand that stays at this pool) that any reply
+    to X's stage strategy can force, exactly."""
+    sign = 1 if seat == SECOND else -1          # the responder's payoff is the tie's
+
+    def tie(nxt: After) -> Fraction:
+        stays = nxt.state is not None and nxt.state.pool == state.pool
+        return Fraction(sign * int(stays))
+
+    model = stage_model(solution.params, state, tie)
+    return exact_best_response(model, solution.stages[state].strategy, _responder(seat))
+
+
+def certify_manche(solution: MancheSolution) -> MancheCertificate:
+    """Every state's proved interval (module docstring); MancheCertificateError if a
+    component cannot be proved."""
+    proofs: dict[MancheState, StateProof] = {
+        s: StateProof(v, v, Fraction(0)) for s, v in solution.known.items()}
+    floats: dict[Key, Fraction] = {}            # proved guarantees, rounded down to floats
+    for s, v in solution.known.items():
+        floats[(s, FIRST)], floats[(s, SECOND)] = v, 1 - v
+    for component in solution.components:
+        found = _prove_component(solution, component, floats)
+        for s in component:
+            lower, upper = found[(s, FIRST)], 1 - found[(s, SECOND)]
+            if lower > upper:
+                raise MancheCertificateError(f"state {s.label()}: the bounds cross")
+            q = max(_tie_bound(solution, s, seat) for seat in (FIRST, SECOND))
+            if q >= 1:
+                raise MancheCertificateError(f"state {s.label()}: a reply can make every "
+                                             f"hand a tie")
+            proofs[s] = StateProof(lower, upper, q)
+            floats[(s, FIRST)] = Fraction(float_down(lower))
+            floats[(s, SECOND)] = Fraction(float_down(1 - upper))
+    return MancheCertificate(proofs)
+
+
+def _prove_component(solution: MancheSolution, component: tuple[MancheState, ...],
+                     proved: dict[Key, Fraction]) -> dict[Key, Fraction]:
+    """X's exact guarantees T(g-) at every state and seat of the component."""
+    keys = [(s, seat) for s in component for seat in (FIRST, SECOND)]
+    g = _float_fixed_point(solution, component, keys, proved)
+    for margin in MARGINS:
+        low = {key: Fraction(g[key] - margin) for key in keys}
+        step = {key: _exact_step(solution, key, low, proved) for key in keys}
+        if all(low[key] <= step[key] for key in keys):
+            return step
+    raise MancheCertificateError(f"state {component[0].label()}: no sub-solution within a "
+                                 f"margin of {MARGINS[-1]:g}")
+
+
+def _float_fixed_point(solution: MancheSolution, component: tuple[MancheState, ...],
+                       keys: list[Key], proved: dict[Key, Fraction]) -> dict[Key, float]:
+    """X's guarantees in floating point: value iteration from the solved values."""
+    g = {(s, seat): solution.values[s] if seat == FIRST else 1 - solution.values[s]
+         for s, seat in keys}
+    for _ in range(FLOAT_STEPS):
+        new = {key: _float_step(solution, key, g, proved) for key in keys}
+        change = max(abs(new[key] - g[key]) for key in keys)
+        g = new
+        if change < 1e-16:
+            break
+    return g
+
+
+def _lookup(inside: dict[Key, float] | dict[Key, Fraction], proved: dict[Key, Fraction],
+            exact: bool) -> Callable[[MancheState, int], Fraction | float]:
+    def g(state: MancheState, seat: int) -> Fraction | float:
+        key = (state, seat)
+        v = inside[key] if key in inside else proved[key]
+        return Fraction(v) if exact else float(v)
+    return g
+
+
+def _float_step(solution: MancheSolution, key: Key, g: dict[Key, float],
+                proved: dict[Key, Fraction]) -> float:
+    state, seat = key
+    model = _stage(solution, state, seat, _lookup(g, proved, exact=False))
+    br = best_response.best_response(model, solution.stages[state].strategy, _responder(seat))
+    return float(_guarantee(br.value, seat))
+
+
+def _exact_step(solution: MancheSolution, key: Key, g: dict[Key, Fraction],
+                proved: dict[Key, Fraction]) -> Fraction:
+    state, seat = key
+    model = _stage(solution, state, seat, _lookup(g, proved, exact=True))
+    best = exact_best_response(model, solution.stages[state].strategy, _responder(seat))
+    return Fraction(_guarantee(best, seat))
+
+
+def rounded(proof: StateProof) -> tuple[float, float]:
+    """The interval as floats, rounded outward (still proved)."""
+    return float_down(proof.lower), float_up(proof.upper)

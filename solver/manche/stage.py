@@ -1,0 +1,51 @@
+"""The hand played at a manche state, as a stage game: Le Bidou's hand with stakes up to
+the pool, each leaf paying, by showdown outcome, the first player's value of where it leads
+(games/le_bidou/manche.py says where)."""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+from fractions import Fraction
+from typing import Callable
+
+from games.bidou.betting import OUTCOMES, Role
+from games.le_bidou.manche import After, MancheParams, MancheState, after_hand, received
+from solver.model import HandModel, build_model
+from solver.round.stage import leaf_probabilities
+from solver.strategy import Strategy
+
+Value = Callable[[After], float | Fraction]
+
+
+@functools.lru_cache(maxsize=16)
+def base_model(params: MancheParams, pool: int) -> HandModel:
+    """The hand's model with stakes up to the pool (its own chip payoffs, replaced below)."""
+    return build_model(params.hand(pool))
+
+
+def stage_model(params: MancheParams, state: MancheState, value: Value) -> HandModel:
+    """The stage game of `state`: every leaf pays `value(where it leads)` by outcome."""
+    base = base_model(params, state.pool)
+
+    def payoff(leaf):  # type: ignore[no-untyped-def]
+        return tuple(value(after_hand(state, *received(leaf, o, params.half_stake)))
+                     for o in OUTCOMES)
+
+    # betting.LeafPayoff names Fractions; a stage pays floats while solving, Fractions in
+    # the certificate (as the round's stage games do)
+    trees = base.description.trees(None, payoff)
+    return dataclasses.replace(base, trees=trees)
+
+
+def transitions(params: MancheParams, model: HandModel, state: MancheState,
+                strategy: Strategy) -> dict[After, float]:
+    """Where the hand at `state` leads, with probabilities, under `strategy`."""
+    out: dict[After, float] = {}
+    for (first, index, o), p in leaf_probabilities(model, strategy).items():
+        if p <= 0:
+            continue
+        leaf = model.trees[Role(first)].leaves[index]
+        nxt = after_hand(state, *received(leaf, o, params.half_stake))
+        out[nxt] = out.get(nxt, 0.0) + p
+    return out
