@@ -54,6 +54,7 @@ from solver.model import HandModel, build_model
 from solver.progress import Step, quiet
 from solver.reach import end_mass
 from solver.strategy import Strategy, StrategyFileError
+from solver.warm_lp import KeyedBasis, solve_grown
 
 # A best response gaining more than this (chips a hand) over the restricted value brings
 # its raises out of the tree into it; a completion's raise is played when its weight (the
@@ -335,12 +336,16 @@ def double_oracle(model: HandModel, start: Iterable[str] | None = None,
     kept = frozenset(start if start is not None else default_start(model))
     lp_seconds, iterations = 0.0, 0
     leaves = best_response.leaf_matrices(model)
+    basis: KeyedBasis | None = None
     for rounds in range(1, MAX_ROUNDS + 1):
         trees = {first: restrict(tree, kept) for first, tree in model.trees.items()}
         small = build_model(model.description, trees)
         progress(f"restricted LP: {sum(len(t.nodes) for t in trees.values())} decisions",
                  rounds, 0)
-        lp = solve_lp(small, method)
+        if method is None:          # HiGHS's dual simplex from the last LP's basis
+            lp, basis = solve_grown(small, basis)
+        else:
+            lp = solve_lp(small, method)
         lp_seconds += lp.seconds
         iterations += lp.iterations
         strategy, added = _check_frontier(model, small, lp.strategy, lp.value, leaves)
