@@ -56,3 +56,21 @@ def test_a_basis_that_names_what_the_lp_lacks_is_not_carried(grown):
     assert carry(KeyedBasis({}, {}), cols, rows, free) is not None   # all slacks: square
     # the large LP's basis keeps basic columns the small LP does not have
     assert carry(basis, cols, rows, free) is None
+
+
+def test_exact_on_a_hand_too_large_for_one_lp_goes_through_the_restricted_model(monkeypatch):
+    """`bidou solve --game le-bidou --exact` above one LP's reach (the default hand):
+    the double oracle, then the exact equilibrium recovered on the restricted model and
+    proved on the full one (`exact_lift`); here on a small variant made to take that
+    route, at the full LP's exact value (tests/test_le_bidou_fast.py)."""
+    from fractions import Fraction
+
+    from solver.pipeline.hand import solve_hand
+
+    monkeypatch.setattr("solver.restricted.ONE_LP_ROWS", 0)
+    result = solve_hand(LeBidouParams(faces=3, throws=2, max_stake=3), exact=True)
+    assert "restricted LP" in result.solution.message
+    assert result.why_not is None and result.exact is not None
+    proof = result.solution.certificate
+    assert proof is not None and proof.exact == Fraction(1401991, 9447840)
+    assert result.solution.exploitability.nash_conv <= 1e-12
