@@ -21,12 +21,14 @@ is then lifted to the full tree and checked against every raise it leaves out:
   out of the tree that the best responses raise to join it, each with the last raises its
   completion played, and the LP is solved again. The tree only grows, so this ends.
 
-Nothing here is trusted either: `solve_restricted` returns the lifted pair as an
-`LPSolution` of the full model, which the caller checks as every LP solution is (the float
-best response on the full model, then `solver.certificate.certify` in exact arithmetic on
-the full model). A decision below a completed one is reached only through a raise its own
-actor never makes (the one out of the tree, or a raise the completion does not play), so
-any play there proves the same bounds. `exact_lift` gives
+Each LP of a round starts from the final basis of the round before (solver/warm_lp.py:
+the tree only grows, so the basis carries over by name): the default hand's five LPs take a
+fifth of their cold time. Nothing here is trusted either: `solve_restricted` returns the
+lifted pair as an `LPSolution` of the full model, which the caller checks as every LP
+solution is (the float best response on the full model, then `solver.certificate.certify`
+in exact arithmetic on the full model). A decision below a completed one is reached only
+through a raise its own actor never makes (the one out of the tree, or a raise the
+completion does not play), so any play there proves the same bounds. `exact_lift` gives
 the exact value: the exact equilibrium recovered on the restricted model (where the LP's
 strategies are a vertex; on the full model the completions' mixes are too many unknowns
 for `exact_equilibrium`), lifted, and proved on the full model.
@@ -360,8 +362,10 @@ def double_oracle(model: HandModel, start: Iterable[str] | None = None,
                   method: str | None = None, progress: Step | None = None) -> DoubleOracle:
     """Solve `model` on restricted trees grown from `start` (`default_start`) by the raises
     that gain against the completed restricted equilibrium, until none does (module
-    docstring); `progress("restricted LP: 12 decisions", round, 0)` before each LP. Raises
-    SolverError if an LP fails or MAX_ROUNDS are not enough."""
+    docstring); `progress("restricted LP: 12 decisions", round, 0)` before each LP. Each LP
+    starts from the last one's basis (`solver.warm_lp`) unless `method` names a scipy
+    method (then each is solved cold by it). Raises SolverError if an LP fails or
+    MAX_ROUNDS are not enough."""
     begin = time.perf_counter()
     progress = progress or quiet
     kept = frozenset(start if start is not None else default_start(model))
