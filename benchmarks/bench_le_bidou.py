@@ -2,6 +2,13 @@
 
     python benchmarks/bench_le_bidou.py [--repeats 3] [--max-stakes 1,2,3,9]
         [--restricted 3,4,5,9] [--full-to 5] [--no-exact] [--cfr 1000]
+    python benchmarks/bench_le_bidou.py --whole 9 [--repeats 3]
+        [--against /work/main/.venv/bin/bidou]
+
+`--whole S` times the whole command `bidou solve --game le-bidou --max-stake S` (a fresh
+process: imports, model, LPs, best responses, certificate, printing), medians of wall and
+CPU seconds; with `--against`, another installation's `bidou` (main's checkout, say) runs
+it too, alternating with this one's so that both see the same load, and the ratio.
 
 For the one-chip default game (BidouParams(reroll="keep", ranking="french"), the same dice
 as Le Bidou's defaults) and for Le Bidou at the default dice with each `--max-stakes`
@@ -20,7 +27,10 @@ default hand and certifies its strategies: a proved interval without any LP.
 from __future__ import annotations
 
 import argparse
+import resource
 import statistics
+import subprocess
+import sys
 import time
 from typing import Any, Callable
 
@@ -83,6 +93,37 @@ def certified_cfr(iterations: int) -> None:
           f" value in [{float(proof.lower):.6f}, {float(proof.upper):.6f}]", flush=True)
 
 
+def whole_commands(max_stake: int, repeats: int, against: str | None) -> None:
+    """Medians of the whole `bidou solve --game le-bidou` for this checkout and `against`,
+    run alternately; the value line each printed."""
+    peers = {"this": [sys.executable, "-c", "from solver.app.cli import main; main()"]}
+    if against:
+        peers["other"] = [against]
+    times: dict[str, list[tuple[float, float]]] = {peer: [] for peer in peers}
+    shown: dict[str, str] = {}
+    for _ in range(repeats):
+        for peer, bidou in peers.items():
+            before = _children_cpu()
+            start = time.perf_counter()
+            done = subprocess.run([*bidou, "solve", "--game", "le-bidou", "--max-stake",
+                                   str(max_stake)], capture_output=True, text=True)
+            times[peer].append((time.perf_counter() - start, _children_cpu() - before))
+            shown[peer] = " | ".join(line for line in done.stdout.splitlines()
+                                     if line.startswith(("certified", "solver says")))
+            shown[peer] += f" (exit {done.returncode})"
+    medians = {peer: (statistics.median(t for t, _ in runs),
+                      statistics.median(c for _, c in runs)) for peer, runs in times.items()}
+    for peer, (wall, cpu) in medians.items():
+        ratio = f"{wall / medians['this'][0]:6.2f}x this" if peer != "this" else ""
+        print(f"max_stake {max_stake} {peer:<5} wall {wall:8.1f} s  cpu {cpu:8.1f} s  {ratio}"
+              f"  {shown[peer]}", flush=True)
+
+
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=3)
@@ -94,7 +135,14 @@ def main() -> None:
                         help="also the full LP beside a restricted row up to this max_stake")
     parser.add_argument("--no-exact", action="store_true", help="skip the exact recovery")
     parser.add_argument("--cfr", type=int, default=0, help="pcfr+ iterations, 0: none")
+    parser.add_argument("--whole", type=int, default=0,
+                        help="time the whole command at this max_stake instead (0: no)")
+    parser.add_argument("--against", default=None,
+                        help="with --whole: another installation's bidou, run side by side")
     args = parser.parse_args()
+    if args.whole:
+        whole_commands(args.whole, args.repeats, args.against)
+        return
     exact = not args.no_exact
     print(f"{'game':<50} {'LP s':>8} {'cert s':>8} {'exact s':>8} {'value':>15} "
           f"{'width':>9}  exact value")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
+from typing import TYPE_CHECKING
 
 from games.catalog import GameParams
 from games.family import HandDescription
@@ -18,6 +19,9 @@ from solver.errors import SolverError
 from solver.model import HandModel, build_model
 from solver.progress import Step
 from solver.result import Solution, versions
+
+if TYPE_CHECKING:
+    from solver.lp import LPSolution
 
 __all__ = ["solve", "Solution", "versions", "METHODS", "LP_METHODS", "CFR_METHODS"]
 
@@ -108,6 +112,14 @@ def _solve_lp(model: HandModel, progress: Step | None = None) -> Solution:
     start = time.perf_counter()
     lp = solve_restricted(model, progress=progress) if too_large_for_one_lp(model) \
         else solve_lp(model)
+    return lp_solution(model, lp, start)
+
+
+def lp_solution(model: HandModel, lp: LPSolution, start: float) -> Solution:
+    """An LP's solution (`solve_lp`'s, or the double oracle's lifted pair) as a Solution:
+    its unreached decisions completed and its exploitability measured by the exact best
+    response (SolverError if it is off); `start` is when the solve began
+    (`time.perf_counter()`)."""
     leaves = best_response.leaf_matrices(model)
     strategy = best_response.complete_unreached(model, lp.strategy, leaves=leaves)
     seconds = time.perf_counter() - start

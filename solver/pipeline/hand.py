@@ -113,6 +113,13 @@ def solve_hand(params: GameParams, method: str = "lp", iterations: int | None = 
     vertex: the refined equilibrium's limit is not recovered on its stakes trees."""
     if method == "lp" and not plain and isinstance(params, BidouParams):
         return refined_hand(params, progress)
+    if method == "lp" and exact and isinstance(params, LeBidouParams):
+        from solver.model import build_model
+        from solver.restricted import too_large_for_one_lp
+
+        model = build_model(params.description())
+        if too_large_for_one_lp(model):
+            return restricted_exact_hand(model, progress, exact_progress or progress)
     solution = solving.solve(params, method, iterations=iterations,
                              target_exploitability=target_exploitability, progress=progress)
     equilibrium = PLAIN if method == "lp" else None
@@ -120,6 +127,31 @@ def solve_hand(params: GameParams, method: str = "lp", iterations: int | None = 
         return HandResult(solution, equilibrium=equilibrium)
     return dataclasses.replace(with_exact(solution, exact_progress or progress),
                                equilibrium=equilibrium)
+
+
+def restricted_exact_hand(model: HandModel, progress: Step | None = None,
+                          exact_progress: Step | None = None) -> HandResult:
+    """A Le Bidou hand too large for one LP, with its exact value: the double oracle
+    (solver/restricted.py), its lifted pair measured and certified as any LP solution, then
+    `exact_lift` (the exact equilibrium recovered on the restricted model, lifted, proved
+    on the full model). Its exact probabilities become the strategy kept (measured again)."""
+    import time
+
+    from solver import best_response
+    from solver.restricted import double_oracle, exact_lift
+
+    start = time.perf_counter()
+    oracle = double_oracle(model, progress=progress)
+    solution = solving.with_certificate(solving.lp_solution(model, oracle.solution, start))
+    found = exact_lift(model, oracle, exact_progress)
+    certificate = exact_file.narrowed(solution.certificate, found.certificate)
+    if found.exact is None or found.strategy is None:
+        return HandResult(dataclasses.replace(solution, certificate=certificate), None,
+                          found.reason, PLAIN)
+    strategy = exact_file.to_floats(found.strategy, found.exact)
+    kept = dataclasses.replace(solution, strategy=strategy, certificate=certificate,
+                               exploitability=best_response.exploitability(model, strategy))
+    return HandResult(kept, found.exact, None, PLAIN)
 
 
 def refined_hand(params: BidouParams, progress: Step | None = None) -> HandResult:
