@@ -113,10 +113,11 @@ def solve(params: GameParams, method: str, iterations: int | None,
     that misses its target exits 1, and writes a strategy file only if --iterations asked
     for that run.
 
-    --game le-bidou solves Le Bidou (docs/le-bidou.md), by the plain LP vertex (its refined
-    equilibrium is not recovered on the stakes trees) up to max_stake 5 with the default
-    dice; a larger hand is refused before any work (the LP does not finish today), and CFR
-    on it needs --iterations.
+    --game le-bidou solves Le Bidou (docs/le-bidou.md) by the plain LP vertex (its refined
+    equilibrium is not recovered on the stakes trees): one LP up to max_stake 5's size with
+    the default dice, above it a double oracle of warm LPs on a restricted stakes tree, the
+    value proved on the full game (about a minute at max_stake 9; --exact several). CFR on a
+    large hand needs --iterations.
     """
     from solver.app.progress import Progress
     from solver.files import check_file_destination, write_json_atomic
