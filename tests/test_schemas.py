@@ -127,7 +127,8 @@ def test_round_json_of_one_state_validates_as_a_state():
 
 
 PUBLISHED = [(path, name) for pattern, name in (
-    ("*/strategy.json", "exact-strategy"), ("*/simplified_strategy.json", "strategy"),
+    ("[!l]*/strategy.json", "exact-strategy"), ("le-bidou/strategy.json", "strategy"),
+    ("*/simplified_strategy.json", "strategy"),
     ("*/cheatsheet_strategy.json", "cheatsheet-strategy"),
     ("cheatsheet-front/*.json", "cheatsheet-strategy"), ("*/summary.json", "summary"),
     ("round*/round.json", "round")) for path in sorted(OUTPUTS.glob(pattern))]

@@ -778,11 +778,29 @@ def _fresh_document(rows: Sequence[Mapping[str, Any]], progress: Step | None) ->
 
 
 def read_document(path: str | Path) -> dict[str, Any]:
-    with open(path, encoding="utf-8") as handle:
-        doc = json.load(handle)
-    if doc.get("schema") != SCHEMA or doc.get("schema_version") != SCHEMA_VERSION:
+    try:
+        with open(path, encoding="utf-8") as handle:
+            doc = json.load(handle)
+    except ValueError:
+        raise ParameterError(f"{path} is not a JSON document") from None
+    if not isinstance(doc, dict) or doc.get("schema") != SCHEMA \
+            or doc.get("schema_version") != SCHEMA_VERSION:
         raise ParameterError(f"{path} is not a {SCHEMA} version {SCHEMA_VERSION} document")
     return doc
+
+
+def _kept_document(path: Path, strict: bool) -> dict[str, Any] | None:
+    """The results document already written, whose Le Bidou part a plain run carries over:
+    with `strict` (`--le-bidou`, which keeps everything else) an unreadable one is bad
+    input; a plain run rewrites every other part anyway, so it only loses section 6."""
+    if not path.is_file():
+        return None
+    try:
+        return read_document(path)
+    except ParameterError:
+        if strict:
+            raise
+        return None
 
 
 def write_results(root: str | Path = ".", progress: Step | None = None,
@@ -804,7 +822,7 @@ def write_results(root: str | Path = ".", progress: Step | None = None,
     rows = read_rows(root / "docs" / "data")
     sweep_tables(rows)                           # an incomplete table fails before solving
     path = root / "docs" / "data" / "results.json"
-    kept = read_document(path) if path.is_file() else None
+    kept = _kept_document(path, strict=le_bidou)
     if le_bidou:
         from solver.app import le_bidou_results
 
