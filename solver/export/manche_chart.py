@@ -18,9 +18,8 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from games.le_bidou.manche import MancheParams
-from solver.export.charts import RC, figure_bytes
+from solver.export.charts import RC, save_figure
 from solver.export.round_charts import COLOURS, FORMATS, width_bound
-from solver.files import write_bytes_atomic
 
 RULES_IN_WORDS = {"winner": "the winner of a manche is first in the next",
                   "loser": "the loser of a manche is first in the next",
@@ -88,10 +87,4 @@ def win_probability_figure(report: Mapping[str, Any]) -> Figure:
 def write_manche_chart(report: Mapping[str, Any], out_dir: str | os.PathLike,
                        formats: Sequence[str] = FORMATS, stem: str = "win_probability"
                        ) -> list[Path]:
-    figure = win_probability_figure(report)
-    paths = []
-    for fmt in formats:
-        path = Path(out_dir) / f"{stem}.{fmt}"
-        write_bytes_atomic(path, figure_bytes(figure, fmt))
-        paths.append(path)
-    return paths
+    return save_figure(win_probability_figure(report), Path(out_dir) / stem, formats)

@@ -19,8 +19,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from games.bidou.round_params import RoundParams
-from solver.export.charts import RC, figure_bytes
-from solver.files import write_bytes_atomic
+from solver.export.charts import RC, save_figure
 from solver.round.match import match_table
 
 FORMATS = ("pdf", "png", "svg")
@@ -101,13 +100,7 @@ def width_bound(width: float) -> str:
 def write_round_chart(report: Mapping[str, Any], out_dir: str | os.PathLike,
                       formats: Sequence[str] = FORMATS, stem: str = "win_probability"
                       ) -> list[Path]:
-    figure = win_probability_figure(report)
-    paths = []
-    for fmt in formats:
-        path = Path(out_dir) / f"{stem}.{fmt}"
-        write_bytes_atomic(path, figure_bytes(figure, fmt))
-        paths.append(path)
-    return paths
+    return save_figure(win_probability_figure(report), Path(out_dir) / stem, formats)
 
 
 def write_state_charts(model, strategy, state_label: str, difference: str,
