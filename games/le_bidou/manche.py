@@ -18,10 +18,10 @@ from fractions import Fraction
 from typing import Any, ClassVar, Mapping
 
 from games.bidou.betting import CAPTAIN, FOLD, SHOWDOWN, Leaf, Role
-from games.bidou.params import RANKINGS, REROLL_MODES, ParameterError
+from games.bidou.params import ParameterError
 from games.le_bidou.params import LeBidouParams
-from games.le_bidou.stakes import HALF_STAKE_ROUNDING, STAKE_LIMIT, withdrawal_penalty
-from games.parameters import check_bool, check_choice, check_int
+from games.le_bidou.stakes import STAKE_LIMIT, withdrawal_penalty
+from games.parameters import check_choice, check_int
 
 # Who is the first player of the second manche and of the belle (the source is silent;
 # docs/rules.md section 5, "The match"): the winner of the manche before, as the player who
@@ -168,12 +168,7 @@ class MancheParams:
 
     def __post_init__(self) -> None:
         check_int("chips", self.chips, 1, STAKE_LIMIT)
-        check_int("faces", self.faces, 2, 6)
-        check_int("throws", self.throws, 1, 3)
-        check_choice("reroll", self.reroll, REROLL_MODES)
-        check_choice("ranking", self.ranking, RANKINGS)
-        check_choice("half_stake", self.half_stake, HALF_STAKE_ROUNDING)
-        check_bool("aces_beat_bidou", self.aces_beat_bidou)
+        self._hand_rules(self.chips)        # the dice, ranking and penalty, checked as a hand's
         check_choice("match_start", self.match_start, MATCH_STARTS)
         if self.max_stake is not None:
             check_int("max_stake", self.max_stake, 1, STAKE_LIMIT)
@@ -187,9 +182,12 @@ class MancheParams:
 
     def hand(self, pool: int) -> LeBidouParams:
         """The rules of the hand played with `pool` chips left in the pool."""
+        return self._hand_rules(self.stake_limit(pool))
+
+    def _hand_rules(self, max_stake: int) -> LeBidouParams:
         return LeBidouParams(faces=self.faces, throws=self.throws, reroll=self.reroll,
                              ranking=self.ranking, aces_beat_bidou=self.aces_beat_bidou,
-                             max_stake=self.stake_limit(pool), half_stake=self.half_stake)
+                             max_stake=max_stake, half_stake=self.half_stake)
 
     def describe(self) -> str:
         text = self.hand(self.chips).describe().replace(
