@@ -207,11 +207,11 @@ class _Plan:
         r = self.realize(u)
         out: dict[tuple, list[Fraction]] = {}
         for key, shares in r.split.items():
-            if any(s < 0 for s in shares):
+            if any(s is not ZERO and s < 0 for s in shares):
                 return None
             mass = r.mass[key]
-            if mass > 0:
-                probs = [s / mass for s in shares]
+            if mass > 0:                            # shared zeros stay zero, undivided
+                probs = [ZERO if s is ZERO else s / mass for s in shares]
             else:                                   # unreached: the float choice, made pure
                 probs = [Fraction(int(a == self.support[key][0])) for a in range(len(shares))]
             if key[0] == "throw":
@@ -233,6 +233,7 @@ class _Responder:
         # per hand x: the other's hands it ties with and beats (compare 0 and 1)
         self.beaten_by = [(np.nonzero(row == 0)[0].tolist(), np.nonzero(row == 1)[0].tolist())
                           for row in compare]
+        self.compare = compare.tolist()                       # [x][y]: 0, 1 or -1
         self.choice: dict[tuple, int] = {}
         self._argmax: dict[tuple, list[int]] = {}
 
@@ -271,7 +272,7 @@ class _Responder:
         roots: dict[tuple, list[Fraction]] = {}
         flip = 1 if self.role == CAPTAIN else -1
         zeros = [ZERO] * n
-        beaten_by = self.beaten_by
+        beaten_by, compare = self.beaten_by, self.compare
         for tc, to in m.public_states:
             if publics is not None and (tc, to) not in publics:
                 roots[(tc, to)] = zeros
@@ -283,10 +284,10 @@ class _Responder:
                 if not any(r is not ZERO and r for r in reach):   # shared zeros: no test
                     return zeros
                 if not tree.compares_hands(leaf):
-                    return [sign * tree.payoff(leaf, 0) * sum(reach)] * n
+                    return [sign * tree.payoff(leaf, 0) * _total(reach)] * n
                 # the responder's payoff by compare(his hand, the other's): 0, 1, -1
                 pay = [sign * tree.payoff(leaf, flip * o) for o in (0, 1, -1)]
-                return _showdown_values(reach, pay, beaten_by)
+                return _showdown_values(reach, pay, beaten_by, compare)
 
             def combine(node: Node, children: list[list[Fraction]]) -> list[Fraction]:
                 if node.actor != self.role:
@@ -368,22 +369,34 @@ class _Responder:
 
 def _total(values: list[Fraction]) -> Fraction:
     """The exact sum of `values`, the shared zeros skipped (adding ZERO to a Fraction
-    costs a Fraction addition and a gcd, and most of a unit column's values are ZERO)."""
+    costs a Fraction addition and a gcd, and most of a unit column's values are ZERO);
+    from three values on, one integer sum over their common denominator (a Fraction
+    addition per value costs a gcd and a new Fraction each)."""
     live = [v for v in values if v is not ZERO]
-    if not live:
-        return ZERO
-    total = live[0]
-    for v in live[1:]:
-        total = total + v
-    return total
+    if len(live) <= 2:
+        return ZERO if not live else live[0] if len(live) == 1 else live[0] + live[1]
+    denominator = 1
+    for v in live:
+        if denominator % v.denominator:
+            denominator = math.lcm(denominator, v.denominator)
+    return Fraction(sum([v.numerator * (denominator // v.denominator) for v in live]),
+                    denominator)
 
 
-def _showdown_values(reach: list[Fraction], pay: list, beaten_by: list
-                     ) -> list[Fraction]:
+def _showdown_values(reach: list[Fraction], pay: list, beaten_by: list,
+                     compare: list | None = None) -> list[Fraction]:
     """sum over y of reach[y] * pay[compare(x, y)] for every hand x, exactly: the reach
     as integers over one common denominator, so that each hand's sums over the hands it
     ties with and beats are integer additions (the Fractions' products and gcds were
-    most of the recovery's time)."""
+    most of the recovery's time). With `compare` ([x][y]: 0, 1, -1, as `pay` is indexed)
+    and one hand y reached (a betting unknown's column), each value is one of
+    reach[y] * pay[...]: three products, shared."""
+    if compare is not None:
+        reached = [y for y, r in enumerate(reach) if r is not ZERO and r]
+        if len(reached) == 1:
+            y = reached[0]
+            products = [reach[y] * p for p in pay]
+            return [products[row[y]] for row in compare]
     pays = [Fraction(p) for p in pay]
     scale = math.lcm(*(p.denominator for p in pays))
     p_tie, p_win, p_lose = (p.numerator * (scale // p.denominator) for p in pays)
@@ -457,11 +470,11 @@ def _eliminate(rows: list[list[Fraction]], rhs: list[Fraction], guess: list[floa
             continue
         A[r], A[best] = A[best], A[r]
         inv = 1 / A[r][col]
-        A[r] = [x * inv for x in A[r]]
+        A[r] = [x * inv if x else x for x in A[r]]
         for i in range(len(A)):
             if i != r and A[i][col] != 0:
                 f = A[i][col]
-                A[i] = [x - f * y for x, y in zip(A[i], A[r])]
+                A[i] = [x - f * y if y else x for x, y in zip(A[i], A[r])]
         pivots.append(col)
         r += 1
         if r == len(A):
@@ -504,7 +517,8 @@ def _affine_rows(plan: _Plan, responder: _Responder, rows,
             if values is not None:
                 first, second = values[a], values[b]
                 if first is not second:                 # shared zeros need no arithmetic
-                    out[i] = first - second
+                    out[i] = (first if second is ZERO else -second if first is ZERO
+                              else first - second)
         return out
 
     # q is linear in the plan's leaf reach, which is affine in u: each column is the change

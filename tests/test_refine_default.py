@@ -3,6 +3,7 @@ default, and the published strategies once `bidou outputs` has regenerated them,
 weakly dominated action, pass the check at every decision, and have none of the issue's
 three defects, which the plain LP vertex has."""
 
+import json
 from fractions import Fraction
 from pathlib import Path
 
@@ -61,6 +62,19 @@ def test_the_pipeline_default_is_the_refined_equilibrium(default_hand):
     assert default_hand.solution.exploitability.nash_conv < 1e-12
     document = default_hand.document()
     assert document["result"]["equilibrium"] == REFINED and "exact" in document
+
+
+def test_the_default_is_the_published_strategy_bit_for_bit(default_hand):
+    """What the refined pipeline computes is what outputs/default/strategy.json publishes,
+    every row: its exact probabilities and their float roundings (the speed-ups of the
+    recovery and the proof must change no number; the published rounds' stage games are
+    refined by the same code)."""
+    published = json.loads((ROOT / "outputs" / "default" / "strategy.json").read_text())
+    assert published["result"]["equilibrium"] == REFINED
+    document = default_hand.document()
+    assert len(document["exact"]["betting"]) == len(published["exact"]["betting"]) > 0
+    for section in ("throw", "betting", "exact"):
+        assert document[section] == published[section], section
 
 
 def test_the_default_passes_at_every_decision_with_none_of_the_defects(default_hand):

@@ -7,11 +7,11 @@ from fractions import Fraction
 
 from games.bidou.betting import CAPTAIN, OPPONENT
 from games.bidou.params import BidouParams
-from solver.exact_equilibrium import _Responder, _showdown_values
+from solver.exact_equilibrium import ZERO, _eliminate, _Responder, _showdown_values, _total
 from solver.model import build_model
 from solver.refine.perturbed_lp import solve_perturbed
 from solver.refine.quasi_perfect import limit
-from solver.refine.recovery import can_fork, exact_limit
+from solver.refine.recovery import as_pairs, can_fork, exact_limit, from_pairs
 
 SMALL = BidouParams(faces=3, throws=2, max_level=2)
 
@@ -29,6 +29,36 @@ def test_showdown_values_in_integers_are_the_fractions_sums():
         naive = [sum((reach[y] * pay[compare[x][y]] for y in range(n)), Fraction(0))
                  for x in range(n)]
         assert _showdown_values(reach, pay, responder.beaten_by) == naive
+        # one hand reached (a betting unknown's column): three shared products
+        alone = [reach[y] if y == 5 else ZERO for y in range(n)]
+        naive = [alone[5] * pay[compare[x][5]] for x in range(n)]
+        assert _showdown_values(alone, pay, responder.beaten_by, responder.compare) == naive
+        assert _showdown_values(alone, pay, responder.beaten_by) == naive
+
+
+def test_sums_over_a_common_denominator_are_the_fractions_sums():
+    rng = random.Random(11)
+    for size in range(8):
+        values = [Fraction(rng.randrange(-99, 100), rng.choice([1, 6, 36, 216, 7776, 35]))
+                  if rng.random() < 0.8 else ZERO for _ in range(size)]
+        assert _total(values) == sum(values, Fraction(0))
+    assert _total([ZERO, ZERO]) is ZERO
+
+
+def test_elimination_skipping_zeros_solves_the_system():
+    # x + 2y = 3, 2x + 4y = 6 (a repeat), y - z = 0: z free, set to its guess 1/2
+    rows = [[Fraction(1), Fraction(2), ZERO], [Fraction(2), Fraction(4), ZERO],
+            [ZERO, Fraction(1), Fraction(-1)]]
+    u = _eliminate(rows, [Fraction(3), Fraction(6), ZERO], [0.0, 0.0, 0.5])
+    assert u == [Fraction(2), Fraction(1, 2), Fraction(1, 2)]
+    assert _eliminate(rows, [Fraction(3), Fraction(7), ZERO], [0.0] * 3) is None
+
+
+def test_the_childs_answer_as_integer_pairs_is_the_same_fractions():
+    exact = {("bet", (1, 1, "p"), 3): [Fraction(2, 7), Fraction(5, 7)],
+             ("throw", 1, 0, 0, 2): [Fraction(1), ZERO, Fraction(0)]}
+    back = from_pairs(as_pairs(exact))
+    assert back == exact and all(type(p) is Fraction for row in back.values() for p in row)
 
 
 def test_recovery_in_two_processes_is_the_serial_one(monkeypatch):

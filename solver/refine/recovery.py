@@ -13,7 +13,9 @@ beside other Python threads.
 
 The result is the same dictionary either way: each system is deterministic, and the child
 returns its exact Fractions (pickled through a pipe between two processes of this run,
-never to a file). A child that dies without answering has its system solved here.
+never to a file) as integer pairs: a pickled Fraction is its string, parsed again on
+arrival, and the 7224 probabilities of the default game's opponent take 59 values. A
+child that dies without answering has its system solved here.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import threading
+from fractions import Fraction
 
 from games.bidou.betting import CAPTAIN, OPPONENT
 from solver.exact_equilibrium import RecoveryError, _plans, _recover_role
@@ -64,18 +67,41 @@ def exact_limit(model: HandModel, strategy: Strategy, progress: Step | None = No
         child.join()
         receive.close()
     if answer is None:                  # it died without answering: solve its system here
-        answer = (True, _recover_role(model, strategy, plans, OPPONENT, None))
+        out.update(_recover_role(model, strategy, plans, OPPONENT, None))
+        return out
     solved, result = answer
     if not solved:
         raise RecoveryError(result)
-    out.update(result)
+    out.update(from_pairs(result))
+    return out
+
+
+def as_pairs(exact: Exact) -> dict[tuple, list[tuple[int, int]]]:
+    """Exact probabilities as integer pairs, which pickle as integers."""
+    return {key: [(p.numerator, p.denominator) for p in row] for key, row in exact.items()}
+
+
+def from_pairs(pairs: dict[tuple, list[tuple[int, int]]]) -> Exact:
+    """`as_pairs` undone: the same Fractions, each distinct value built once."""
+    made: dict[tuple[int, int], Fraction] = {}
+    out = {}
+    for key, row in pairs.items():
+        new = []
+        for pair in row:
+            value = made.get(pair)
+            if value is None:
+                value = made[pair] = Fraction(*pair)
+            new.append(value)
+        out[key] = new
     return out
 
 
 def _opponent_into(send, model: HandModel, strategy: Strategy, plans: dict) -> None:
-    """The child's work: the opponent's exact strategy, or why not, sent back."""
+    """The child's work: the opponent's exact strategy (as integer pairs), or why not,
+    sent back."""
     try:
-        answer: tuple = (True, _recover_role(model, strategy, plans, OPPONENT, None))
+        answer: tuple = (True, as_pairs(_recover_role(model, strategy, plans, OPPONENT,
+                                                      None)))
     except RecoveryError as error:
         answer = (False, str(error))
     send.send(answer)
