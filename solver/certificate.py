@@ -110,7 +110,7 @@ def prove_fractions(model: HandModel, strategy: Strategy,
     number of the proof is an integer over it, and a hostile file's LCM of thousands of
     200-digit denominators would never finish."""
     for where, row in fractions.items():
-        if sum(row) != 1 or min(row) < 0:
+        if not _distribution(row):
             raise ValueError(f"the probabilities of {where} are not a distribution")
     common = 1
     for where, row in fractions.items():
@@ -122,8 +122,22 @@ def prove_fractions(model: HandModel, strategy: Strategy,
                         f"the exact probabilities of {where} bring their common denominator "
                         f"past {MAX_COMMON_DENOMINATOR_BITS} bits, more than the "
                         f"certificate computes over")
-    ints = {where: [int(f * common) for f in row] for where, row in fractions.items()}
+    # f * common is an integer: common is a multiple of f's denominator
+    ints = {where: [f.numerator * (common // f.denominator) for f in row]
+            for where, row in fractions.items()}
     return _prove(model, _assemble(model, strategy, ints), common)
+
+
+def _distribution(row: list[Fraction]) -> bool:
+    """Whether `row` is nonnegative and sums to exactly 1: in integers over the row's
+    common denominator (a Fraction sum costs a gcd and a new Fraction per term, and a
+    refined strategy has 16000 probabilities)."""
+    denominator = 1
+    for f in row:
+        if denominator % f.denominator:
+            denominator = math.lcm(denominator, f.denominator)
+    ints = [f.numerator * (denominator // f.denominator) for f in row]
+    return sum(ints) == denominator and min(ints) >= 0
 
 
 def _prove(model: HandModel, exact: "ExactStrategy", denominator: int) -> Certificate:
