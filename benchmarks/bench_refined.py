@@ -13,15 +13,19 @@ the proof). Medians of `--repeats` of the wall time, and the refined time's rati
 then the medians of CPU time (the commands' user and system seconds, which a shared
 machine's load changes least), plain / plain exact / refined; the issue's target
 is a refined default hand within 3x `bidou solve`, whole command. Then, from the files: the
-values (the refined exact value must equal the plain one) and the check of what the
-refinement guarantees (solver/refine/sequential.py) on both strategies. With `--against`,
-another installation's `bidou` (say main's checkout) runs every command too, alternating
-with this one's so that both see the same load, on a row of its own (`other`).
+values (the refined exact value must equal the plain one), the check of what the
+refinement guarantees (solver/refine/sequential.py) on both strategies, and whether the
+refined strategy file holds the published one's numbers (outputs/NAME/strategy.json: its
+exact probabilities and their float roundings, every row; a speed-up must change none).
+With `--against`, another installation's `bidou` (say main's checkout) runs every command
+too, alternating with this one's so that both see the same load, on a row of its own
+(`other`).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import resource
 import statistics
 import subprocess
@@ -39,6 +43,8 @@ RULE_SETS = {
     "french": ["--ranking", "french"],
 }
 COMMANDS = {"plain": ["--plain"], "plain exact": ["--plain", "--exact"], "refined": []}
+PUBLISHED = {"all": "default", "keep": "keep", "french": "french"}     # outputs/NAME
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def _run(bidou: list[str], rules: list[str], extra: list[str], out: Path
@@ -69,7 +75,8 @@ def main() -> None:
     if args.against:
         peers["other"] = [args.against]
     print(f"{'rules':<8} {'peer':<5} {'plain s':>8} {'plain exact s':>13} {'refined s':>9} "
-          f"{'ratio':>6} {'vs exact':>8}  values; check (violations: plain / refined)")
+          f"{'ratio':>6} {'vs exact':>8}  values; check (violations: plain / refined); "
+          f"refined file against outputs/")
     with tempfile.TemporaryDirectory() as folder:
         for name in args.rules.split(","):
             times: dict[tuple[str, str], list[tuple[float, float]]] = {
@@ -97,7 +104,20 @@ def _report(name: str, peer: str, times: dict[str, list[tuple[float, float]]],
     print(f"{name:<8} {peer:<5} {plain:8.2f} {exact:13.2f} {refined:9.2f} "
           f"{refined / plain:6.1f} {refined / exact:8.1f}  value {values['refined']} "
           f"({same}); check {checks[0]} / {checks[1]}; CPU s {cpu[0]:.2f} / {cpu[1]:.2f} / "
-          f"{cpu[2]:.2f} (ratio {cpu[2] / cpu[0]:.1f})", flush=True)
+          f"{cpu[2]:.2f} (ratio {cpu[2] / cpu[0]:.1f}); {_published(name, files['refined'])}",
+          flush=True)
+
+
+def _published(name: str, path: Path) -> str:
+    """Whether the refined file's strategies are outputs/NAME/strategy.json's, every row."""
+    published = ROOT / "outputs" / PUBLISHED[name] / "strategy.json"
+    if not published.exists():
+        return f"no {published.relative_to(ROOT)}"
+    mine, theirs = (json.loads(p.read_text()) for p in (path, published))
+    differ = [section for section in ("throw", "betting", "exact")
+              if mine.get(section) != theirs.get(section)]
+    return (f"{', '.join(differ)} DIFFER from" if differ else "identical to") + \
+        f" {published.relative_to(ROOT)}"
 
 
 def _value(path: Path):

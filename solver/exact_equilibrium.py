@@ -38,7 +38,9 @@ value, if the strategies it finds are not an equilibrium.
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import math
+import operator
 from fractions import Fraction
 from typing import Sequence
 
@@ -265,8 +267,9 @@ class _Responder:
         """Counterfactual value of each action at each of the responder's decisions: linear
         in the plan's leaf reach (the only part of the plan it reads). With `best`, later
         choices are the best ones instead; with `publics`, the other public states' leaf
-        reach is taken as zero (their decisions are left out)."""
-        m, n, T = self.model, self.model.num_hands, self.model.throws
+        reach is taken as zero (their decisions are left out, and so are the throwing
+        decisions whose values are all zero: a unit column's rows read them as zero)."""
+        m, n = self.model, self.model.num_hands
         sign = 1 if self.role == CAPTAIN else -1
         q: dict[tuple, Sequence[Fraction | None]] = {}
         roots: dict[tuple, list[Fraction]] = {}
@@ -313,6 +316,15 @@ class _Responder:
                 return out
 
             roots[(tc, to)] = tree.pull([leaf_value(leaf) for leaf in tree.leaves], combine)[0]
+        self._throw_values(q, roots, best, publics is not None)
+        return q
+
+    def _throw_values(self, q: dict, roots: dict[tuple, list[Fraction]], best: bool,
+                      sparse: bool) -> None:
+        """The throwing decisions' values into q, from each public state's values at its
+        root (`roots`). With `sparse` (a unit column), a throw whose values are all zero
+        is left out: the rows read a missing decision as zeros."""
+        m, n, T = self.model, self.model.num_hands, self.model.throws
         throw = self.strategy.throw[self.role]
         for c in range(throw.shape[0]):
             if self.role == CAPTAIN:
@@ -322,6 +334,8 @@ class _Responder:
                 stop = [roots[(c + 1, to)] for to in range(1, T + 1)]
             v = stop[T - 1]
             for t in range(T - 2, -1, -1):
+                if sparse and _zero(v) and _zero(stop[t]):
+                    continue            # every value zero, and v stays zero
                 again: list[Fraction | None] = [None] + [
                     _total([p * v[k] for k, p in self.outcome[a].items() if v[k] is not ZERO])
                     for a in range(1, len(m.throw_actions))]
@@ -339,7 +353,6 @@ class _Responder:
                         assert chosen is not None           # a legal action is picked
                         new.append(chosen)
                 v = new
-        return q
 
     def revise(self, plan: _Realization, responder_plan: _Plan) -> tuple[int, set]:
         """Against the exact plan: at the decisions the responder never reaches, switch his
@@ -365,6 +378,11 @@ class _Responder:
                 beaten |= {(key, support[0], b) for b, v in options.items()
                            if b not in support and v > played}
         return switched, beaten
+
+
+def _zero(values: list[Fraction]) -> bool:
+    """Whether every value is the shared zero."""
+    return all(v is ZERO for v in values)
 
 
 def _total(values: list[Fraction]) -> Fraction:
@@ -492,10 +510,11 @@ def _eliminate(rows: list[list[Fraction]], rhs: list[Fraction], guess: list[floa
 
 def _affine_rows(plan: _Plan, responder: _Responder, rows,
                  progress: Step | None = None, step: str = "",
-                 known: dict[int, list] | None = None) -> tuple[list, list, list]:
-    """Exact coefficients of each indifference row in the plan's unknowns: (matrix, right
-    side, the matrix's columns). `known` gives columns that need no computing (a round
-    whose revised choices lie in public states these unknowns do not reach)."""
+                 known: dict[int, list] | None = None) -> tuple[list, list]:
+    """Exact coefficients of each indifference row in the plan's unknowns: (right side,
+    the matrix's columns; `_rows` and `_float_matrix` read its rows). `known` gives
+    columns that need no computing (a round whose revised choices lie in public states
+    these unknowns do not reach)."""
     U = len(plan.unknowns)
     known = known or {}
 
@@ -543,8 +562,7 @@ def _affine_rows(plan: _Plan, responder: _Responder, rows,
         columns.append(rows_of(responder.q_values(delta, publics=publics), publics))
     if progress is not None:
         progress(step, U, U)
-    matrix = [[columns[k][i] for k in range(U)] for i in range(len(rows))]
-    return matrix, [-b0 for b0 in base], columns
+    return [-b0 for b0 in base], columns
 
 
 def _difference(moved: dict[tuple, list[Fraction]], base: dict[tuple, list[Fraction]],
@@ -562,7 +580,7 @@ def _difference(moved: dict[tuple, list[Fraction]], base: dict[tuple, list[Fract
             out[leaf] = row
         return out
     for leaf, reach in moved.items():
-        out[leaf] = [a - b if a != b else ZERO for a, b in zip(reach, base[leaf])]
+        out[leaf] = [ZERO if a is b or a == b else a - b for a, b in zip(reach, base[leaf])]
     return out
 
 
@@ -583,18 +601,17 @@ def _recover_role(model: HandModel, strategy: Strategy, plans: dict, role: int,
     known: dict[int, list] = {}
     for round_ in range(1, MAX_ROUNDS + 1):
         step = f"{who}'s strategy" + (f" (round {round_})" if round_ > 1 else "")
-        matrix, rhs, columns = _affine_rows(plan, responder, mixed + ties, progress, step,
-                                            known)
+        rhs, columns = _affine_rows(plan, responder, mixed + ties, progress, step, known)
         guess = plan.float_values
         # ties: decisions where another action is as good at the float point
-        floats = np.array([[0.0 if x is ZERO else float(x) for x in row] for row in matrix])
+        floats = _float_matrix(columns, len(rhs))
         at_guess = floats @ np.asarray(guess) - np.array([float(b) for b in rhs])
         keep = list(range(len(mixed))) + [
             len(mixed) + i for i, row in enumerate(ties)
             if abs(at_guess[len(mixed) + i]) <= TIE or row in forced]
-        u = _solve_exact([matrix[i] for i in keep], [rhs[i] for i in keep], guess)
+        u = _solve_exact(_rows(columns, keep), [rhs[i] for i in keep], guess)
         if u is None:
-            u = _solve_exact(matrix[:len(mixed)], rhs[:len(mixed)], guess)
+            u = _solve_exact(_rows(columns, range(len(mixed))), rhs[:len(mixed)], guess)
         if u is None:
             raise RecoveryError(
                 f"the {ROLE_NAMES[1 - role]}'s indifferences at his mixed decisions have no "
@@ -613,6 +630,23 @@ def _recover_role(model: HandModel, strategy: Strategy, plans: dict, role: int,
             key for key, a in responder.choice.items() if before.get(key) != a])
     raise RecoveryError(f"the {who}'s strategy still changed after {MAX_ROUNDS} rounds of "
                         f"ties")
+
+
+def _float_matrix(columns: list[list[Fraction]], rows: int) -> np.ndarray:
+    """The matrix whose columns are `columns`, in floats: filled where they are not the
+    shared zero (most of a unit vector's rows are), without the exact matrix's transpose."""
+    out = np.zeros((rows, len(columns)))
+    for k, column in enumerate(columns):
+        # the rows that are not the shared zero, the test run in C (8736 rows a column)
+        live = list(itertools.compress(range(rows), map(operator.is_not, column,
+                                                         itertools.repeat(ZERO))))
+        out[live, k] = [float(column[i]) for i in live]
+    return out
+
+
+def _rows(columns: list[list[Fraction]], which) -> list[list[Fraction]]:
+    """The exact rows `which` of the matrix whose columns are `columns`."""
+    return [[column[i] for column in columns] for i in which]
 
 
 def _unchanged_columns(plan: _Plan, columns: list, switched: list[tuple]
