@@ -3,10 +3,11 @@
 solver/exact_equilibrium.py recovers each player's exact strategy from the other's
 indifferences; the two systems share nothing but the float strategy they start from
 (`_recover_role` of one player reads only its plans), so they can run at once. On the
-default game the captain's takes about 60% of the recovery and the opponent's 40%
-(two rounds each, Fractions throughout), so a second process cuts the recovery's wall
-time to the captain's share when a second core is free, and about nothing when none
-is (load average 17 on 2 cores: 13.2 s against 12.4 s one after the other). It is
+default game each takes about half of the recovery (two rounds each, Fractions
+throughout; 0.46-0.55 s CPU for the captain's, 0.40-0.58 s for the opponent's, load
+average 8), so a second process cuts the recovery's wall time to about half when a
+second core is free, and about nothing when none is (load average 10 on 2 cores: 3.7-5.2
+s against 3.5-4.1 s one after the other, 1.0-1.5 s CPU either way). It is
 refused, and the two run one after the other, where a child process cannot be forked
 safely: no "fork" start method, inside a daemonic worker such as the round's pool, or
 beside other Python threads.
