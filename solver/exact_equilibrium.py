@@ -284,7 +284,7 @@ class _Responder:
 
             def leaf_value(leaf: Leaf) -> list[Fraction]:
                 reach = plan.leaf_reach[(tc, to, leaf.index)]
-                if not any(r is not ZERO and r for r in reach):   # shared zeros: no test
+                if _zero(reach) or not any(r is not ZERO and r for r in reach):
                     return zeros
                 if not tree.compares_hands(leaf):
                     return [sign * tree.payoff(leaf, 0) * _total(reach)] * n
@@ -299,6 +299,9 @@ class _Responder:
                         return zeros
                     if len(live) == 1:                  # one child reached: its values
                         return live[0]
+                    if len(live) == 2:                  # `_total` of two, inlined
+                        return [a if b is ZERO else b if a is ZERO else a + b
+                                for a, b in zip(*live)]
                     return [_total([ch[x] for ch in live]) for x in range(n)]
                 if all(ch is zeros for ch in children):   # no reach below: all zero
                     nothing = [ZERO] * len(children)
@@ -381,8 +384,9 @@ class _Responder:
 
 
 def _zero(values: list[Fraction]) -> bool:
-    """Whether every value is the shared zero."""
-    return all(v is ZERO for v in values)
+    """Whether every value is the shared zero (tested in C: most of a unit column's
+    values are)."""
+    return all(map(operator.is_, values, itertools.repeat(ZERO)))
 
 
 def _total(values: list[Fraction]) -> Fraction:
