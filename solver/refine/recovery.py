@@ -4,7 +4,7 @@ solver/exact_equilibrium.py recovers each player's exact strategy from the other
 indifferences; the two systems share nothing but the float strategy they start from
 (`_recover_role` of one player reads only its plans), so they can run at once. On the
 default game each takes about half of the recovery (two rounds each, Fractions
-throughout; 0.46-0.55 s CPU for the captain's, 0.40-0.58 s for the opponent's, load
+throughout; 0.42-0.55 s CPU for the captain's, 0.40-0.58 s for the opponent's, load
 average 8), so a second process cuts the recovery's wall time to about half when a
 second core is free, and about nothing when none is (load average 10 on 2 cores: 3.7-5.2
 s against 3.5-4.1 s one after the other, 1.0-1.5 s CPU either way). It is
