@@ -54,6 +54,7 @@ from solver.lp import LPSolution, solve_lp
 from solver.model import HandModel, build_model
 from solver.progress import Step, quiet
 from solver.reach import end_mass
+from solver.side_by_side import side_by_side
 from solver.strategy import Strategy, StrategyFileError
 from solver.warm_lp import KeyedBasis, solve_grown
 
@@ -127,25 +128,25 @@ class _Frontier:
 
 
 def _frontier(model: HandModel, small: BettingTree, full: BettingTree, strategy: Strategy,
-              public: tuple[int, int], payoffs: list[np.ndarray]) -> list[_Frontier]:
-    """Every raise of one public state that `small` leaves out of `full`."""
+              public: tuple[int, int], payoffs: list[np.ndarray], raiser: Role
+              ) -> list[_Frontier]:
+    """Every raise of `raiser` at one public state that `small` leaves out of `full`."""
     tc, to = public
     probs = [strategy.betting[(tc, to, node.history)] for node in small.nodes]
     out: list[_Frontier] = []
-    for raiser in (CAPTAIN, OPPONENT):
-        other = raiser.other
-        reach, leaf_reach = small.push(_ends(model, strategy, other, public),
-                                       lambda node, a, r: r if node.actor != other
-                                       else r * probs[node.index][a])
-        values = _responder_values(small, raiser, leaf_reach, payoffs)
-        for node in small.nodes:
-            if node.actor != raiser or not reach[node.index].any():
-                continue
-            kept = set(node.actions)
-            for edge in full.node(node.history).edges:
-                if edge.node is not None and edge.action not in kept:
-                    out.append(_Frontier(public, node, full.nodes[edge.node],
-                                         reach[node.index], values[node.index]))
+    other = raiser.other
+    reach, leaf_reach = small.push(_ends(model, strategy, other, public),
+                                   lambda node, a, r: r if node.actor != other
+                                   else r * probs[node.index][a])
+    values = _responder_values(small, raiser, leaf_reach, payoffs)
+    for node in small.nodes:
+        if node.actor != raiser or not reach[node.index].any():
+            continue
+        kept = set(node.actions)
+        for edge in full.node(node.history).edges:
+            if edge.node is not None and edge.action not in kept:
+                out.append(_Frontier(public, node, full.nodes[edge.node],
+                                     reach[node.index], values[node.index]))
     return out
 
 
@@ -359,16 +360,20 @@ class DoubleOracle:
 
 
 def double_oracle(model: HandModel, start: Iterable[str] | None = None,
-                  method: str | None = None, progress: Step | None = None) -> DoubleOracle:
+                  method: str | None = None, progress: Step | None = None,
+                  parallel: bool | None = None) -> DoubleOracle:
     """Solve `model` on restricted trees grown from `start` (`default_start`) by the raises
     that gain against the completed restricted equilibrium, until none does (module
     docstring); `progress("restricted LP: 12 decisions", round, 0)` before each LP. Each LP
     starts from the last one's basis (`solver.warm_lp`) unless `method` names a scipy
-    method (then each is solved cold by it). Raises SolverError if an LP fails or
-    MAX_ROUNDS are not enough."""
+    method (then each is solved cold by it). Each round's check runs the two players'
+    sides at once (`_check_frontier`) when `parallel` (default: on trees too large for one
+    LP, where the check takes seconds; the result is the same). Raises SolverError if an
+    LP fails or MAX_ROUNDS are not enough."""
     begin = time.perf_counter()
     progress = progress or quiet
     kept = frozenset(start if start is not None else default_start(model))
+    parallel = too_large_for_one_lp(model) if parallel is None else parallel
     lp_seconds, iterations = 0.0, 0
     leaves = best_response.leaf_matrices(model)
     basis: KeyedBasis | None = None
@@ -383,7 +388,8 @@ def double_oracle(model: HandModel, start: Iterable[str] | None = None,
             lp = solve_lp(small, method)
         lp_seconds += lp.seconds
         iterations += lp.iterations
-        strategy, added = _check_frontier(model, small, lp.strategy, lp.value, leaves)
+        strategy, added = _check_frontier(model, small, lp.strategy, lp.value, leaves,
+                                          parallel)
         if not added:
             decisions = sum(len(t.nodes) for t in trees.values())
             message = (f"restricted LP ({rounds} rounds, {decisions} of "
@@ -399,13 +405,45 @@ def double_oracle(model: HandModel, start: Iterable[str] | None = None,
                       f"({len(kept)} decisions)")
 
 
+@dataclasses.dataclass(frozen=True)
+class _Half:
+    """One player's side of a round's check: the completions of the raises he makes out
+    of the restricted tree (the other player's play there), their own last raises, and
+    the decisions out of the tree that his best response raises to, if it gains."""
+
+    completions: dict[tuple[int, int, str], np.ndarray]
+    raised_to: dict[str, set[str]]
+    deviations: set[str]
+
+
 def _check_frontier(model: HandModel, small: HandModel, strategy: Strategy, value: float,
-                    leaves: dict) -> tuple[Strategy, frozenset[str]]:
+                    leaves: dict, parallel: bool = False) -> tuple[Strategy, frozenset[str]]:
     """The restricted equilibrium lifted to the full model (every raise left out completed
     by the mix that leaves the raiser least to gain), and the decisions to add: where a
     best response in the full game against the lifted strategy raises out of the
     restricted tree, if it gains over `value` at all, with the last raises their
-    completions play."""
+    completions play. A player's best response reads only the other's play, which the
+    completions of *his* raises fill in, so each player's side is checked on its own
+    (`_check_half`), the opponent's in a forked child when `parallel`
+    (solver/side_by_side.py): the same result either way."""
+    captain, opponent = side_by_side(
+        lambda: _check_half(model, small, strategy, value, leaves, CAPTAIN),
+        lambda: _check_half(model, small, strategy, value, leaves, OPPONENT), parallel)
+    lifted = _lift(model, small, strategy, {**captain.completions, **opponent.completions})
+    added = captain.deviations | opponent.deviations
+    # a decision brought in comes with the raises its completion needed: the LP would
+    # otherwise meet them one round later
+    for history in list(added):
+        for half in (captain, opponent):
+            added |= half.raised_to.get(history, set())
+    return lifted, frozenset(added)
+
+
+def _check_half(model: HandModel, small: HandModel, strategy: Strategy, value: float,
+                leaves: dict, raiser: Role) -> _Half:
+    """`raiser`'s side of `_check_frontier`: the other player's completions where
+    `raiser` raises out of the tree, then `raiser`'s best response in the full game
+    against the strategy lifted with them (his own play is not read)."""
     completions: dict[tuple[int, int, str], np.ndarray] = {}
     raised_to: dict[str, set[str]] = {}         # the completions' own (last) raises
     cache: dict[Role, list[np.ndarray]] = {}
@@ -416,7 +454,7 @@ def _check_frontier(model: HandModel, small: HandModel, strategy: Strategy, valu
         if first not in cache:
             cache[first] = leaf_payoffs(model, tree)
         full = model.tree(public)
-        for spot in _frontier(model, tree, full, strategy, public, cache[first]):
+        for spot in _frontier(model, tree, full, strategy, public, cache[first], raiser):
             mix, _ = _complete(model, full, spot, full_payoffs.setdefault(first, {}))
             if mix is None:
                 continue
@@ -426,16 +464,10 @@ def _check_frontier(model: HandModel, small: HandModel, strategy: Strategy, valu
                     raised_to.setdefault(spot.target.history, set()).add(
                         full.nodes[edge.node].history)
     lifted = _lift(model, small, strategy, completions)
-    added: set[str] = set()
-    for player in (CAPTAIN, OPPONENT):
-        br = best_response.best_response(model, lifted, player, leaves)
-        if br.value - (value if player == CAPTAIN else -value) > GAIN_TOLERANCE:
-            added |= _deviations(model, small, lifted, br)
-    # a decision brought in comes with the raises its completion needed: the LP would
-    # otherwise meet them one round later
-    for history in list(added):
-        added |= raised_to.get(history, set())
-    return lifted, frozenset(added)
+    br = best_response.best_response(model, lifted, raiser, leaves)
+    gains = br.value - (value if raiser == CAPTAIN else -value) > GAIN_TOLERANCE
+    return _Half(completions, raised_to, _deviations(model, small, lifted, br) if gains
+                 else set())
 
 
 def _deviations(model: HandModel, small: HandModel, lifted: Strategy,
