@@ -405,69 +405,78 @@ def double_oracle(model: HandModel, start: Iterable[str] | None = None,
                       f"({len(kept)} decisions)")
 
 
-@dataclasses.dataclass(frozen=True)
-class _Half:
-    """One player's side of a round's check: the completions of the raises he makes out
-    of the restricted tree (the other player's play there), their own last raises, and
-    the decisions out of the tree that his best response raises to, if it gains."""
-
-    completions: dict[tuple[int, int, str], np.ndarray]
-    raised_to: dict[str, set[str]]
-    deviations: set[str]
-
-
 def _check_frontier(model: HandModel, small: HandModel, strategy: Strategy, value: float,
                     leaves: dict, parallel: bool = False) -> tuple[Strategy, frozenset[str]]:
     """The restricted equilibrium lifted to the full model (every raise left out completed
     by the mix that leaves the raiser least to gain), and the decisions to add: where a
     best response in the full game against the lifted strategy raises out of the
     restricted tree, if it gains over `value` at all, with the last raises their
-    completions play. A player's best response reads only the other's play, which the
-    completions of *his* raises fill in, so each player's side is checked on its own
-    (`_check_half`), the opponent's in a forked child when `parallel`
-    (solver/side_by_side.py): the same result either way."""
+    completions play. Each completion is computed on its own, and each player's best
+    response reads only the other's play, so with `parallel` a forked child computes every
+    other completion, then the opponent's best response (solver/side_by_side.py): the
+    same result either way."""
+    spots = _spots(model, small, strategy)
+    (ours, our_raises), (theirs, their_raises) = side_by_side(
+        lambda: _completions(model, spots[0::2]), lambda: _completions(model, spots[1::2]),
+        parallel)
+    lifted = _lift(model, small, strategy, {**ours, **theirs})
     captain, opponent = side_by_side(
-        lambda: _check_half(model, small, strategy, value, leaves, CAPTAIN),
-        lambda: _check_half(model, small, strategy, value, leaves, OPPONENT), parallel)
-    lifted = _lift(model, small, strategy, {**captain.completions, **opponent.completions})
-    added = captain.deviations | opponent.deviations
+        lambda: _gainful_deviations(model, small, lifted, value, leaves, CAPTAIN),
+        lambda: _gainful_deviations(model, small, lifted, value, leaves, OPPONENT), parallel)
+    added = captain | opponent
     # a decision brought in comes with the raises its completion needed: the LP would
     # otherwise meet them one round later
     for history in list(added):
-        for half in (captain, opponent):
-            added |= half.raised_to.get(history, set())
+        for raised_to in (our_raises, their_raises):
+            added |= raised_to.get(history, set())
     return lifted, frozenset(added)
 
 
-def _check_half(model: HandModel, small: HandModel, strategy: Strategy, value: float,
-                leaves: dict, raiser: Role) -> _Half:
-    """`raiser`'s side of `_check_frontier`: the other player's completions where
-    `raiser` raises out of the tree, then `raiser`'s best response in the full game
-    against the strategy lifted with them (his own play is not read)."""
-    completions: dict[tuple[int, int, str], np.ndarray] = {}
-    raised_to: dict[str, set[str]] = {}         # the completions' own (last) raises
-    cache: dict[Role, list[np.ndarray]] = {}
-    full_payoffs: dict[Role, dict[int, np.ndarray]] = {}
+def _spots(model: HandModel, small: HandModel, strategy: Strategy
+           ) -> list[tuple[Role, _Frontier]]:
+    """Every raise the restricted trees leave out, public state by public state, with the
+    first bettor of its tree."""
+    out: list[tuple[Role, _Frontier]] = []
+    payoffs: dict[Role, list[np.ndarray]] = {}
     for public in model.public_states:
         first = model.description.betting.first_bettor(*public)
         tree = small.tree(public)
-        if first not in cache:
-            cache[first] = leaf_payoffs(model, tree)
-        full = model.tree(public)
-        for spot in _frontier(model, tree, full, strategy, public, cache[first], raiser):
-            mix, _ = _complete(model, full, spot, full_payoffs.setdefault(first, {}))
-            if mix is None:
-                continue
-            completions[(*public, spot.target.history)] = mix
-            for a, edge in enumerate(spot.target.edges):
-                if edge.node is not None and (mix[a] * spot.reach).max() > 0:
-                    raised_to.setdefault(spot.target.history, set()).add(
-                        full.nodes[edge.node].history)
-    lifted = _lift(model, small, strategy, completions)
-    br = best_response.best_response(model, lifted, raiser, leaves)
-    gains = br.value - (value if raiser == CAPTAIN else -value) > GAIN_TOLERANCE
-    return _Half(completions, raised_to, _deviations(model, small, lifted, br) if gains
-                 else set())
+        if first not in payoffs:
+            payoffs[first] = leaf_payoffs(model, tree)
+        for raiser in (CAPTAIN, OPPONENT):
+            out.extend((first, spot) for spot in _frontier(
+                model, tree, model.tree(public), strategy, public, payoffs[first], raiser))
+    return out
+
+
+def _completions(model: HandModel, spots: list[tuple[Role, _Frontier]]
+                 ) -> tuple[dict[tuple[int, int, str], np.ndarray], dict[str, set[str]]]:
+    """The completing player's mix at each spot (`_complete`), keyed (tc, to, history of
+    the decision completed), and the last raises each plays, by that history."""
+    completions: dict[tuple[int, int, str], np.ndarray] = {}
+    raised_to: dict[str, set[str]] = {}
+    full_payoffs: dict[Role, dict[int, np.ndarray]] = {}
+    for first, spot in spots:
+        full = model.tree(spot.public)
+        mix, _ = _complete(model, full, spot, full_payoffs.setdefault(first, {}))
+        if mix is None:
+            continue
+        completions[(*spot.public, spot.target.history)] = mix
+        for a, edge in enumerate(spot.target.edges):
+            if edge.node is not None and (mix[a] * spot.reach).max() > 0:
+                raised_to.setdefault(spot.target.history, set()).add(
+                    full.nodes[edge.node].history)
+    return completions, raised_to
+
+
+def _gainful_deviations(model: HandModel, small: HandModel, lifted: Strategy, value: float,
+                        leaves: dict, player: Role) -> set[str]:
+    """`player`'s best response in the full game against `lifted`: if it gains over the
+    restricted `value`, the decisions out of the tree it raises to (`_deviations`)."""
+    br = best_response.best_response(model, lifted, player, leaves)
+    if br.value - (value if player == CAPTAIN else -value) > GAIN_TOLERANCE:
+        return _deviations(model, small, lifted, br)
+    return set()
 
 
 def _deviations(model: HandModel, small: HandModel, lifted: Strategy,
