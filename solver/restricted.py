@@ -21,17 +21,21 @@ is then lifted to the full tree and checked against every raise it leaves out:
   out of the tree that the best responses raise to join it, each with the last raises its
   completion played, and the LP is solved again. The tree only grows, so this ends.
 
-Each LP of a round starts from the final basis of the round before (solver/warm_lp.py:
-the tree only grows, so the basis carries over by name): the default hand's five LPs take a
-fifth of their cold time. Nothing here is trusted either: `solve_restricted` returns the
-lifted pair as an `LPSolution` of the full model, which the caller checks as every LP
-solution is (the float best response on the full model, then `solver.certificate.certify`
-in exact arithmetic on the full model). A decision below a completed one is reached only
-through a raise its own actor never makes (the one out of the tree, or a raise the
-completion does not play), so any play there proves the same bounds. `exact_lift` gives
-the exact value: the exact equilibrium recovered on the restricted model (where the LP's
-strategies are a vertex; on the full model the completions' mixes are too many unknowns
-for `exact_equilibrium`), lifted, and proved on the full model.
+Each LP of a round starts from the final basis of the round before (solver/warm_lp.py: the
+tree only grows, so the basis carries over by name): the default hand's five LPs take a
+fifth of their cold time. Each round's check uses both cores on a large tree: every other
+completion, then the opponent's best response, in a forked child (solver/side_by_side.py;
+the completions are independent, and a player's best response reads only the other's
+play), with the same result as in one process. Nothing here is trusted either:
+`solve_restricted` returns the lifted pair as an `LPSolution` of the full model, which the
+caller checks as every LP solution is (the float best response on the full model, then
+`solver.certificate.certify` in exact arithmetic on the full model). A decision below a
+completed one is reached only through a raise its own actor never makes (the one out of
+the tree, or a raise the completion does not play), so any play there proves the same
+bounds. `exact_lift` gives the exact value: the exact equilibrium recovered on the
+restricted model (where the LP's strategies are a vertex; on the full model the
+completions' mixes are too many unknowns for `exact_equilibrium`), lifted, and proved on
+the full model.
 
 Nothing here knows which betting structure it is: a tree is restricted by the decisions it
 keeps (`restrict`), and the full trees come from the model's description.
