@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import signal
 import threading
 from typing import Callable, TypeVar
 
@@ -69,7 +70,10 @@ def side_by_side(here: Callable[[], A], there: Callable[[], B],
 
 
 def _answer(send, there: Callable[[], object]) -> None:
-    """The child's work: (True, its result), or (False, None) if it raised."""
+    """The child's work: (True, its result), or (False, None) if it raised. It ignores
+    Ctrl-C, which the terminal sends to the whole process group: the parent takes it (and
+    stops the child), so that the command exits 130 with no traceback from the child."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
         answer: tuple = (True, there())
     except Exception:                   # computed again by the parent, which raises it

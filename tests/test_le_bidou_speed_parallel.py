@@ -31,6 +31,15 @@ def test_the_other_half_runs_in_another_process():
 
 
 @needs_fork
+def test_the_child_leaves_ctrl_c_to_this_process():
+    import signal
+
+    here, there = side_by_side(lambda: signal.getsignal(signal.SIGINT),
+                               lambda: signal.getsignal(signal.SIGINT))
+    assert there == signal.SIG_IGN and here != signal.SIG_IGN
+
+
+@needs_fork
 def test_a_child_that_fails_or_dies_has_its_half_computed_here():
     calls = []
 
