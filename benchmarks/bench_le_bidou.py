@@ -7,8 +7,11 @@
 
 `--whole S` times the whole command `bidou solve --game le-bidou --max-stake S` (a fresh
 process: imports, model, LPs, best responses, certificate, printing), medians of wall and
-CPU seconds; with `--against`, another installation's `bidou` (main's checkout, say) runs
-it too, alternating with this one's so that both see the same load, and the ratio.
+CPU seconds, and of the CPU seconds of the command's own process: the large hand runs
+halves of its work in forked children (solver/side_by_side.py), so on a loaded machine
+its own CPU is what its wall time would be with a core free for each child; with
+`--against`, another installation's `bidou` (main's checkout, say) runs it too,
+alternating with this one's so that both see the same load, and the ratio.
 
 For the one-chip default game (BidouParams(reroll="keep", ranking="french"), the same dice
 as Le Bidou's defaults) and for Le Bidou at the default dice with each `--max-stakes`
@@ -93,30 +96,50 @@ def certified_cfr(iterations: int) -> None:
           f" value in [{float(proof.lower):.6f}, {float(proof.upper):.6f}]", flush=True)
 
 
+# The whole command, printing on standard error the CPU seconds of its own process (not
+# of the children it forks): on a machine with a core free for each child, its wall time.
+OWN_CPU = """import resource, sys
+from solver.app.cli import main
+try:
+    main()
+finally:
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    print(f"own cpu {own.ru_utime + own.ru_stime:.3f}", file=sys.stderr)
+"""
+
+
 def whole_commands(max_stake: int, repeats: int, against: str | None) -> None:
-    """Medians of the whole `bidou solve --game le-bidou` for this checkout and `against`,
-    run alternately; the value line each printed."""
-    peers = {"this": [sys.executable, "-c", "from solver.app.cli import main; main()"]}
+    """Medians of the whole `bidou solve --game le-bidou` for this checkout and `against`
+    (another installation's `bidou`, run by its own interpreter, from a folder holding no
+    checkout), run alternately: wall seconds, CPU seconds (the command and the children it
+    forks) and the command's own CPU seconds (its critical path when each forked child has
+    a core); the value line each printed."""
+    peers = {"this": (sys.executable, None)}
     if against:
-        peers["other"] = [against]
-    times: dict[str, list[tuple[float, float]]] = {peer: [] for peer in peers}
+        with open(against) as script:            # a console script: "#!/path/to/python"
+            peers["other"] = (script.readline()[2:].strip(), "/")
+    times: dict[str, list[tuple[float, float, float]]] = {peer: [] for peer in peers}
     shown: dict[str, str] = {}
     for _ in range(repeats):
-        for peer, bidou in peers.items():
+        for peer, (python, folder) in peers.items():
             before = _children_cpu()
             start = time.perf_counter()
-            done = subprocess.run([*bidou, "solve", "--game", "le-bidou", "--max-stake",
-                                   str(max_stake)], capture_output=True, text=True)
-            times[peer].append((time.perf_counter() - start, _children_cpu() - before))
+            done = subprocess.run([python, "-c", OWN_CPU, "solve", "--game", "le-bidou",
+                                   "--max-stake", str(max_stake)], capture_output=True,
+                                  text=True, cwd=folder)
+            own = [float(line.split()[-1]) for line in done.stderr.splitlines()
+                   if line.startswith("own cpu")]
+            times[peer].append((time.perf_counter() - start, _children_cpu() - before,
+                                own[-1] if own else float("nan")))
             shown[peer] = " | ".join(line for line in done.stdout.splitlines()
                                      if line.startswith(("certified", "solver says")))
             shown[peer] += f" (exit {done.returncode})"
-    medians = {peer: (statistics.median(t for t, _ in runs),
-                      statistics.median(c for _, c in runs)) for peer, runs in times.items()}
-    for peer, (wall, cpu) in medians.items():
+    medians = {peer: tuple(statistics.median(run[i] for run in runs) for i in range(3))
+               for peer, runs in times.items()}
+    for peer, (wall, cpu, own) in medians.items():
         ratio = f"{wall / medians['this'][0]:6.2f}x this" if peer != "this" else ""
-        print(f"max_stake {max_stake} {peer:<5} wall {wall:8.1f} s  cpu {cpu:8.1f} s  {ratio}"
-              f"  {shown[peer]}", flush=True)
+        print(f"max_stake {max_stake} {peer:<5} wall {wall:8.1f} s  cpu {cpu:8.1f} s  "
+              f"own cpu {own:8.1f} s  {ratio}  {shown[peer]}", flush=True)
 
 
 def _children_cpu() -> float:

@@ -30,6 +30,7 @@ import numpy as np
 
 from games.bidou.betting import CAPTAIN, OPPONENT, Leaf, Node
 from solver.model import HandModel
+from solver.side_by_side import side_by_side
 from solver.strategy import MAX_COMMON_DENOMINATOR_BITS, Strategy, StrategyFileError
 
 Q_BITS = 53
@@ -140,10 +141,19 @@ def _distribution(row: list[Fraction]) -> bool:
     return sum(ints) == denominator and min(ints) >= 0
 
 
+# Above this many betting rows (decisions x hands) the two exact best responses of a proof
+# run side by side (solver/side_by_side.py): Le Bidou's large hands, where each takes
+# seconds; below it a fork costs more than it saves.
+SIDE_BY_SIDE_ROWS = 9 * 2**5 * 56
+
+
 def _prove(model: HandModel, exact: "ExactStrategy", denominator: int) -> Certificate:
     game = _ExactGame(model, exact, denominator)
-    return Certificate(lower=-game.best_response_value(OPPONENT),
-                       upper=game.best_response_value(CAPTAIN))
+    rows = len(exact[1]) * model.num_hands
+    upper, guaranteed = side_by_side(lambda: game.best_response_value(CAPTAIN),
+                                     lambda: game.best_response_value(OPPONENT),
+                                     parallel=rows > SIDE_BY_SIDE_ROWS)
+    return Certificate(lower=-guaranteed, upper=upper)
 
 
 # Integer probabilities: throw[role][context][throw][hand] and betting[key][hand] are lists

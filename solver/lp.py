@@ -434,15 +434,17 @@ WARM_TOLERANCE = 1e-10
 DEFAULT_TOLERANCE = 1e-7
 
 
-def solve_lp_from(model: HandModel, start: Basis | None,
-                  maximizer: int = CAPTAIN) -> tuple[LPSolution, Basis]:
+def solve_lp_from(model: HandModel, start: Basis | None, maximizer: int = CAPTAIN,
+                  built: _Built | None = None) -> tuple[LPSolution, Basis]:
     """`solve_lp` by HiGHS's dual simplex starting from `start` (a basis of an LP of the
     same shape, else ignored), with its final basis. A start that does not lead to an
-    optimum is dropped for a cold solve; raise SolverError unless that reaches one."""
+    optimum is dropped for a cold solve; raise SolverError unless that reaches one.
+    `built`: the LP of `model` for `maximizer` already built (solver/warm_lp.py names its
+    rows and columns first), not built again."""
     import highspy
 
     begin = time.perf_counter()
-    built = _Built(model, maximizer)
+    built = built or _Built(model, maximizer)
     A = sp.vstack([built.A_ub, built.A_eq]).tocsc()
     inf = highspy.kHighsInf
     lp = highspy.HighsLp()

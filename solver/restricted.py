@@ -21,17 +21,21 @@ is then lifted to the full tree and checked against every raise it leaves out:
   out of the tree that the best responses raise to join it, each with the last raises its
   completion played, and the LP is solved again. The tree only grows, so this ends.
 
-Each LP of a round starts from the final basis of the round before (solver/warm_lp.py:
-the tree only grows, so the basis carries over by name): the default hand's five LPs take a
-fifth of their cold time. Nothing here is trusted either: `solve_restricted` returns the
-lifted pair as an `LPSolution` of the full model, which the caller checks as every LP
-solution is (the float best response on the full model, then `solver.certificate.certify`
-in exact arithmetic on the full model). A decision below a completed one is reached only
-through a raise its own actor never makes (the one out of the tree, or a raise the
-completion does not play), so any play there proves the same bounds. `exact_lift` gives
-the exact value: the exact equilibrium recovered on the restricted model (where the LP's
-strategies are a vertex; on the full model the completions' mixes are too many unknowns
-for `exact_equilibrium`), lifted, and proved on the full model.
+Each LP of a round starts from the final basis of the round before (solver/warm_lp.py: the
+tree only grows, so the basis carries over by name): the default hand's five LPs take a
+fifth of their cold time. Each round's check uses both cores on a large tree: every other
+completion, then the opponent's best response, in a forked child (solver/side_by_side.py;
+the completions are independent, and a player's best response reads only the other's
+play), with the same result as in one process. Nothing here is trusted either:
+`solve_restricted` returns the lifted pair as an `LPSolution` of the full model, which the
+caller checks as every LP solution is (the float best response on the full model, then
+`solver.certificate.certify` in exact arithmetic on the full model). A decision below a
+completed one is reached only through a raise its own actor never makes (the one out of
+the tree, or a raise the completion does not play), so any play there proves the same
+bounds. `exact_lift` gives the exact value: the exact equilibrium recovered on the
+restricted model (where the LP's strategies are a vertex; on the full model the
+completions' mixes are too many unknowns for `exact_equilibrium`), lifted, and proved on
+the full model.
 
 Nothing here knows which betting structure it is: a tree is restricted by the decisions it
 keeps (`restrict`), and the full trees come from the model's description.
@@ -54,6 +58,7 @@ from solver.lp import LPSolution, solve_lp
 from solver.model import HandModel, build_model
 from solver.progress import Step, quiet
 from solver.reach import end_mass
+from solver.side_by_side import side_by_side
 from solver.strategy import Strategy, StrategyFileError
 from solver.warm_lp import KeyedBasis, solve_grown
 
@@ -127,25 +132,25 @@ class _Frontier:
 
 
 def _frontier(model: HandModel, small: BettingTree, full: BettingTree, strategy: Strategy,
-              public: tuple[int, int], payoffs: list[np.ndarray]) -> list[_Frontier]:
-    """Every raise of one public state that `small` leaves out of `full`."""
+              public: tuple[int, int], payoffs: list[np.ndarray], raiser: Role
+              ) -> list[_Frontier]:
+    """Every raise of `raiser` at one public state that `small` leaves out of `full`."""
     tc, to = public
     probs = [strategy.betting[(tc, to, node.history)] for node in small.nodes]
     out: list[_Frontier] = []
-    for raiser in (CAPTAIN, OPPONENT):
-        other = raiser.other
-        reach, leaf_reach = small.push(_ends(model, strategy, other, public),
-                                       lambda node, a, r: r if node.actor != other
-                                       else r * probs[node.index][a])
-        values = _responder_values(small, raiser, leaf_reach, payoffs)
-        for node in small.nodes:
-            if node.actor != raiser or not reach[node.index].any():
-                continue
-            kept = set(node.actions)
-            for edge in full.node(node.history).edges:
-                if edge.node is not None and edge.action not in kept:
-                    out.append(_Frontier(public, node, full.nodes[edge.node],
-                                         reach[node.index], values[node.index]))
+    other = raiser.other
+    reach, leaf_reach = small.push(_ends(model, strategy, other, public),
+                                   lambda node, a, r: r if node.actor != other
+                                   else r * probs[node.index][a])
+    values = _responder_values(small, raiser, leaf_reach, payoffs)
+    for node in small.nodes:
+        if node.actor != raiser or not reach[node.index].any():
+            continue
+        kept = set(node.actions)
+        for edge in full.node(node.history).edges:
+            if edge.node is not None and edge.action not in kept:
+                out.append(_Frontier(public, node, full.nodes[edge.node],
+                                     reach[node.index], values[node.index]))
     return out
 
 
@@ -359,16 +364,20 @@ class DoubleOracle:
 
 
 def double_oracle(model: HandModel, start: Iterable[str] | None = None,
-                  method: str | None = None, progress: Step | None = None) -> DoubleOracle:
+                  method: str | None = None, progress: Step | None = None,
+                  parallel: bool | None = None) -> DoubleOracle:
     """Solve `model` on restricted trees grown from `start` (`default_start`) by the raises
     that gain against the completed restricted equilibrium, until none does (module
     docstring); `progress("restricted LP: 12 decisions", round, 0)` before each LP. Each LP
     starts from the last one's basis (`solver.warm_lp`) unless `method` names a scipy
-    method (then each is solved cold by it). Raises SolverError if an LP fails or
-    MAX_ROUNDS are not enough."""
+    method (then each is solved cold by it). Each round's check runs the two players'
+    sides at once (`_check_frontier`) when `parallel` (default: on trees too large for one
+    LP, where the check takes seconds; the result is the same). Raises SolverError if an
+    LP fails or MAX_ROUNDS are not enough."""
     begin = time.perf_counter()
     progress = progress or quiet
     kept = frozenset(start if start is not None else default_start(model))
+    parallel = too_large_for_one_lp(model) if parallel is None else parallel
     lp_seconds, iterations = 0.0, 0
     leaves = best_response.leaf_matrices(model)
     basis: KeyedBasis | None = None
@@ -383,7 +392,8 @@ def double_oracle(model: HandModel, start: Iterable[str] | None = None,
             lp = solve_lp(small, method)
         lp_seconds += lp.seconds
         iterations += lp.iterations
-        strategy, added = _check_frontier(model, small, lp.strategy, lp.value, leaves)
+        strategy, added = _check_frontier(model, small, lp.strategy, lp.value, leaves,
+                                          parallel)
         if not added:
             decisions = sum(len(t.nodes) for t in trees.values())
             message = (f"restricted LP ({rounds} rounds, {decisions} of "
@@ -400,42 +410,77 @@ def double_oracle(model: HandModel, start: Iterable[str] | None = None,
 
 
 def _check_frontier(model: HandModel, small: HandModel, strategy: Strategy, value: float,
-                    leaves: dict) -> tuple[Strategy, frozenset[str]]:
+                    leaves: dict, parallel: bool = False) -> tuple[Strategy, frozenset[str]]:
     """The restricted equilibrium lifted to the full model (every raise left out completed
     by the mix that leaves the raiser least to gain), and the decisions to add: where a
     best response in the full game against the lifted strategy raises out of the
     restricted tree, if it gains over `value` at all, with the last raises their
-    completions play."""
-    completions: dict[tuple[int, int, str], np.ndarray] = {}
-    raised_to: dict[str, set[str]] = {}         # the completions' own (last) raises
-    cache: dict[Role, list[np.ndarray]] = {}
-    full_payoffs: dict[Role, dict[int, np.ndarray]] = {}
-    for public in model.public_states:
-        first = model.description.betting.first_bettor(*public)
-        tree = small.tree(public)
-        if first not in cache:
-            cache[first] = leaf_payoffs(model, tree)
-        full = model.tree(public)
-        for spot in _frontier(model, tree, full, strategy, public, cache[first]):
-            mix, _ = _complete(model, full, spot, full_payoffs.setdefault(first, {}))
-            if mix is None:
-                continue
-            completions[(*public, spot.target.history)] = mix
-            for a, edge in enumerate(spot.target.edges):
-                if edge.node is not None and (mix[a] * spot.reach).max() > 0:
-                    raised_to.setdefault(spot.target.history, set()).add(
-                        full.nodes[edge.node].history)
-    lifted = _lift(model, small, strategy, completions)
-    added: set[str] = set()
-    for player in (CAPTAIN, OPPONENT):
-        br = best_response.best_response(model, lifted, player, leaves)
-        if br.value - (value if player == CAPTAIN else -value) > GAIN_TOLERANCE:
-            added |= _deviations(model, small, lifted, br)
+    completions play. Each completion is computed on its own, and each player's best
+    response reads only the other's play, so with `parallel` a forked child computes every
+    other completion, then the opponent's best response (solver/side_by_side.py): the
+    same result either way."""
+    spots = _spots(model, small, strategy)
+    (ours, our_raises), (theirs, their_raises) = side_by_side(
+        lambda: _completions(model, spots[0::2]), lambda: _completions(model, spots[1::2]),
+        parallel)
+    lifted = _lift(model, small, strategy, {**ours, **theirs})
+    captain, opponent = side_by_side(
+        lambda: _gainful_deviations(model, small, lifted, value, leaves, CAPTAIN),
+        lambda: _gainful_deviations(model, small, lifted, value, leaves, OPPONENT), parallel)
+    added = captain | opponent
     # a decision brought in comes with the raises its completion needed: the LP would
     # otherwise meet them one round later
     for history in list(added):
-        added |= raised_to.get(history, set())
+        for raised_to in (our_raises, their_raises):
+            added |= raised_to.get(history, set())
     return lifted, frozenset(added)
+
+
+def _spots(model: HandModel, small: HandModel, strategy: Strategy
+           ) -> list[tuple[Role, _Frontier]]:
+    """Every raise the restricted trees leave out, public state by public state, with the
+    first bettor of its tree."""
+    out: list[tuple[Role, _Frontier]] = []
+    payoffs: dict[Role, list[np.ndarray]] = {}
+    for public in model.public_states:
+        first = model.description.betting.first_bettor(*public)
+        tree = small.tree(public)
+        if first not in payoffs:
+            payoffs[first] = leaf_payoffs(model, tree)
+        for raiser in (CAPTAIN, OPPONENT):
+            out.extend((first, spot) for spot in _frontier(
+                model, tree, model.tree(public), strategy, public, payoffs[first], raiser))
+    return out
+
+
+def _completions(model: HandModel, spots: list[tuple[Role, _Frontier]]
+                 ) -> tuple[dict[tuple[int, int, str], np.ndarray], dict[str, set[str]]]:
+    """The completing player's mix at each spot (`_complete`), keyed (tc, to, history of
+    the decision completed), and the last raises each plays, by that history."""
+    completions: dict[tuple[int, int, str], np.ndarray] = {}
+    raised_to: dict[str, set[str]] = {}
+    full_payoffs: dict[Role, dict[int, np.ndarray]] = {}
+    for first, spot in spots:
+        full = model.tree(spot.public)
+        mix, _ = _complete(model, full, spot, full_payoffs.setdefault(first, {}))
+        if mix is None:
+            continue
+        completions[(*spot.public, spot.target.history)] = mix
+        for a, edge in enumerate(spot.target.edges):
+            if edge.node is not None and (mix[a] * spot.reach).max() > 0:
+                raised_to.setdefault(spot.target.history, set()).add(
+                    full.nodes[edge.node].history)
+    return completions, raised_to
+
+
+def _gainful_deviations(model: HandModel, small: HandModel, lifted: Strategy, value: float,
+                        leaves: dict, player: Role) -> set[str]:
+    """`player`'s best response in the full game against `lifted`: if it gains over the
+    restricted `value`, the decisions out of the tree it raises to (`_deviations`)."""
+    br = best_response.best_response(model, lifted, player, leaves)
+    if br.value - (value if player == CAPTAIN else -value) > GAIN_TOLERANCE:
+        return _deviations(model, small, lifted, br)
+    return set()
 
 
 def _deviations(model: HandModel, small: HandModel, lifted: Strategy,

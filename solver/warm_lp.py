@@ -14,6 +14,7 @@ start that leads nowhere for a cold solve). The LP is the same one; only the pat
 from __future__ import annotations
 
 import dataclasses
+import time
 
 import numpy as np
 
@@ -106,11 +107,13 @@ def solve_grown(model: HandModel, start: KeyedBasis | None = None
     """The LP of `model` (the captain its primal) by HiGHS's dual simplex, from `start`
     (the final basis of an LP of a smaller restricted tree of the same game) carried over
     by name, or cold; with its own final basis by name."""
-    built = _Built(model, CAPTAIN)
+    begin = time.perf_counter()
+    built = _Built(model, CAPTAIN)                  # built once: named, then solved
     cols, rows = lp_keys(model, built)
     basis = None
     if start is not None:
         basis = carry(start, cols, rows, np.isinf(built.bounds[:, 0]))
-    solution, final = solve_lp_from(model, basis)
+    solution, final = solve_lp_from(model, basis, built=built)
+    solution = dataclasses.replace(solution, seconds=time.perf_counter() - begin)
     return solution, KeyedBasis(dict(zip(cols, final.cols.tolist())),
                                 dict(zip(rows, final.rows.tolist())))

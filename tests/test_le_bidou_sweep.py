@@ -112,3 +112,18 @@ def test_the_published_table_holds_cells_of_the_grid_proved_or_timed_out():
                 assert Fraction(row["exact"]) == KNOWN[key]
     smallest = min(rows, key=lambda r: r["rows"])
     assert smallest["status"] == lbs.EXACT            # the smallest cells always finish
+
+
+def test_the_published_table_is_the_whole_grid_each_cell_proved():
+    """Session 9 ran the cells the earlier runs missed (docs/le-bidou.md): all 108 are in
+    it, none over its time limit, and the default hand's proved interval holds its exact
+    value (found by `bidou solve --game le-bidou --exact`, docs/le-bidou.md)."""
+    rows = lbs.read_rows(PUBLISHED.parent)
+    grid = lbs.build_grid("3,4,5,6", "1,2,3", "1,2,3,4,5,6,7,8,9")
+    assert sorted(lbs.rule_key(r) for r in rows) == sorted(lbs.rule_key(p) for p in grid)
+    assert {r["status"] for r in rows} == {lbs.PROVED, lbs.EXACT}
+    default = next(r for r in rows if (r["faces"], r["throws"], r["max_stake"]) == (6, 3, 9))
+    value = Fraction(360563684246598685420206105292698751,
+                     416985003473412649682263647535718400)
+    assert default["lower"] <= value <= default["upper"]
+    assert default["upper"] - default["lower"] < 1e-13
