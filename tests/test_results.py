@@ -113,6 +113,20 @@ def test_results_refuses_an_incomplete_sweep_before_solving(tmp_path):
     assert result.output.count("\n") == 1
 
 
+def test_the_folk_rule_measured_again_is_the_published_one():
+    """Section 5's folk rule without betting (`results.folk_costs`, from the rule
+    `bidou exploit --profile folk-stop` locks): the hands it stops with and what each
+    player guarantees with it, exactly, as docs/data/results.json has them."""
+    published = DOC["games"]["default"]["folk"]
+    found = results.folk_costs(build_model(BidouParams()), Fraction(0))
+    assert found["stop_hands"] == published["stop_hands"] == 31
+    assert found["stop_probability"] == pytest.approx(published["stop_probability"], abs=1e-12)
+    assert found["captain_guarantee"] == published["captain_guarantee"] == "-63875/314928"
+    assert found["opponent_guarantee"] == published["opponent_guarantee"] == "62875/314928"
+    _, throwing = results.folk_rule(build_model(BidouParams()))
+    assert throwing[1].shape[0] == 3 and (throwing[1] == throwing[0]).all()
+
+
 def test_the_folk_rule_with_betting_solved_again():
     """The restricted game of section 5 (the captain's throwing pinned to "stop with a 6 or
     better", everything else optimized): the LP again, and its guarantee proved exactly
