@@ -80,8 +80,10 @@ def _start(command):
 
 
 def pytest_collection_finish(session):
-    """The selected tests are known (after -k, -m and deselection)."""
-    if session.config.option.collectonly:
+    """The selected tests are known (after -k, -m and deselection). Not in a pytest-xdist
+    worker: each collects every test, so each would start the command (the fixture starts
+    it in the worker that runs the test)."""
+    if session.config.option.collectonly or hasattr(session.config, "workerinput"):
         return
     started = session.config.stash.setdefault(_BACKGROUND, {})
     for item in session.items:
