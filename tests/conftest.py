@@ -48,3 +48,66 @@ def refined_small():
     params = BidouParams(faces=3, throws=2, max_level=2)
     model = build_model(params)
     return model, refined_equilibrium(model), solve(params, model=model)
+
+
+# --- slow tools started early -------------------------------------------------------------
+# mypy on solver/ and games/ takes about 20 s of CPU from a cold cache (a fresh clone, CI):
+# a test marked `background(command)` has its command started as soon as the tests are
+# collected, beside the first tests (on the second core), and waits for its result.
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "background(command): the test's command, started in "
+                                       "the background when the tests are collected "
+                                       "(the `background_run` fixture waits for it)")
+
+
+def _tool_command(command):
+    """The command with its first word found in this interpreter's environment first."""
+    import shutil
+    import sys
+    from pathlib import Path
+
+    found = shutil.which(command[0], path=str(Path(sys.executable).parent))
+    return [found or shutil.which(command[0]) or command[0], *command[1:]]
+
+
+def _start(command):
+    import subprocess
+    from pathlib import Path
+
+    return subprocess.Popen(_tool_command(command), cwd=Path(__file__).resolve().parent.parent,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def pytest_collection_finish(session):
+    """The selected tests are known (after -k, -m and deselection). Not in a pytest-xdist
+    worker: each collects every test, so each would start the command (the fixture starts
+    it in the worker that runs the test)."""
+    if session.config.option.collectonly or hasattr(session.config, "workerinput"):
+        return
+    started = session.config.stash.setdefault(_BACKGROUND, {})
+    for item in session.items:
+        marker = item.get_closest_marker("background")
+        if marker is not None and item.nodeid not in started:
+            started[item.nodeid] = _start(marker.args[0])
+
+
+def pytest_unconfigure(config):
+    for process in config.stash.get(_BACKGROUND, {}).values():
+        if process.poll() is None:         # its test never ran (deselected, interrupted)
+            process.kill()
+            process.wait()
+
+
+_BACKGROUND = pytest.StashKey()
+
+
+@pytest.fixture
+def background_run(request):
+    """The test's `background` command, finished: (return code, stdout, stderr), from the
+    process started at collection (or started now)."""
+    marker = request.node.get_closest_marker("background")
+    started = request.config.stash.setdefault(_BACKGROUND, {})
+    process = started.pop(request.node.nodeid, None) or _start(marker.args[0])
+    stdout, stderr = process.communicate(timeout=900)
+    return process.returncode, stdout, stderr

@@ -9,6 +9,7 @@ from fractions import Fraction
 import numpy as np
 import pyspiel
 import pytest
+from game_helpers import play
 
 import games.bidou.game  # noqa: F401  (registers python_bidou)
 from games.bidou import rules
@@ -27,20 +28,6 @@ SIM_COMBOS = [
 
 def load(**kwargs):
     return pyspiel.load_game("python_bidou", kwargs)
-
-
-def play(game, moves):
-    """Apply moves: hands as "6-3-1" (chance) and action names ("stop", "keep 6", "bet")."""
-    state = game.new_initial_state()
-    for move in moves:
-        if state.is_chance_node():
-            action = game.hand_action(move)
-            assert action in [a for a, _ in state.chance_outcomes()], move
-        else:
-            action = game.action_id(move)
-            assert action in state.legal_actions(), (move, str(state))
-        state.apply_action(action)
-    return state
 
 
 # --- loading and parameters ----------------------------------------------------------------

@@ -12,6 +12,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
 
@@ -79,8 +81,11 @@ def test_import_contracts_hold():
     assert "4 kept, 0 broken" in done.stdout
 
 
-def test_mypy_finds_no_error_in_solver_and_games():
-    done = subprocess.run([tool("mypy"), "--ignore-missing-imports", "solver", "games"],
-                          cwd=ROOT, capture_output=True, text=True, timeout=900)
-    assert done.returncode == 0, done.stdout[-5000:] + done.stderr
-    assert "Success: no issues found" in done.stdout
+@pytest.mark.background(["mypy", "--ignore-missing-imports", "solver", "games"])
+def test_mypy_finds_no_error_in_solver_and_games(background_run):
+    """Started when the tests are collected (tests/conftest.py: about 20 s from a cold
+    cache, beside the first tests)."""
+    tool("mypy")
+    returncode, stdout, stderr = background_run
+    assert returncode == 0, stdout[-5000:] + stderr
+    assert "Success: no issues found" in stdout

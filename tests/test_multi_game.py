@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pyspiel
 import pytest
+from game_helpers import play
 
 import games.bidou_multi.game  # noqa: F401  (registers python_bidou_multi)
 from games.bidou_multi.params import MultiParams, ParameterError
@@ -40,19 +41,6 @@ def test_game_type_is_general_sum_for_three_and_four_players():
 def test_bad_parameters_fail_with_one_line_naming_them(text, message):
     with pytest.raises(ParameterError, match=message):
         pyspiel.load_game(text)
-
-
-def play(game, moves):
-    """Hands as "2-1-1" (chance) and action names ("stop", "bet 2")."""
-    state = game.new_initial_state()
-    for move in moves:
-        if state.is_chance_node():
-            action = game.hand_action(move)
-            assert action in [a for a, _ in state.chance_outcomes()], move
-        else:
-            action = game.action_id(move)
-        state.apply_action(action)
-    return state
 
 
 def test_a_showdown_through_the_game_and_what_each_player_sees():

@@ -65,11 +65,12 @@ def test_a_sample_of_the_table_solved_again():
         "-409263139735053181/11089871661615430320"
 
 
-def test_the_default_game_behaviour_solved_again():
+def test_the_default_game_behaviour_solved_again(default_solution):
     """The behaviour is the exact equilibrium's (issue 19). If the LP finds another
     equilibrium (a solver change), this fails: regenerate with `bidou results`, which
-    states the new equilibrium's behaviour."""
-    solution = solve_hand(BidouParams(), exact=True).solution
+    states the new equilibrium's behaviour. The solve is the session's (tests/conftest.py:
+    `solve_hand(BidouParams(), exact=True)`, as `bidou results` solves it)."""
+    solution = default_solution
     assert DOC["equilibrium"] == "exact"
     expected = DOC["games"]["default"]
     assert solution.certificate.contains(Fraction(expected["certificate"]["exact"]))
@@ -111,6 +112,20 @@ def test_results_refuses_an_incomplete_sweep_before_solving(tmp_path):
     assert result.exit_code == 2
     assert result.output.startswith("bidou: error: the sweep table lacks 360 rule sets")
     assert result.output.count("\n") == 1
+
+
+def test_the_folk_rule_measured_again_is_the_published_one():
+    """Section 5's folk rule without betting (`results.folk_costs`, from the rule
+    `bidou exploit --profile folk-stop` locks): the hands it stops with and what each
+    player guarantees with it, exactly, as docs/data/results.json has them."""
+    published = DOC["games"]["default"]["folk"]
+    found = results.folk_costs(build_model(BidouParams()), Fraction(0))
+    assert found["stop_hands"] == published["stop_hands"] == 31
+    assert found["stop_probability"] == pytest.approx(published["stop_probability"], abs=1e-12)
+    assert found["captain_guarantee"] == published["captain_guarantee"] == "-63875/314928"
+    assert found["opponent_guarantee"] == published["opponent_guarantee"] == "62875/314928"
+    _, throwing = results.folk_rule(build_model(BidouParams()))
+    assert throwing[1].shape[0] == 3 and (throwing[1] == throwing[0]).all()
 
 
 def test_the_folk_rule_with_betting_solved_again():

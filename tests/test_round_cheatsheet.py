@@ -37,7 +37,7 @@ OPTIONS = ["--chips", "4", "--faces", "3", "--throws", "2"]
 def made(tmp_path_factory):
     """(the sheet's JSON document, its Markdown, the saved round rebuilt, the hand game's
     equilibrium): the command run once, reading the round it saved."""
-    from solver.app.commands.round import _read_saved
+    from solver.app.saved_rounds import read_saved
     from solver.pipeline.hand import solve_hand
     from solver.pipeline.round_cheatsheet import solution_from_saved
 
@@ -52,7 +52,7 @@ def made(tmp_path_factory):
     assert sorted(p.name for p in out.iterdir()) == ["cheatsheet.md", "cheatsheet.pdf",
                                                      "cheatsheet.png"]
     assert (out / "cheatsheet.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    solution = solution_from_saved(_read_saved(SMALL, True))
+    solution = solution_from_saved(read_saved(SMALL, True))
     equilibrium = solve_hand(SMALL.hand).solution.strategy
     return document, (out / "cheatsheet.md").read_text(), solution, equilibrium
 
@@ -167,7 +167,7 @@ def test_outputs_publish_the_sheet_over_the_published_hand_cheat_sheet():
     from pathlib import Path
 
     from solver.app import round_outputs
-    from solver.app.commands.round import published_hand_sheet
+    from solver.app.saved_rounds import published_hand_sheet
     from solver.pipeline.round_sheet_rules import base_from_sheet
 
     for name, params in round_outputs.ROUNDS.items():

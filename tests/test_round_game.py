@@ -12,6 +12,7 @@ from fractions import Fraction
 
 import pyspiel
 import pytest
+from game_helpers import play
 
 import games.bidou.round_game  # noqa: F401  (registers python_bidou_round)
 from games.bidou import rules
@@ -25,20 +26,6 @@ TINY = "faces=2,throws=1,max_level=1"
 
 def load(text: str):
     return pyspiel.load_game(f"python_bidou_round({text})")
-
-
-def play(game, moves):
-    """Apply moves: hands as "2-1-1" (chance) and action names ("stop", "bet", ...)."""
-    state = game.new_initial_state()
-    for move in moves:
-        if state.is_chance_node():
-            action = game.hand_action(move)
-            assert action in [a for a, _ in state.chance_outcomes()], move
-        else:
-            action = game.action_id(move)
-            assert action in state.legal_actions(), (move, str(state))
-        state.apply_action(action)
-    return state
 
 
 def names(game, state):

@@ -245,7 +245,7 @@ def test_the_query_imports_no_solver(cache):
 def test_a_published_round_is_read_first(tmp_path, monkeypatch):
     """`bidou outputs` writes the saved round beside round.json (round_outputs.round_files)
     and a query of those rules reads it there, before the user's cache."""
-    import solver.app.commands.round as command
+    import solver.app.saved_rounds as command
     from solver.app.round_outputs import solve_and_report, write_round
 
     written = write_round(tmp_path, "round-small", solve_and_report(SMALL))

@@ -19,6 +19,7 @@ from test_reliability import one_error_line, run  # the same CLI runner and erro
 from games.bidou.params import MAX_LEVEL_LIMIT
 from solver import schemas, strategy
 from solver.app import sweep
+from solver.pipeline import round_cheatsheet
 from solver.round import report as round_report
 from solver.schemas import SchemaViolation, validate
 
@@ -88,6 +89,11 @@ def test_the_schemas_state_the_code_s_numbers():
     assert rnd["x-writes-version"] == round_report.SCHEMA_VERSION
     assert common["rules"]["properties"]["max_level"]["maximum"] == MAX_LEVEL_LIMIT
     assert tuple(schemas.schema("sweep-row")["properties"]) == sweep.COLUMNS   # CSV order
+    sheet = schemas.schema("round-cheatsheet")
+    assert sheet["properties"]["schema"]["const"] == round_cheatsheet.SCHEMA
+    assert sheet["properties"]["schema_version"]["const"] == round_cheatsheet.SCHEMA_VERSION
+    assert sheet["x-writes-version"] == round_cheatsheet.SCHEMA_VERSION
+    assert sheet["properties"]["chip_rules"]["maxItems"] == round_cheatsheet.MAX_RULES
 
 
 # --- every file the project writes validates ----------------------------------------------
@@ -124,6 +130,22 @@ def test_round_json_of_one_state_validates_as_a_state():
     state = json.loads(result.output[result.output.index("{"):])
     validate(state, "round", "/$defs/state")
     assert (state["centre"], state["captain"], state["opponent"]) == (0, 2, 2)
+
+
+def test_the_round_cheatsheet_json_validates(tmp_path):
+    """`bidou round --cheatsheet --json` on a small round (solved first, into the suite's
+    cache): the document validates, and a cost that is no fraction is refused naming it."""
+    result = run("round", "--chips", "3", "--faces", "2", "--throws", "2", "--max-level", "1",
+                 "--cheatsheet", "--base", "equilibrium", "--out", tmp_path / "sheet", "--json")
+    assert result.exit_code == 0, result.output
+    document = json.loads(result.output[result.output.index("{"):])
+    validate(document, "round-cheatsheet")
+    assert len(document["chip_rule_list"]) == len(document["chip_rules"]) >= 1
+    assert [c["name"] for c in document["costs"]][0] == "the round cheat sheet"
+    broken = copy.deepcopy(document)
+    broken["costs"][0]["best_reply_upper"] = "0.0103"
+    with pytest.raises(SchemaViolation, match="^/costs/0/best_reply_upper: "):
+        validate(broken, "round-cheatsheet")
 
 
 PUBLISHED = [(path, name) for pattern, name in (

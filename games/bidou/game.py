@@ -91,6 +91,7 @@ from games.dice_game import (
     STOP_ID,
     ObserverView,
     ThrowTables,
+    cached_tables,
     game_type,
 )
 
@@ -117,6 +118,12 @@ class _Tables(ThrowTables):
         self.num_distinct_actions = base + len(ACTIONS)
         # Longest betting sequence: pass, bet, (max_level - 1) raises, call/fold.
         self.max_bets = params.max_level + 2
+
+    @functools.lru_cache(maxsize=None)
+    def legal_bets(self, level: int, player: int) -> tuple[int, ...]:
+        """The betting action ids legal for `player` at the standing bet `level`."""
+        legal = betting.legal_actions(level, self.params.max_level, betting.Role(player))
+        return tuple(self.bet_id[action] for action in legal)
 
 
 @functools.lru_cache(maxsize=None)
@@ -157,7 +164,7 @@ class BidouGame(pyspiel.Game):
 
     @property
     def tables(self) -> "_Tables":
-        return _tables(self.params)
+        return cached_tables(self, lambda: _tables(self.params))
 
     def new_initial_state(self):
         return BidouState(self)
@@ -221,8 +228,6 @@ class BidouState(pyspiel.State):
     def __init__(self, game):
         super().__init__(game)
         self._t = game.tables
-        self._throws = game.tables.params.throws
-        self._max_level = game.tables.params.max_level
         self._c = _Core()
 
     # --- read-only views for the solver and tests ----------------------------------------
@@ -281,8 +286,7 @@ class BidouState(pyspiel.State):
         if c.phase == _BETTING:
             if player != c.to_bet:
                 return []
-            legal = betting.legal_actions(c.level, self._max_level, betting.Role(player))
-            return [t.bet_id[action] for action in legal]
+            return list(t.legal_bets(c.level, player))
         return []
 
     def chance_outcomes(self):
@@ -294,13 +298,13 @@ class BidouState(pyspiel.State):
         t, c = self._t, self._c
         if c.phase == _THROW_CHANCE:
             p = c.thrower
-            if action not in {a for a, _ in t.outcomes(c.hands[p], c.kept)}:
+            if action not in t.outcome_actions(c.hands[p], c.kept):
                 raise ValueError(f"impossible throw {action} after keeping {c.kept}")
             hand = t.hands[action]
             c.hands[p] = hand
             c.counts[p] += 1
             c.turns[p].append(hand)
-            if c.counts[p] >= self._throws:
+            if c.counts[p] >= t.params.throws:
                 self._end_turn()
             else:
                 c.phase = _THROW_DECISION

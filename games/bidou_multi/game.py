@@ -42,64 +42,40 @@ import pyspiel
 from games.bidou import rules
 from games.bidou_multi import betting
 from games.bidou_multi.params import MultiParams
-from games.dice_game import all_keeps
+from games.dice_game import (
+    KEEP_BASE,
+    REROLL_ID,
+    STOP_ID,
+    ObserverView,
+    ThrowTables,
+    cached_tables,
+    game_type,
+)
 
-STOP_ID = 0
-REROLL_ID = 1
-_KEEP_BASE = 2
+__all__ = ["MultiGame", "MultiState", "MultiObserver", "STOP_ID", "REROLL_ID"]
+
 _DEFAULTS = MultiParams()
 
-_GAME_TYPE = pyspiel.GameType(
-    short_name="python_bidou_multi",
-    long_name="Python Multi-hand Bidou",
-    dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
-    chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
-    information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
-    utility=pyspiel.GameType.Utility.GENERAL_SUM,
-    reward_model=pyspiel.GameType.RewardModel.TERMINAL,
-    max_num_players=4,
-    min_num_players=3,
-    provides_information_state_string=True,
-    provides_information_state_tensor=False,
-    provides_observation_string=True,
-    provides_observation_tensor=False,
-    provides_factored_observation_string=False,
-    parameter_specification={f: getattr(_DEFAULTS, f) for f in _DEFAULTS.to_dict()})
+_GAME_TYPE = game_type("python_bidou_multi", "Python Multi-hand Bidou",
+                       {f: getattr(_DEFAULTS, f) for f in _DEFAULTS.to_dict()}, tensors=False,
+                       players=(3, 4), zero_sum=False)
 
 
-class _Tables:
-    """Lookup tables of one parameter set, shared by the game and all its states."""
+class _Tables(ThrowTables):
+    """Lookup tables of one parameter set, shared by the game and all its states: the
+    throwing turn's (games/dice_game.py), then the betting's."""
+
+    params: MultiParams
 
     def __init__(self, params: MultiParams):
-        self.params = params
-        self.hands = rules.all_hands(params.faces)
-        self.hand_index = {h: i for i, h in enumerate(self.hands)}
-        self.keeps = all_keeps(params.faces)
-        self.keep_action = {k: _KEEP_BASE + i for i, k in enumerate(self.keeps)}
-        self.keep_action[()] = REROLL_ID
-        self.action_names = ([rules.throw_action_name(rules.STOP), rules.throw_action_name(())]
-                             + [rules.throw_action_name(k) for k in self.keeps]
-                             + list(betting.ACTIONS))
+        super().__init__(params)
+        self.action_names = self.throw_names + list(betting.ACTIONS)
         self.action_ids = {name: i for i, name in enumerate(self.action_names)}
-        self.bet_base = _KEEP_BASE + len(self.keeps)
-
-    def kept_of(self, action: int) -> rules.Kept:
-        return () if action == REROLL_ID else self.keeps[action - _KEEP_BASE]
-
-    @functools.lru_cache(maxsize=None)
-    def outcomes(self, hand: Optional[rules.Hand], kept: rules.Kept) -> tuple:
-        if hand is None:
-            dist = rules.throw_distribution((), self.params.faces)
-        else:
-            dist = rules.next_hand_distribution(hand, kept, self.params.faces)
-        return tuple(sorted((self.hand_index[h], float(p)) for h, p in dist.items()))
+        self.bet_base = KEEP_BASE + len(self.keeps)
 
     def compare(self, hands) -> betting.Compare:
         p = self.params
         return lambda a, b: rules.compare(hands[a], hands[b], p.ranking, p.aces_beat_bidou)
-
-    def __deepcopy__(self, memo):
-        return self
 
 
 @functools.lru_cache(maxsize=None)
@@ -141,7 +117,7 @@ class MultiGame(pyspiel.Game):
 
     @property
     def tables(self) -> _Tables:
-        return _tables(self.params)
+        return cached_tables(self, lambda: _tables(self.params))
 
     def new_initial_state(self):
         return MultiState(self)
@@ -207,10 +183,7 @@ class MultiState(pyspiel.State):
         if player != self.current_player():
             return []
         if self._phase == _THROW_DECISION:
-            if t.params.reroll == "all":
-                return [STOP_ID, REROLL_ID]
-            return sorted([STOP_ID] + [t.keep_action[k]
-                                       for k in rules.keep_options(self.hands[player])])
+            return t.legal_throws(self.hands[player])
         assert self.table is not None
         legal = betting.legal_actions(self.table, t.params.max_bet, t.params.max_raise)
         return sorted(t.action_ids[a] for a in legal)
@@ -275,15 +248,8 @@ class MultiState(pyspiel.State):
 
     def turn_string(self, owner: int, viewer: Optional[int]) -> str:
         """Seat `owner`'s turn as seen by `viewer` (None: everything shown)."""
-        tokens = []
-        for tok in self.turns[owner]:
-            if isinstance(tok, tuple):
-                tokens.append(rules.format_hand(tok) if viewer in (None, owner) else "?")
-            elif viewer in (None, owner):
-                tokens.append(self._t.action_names[tok])
-            else:
-                tokens.append("stop" if tok == STOP_ID else "again")
-        return ",".join(tokens)
+        return self._t.turn_string(self.turns[owner], self._t.action_names,
+                                   viewer in (None, owner))
 
     def __str__(self):
         turns = " | ".join(f"t{s}:{self.turn_string(s, None)}"
@@ -291,15 +257,13 @@ class MultiState(pyspiel.State):
         return f"{turns} | b:{','.join(self.bets)}"
 
 
-class MultiObserver:
+class MultiObserver(ObserverView):
     """Strings only (the game provides no tensors): perfect recall gives the information
-    state string, otherwise the observation string (see the module docstring)."""
+    state string, otherwise the observation string (see the module docstring). Every
+    string shows the public part, whatever `public_info` says."""
 
     def __init__(self, iig_obs_type, params):
-        if params:
-            raise ValueError(f"Observation parameters not supported; passed {params}")
-        self._recall = iig_obs_type.perfect_recall
-        self._private = iig_obs_type.private_info
+        super().__init__(iig_obs_type, params)
         self.tensor = None
         self.dict: dict = {}
 
@@ -308,13 +272,12 @@ class MultiObserver:
 
     def string_from(self, state: MultiState, player: int) -> str:
         n = len(state.hands)
-        viewer = player if self._private == pyspiel.PrivateInfoType.SINGLE_PLAYER else (
-            None if self._private == pyspiel.PrivateInfoType.ALL_PLAYERS else -1)
-        if self._recall:
-            turns = " | ".join(f"t{s}:{state.turn_string(s, viewer)}" for s in range(n))
+        if self.recall:
+            turns = " | ".join(f"t{s}:{state.turn_string(s, s if self.sees(player, s) else -1)}"
+                               for s in range(n))
             return f"p{player} | {turns} | b:{','.join(state.bets)}"
-        hand = state.hands[player] if viewer is not None else None
-        shown = rules.format_hand(hand) if hand is not None and viewer != -1 else "-"
+        hand = state.hands[player]
+        shown = rules.format_hand(hand) if hand is not None and self.single else "-"
         counts = ",".join(str(c) for c in state.throw_counts)
         return f"p{player} hand:{shown} throws:{counts} b:{','.join(state.bets)}"
 

@@ -36,7 +36,14 @@ import pyspiel
 
 from games.bidou import rules
 from games.bidou.betting import CAPTAIN, OPPONENT, BettingTree, Leaf
-from games.dice_game import NUM_PLAYERS, STOP_ID, ObserverView, ThrowTables, game_type
+from games.dice_game import (
+    NUM_PLAYERS,
+    STOP_ID,
+    ObserverView,
+    ThrowTables,
+    cached_tables,
+    game_type,
+)
 from games.le_bidou.params import LeBidouParams
 from games.le_bidou.stakes import CALL, WITHDRAW, raise_action, stake_action
 
@@ -89,7 +96,7 @@ class LeBidouGame(pyspiel.Game):
 
     @property
     def tables(self) -> _Tables:
-        return _tables(self.params)
+        return cached_tables(self, lambda: _tables(self.params))
 
     def new_initial_state(self) -> "LeBidouState":
         return LeBidouState(self)

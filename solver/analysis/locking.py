@@ -196,8 +196,9 @@ def always_calls(model: HandModel, rows: Rows, player: int) -> Rows:
 
 
 def folk_hand(model: HandModel) -> rules.Hand:
-    """The folk rule's threshold: 6-1-1 with six faces (solver/app/results.py's FOLK_HAND),
-    the highest face and two aces with fewer."""
+    """The folk rule's threshold, "a 6 or better": 6-1-1 with six faces, the highest face
+    and two aces with fewer. The one definition of the rule: `folk-stop` locks it and
+    docs/results.md's section 5 (solver/app/results.py) measures it."""
     return (model.faces, 1, 1)
 
 
@@ -208,20 +209,22 @@ def folk_stops(model: HandModel) -> np.ndarray:
                      for h in model.hands])
 
 
+def folk_throwing(model: HandModel) -> np.ndarray:
+    """(T-1, A, n) the folk rule's pure throwing after each throw but the last: stop with
+    the hands `folk_stops` names, else throw all three dice again (`stop_rule`)."""
+    from solver.analysis.no_betting import stop_rule  # scipy's LP, loaded when used
+
+    return stop_rule(model, folk_stops(model))
+
+
 def folk_stop(model: HandModel, rows: Rows, player: int) -> Rows:
-    """Throws by the folk rule: stop with the hands `folk_stops` names, else throw all
-    three dice again."""
+    """The player's throwing replaced by the folk rule's (`folk_throwing`), exactly."""
     out = dict(rows)
-    stops = folk_stops(model)
-    again = model.throw_actions.index(())
-    stop = model.throw_actions.index(rules.STOP)
-    size = len(model.throw_actions)
+    rule = folk_throwing(model)
     for where in rows:
         if where[0] == "throw" and where[1] == player:
-            h = where[4]
-            row = [Fraction(0)] * size
-            row[stop if stops[h] else again] = Fraction(1)
-            out[where] = row
+            _, _, _, t, h = where
+            out[where] = [Fraction(int(x)) for x in rule[t, :, h]]
     return out
 
 

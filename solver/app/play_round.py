@@ -211,18 +211,18 @@ def play_round_command(params: Any, chips: int, seed: int | None,
 
     from games.bidou.params import ParameterError
     from games.bidou.round_params import RoundParams
-    from solver.app.commands.round import _read_saved, _solve_and_save
     from solver.app.progress import Progress
+    from solver.app.saved_rounds import read_saved, solve_and_save
 
     if strategy_file is not None:
         raise ParameterError("--round plays the round's own equilibrium: no --strategy")
     if seed is not None and seed < 0:
         raise ParameterError(f"--seed must be 0 or more, got {seed}")
     rules_ = RoundParams(chips=chips, hand=params)
-    saved = _read_saved(rules_, True)
+    saved = read_saved(rules_, True)
     if saved is None:
         with Progress() as progress:
-            _, saved = _solve_and_save(rules_, progress)
+            _, saved = solve_and_save(rules_, progress)
 
     def ask(prompt: str, options: Sequence[str]) -> str:
         while True:

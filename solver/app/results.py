@@ -27,8 +27,8 @@ import numpy as np
 from games.bidou import rules
 from games.bidou.betting import CAPTAIN, OPPONENT
 from games.bidou.params import BidouParams, ParameterError
-from solver.analysis import behaviour
-from solver.analysis.no_betting import exact_guarantee, solve_throw_game, stop_rule
+from solver.analysis import behaviour, locking
+from solver.analysis.no_betting import exact_guarantee, solve_throw_game
 from solver.certificate import decimal
 from solver.model import HandModel
 from solver.progress import Step
@@ -51,7 +51,6 @@ VARIANTS = {"all, encyclopedia": ("all", "encyclopedia", True),
             "all, french, bidou unbeaten": ("all", "french", False),
             "keep, french, aces beat bidou": ("keep", "french", True),
             "keep, french, bidou unbeaten": ("keep", "french", False)}
-FOLK_HAND = (6, 1, 1)        # "a 6 or better": every hand at least as good as 6-1-1
 
 
 # --- the sweep's tables ----------------------------------------------------------------------
@@ -183,12 +182,11 @@ def behaviour_shift(a: tuple[HandModel, Any], b: tuple[HandModel, Any], top: int
 
 
 def folk_rule(model: HandModel) -> tuple[np.ndarray, dict[int, np.ndarray]]:
-    """The hands that stop under the folk rule (a 6 or better), and the pure throwing
-    strategy it gives each player (the opponent's the same whatever the captain's count)."""
-    stops = np.array([rules.compare(h, FOLK_HAND, model.params.ranking,
-                                    model.params.aces_beat_bidou) >= 0 for h in model.hands])
-    rule = stop_rule(model, stops)
-    return stops, {CAPTAIN: rule, OPPONENT: np.stack([rule] * model.throws)}
+    """The hands that stop under the folk rule (a 6 or better: `locking.folk_stops`, the
+    rule `bidou exploit --profile folk-stop` locks), and the pure throwing strategy it
+    gives each player (the opponent's the same whatever the captain's count)."""
+    rule = locking.folk_throwing(model)
+    return locking.folk_stops(model), {CAPTAIN: rule, OPPONENT: np.stack([rule] * model.throws)}
 
 
 def folk_costs(model: HandModel, equilibrium: Fraction) -> dict[str, Any]:

@@ -59,7 +59,7 @@ def round_cheatsheet_files(solution: Any, progress: Step | None = None) -> dict[
     search has no wall-clock bound here, only its work's (at most 12 rules, a fixed family
     of candidates, the few best measured each step), so that the files do not depend on
     the machine's speed."""
-    from solver.app.commands.round import published_hand_sheet
+    from solver.app.saved_rounds import published_hand_sheet
     from solver.pipeline import round_cheatsheet
 
     path = published_hand_sheet(solution.params.hand)

@@ -63,6 +63,8 @@ from solver.round.solve import OpenStage, RoundSolution, Stage
 from solver.round.states import ChipState, OpenThrowState, State, start
 from solver.strategy import Strategy
 
+# The document's kind and version (solver/schemas/round-cheatsheet.schema.json).
+SCHEMA, SCHEMA_VERSION = "bidou-round-cheatsheet", 1
 MAX_RULES = 12
 SECONDS: float | None = None   # a wall-clock bound on the search (None: only the work's)
 MEASURED = 2              # candidates of a step measured, best estimate first, until one helps
@@ -459,8 +461,10 @@ def round_cheatsheet(solution: RoundSolution, base: Base, equilibrium: Strategy,
 
 
 def sheet_document(sheet: Sheet) -> dict[str, Any]:
-    """The sheet as JSON: rules in words and as data, proved costs, the search."""
-    return {"schema": "bidou-round-cheatsheet", "schema_version": 1,
+    """The sheet as JSON (`bidou round --cheatsheet --json`; its schema:
+    solver/schemas/round-cheatsheet.schema.json): rules in words and as data, proved
+    costs, the search."""
+    return {"schema": SCHEMA, "schema_version": SCHEMA_VERSION,
             "rules": sheet.params.to_dict(), "rules_text": sheet.params.describe(),
             "base": sheet.base.name,
             "base_rules": [rulebook.rule_text(sheet.model, r) for r in sheet.base.rules or ()],

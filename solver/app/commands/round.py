@@ -12,27 +12,13 @@ import click
 from games.bidou.params import BidouParams, ParameterError
 from solver.app.commands.group import guarded
 from solver.app.commands.options import game_options
-from solver.errors import SolverError
-
-
-def _parse_state(text: str, chips: int) -> tuple[int, int, int]:
-    """--state "C,CAPTAIN,OPPONENT" -> (centre, captain, opponent) as the report lists it
-    (at an open throw the first thrower's pile first), or a one-line ParameterError."""
-    parts = text.split(",")
-    # ASCII digits only: str.isdigit() takes "²" or "٣", which int() then refuses
-    if len(parts) != 3 or not all(p.strip().isascii() and p.strip().isdigit()
-                                  and len(p.strip()) <= 6 for p in parts):
-        raise ParameterError(f"--state must be three chip counts CENTRE,CAPTAIN,OPPONENT "
-                             f"(whole numbers >= 0), got {text!r}")
-    centre, captain, opponent = (int(p) for p in parts)
-    if centre + captain + opponent != chips:
-        raise ParameterError(f"--state {text}: the chips add up to "
-                             f"{centre + captain + opponent}, not {chips} (--chips)")
-    if chips in (captain, opponent):
-        raise ParameterError(f"--state {text}: the round is over (a pile holds every chip)")
-    if chips - 1 in (captain, opponent):          # an open throw: the first thrower first
-        captain, opponent = sorted((captain, opponent))
-    return centre, captain, opponent
+from solver.app.saved_rounds import (
+    check_state,
+    parse_state,
+    published_hand_sheet,
+    read_saved,
+    solve_and_save,
+)
 
 
 def _convergence_line(components: list[dict]) -> str:
@@ -140,96 +126,6 @@ def _write_saved_charts(saved: Any, entry: dict[str, Any], label: str, out: str,
                   out, as_json)
 
 
-def outputs_root() -> Any:
-    """The source checkout's outputs/ folder (an installed copy has none: no such path)."""
-    from pathlib import Path
-
-    return Path(__file__).resolve().parents[3] / "outputs"
-
-
-def _published_candidates(rules: Any) -> list[Any]:
-    """The saved rounds of the source checkout's outputs/round*/ whose report (round.json,
-    a small file) names these rules: the published rule sets."""
-    from solver.round.store import FILE_NAME
-
-    outputs = outputs_root()
-    found = []
-    for folder in sorted(outputs.glob("round*")) if outputs.is_dir() else []:
-        try:
-            rules_there = json.loads((folder / "round.json").read_text()).get("rules")
-        except (OSError, ValueError, AttributeError):
-            continue
-        if rules_there == rules.to_dict() and (folder / FILE_NAME).is_file():
-            found.append(folder / FILE_NAME)
-    return found
-
-
-def _read_saved(rules: Any, strategies: bool, refined: bool = False) -> Any:
-    """The saved round of these rules (published, else the user's cache), or None; a file
-    that cannot be used is named on stderr, with why, and passed over (so is, when
-    `refined` stage games are asked for, one holding the LPs' vertices). With `strategies`
-    its stage strategies are read (and checked) too."""
-    import dataclasses
-
-    from solver.round.store import REFINED, SavedRoundError, cache_path, load
-
-    for path in [*_published_candidates(rules), cache_path(rules)]:
-        try:
-            saved = load(path, rules)
-            if refined and saved.report.get("equilibrium") != REFINED:
-                raise SavedRoundError(f"{path} holds the stage LPs' vertices, not the "
-                                      f"refined stage equilibria")
-            return dataclasses.replace(saved, kept=saved.stages()) if strategies else saved
-        except FileNotFoundError:
-            continue
-        except SavedRoundError as error:
-            click.echo(f"bidou: note: {error}; not used", err=True)
-    return None
-
-
-def _solve_and_save(rules: Any, progress: Any, plain: bool = False) -> tuple[Any, Any]:
-    """Solve and prove the round, then keep it in the user's cache (a cache that cannot be
-    written is a note, not a failure): the proved round and the saved round. With `plain`
-    the stage games keep the LPs' vertices (not refined)."""
-    from solver.files import DestinationError
-    from solver.pipeline.round import prove_round, saved_round
-    from solver.round.store import cache_path, in_memory, load, save
-
-    proved = prove_round(rules, progress=progress, refined=not plain)
-    path = cache_path(rules)
-    try:
-        files = saved_round(proved, path, progress=progress)
-    except SolverError as error:          # the hand's equilibrium, for the advice
-        click.echo(f"bidou: note: the solved round was not saved: {error}", err=True)
-        return proved, _unsaved(rules, proved)
-    try:
-        save(files)
-    except (DestinationError, OSError) as error:
-        click.echo(f"bidou: note: the solved round was not saved: {error}", err=True)
-        return proved, in_memory(rules, files)
-    return proved, load(path, rules)
-
-
-def _unsaved(rules: Any, proved: Any) -> Any:
-    """The proved round as a saved round held in memory, without advice."""
-    from solver.round.advice import strategy_json
-    from solver.round.store import SavedRound
-
-    stages = {state.label(): strategy_json(stage.strategy)
-              for state, stage in proved.solution.stages.items()}
-    return SavedRound(rules, proved.report, {}, None, None, stages)
-
-
-def _check_state(rules: Any, wanted: tuple[int, int, int], state_text: str) -> None:
-    """A state no round with these rules reaches: one line, before any solving."""
-    from solver.round.capped import state_of
-    from solver.round.states import state_graph
-
-    state = state_of(rules.chips, *wanted)
-    if state not in state_graph(rules.chips, rules.hand.max_level):
-        raise ParameterError(f"--state {state_text} cannot arise in a round with these rules")
-
-
 @click.command("round", short_help="Solve and prove a whole round, or query one state.")
 @guarded
 @game_options
@@ -291,7 +187,7 @@ def round_command(params: BidouParams, chips: int, state_text: str | None, open_
 
     rules = RoundParams(chips=chips, hand=params)
     plain = not refined
-    wanted = _parse_state(state_text, chips) if state_text is not None else None
+    wanted = parse_state(state_text, chips) if state_text is not None else None
     if charts and out is None:
         raise ParameterError("--charts needs --out FOLDER")
     if open_throw and (wanted is not None or charts or out is not None):
@@ -314,9 +210,9 @@ def round_command(params: BidouParams, chips: int, state_text: str | None, open_
     if out is not None:
         (check_directory_destination if charts else check_file_destination)(out)
     if wanted is not None and state_text is not None:
-        saved = None if fresh else _read_saved(rules, as_json or charts, refined)
+        saved = None if fresh else read_saved(rules, as_json or charts, refined)
         if saved is None:
-            _check_state(rules, wanted, state_text)
+            check_state(rules, wanted, state_text)
         _state_command(rules, saved, wanted, state_text, as_json, charts, out, plain)
     else:
         _round_command(rules, as_json, charts, out, plain)
@@ -332,10 +228,10 @@ def _open_throw_command(rules: Any, fresh: bool, as_json: bool) -> None:
         open_throw_rows,
     )
 
-    saved = None if fresh else _read_saved(rules, False)
+    saved = None if fresh else read_saved(rules, False)
     if saved is None:
         with Progress() as progress:
-            _, saved = _solve_and_save(rules, progress)
+            _, saved = solve_and_save(rules, progress)
     policies = open_throw_policies(rules, saved.report)
     if as_json:
         click.echo(json.dumps({"rules": rules.to_dict(),
@@ -346,20 +242,6 @@ def _open_throw_command(rules: Any, fresh: bool, as_json: bool) -> None:
                                "decisions": open_throw_rows(rules, policies)}, indent=1))
     else:
         click.echo(open_throw_markdown(rules, policies), nl=False)
-
-
-def published_hand_sheet(hand: Any) -> Any:
-    """The published hand cheat sheet (outputs/<variant>/cheatsheet.md) of these hand
-    rules, or None."""
-    outputs = outputs_root()
-    for folder in sorted(outputs.iterdir()) if outputs.is_dir() else []:
-        try:
-            found = json.loads((folder / "cheatsheet_strategy.json").read_text()).get("rules")
-        except (OSError, ValueError, AttributeError):
-            continue
-        if found == hand.to_dict() and (folder / "cheatsheet.md").is_file():
-            return folder / "cheatsheet.md"
-    return None
 
 
 def _base_sheet(rules: Any, base_text: str | None) -> str | None:
@@ -396,10 +278,10 @@ def _cheatsheet_command(rules: Any, sheet_text: str | None, seconds: float, fres
     from solver.pipeline.round_cheatsheet import round_cheatsheet_files, solution_from_saved
 
     check_directory_destination(out)
-    saved = None if fresh else _read_saved(rules, True)
+    saved = None if fresh else read_saved(rules, True)
     with Progress() as progress:
         if saved is None:
-            _, saved = _solve_and_save(rules, progress)
+            _, saved = solve_and_save(rules, progress)
         document, files = round_cheatsheet_files(solution_from_saved(saved), sheet_text,
                                                  seconds=seconds, progress=progress)
     with staging_folder(out) as stage:
@@ -424,7 +306,7 @@ def _state_command(rules: Any, saved: Any, wanted: tuple[int, int, int], state_t
     source = f"read from {saved.path}" if saved is not None else None
     if saved is None:
         with Progress() as progress:
-            _, saved = _solve_and_save(rules, progress, plain)
+            _, saved = solve_and_save(rules, progress, plain)
         source = (f"solved now and saved to {saved.path}" if saved.path is not None
                   else "solved now")
     entry = saved.entry(*wanted)
@@ -461,7 +343,7 @@ def _round_command(rules: Any, as_json: bool, charts: bool, out: str | None,
     from solver.files import write_json_atomic
 
     with Progress() as progress:
-        proved, saved = _solve_and_save(rules, progress, plain)
+        proved, saved = solve_and_save(rules, progress, plain)
     if as_json:
         click.echo(json.dumps(proved.report, indent=1))
     else:

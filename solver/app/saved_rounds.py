@@ -1,0 +1,137 @@
+"""The saved round a command answers from, shared by `bidou round`, `bidou exploit --round`
+and `bidou play --round`: a chip state read from `--state` and checked before any work,
+the saved round of some rules (published in the source checkout's outputs/round*/, else
+the user's cache), or the round solved, proved and saved now."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import click
+
+from games.bidou.params import ParameterError
+from solver.errors import SolverError
+
+
+def parse_state(text: str, chips: int) -> tuple[int, int, int]:
+    """--state "C,CAPTAIN,OPPONENT" -> (centre, captain, opponent) as the report lists it
+    (at an open throw the first thrower's pile first), or a one-line ParameterError."""
+    parts = text.split(",")
+    # ASCII digits only: str.isdigit() takes "²" or "٣", which int() then refuses
+    if len(parts) != 3 or not all(p.strip().isascii() and p.strip().isdigit()
+                                  and len(p.strip()) <= 6 for p in parts):
+        raise ParameterError(f"--state must be three chip counts CENTRE,CAPTAIN,OPPONENT "
+                             f"(whole numbers >= 0), got {text!r}")
+    centre, captain, opponent = (int(p) for p in parts)
+    if centre + captain + opponent != chips:
+        raise ParameterError(f"--state {text}: the chips add up to "
+                             f"{centre + captain + opponent}, not {chips} (--chips)")
+    if chips in (captain, opponent):
+        raise ParameterError(f"--state {text}: the round is over (a pile holds every chip)")
+    if chips - 1 in (captain, opponent):          # an open throw: the first thrower first
+        captain, opponent = sorted((captain, opponent))
+    return centre, captain, opponent
+
+
+def check_state(rules: Any, wanted: tuple[int, int, int], state_text: str) -> None:
+    """A state no round with these rules reaches: one line, before any solving."""
+    from solver.round.capped import state_of
+    from solver.round.states import state_graph
+
+    state = state_of(rules.chips, *wanted)
+    if state not in state_graph(rules.chips, rules.hand.max_level):
+        raise ParameterError(f"--state {state_text} cannot arise in a round with these rules")
+
+
+def outputs_root() -> Path:
+    """The source checkout's outputs/ folder (an installed copy has none: no such path)."""
+    return Path(__file__).resolve().parents[2] / "outputs"
+
+
+def _published_candidates(rules: Any) -> list[Path]:
+    """The saved rounds of the source checkout's outputs/round*/ whose report (round.json,
+    a small file) names these rules: the published rule sets."""
+    from solver.round.store import FILE_NAME
+
+    outputs = outputs_root()
+    found = []
+    for folder in sorted(outputs.glob("round*")) if outputs.is_dir() else []:
+        try:
+            rules_there = json.loads((folder / "round.json").read_text()).get("rules")
+        except (OSError, ValueError, AttributeError):
+            continue
+        if rules_there == rules.to_dict() and (folder / FILE_NAME).is_file():
+            found.append(folder / FILE_NAME)
+    return found
+
+
+def published_hand_sheet(hand: Any) -> Path | None:
+    """The published hand cheat sheet (outputs/<variant>/cheatsheet.md) of these hand
+    rules, or None."""
+    outputs = outputs_root()
+    for folder in sorted(outputs.iterdir()) if outputs.is_dir() else []:
+        try:
+            found = json.loads((folder / "cheatsheet_strategy.json").read_text()).get("rules")
+        except (OSError, ValueError, AttributeError):
+            continue
+        if found == hand.to_dict() and (folder / "cheatsheet.md").is_file():
+            return folder / "cheatsheet.md"
+    return None
+
+
+def read_saved(rules: Any, strategies: bool, refined: bool = False) -> Any:
+    """The saved round of these rules (published, else the user's cache), or None; a file
+    that cannot be used is named on stderr, with why, and passed over (so is, when
+    `refined` stage games are asked for, one holding the LPs' vertices). With `strategies`
+    its stage strategies are read (and checked) too."""
+    import dataclasses
+
+    from solver.round.store import REFINED, SavedRoundError, cache_path, load
+
+    for path in [*_published_candidates(rules), cache_path(rules)]:
+        try:
+            saved = load(path, rules)
+            if refined and saved.report.get("equilibrium") != REFINED:
+                raise SavedRoundError(f"{path} holds the stage LPs' vertices, not the "
+                                      f"refined stage equilibria")
+            return dataclasses.replace(saved, kept=saved.stages()) if strategies else saved
+        except FileNotFoundError:
+            continue
+        except SavedRoundError as error:
+            click.echo(f"bidou: note: {error}; not used", err=True)
+    return None
+
+
+def solve_and_save(rules: Any, progress: Any, plain: bool = False) -> tuple[Any, Any]:
+    """Solve and prove the round, then keep it in the user's cache (a cache that cannot be
+    written is a note, not a failure): the proved round and the saved round. With `plain`
+    the stage games keep the LPs' vertices (not refined)."""
+    from solver.files import DestinationError
+    from solver.pipeline.round import prove_round, saved_round
+    from solver.round.store import cache_path, in_memory, load, save
+
+    proved = prove_round(rules, progress=progress, refined=not plain)
+    path = cache_path(rules)
+    try:
+        files = saved_round(proved, path, progress=progress)
+    except SolverError as error:          # the hand's equilibrium, for the advice
+        click.echo(f"bidou: note: the solved round was not saved: {error}", err=True)
+        return proved, _unsaved(rules, proved)
+    try:
+        save(files)
+    except (DestinationError, OSError) as error:
+        click.echo(f"bidou: note: the solved round was not saved: {error}", err=True)
+        return proved, in_memory(rules, files)
+    return proved, load(path, rules)
+
+
+def _unsaved(rules: Any, proved: Any) -> Any:
+    """The proved round as a saved round held in memory, without advice."""
+    from solver.round.advice import strategy_json
+    from solver.round.store import SavedRound
+
+    stages = {state.label(): strategy_json(stage.strategy)
+              for state, stage in proved.solution.stages.items()}
+    return SavedRound(rules, proved.report, {}, None, None, stages)
