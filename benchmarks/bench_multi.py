@@ -18,6 +18,8 @@ kernel, on the largest variants that run in a minute. `--variants default`: the 
 game (faces 6, throws 3, three players) on the C kernel for `--seconds`, after one numpy
 iteration as the peer's per-iteration time, for each of `--methods` (default cfr+ and the
 solver's default) one after the other on the same tree; `--save`: their last states.
+`--variants four`: the largest four-player game at the default dice that fits (`FOUR`, one
+throw each) on the kernel for `--seconds`, the first check at 32 iterations.
 Every point prints its wall and CPU seconds of iterating (the machine is shared).
 """
 
@@ -37,6 +39,9 @@ SMALL = [dict(faces=2, throws=1, chips=2), dict(faces=2, throws=1), dict(faces=3
          dict(faces=3, throws=1, poor_fish=True)]
 ALL = SMALL + [dict(faces=2, throws=2), dict(faces=3, throws=2), dict(faces=6, throws=1)]
 KERNEL = [dict(faces=2, throws=1), dict(faces=6, throws=1), dict(faces=3, throws=2)]
+# The largest four-player game at the default dice that the kernel holds (3.6e7 cells):
+# one throw each; with the default three throws it is 2.9e9 cells (docs/multi.md).
+FOUR = dict(players=4, faces=6, throws=1)
 METHOD_VARIANTS = [dict(faces=6, throws=1), dict(faces=3, throws=2), dict(faces=6, throws=2)]
 SIZES = [dict(faces=2, throws=1), dict(faces=3, throws=1), dict(faces=2, throws=2),
          dict(faces=3, throws=2), dict(), dict(players=4, faces=2, throws=1), dict(players=4)]
@@ -114,7 +119,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=60.0)
     parser.add_argument("--variants", choices=("small", "all", "kernel", "methods",
-                                               "default"), default="small")
+                                               "default", "four"), default="small")
     parser.add_argument("--methods", default=None,
                         help="comma-separated (default: all for methods, cfr+ and "
                         f"{DEFAULT_METHOD} for default)")
@@ -128,6 +133,10 @@ def main() -> None:
     if args.variants == "default":
         report["curves"] = default_game(args.seconds, chosen or ["cfr+", DEFAULT_METHOD],
                                          args.save)
+    elif args.variants == "four":
+        for method in chosen or [DEFAULT_METHOD]:
+            report["curves"] += curve(FOUR, method, args.seconds, "c", first=32,
+                                      save=f"{args.save}.{method}.npz" if args.save else None)
     elif args.variants == "methods":
         for rules in METHOD_VARIANTS:
             tree = build_tree(MultiParams(**rules))
