@@ -1,7 +1,8 @@
 """How far the multi-hand solver goes: epsilon against iterations and time, and tree sizes.
 
-    python benchmarks/bench_multi.py [--seconds 60] [--variants small|all|kernel|default]
-                                     [--json FILE]
+    python benchmarks/bench_multi.py [--seconds 60]
+                                     [--variants small|all|kernel|methods|default]
+                                     [--methods cfr+,dcfr,...] [--json FILE]
 
 Part 1, sizes: the compact public tree (public nodes, hands, cells of one range array) of
 each variant, the default game (faces 6, throws 3) with three and four players included,
@@ -12,8 +13,14 @@ the others) is measured at doubling iteration counts, its time not counted. Prin
 per point: variant, method, iterations, seconds, epsilon (largest seat gain), NashConv.
 `--variants kernel`: CFR+ on the C kernel and on numpy side by side (the same script, the
 same load), on the variants where numpy still makes progress in the budget. `--variants
-default`: the default game (faces 6, throws 3, three players) on the C kernel for
-`--seconds`, after three numpy iterations as the peer's per-iteration time.
+methods`: the CFR methods (solver.multi.cfr.METHODS, or `--methods`) side by side on the C
+kernel, on the largest variants that run in a minute. `--variants default`: the default
+game (faces 6, throws 3, three players) on the C kernel for `--seconds`, after one numpy
+iteration as the peer's per-iteration time, for each of `--methods` (default cfr+ and the
+solver's default) one after the other on the same tree; `--save`: their last states.
+`--variants four`: the largest four-player game at the default dice that fits (`FOUR`, one
+throw each) on the kernel for `--seconds`, the first check at 32 iterations.
+Every point prints its wall and CPU seconds of iterating (the machine is shared).
 """
 
 from __future__ import annotations
@@ -21,16 +28,21 @@ from __future__ import annotations
 import argparse
 import json
 import time
+from typing import Optional
 
 from games.bidou_multi.params import MultiParams
-from solver.multi import best_response, cfr, kernel
-from solver.multi.solve import size
+from solver.multi import best_response, cfr, checkpoint, kernel
+from solver.multi.solve import DEFAULT_METHOD, size
 from solver.multi.tree import build_tree
 
 SMALL = [dict(faces=2, throws=1, chips=2), dict(faces=2, throws=1), dict(faces=3, throws=1),
          dict(faces=3, throws=1, poor_fish=True)]
 ALL = SMALL + [dict(faces=2, throws=2), dict(faces=3, throws=2), dict(faces=6, throws=1)]
 KERNEL = [dict(faces=2, throws=1), dict(faces=6, throws=1), dict(faces=3, throws=2)]
+# The largest four-player game at the default dice that the kernel holds (3.6e7 cells):
+# one throw each; with the default three throws it is 2.9e9 cells (docs/multi.md).
+FOUR = dict(players=4, faces=6, throws=1)
+METHOD_VARIANTS = [dict(faces=6, throws=1), dict(faces=3, throws=2), dict(faces=6, throws=2)]
 SIZES = [dict(faces=2, throws=1), dict(faces=3, throws=1), dict(faces=2, throws=2),
          dict(faces=3, throws=2), dict(), dict(players=4, faces=2, throws=1), dict(players=4)]
 
@@ -45,36 +57,46 @@ def sizes() -> list[dict]:
 
 
 def curve(rules: dict, method: str, seconds: float, engine: str = "numpy",
-          tree=None) -> list[dict]:
+          tree=None, first: int = 1, save: Optional[str] = None) -> list[dict]:
     """Iterations doubling until `seconds` of iteration time; every seat's gain by numpy's
-    best response (the certificate) at each point, its time not counted."""
+    best response (the certificate) at each point, its time not counted; `save`: the last
+    state written there as a checkpoint (solver/multi/checkpoint.py, `bidou multi --resume`)."""
     tree = tree if tree is not None else build_tree(MultiParams(**rules))
     runner = kernel.Kernel(tree) if engine == "c" else None
-    state = cfr.CFRState.start(tree)
-    points, target = [], 1
+    state = cfr.CFRState.start(tree, method)
+    points, target, cpu_seconds = [], first, 0.0
     while state.seconds < seconds:
+        cpu = time.process_time()
         if runner is None:
             cfr.iterate(tree, state, target - state.iterations, method)
-        else:
-            started = time.perf_counter()
-            runner.iterate(state, target - state.iterations, method)
-            state.seconds += time.perf_counter() - started
+        else:                 # in pieces, so that the last point stops at the budget
+            while state.iterations < target and state.seconds < seconds:
+                started = time.perf_counter()
+                runner.iterate(state, min(8, target - state.iterations), method)
+                state.seconds += time.perf_counter() - started
+        cpu_seconds += time.process_time() - cpu
         g = best_response.gains(tree, cfr.average_strategy(tree, state))
         point = {"rules": rules, "method": method, "engine": engine,
                  "iterations": state.iterations, "seconds": round(state.seconds, 2),
+                 "cpu_seconds": round(cpu_seconds, 2),
                  "epsilon": g.epsilon, "nash_conv": g.nash_conv,
                  "values": [round(v, 6) for v in g.values]}
         points.append(point)
-        print(f"{rules} {method:4s} {engine:5s} it {state.iterations:6d}  "
-              f"{state.seconds:8.2f} s  epsilon {g.epsilon:.3e}  NashConv {g.nash_conv:.3e}",
-              flush=True)
+        print(f"{rules} {method:9s} {engine:5s} it {state.iterations:6d}  "
+              f"{state.seconds:8.2f} s ({cpu_seconds:8.2f} cpu)  epsilon {g.epsilon:.3e}  "
+              f"NashConv {g.nash_conv:.3e}", flush=True)
         target *= 2
+    if save:
+        checkpoint.save(save, MultiParams(**rules), method, state,
+                        [{k: p[k] for k in ("iterations", "seconds", "epsilon", "nash_conv")}
+                         for p in points])
     return points
 
 
-def default_game(seconds: float) -> list[dict]:
-    """The default game: the tree's build time and memory, three numpy iterations (the
-    peer), then the kernel's curve."""
+def default_game(seconds: float, methods: list[str], save: Optional[str] = None
+                 ) -> list[dict]:
+    """The default game: the tree's build time and memory, one numpy iteration (the peer),
+    then the kernel's curve for each method."""
     started = time.perf_counter()
     tree = build_tree(MultiParams())
     built = time.perf_counter() - started
@@ -82,11 +104,13 @@ def default_game(seconds: float) -> list[dict]:
     print(f"default game: {tree.num_nodes:,} public nodes, built in {built:.0f} s; kernel "
           f"arrays {need / 1e9:.2f} GB", flush=True)
     peer = cfr.CFRState.start(tree)
-    cfr.iterate(tree, peer, 3)
-    print(f"numpy: {peer.seconds / 3:.2f} s an iteration", flush=True)
-    points = curve({}, "cfr+", seconds, "c", tree)
+    cfr.iterate(tree, peer, 1)
+    print(f"numpy: {peer.seconds:.2f} s an iteration", flush=True)
+    points = [p for method in methods for p in curve(
+        {}, method, seconds, "c", tree, first=8,
+        save=f"{save}.{method}.npz" if save else None)]
     for point in points:
-        point["numpy_seconds_per_iteration"] = round(peer.seconds / 3, 3)
+        point["numpy_seconds_per_iteration"] = round(peer.seconds, 3)
         point["build_seconds"] = round(built, 1)
     return points
 
@@ -94,14 +118,30 @@ def default_game(seconds: float) -> list[dict]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=60.0)
-    parser.add_argument("--variants", choices=("small", "all", "kernel", "default"),
-                        default="small")
+    parser.add_argument("--variants", choices=("small", "all", "kernel", "methods",
+                                               "default", "four"), default="small")
+    parser.add_argument("--methods", default=None,
+                        help="comma-separated (default: all for methods, cfr+ and "
+                        f"{DEFAULT_METHOD} for default)")
     parser.add_argument("--json", default=None)
+    parser.add_argument("--save", default=None,
+                        help="default: each method's last state to SAVE.METHOD.npz")
     args = parser.parse_args()
     started = time.perf_counter()
     report = {"sizes": sizes(), "curves": []}
+    chosen = args.methods.split(",") if args.methods else None
     if args.variants == "default":
-        report["curves"] = default_game(args.seconds)
+        report["curves"] = default_game(args.seconds, chosen or ["cfr+", DEFAULT_METHOD],
+                                         args.save)
+    elif args.variants == "four":
+        for method in chosen or [DEFAULT_METHOD]:
+            report["curves"] += curve(FOUR, method, args.seconds, "c", first=32,
+                                      save=f"{args.save}.{method}.npz" if args.save else None)
+    elif args.variants == "methods":
+        for rules in METHOD_VARIANTS:
+            tree = build_tree(MultiParams(**rules))
+            for method in chosen or list(cfr.VARIANTS):
+                report["curves"] += curve(rules, method, args.seconds, "c", tree)
     elif args.variants == "kernel":
         for rules in KERNEL:
             for engine in ("c", "numpy"):

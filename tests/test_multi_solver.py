@@ -201,20 +201,20 @@ def test_a_resumed_run_continues_bit_identically(tmp_path):
 
 def test_a_checkpoint_is_written_every_k_iterations_and_refused_for_other_rules(tmp_path):
     from solver.multi import checkpoint
-    from solver.multi.solve import Checkpointing
+    from solver.multi.solve import DEFAULT_METHOD, Checkpointing
 
     params = MultiParams(faces=2, throws=1, chips=2)
     saved = tmp_path / "run.npz"
     seen = []
     solve(params, 30, every=30, checkpoints=Checkpointing(path=saved, iterations=7),
-          progress=lambda point: seen.append(checkpoint.check(saved, params, "cfr+")))
+          progress=lambda point: seen.append(checkpoint.check(saved, params, DEFAULT_METHOD)))
     assert seen == [28]                       # saved at 7, 14, 21, 28; measured at 30
-    assert checkpoint.check(saved, params, "cfr+") == 30      # and at the end
+    assert checkpoint.check(saved, params, DEFAULT_METHOD) == 30      # and at the end
     with np.load(saved, allow_pickle=False) as archive:
         assert set(archive.files) == {"meta", "regrets", "strategy_sum"}
     other = MultiParams(faces=2, throws=1, chips=3)
     with pytest.raises(ParameterError, match="is a checkpoint of .*chips=2"):
-        checkpoint.check(saved, other, "cfr+")
+        checkpoint.check(saved, other, DEFAULT_METHOD)
     runner = CliRunner()
     result = runner.invoke(main, ["multi", "--chips", "3", "--resume", str(saved)])
     assert result.exit_code == 2 and "is a checkpoint of" in result.output
@@ -238,3 +238,23 @@ def test_command_resumes_from_its_checkpoint(tmp_path):
     doc = json.loads((tmp_path / "multi-strategy.json").read_text())
     assert doc["solver"]["iterations"] == 80
     assert [p["iterations"] for p in doc["curve"]][:2] == [4, 8]
+
+
+def test_a_gain_is_reported_as_measured_even_below_zero():
+    """A best response is never worse in exact arithmetic, so a negative float gain is
+    rounding: it is shown as measured, not clamped to 0 (best_response.Gains)."""
+    from solver.multi.best_response import Gains
+
+    g = Gains(values=(0.1 + 0.2, 1.0), best=(0.3, 1.5))
+    assert g.gains[0] == 0.3 - (0.1 + 0.2) < 0
+    assert g.epsilon == 0.5 and g.nash_conv == 0.5 + (0.3 - (0.1 + 0.2))
+    only_rounding = Gains(values=(0.1 + 0.2,), best=(0.3,))
+    assert -1e-15 < only_rounding.epsilon < 0
+
+
+def test_the_command_lines_methods_are_the_solvers():
+    from solver.app.commands.multi import METHODS
+    from solver.multi.cfr import VARIANTS
+    from solver.multi.solve import DEFAULT_METHOD
+
+    assert sorted(METHODS) == sorted(VARIANTS) and METHODS[0] == DEFAULT_METHOD

@@ -15,6 +15,7 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,20 +32,36 @@ typedef struct {
 
 typedef struct {
     double *reach, *value, *sigma, *own, *regret, *sums, *work;   /* work: (n + 5) H + 2 L */
+    double *last;           /* [E][H] the last instantaneous regret (predictive), or NULL */
 } MultiState;
 
-static void regret_matching(const MultiTree *t, MultiState *s) {
+/* How regrets and the average are accumulated (solver/multi/cfr.py's Method): the average
+ * weighted by t^gamma; plus: regrets floored at 0 (CFR+); discount: DCFR's, positive
+ * accumulated regrets times t^alpha / (t^alpha + 1), negative ones times t^beta / (t^beta +
+ * 1); alternate: one seat updated after the other, each against the others' newest
+ * strategies; predictive: the strategy from regret + the last instantaneous regret. */
+typedef struct {
+    double gamma, alpha, beta;
+    int64_t plus, discount, alternate, predictive;
+} MultiMethod;
+
+/* Regret matching at the decision nodes of seat `only` (every seat if only < 0). */
+static void regret_matching(const MultiTree *t, MultiState *s, const MultiMethod *m,
+                            int64_t only) {
     const int64_t H = t->H;
+    const double *last = m->predictive ? s->last : NULL;
     for (int64_t g = 0; g < t->G; g++) {
         const int64_t a = t->starts[g], b = t->starts[g + 1];
+        if (only >= 0 && t->edge_player[a] != only)
+            continue;
         for (int64_t h = 0; h < H; h++) {
             double total = 0.0;
             for (int64_t e = a; e < b; e++) {
-                const double r = s->regret[e * H + h];
+                const double r = s->regret[e * H + h] + (last ? last[e * H + h] : 0.0);
                 total += r > 0.0 ? r : 0.0;
             }
             for (int64_t e = a; e < b; e++) {
-                const double r = s->regret[e * H + h];
+                const double r = s->regret[e * H + h] + (last ? last[e * H + h] : 0.0);
                 s->sigma[e * H + h] = total > 0.0 ? (r > 0.0 ? r : 0.0) / total
                                                   : 1.0 / (double)(b - a);
             }
@@ -65,6 +82,29 @@ static void ranges(const MultiTree *t, MultiState *s) {
         double total = 0.0;
         for (int64_t h = 0; h < H; h++) {
             mine[h] *= s->sigma[e * H + h];
+            total += mine[h];
+        }
+        if (t->edge_again[e])
+            for (int64_t h = 0; h < H; h++)
+                mine[h] = total * t->base[h];
+    }
+}
+
+/* Seat q's range only (the others' unchanged): what an alternating pass recomputes after
+ * q's strategy changed. The same arithmetic as `ranges` on q's rows. */
+static void seat_ranges(const MultiTree *t, MultiState *s, int64_t q) {
+    const int64_t H = t->H, nh = t->n * H;
+    memcpy(s->reach + q * H, t->base, sizeof(double) * H);
+    for (int64_t e = 0; e < t->E; e++) {
+        const double *up = s->reach + t->edge_parent[e] * nh + q * H;
+        double *mine = s->reach + t->edge_child[e] * nh + q * H;
+        if (t->edge_player[e] != q) {
+            memcpy(mine, up, sizeof(double) * H);
+            continue;
+        }
+        double total = 0.0;
+        for (int64_t h = 0; h < H; h++) {
+            mine[h] = up[h] * s->sigma[e * H + h];
             total += mine[h];
         }
         if (t->edge_again[e])
@@ -162,16 +202,34 @@ static void terminal_value(const MultiTree *t, const double *r, int64_t z, int64
         out[h] += pay[n * n + q] * rest[h];
 }
 
-/* cover[j][x]: seat j's range on the hands that beat x (kind 1) / that x beats (kind 2). */
-static void covers(const MultiTree *t, const double *r, int64_t kind, double *cover,
-                   double *total, double *levels) {
+/* Whether some seat other than q has no range left at this terminal: then q's values here
+ * are all zero (every outcome's probability has that seat's range as a factor). */
+static int64_t nobody_else(const MultiTree *t, const double *total, int64_t q) {
+    for (int64_t j = 0; j < t->n; j++)
+        if (j != q && total[j] == 0.0)
+            return 1;
+    return 0;
+}
+
+/* total[j]: seat j's whole range; cover[j][x]: his range on the hands that beat x (kind 1)
+ * / that x beats (kind 2), for every seat but `skip` (whose own cover his values never
+ * read), and none at all when no seat's values will read them (`nobody_else`). */
+static void covers(const MultiTree *t, const double *r, int64_t kind, int64_t skip,
+                   double *cover, double *total, double *levels) {
     const int64_t n = t->n, H = t->H;
     for (int64_t j = 0; j < n; j++) {
         double sum = 0.0;
         for (int64_t y = 0; y < H; y++)
             sum += r[j * H + y];
         total[j] = sum;
-        if (kind == 0)
+    }
+    int64_t empty = 0;
+    for (int64_t j = 0; j < n; j++)
+        empty += total[j] == 0.0;
+    if (kind == 0 || (skip >= 0 ? nobody_else(t, total, skip) : empty >= 2))
+        return;
+    for (int64_t j = 0; j < n; j++) {
+        if (j == skip)
             continue;
         if (t->L > 0) {                       /* loser: the hands above x; highest: below */
             beyond(t, r + j * H, kind == 1, levels, cover + j * H);
@@ -194,10 +252,16 @@ static void terminals(const MultiTree *t, MultiState *s, int64_t only) {
     for (int64_t z = 0; z < t->T; z++) {
         const int64_t node = t->term_node[z];
         const double *r = s->reach + node * nh;
-        covers(t, r, t->term_kind[z], cover, total, levels);
-        for (int64_t q = 0; q < n; q++)
-            if (only < 0 || q == only)
-                terminal_value(t, r, z, q, cover, total, work, s->value + node * nh + q * H);
+        covers(t, r, t->term_kind[z], only, cover, total, levels);
+        for (int64_t q = 0; q < n; q++) {
+            if (only >= 0 && q != only)
+                continue;
+            double *out = s->value + node * nh + q * H;
+            if (nobody_else(t, total, q))     /* pruned: the same zeros, not computed */
+                memset(out, 0, sizeof(double) * H);
+            else
+                terminal_value(t, r, z, q, cover, total, work, out);
+        }
     }
 }
 
@@ -230,30 +294,99 @@ static void values_up(const MultiTree *t, MultiState *s) {
     }
 }
 
-static void update(const MultiTree *t, MultiState *s, double weight, int64_t plus) {
+/* Seat q's values only, up the tree (values_up's arithmetic on q's rows). */
+static void seat_values_up(const MultiTree *t, MultiState *s, int64_t q) {
     const int64_t n = t->n, H = t->H, nh = n * H;
+    for (int64_t g = 0; g < t->G; g++)
+        memset(s->value + t->edge_parent[t->starts[g]] * nh + q * H, 0, sizeof(double) * H);
+    for (int64_t e = t->E - 1; e >= 0; e--) {
+        const double *below = s->value + t->edge_child[e] * nh + q * H;
+        double *above = s->value + t->edge_parent[e] * nh + q * H;
+        if (t->edge_player[e] != q) {
+            for (int64_t h = 0; h < H; h++)
+                above[h] += below[h];
+            continue;
+        }
+        double *own = s->own + e * H;
+        if (t->edge_again[e]) {
+            const double mean = rethrow_mean(t, below);
+            for (int64_t h = 0; h < H; h++)
+                own[h] = mean;
+        } else {
+            memcpy(own, below, sizeof(double) * H);
+        }
+        for (int64_t h = 0; h < H; h++)
+            above[h] += s->sigma[e * H + h] * own[h];
+    }
+}
+
+/* The regrets and average of seat `only`'s edges (every seat's if only < 0) at iteration
+ * `it`: the average gains it^gamma x reach x sigma, the regret the instantaneous regret
+ * own - value, then floored (plus) or discounted (discount). */
+static void update(const MultiTree *t, MultiState *s, const MultiMethod *m, int64_t it,
+                   int64_t only) {
+    const int64_t n = t->n, H = t->H, nh = n * H;
+    const double weight = m->gamma == 0.0 ? 1.0 : pow((double)it, m->gamma);
+    const double up = m->discount ? pow((double)it, m->alpha) : 0.0;
+    const double down = m->discount ? pow((double)it, m->beta) : 0.0;
+    const double keep_pos = m->discount ? up / (up + 1.0) : 1.0;
+    const double keep_neg = m->discount ? down / (down + 1.0) : 1.0;
     for (int64_t e = 0; e < t->E; e++) {
         const int64_t p = t->edge_parent[e], a = t->edge_player[e];
+        if (only >= 0 && a != only)
+            continue;
         const double *v = s->value + p * nh + a * H, *r = s->reach + p * nh + a * H;
         for (int64_t h = 0; h < H; h++) {
-            double x = s->regret[e * H + h] + (s->own[e * H + h] - v[h]);
-            s->regret[e * H + h] = plus && x < 0.0 ? 0.0 : x;
+            const double now = s->own[e * H + h] - v[h];
+            double x = s->regret[e * H + h] + now;
+            if (m->plus && x < 0.0)
+                x = 0.0;
+            if (m->discount)
+                x *= x > 0.0 ? keep_pos : keep_neg;
+            s->regret[e * H + h] = x;
+            if (m->predictive)
+                s->last[e * H + h] = now;
             s->sums[e * H + h] += weight * r[h] * s->sigma[e * H + h];
         }
     }
 }
 
-/* `iterations` CFR(+) iterations after iteration t0; returns 0. */
-int64_t multi_cfr(const MultiTree *t, MultiState *s, int64_t t0, int64_t iterations,
-                  int64_t plus) {
-    for (int64_t i = 1; i <= iterations; i++) {
-        regret_matching(t, s);
+/* `iterations` iterations after iteration t0; returns 0. Simultaneous: every seat's
+ * regrets from one walk. Alternating: seat by seat, each pass against the others' newest
+ * strategies, recomputing only what the seat's change touched (its strategy and range, its
+ * values); so a state resumed between calls goes on exactly as a straight run. */
+int64_t multi_run(const MultiTree *t, MultiState *s, const MultiMethod *m, int64_t t0,
+                  int64_t iterations) {
+    if (m->alternate && iterations > 0) {
+        regret_matching(t, s, m, -1);
         ranges(t, s);
-        terminals(t, s, -1);
-        values_up(t, s);
-        update(t, s, plus ? (double)(t0 + i) : 1.0, plus);
+    }
+    for (int64_t i = 1; i <= iterations; i++) {
+        if (!m->alternate) {
+            regret_matching(t, s, m, -1);
+            ranges(t, s);
+            terminals(t, s, -1);
+            values_up(t, s);
+            update(t, s, m, t0 + i, -1);
+            continue;
+        }
+        for (int64_t q = 0; q < t->n; q++) {
+            terminals(t, s, q);
+            seat_values_up(t, s, q);
+            update(t, s, m, t0 + i, q);
+            regret_matching(t, s, m, q);
+            seat_ranges(t, s, q);
+        }
     }
     return 0;
+}
+
+/* The CFR+ (plus) or plain CFR iteration of the first kernel: multi_run simultaneous,
+ * the average weighted by t (plus) or 1. */
+int64_t multi_cfr(const MultiTree *t, MultiState *s, int64_t t0, int64_t iterations,
+                  int64_t plus) {
+    const MultiMethod m = {plus ? 1.0 : 0.0, 0.0, 0.0, plus, 0, 0, 0};
+    return multi_run(t, s, &m, t0, iterations);
 }
 
 /* Seat's best-response value (deviate) or policy value against `sigma` (in s->sigma). */

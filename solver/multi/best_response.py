@@ -60,14 +60,20 @@ def _walk(tree: PublicTree, sigma: np.ndarray, seat: int, deviate: bool) -> floa
 
 @dataclasses.dataclass(frozen=True)
 class Gains:
-    """values[q]: seat q's expected payoff; best[q]: his best response; gains[q] = best - value."""
+    """values[q]: seat q's expected payoff; best[q]: his best response; gains[q] = best - value.
+
+    Reported as measured, never clamped: in exact arithmetic a best response is never worse
+    than the strategy it replaces, so a negative gain (a few 1e-16 when a seat already plays
+    a best response) is the floating point's rounding, and shown as such, sign and size;
+    clamping it to 0 would hide that the float certificate is only good to rounding (the
+    exact one, exact.ExactGains, is a Fraction and never negative)."""
 
     values: tuple[float, ...]
     best: tuple[float, ...]
 
     @property
     def gains(self) -> tuple[float, ...]:
-        return tuple(max(b - v, 0.0) for b, v in zip(self.best, self.values))
+        return tuple(b - v for b, v in zip(self.best, self.values))
 
     @property
     def nash_conv(self) -> float:
@@ -75,7 +81,8 @@ class Gains:
 
     @property
     def epsilon(self) -> float:
-        """The certified epsilon: the largest gain any one seat has from deviating."""
+        """The certified epsilon: the largest gain any one seat has from deviating (as
+        measured: below 0 only by rounding, when every seat plays a best response)."""
         return max(self.gains)
 
 

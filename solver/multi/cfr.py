@@ -1,11 +1,16 @@
 """Counterfactual regret minimisation on the public tree of multi-hand Bidou.
 
-Every iteration walks the whole tree once for all players at the same time: ranges down
-(`values.ranges`), counterfactual values up, each edge's regret per hand updated. The
-default is CFR+ (regrets floored at zero, the average weighted by the iteration number),
-which on these trees reaches a given NashConv in far fewer iterations than plain CFR
-(benchmarks/bench_multi.py). With three players CFR has no guarantee of converging to an
-equilibrium; what it reaches is measured afterwards by `best_response.gains`, not assumed.
+An iteration walks the tree: ranges down (`values.ranges`), counterfactual values up, each
+edge's regret per hand updated. `METHODS` names the ways of doing it (`Method`): all seats
+at once from one walk (simultaneous: `cfr`, `cfr+`) or one seat after the other, each
+against the others' newest strategies (alternating: the rest); regrets floored at zero
+(CFR+), discounted (DCFR) or plain; the average weighted by t^gamma; predictive (the
+strategy from the regrets plus the last iteration's). benchmarks/bench_multi.py runs them
+side by side. With three players CFR has no guarantee of converging to an equilibrium;
+what it reaches is measured afterwards by `best_response.gains`, not assumed.
+
+This numpy walk is the reference the C kernel (kernel.py) is tested against, iterate by
+iterate; the kernel is what runs the big trees.
 """
 
 from __future__ import annotations
@@ -19,7 +24,41 @@ import numpy as np
 from solver.multi.tree import PublicTree
 from solver.multi.values import action_values, parent_runs, ranges, terminal_values
 
-VARIANTS = ("cfr+", "cfr")
+
+@dataclasses.dataclass(frozen=True)
+class Method:
+    """How regrets and the average accumulate (the C kernel's MultiMethod, field by field).
+
+    gamma: the average weights iteration t by t^gamma. plus: regrets floored at zero.
+    discount: DCFR's, accumulated positive regrets times t^alpha / (t^alpha + 1), negative
+    ones times t^beta / (t^beta + 1). alternate: seats updated one after the other.
+    predictive: the strategy from regret + the last instantaneous regret (PCFR+)."""
+
+    gamma: float
+    plus: bool = False
+    discount: bool = False
+    alpha: float = 0.0
+    beta: float = 0.0
+    alternate: bool = False
+    predictive: bool = False
+
+
+METHODS = {
+    "cfr": Method(gamma=0.0),
+    "cfr+": Method(gamma=1.0, plus=True),
+    "alt-cfr+": Method(gamma=1.0, plus=True, alternate=True),
+    "alt-cfr+2": Method(gamma=2.0, plus=True, alternate=True),
+    "dcfr": Method(gamma=2.0, discount=True, alpha=1.5, beta=0.0, alternate=True),
+    "pcfr+": Method(gamma=2.0, plus=True, alternate=True, predictive=True),
+}
+VARIANTS = tuple(METHODS)
+
+
+def method(variant: str) -> Method:
+    """The named method; ValueError naming the choices otherwise."""
+    if variant not in METHODS:
+        raise ValueError(f"variant must be one of {', '.join(VARIANTS)}, got {variant!r}")
+    return METHODS[variant]
 
 
 def regret_matching(tree: PublicTree, regrets: np.ndarray) -> np.ndarray:
@@ -68,41 +107,63 @@ def seat_values(tree: PublicTree, values: np.ndarray) -> np.ndarray:
 
 @dataclasses.dataclass
 class CFRState:
-    """What a run carries from one iteration to the next (and what a checkpoint would hold)."""
+    """What a run carries from one iteration to the next (and what a checkpoint holds);
+    `last`, the last instantaneous regrets, only for a predictive method."""
 
     regrets: np.ndarray
     strategy_sum: np.ndarray
     iterations: int = 0
     seconds: float = 0.0
+    last: Optional[np.ndarray] = None
 
     @classmethod
-    def start(cls, tree: PublicTree) -> "CFRState":
+    def start(cls, tree: PublicTree, variant: str = "cfr+") -> "CFRState":
         shape = (tree.num_edges, len(tree.hands))
-        return cls(np.zeros(shape), np.zeros(shape))
+        last = np.zeros(shape) if method(variant).predictive else None
+        return cls(np.zeros(shape), np.zeros(shape), last=last)
 
 
 def iterate(tree: PublicTree, state: CFRState, iterations: int, variant: str = "cfr+",
             report: Optional[Callable[[CFRState], None]] = None, every: int = 0) -> CFRState:
     """Run `iterations` more iterations; `report(state)` every `every` of them."""
-    if variant not in VARIANTS:
-        raise ValueError(f"variant must be one of {', '.join(VARIANTS)}, got {variant!r}")
+    how = method(variant)
+    if how.predictive and state.last is None:
+        state.last = np.zeros_like(state.regrets)
+    seats = [tree.edge_player == q for q in range(tree.players)] if how.alternate else [
+        np.ones(tree.num_edges, dtype=bool)]
     for _ in range(iterations):
         started = time.perf_counter()
         t = state.iterations + 1
-        sigma = regret_matching(tree, state.regrets)
-        reach = ranges(tree, sigma)
-        values, own = evaluate(tree, sigma, reach)
-        node_value = values[tree.edge_parent, tree.edge_player]
-        state.regrets += own - node_value
-        weight = float(t) if variant == "cfr+" else 1.0
-        if variant == "cfr+":
-            np.maximum(state.regrets, 0.0, out=state.regrets)
-        state.strategy_sum += weight * reach[tree.edge_parent, tree.edge_player] * sigma
+        for mine in seats:
+            _step(tree, state, how, t, mine)
         state.iterations = t
         state.seconds += time.perf_counter() - started
         if report is not None and every and t % every == 0:
             report(state)
     return state
+
+
+def _step(tree: PublicTree, state: CFRState, how: Method, t: int, mine: np.ndarray) -> None:
+    """One update of the edges `mine` (one seat's, or all) against everybody's current
+    strategies: the kernel's `update` in numpy."""
+    guess = state.regrets + state.last if how.predictive and state.last is not None \
+        else state.regrets
+    sigma = regret_matching(tree, guess)
+    reach = ranges(tree, sigma)
+    values, own = evaluate(tree, sigma, reach)
+    now = (own - values[tree.edge_parent, tree.edge_player])[mine]
+    total = state.regrets[mine] + now
+    if how.plus:
+        np.maximum(total, 0.0, out=total)
+    if how.discount:
+        up, down = float(t) ** how.alpha, float(t) ** how.beta
+        total *= np.where(total > 0.0, up / (up + 1.0), down / (down + 1.0))
+    state.regrets[mine] = total
+    if how.predictive and state.last is not None:
+        state.last[mine] = now
+    weight = 1.0 if how.gamma == 0.0 else float(t) ** how.gamma
+    state.strategy_sum[mine] += (weight * reach[tree.edge_parent, tree.edge_player])[mine] \
+        * sigma[mine]
 
 
 def average_strategy(tree: PublicTree, state: CFRState) -> np.ndarray:

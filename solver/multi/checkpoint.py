@@ -3,7 +3,8 @@ atomically so that a run killed or stopped can be resumed and continue bit-ident
 
 The file is a numpy .npz archive (a zip of .npy arrays, read back with allow_pickle=False,
 so no pickle anywhere): `regrets` and `strategy_sum` (float64, edges x hands, exactly the
-run's arrays) and `meta`, the UTF-8 bytes of a JSON object: schema, schema_version, game,
+run's arrays; `last`, the last instantaneous regrets, for a predictive method) and
+`meta`, the UTF-8 bytes of a JSON object: schema, schema_version, game,
 rules (the MultiParams it was solved for), method, iterations, seconds, curve, and the
 tree's shape (edges, hands). A checkpoint for other rules, another method or another tree
 is refused in one line (`ParameterError`, exit 2) before any work.
@@ -15,12 +16,13 @@ import io
 import json
 import zipfile
 from pathlib import Path
-from typing import Any
+from typing import Any, Optional
 
 import numpy as np
 
 from games.bidou_multi.params import MultiParams, ParameterError
 from solver.files import write_bytes_atomic
+from solver.multi import cfr
 from solver.multi.cfr import CFRState
 from solver.multi.tree import PublicTree
 
@@ -36,8 +38,10 @@ def save(path: str | Path, params: MultiParams, method: str, state: CFRState,
             "iterations": state.iterations, "seconds": state.seconds, "curve": curve,
             "shape": list(state.regrets.shape)}
     buffer = io.BytesIO()
-    np.savez(buffer, meta=np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8),
-             regrets=state.regrets, strategy_sum=state.strategy_sum)
+    arrays: dict[str, Any] = {"regrets": state.regrets, "strategy_sum": state.strategy_sum}
+    if state.last is not None:
+        arrays["last"] = state.last
+    np.savez(buffer, meta=np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8), **arrays)
     write_bytes_atomic(path, buffer.getvalue())
 
 
@@ -45,21 +49,25 @@ def load(path: str | Path, params: MultiParams, method: str, tree: PublicTree
          ) -> tuple[CFRState, list[dict[str, float]]]:
     """The state and curve saved at `path`, if it was written for these rules, this method
     and this tree; otherwise ParameterError, one line saying why."""
-    meta, regrets, sums = _read(path)
+    meta, regrets, sums, last = _read(path)
     _check_meta(path, meta, params, method)
     shape = (tree.num_edges, len(tree.hands))
     if regrets.shape != shape or sums.shape != shape or meta.get("shape") != list(shape):
         raise ParameterError(f"{path} holds arrays of shape {regrets.shape}, the tree needs "
                              f"{shape}")
+    if cfr.method(method).predictive and (last is None or last.shape != shape):
+        raise ParameterError(f"{path} holds no last regrets of shape {shape}, which "
+                             f"{method} needs")
     state = CFRState(regrets=regrets.astype(np.float64), strategy_sum=sums.astype(np.float64),
-                     iterations=int(meta["iterations"]), seconds=float(meta["seconds"]))
+                     iterations=int(meta["iterations"]), seconds=float(meta["seconds"]),
+                     last=None if last is None else last.astype(np.float64))
     return state, list(meta.get("curve", []))
 
 
 def check(path: str | Path, params: MultiParams, method: str) -> int:
     """Refuse, before any work, a checkpoint that is unreadable or for other rules or
     another method; the number of iterations it holds."""
-    meta, _, _ = _read(path)
+    meta, _, _, _ = _read(path)
     _check_meta(path, meta, params, method)
     return int(meta["iterations"])
 
@@ -75,13 +83,15 @@ def _check_meta(path: str | Path, meta: dict[str, Any], params: MultiParams,
         raise ParameterError(f"{path} is a checkpoint of {meta.get('method')}, not {method}")
 
 
-def _read(path: str | Path) -> tuple[dict[str, Any], np.ndarray, np.ndarray]:
+def _read(path: str | Path
+          ) -> tuple[dict[str, Any], np.ndarray, np.ndarray, Optional[np.ndarray]]:
     try:
         with np.load(path, allow_pickle=False) as archive:
             meta = json.loads(archive["meta"].tobytes().decode())
             if not isinstance(meta, dict):
                 raise ValueError("its meta is not a JSON object")
-            return meta, archive["regrets"], archive["strategy_sum"]
+            last = archive["last"] if "last" in archive.files else None
+            return meta, archive["regrets"], archive["strategy_sum"], last
     except FileNotFoundError:
         raise ParameterError(f"cannot read checkpoint {path}: no such file") from None
     except (OSError, ValueError, KeyError, zipfile.BadZipFile, UnicodeDecodeError) as error:

@@ -24,8 +24,9 @@ from typing import Optional
 
 import numpy as np
 
+from solver.multi import cfr
 from solver.multi.best_response import Gains
-from solver.multi.cfr import VARIANTS, CFRState
+from solver.multi.cfr import CFRState
 from solver.multi.tree import PublicTree
 
 _F = ctypes.POINTER(ctypes.c_double)
@@ -42,7 +43,18 @@ class _Tree(ctypes.Structure):
 
 class _State(ctypes.Structure):
     _fields_ = [(name, _F) for name in ("reach", "value", "sigma", "own", "regret", "sums",
-                                        "work")]
+                                        "work", "last")]
+
+
+class _Method(ctypes.Structure):
+    _fields_ = [(name, ctypes.c_double) for name in ("gamma", "alpha", "beta")] + [
+        (name, _N) for name in ("plus", "discount", "alternate", "predictive")]
+
+
+def _method(how: cfr.Method) -> _Method:
+    return _Method(gamma=how.gamma, alpha=how.alpha, beta=how.beta, plus=int(how.plus),
+                   discount=int(how.discount), alternate=int(how.alternate),
+                   predictive=int(how.predictive))
 
 
 def _library() -> Optional[ctypes.CDLL]:
@@ -50,8 +62,9 @@ def _library() -> Optional[ctypes.CDLL]:
     if spec is None or spec.origin is None:
         return None
     lib = ctypes.CDLL(spec.origin)
-    lib.multi_cfr.restype = _N
-    lib.multi_cfr.argtypes = [ctypes.POINTER(_Tree), ctypes.POINTER(_State), _N, _N, _N]
+    lib.multi_run.restype = _N
+    lib.multi_run.argtypes = [ctypes.POINTER(_Tree), ctypes.POINTER(_State),
+                              ctypes.POINTER(_Method), _N, _N]
     lib.multi_best_response.restype = ctypes.c_double
     lib.multi_best_response.argtypes = [ctypes.POINTER(_Tree), ctypes.POINTER(_State), _N, _N]
     return lib
@@ -137,23 +150,27 @@ class Kernel:
         self.work = np.zeros((n + 5) * h + 2 * count)
         self._shape = (tree.num_edges, h)
 
-    def _state(self, regret: np.ndarray, sums: np.ndarray) -> _State:
-        for array in (regret, sums):
+    def _state(self, regret: np.ndarray, sums: np.ndarray,
+               last: Optional[np.ndarray] = None) -> _State:
+        for array in (regret, sums) + ((last,) if last is not None else ()):
             if array.shape != self._shape or array.dtype != np.float64 or not \
                     array.flags.c_contiguous:
                 raise TypeError(f"kernel arrays must be C-contiguous float64 {self._shape}")
         return _State(**{name: array.ctypes.data_as(_F) for name, array in (
             ("reach", self.reach), ("value", self.value), ("sigma", self.sigma),
-            ("own", self.own), ("regret", regret), ("sums", sums), ("work", self.work))})
+            ("own", self.own), ("regret", regret), ("sums", sums), ("work", self.work))
+            + ((("last", last),) if last is not None else ())})
 
     def iterate(self, state: CFRState, iterations: int, variant: str = "cfr+") -> CFRState:
         """`iterations` more iterations on `state`'s arrays, in place (cfr.iterate's
         arithmetic; `seconds` is the caller's to count)."""
-        if variant not in VARIANTS:
-            raise ValueError(f"variant must be one of {', '.join(VARIANTS)}, got {variant!r}")
-        self._lib.multi_cfr(ctypes.byref(self.tree),
-                            ctypes.byref(self._state(state.regrets, state.strategy_sum)),
-                            state.iterations, iterations, int(variant == "cfr+"))
+        how = cfr.method(variant)
+        if how.predictive and state.last is None:
+            state.last = np.zeros_like(state.regrets)
+        arrays = self._state(state.regrets, state.strategy_sum,
+                             state.last if how.predictive else None)
+        self._lib.multi_run(ctypes.byref(self.tree), ctypes.byref(arrays),
+                            ctypes.byref(_method(how)), state.iterations, iterations)
         state.iterations += iterations
         return state
 

@@ -87,6 +87,9 @@ class Checkpointing:
 
 
 ENGINES = ("auto", "c", "numpy")
+# The CFR method `solve` and `bidou multi` use unless told (cfr.METHODS; why this one:
+# docs/multi.md, "Methods", measured by benchmarks/bench_multi.py --variants methods).
+DEFAULT_METHOD = "alt-cfr+2"
 
 
 def pick_engine(engine: str) -> str:
@@ -101,7 +104,7 @@ def pick_engine(engine: str) -> str:
     return engine
 
 
-def solve(params: MultiParams, iterations: int, variant: str = "cfr+",
+def solve(params: MultiParams, iterations: int, variant: str = DEFAULT_METHOD,
           target: Optional[float] = None, every: int = 0,
           progress: Optional[Callable[[dict[str, float]], None]] = None,
           checkpoints: Optional[Checkpointing] = None, engine: str = "numpy",
@@ -116,7 +119,7 @@ def solve(params: MultiParams, iterations: int, variant: str = "cfr+",
     tree = tree if tree is not None else build_tree(params)
     runner = kernel.Kernel(tree) if engine == "c" else None
     keep = checkpoints or Checkpointing()
-    state = cfr.CFRState.start(tree)
+    state = cfr.CFRState.start(tree, variant)
     curve: list[dict[str, float]] = []
     if keep.resume is not None:
         state, curve = checkpoint.load(keep.resume, params, variant, tree)
@@ -199,5 +202,4 @@ def check_with_openspiel(solution: MultiSolution, tolerance: float = 1e-9) -> bo
     solution.openspiel = {"values": values.tolist(), "gains": gains.tolist(),
                           "seconds": [round(time.perf_counter() - started, 1)]}
     ours = np.r_[solution.gains.values, solution.gains.gains]
-    return bool(np.allclose(np.r_[values, np.maximum(gains, 0.0)], ours, atol=tolerance,
-                            rtol=0))
+    return bool(np.allclose(np.r_[values, gains], ours, atol=tolerance, rtol=0))

@@ -13,6 +13,10 @@ from games.bidou_multi.params import MultiParams, ParameterError
 from solver.app.commands.group import guarded
 from solver.errors import SolverError
 
+# solver.multi.cfr.METHODS' names, here so that the command line loads without numpy
+# (tests/test_multi_solver.py checks they are the same).
+METHODS = ("alt-cfr+2", "cfr+", "cfr", "alt-cfr+", "dcfr", "pcfr+")
+
 
 @click.command("multi", short_help="Multi-hand Bidou: CFR and each seat's certified epsilon.",
                epilog="""\b
@@ -36,6 +40,9 @@ Examples:
 @click.option("--check-openspiel", is_flag=True,
               help="Also measure the strategy with OpenSpiel on the faithful game (small "
               "variants); exit 1 if the numbers disagree.")
+@click.option("--method", type=click.Choice(METHODS), default=None,
+              help="The CFR method (docs/multi.md, \"Methods\"; default alt-cfr+2: "
+              "alternating CFR+, the average weighted by t^2).")
 @click.option("--engine", type=click.Choice(["auto", "c", "numpy"]), default="auto",
               show_default=True, help="The CFR iterations in the C kernel (auto: if built) "
               "or in numpy; the certificate is always numpy's best response.")
@@ -60,7 +67,7 @@ Examples:
               default=None, help="Write multi-strategy.json here.")
 def multi(players: int, chips: int, faces: int, throws: int, poor_fish: bool,
           no_discard: bool, iterations: int, target: Optional[float], check_openspiel: bool,
-          engine: str, exact: bool, games: Optional[int], seed: int,
+          method: Optional[str], engine: str, exact: bool, games: Optional[int], seed: int,
           checkpoint_file: Optional[Path], checkpoint_every: int,
           checkpoint_seconds: Optional[float],
           resume_file: Optional[Path], out_dir: Optional[Path]) -> None:
@@ -70,7 +77,7 @@ def multi(players: int, chips: int, faces: int, throws: int, poor_fish: bool,
     epsilon-equilibrium, not a unique value. Solved on the compact public tree, reroll=all."""
     from solver.files import write_set
     from solver.multi.charts import figures, summary
-    from solver.multi.solve import check_with_openspiel, solve
+    from solver.multi.solve import DEFAULT_METHOD, check_with_openspiel, solve
     from solver.multi.strategy_file import document
 
     params = MultiParams(players=players, chips=chips, faces=faces, throws=throws,
@@ -81,13 +88,14 @@ def multi(players: int, chips: int, faces: int, throws: int, poor_fish: bool,
         raise ParameterError(f"--simulate must be at least 1 game, got {games}")
     if target is not None and not target > 0:
         raise ParameterError(f"--target must be positive, got {target}")
+    method = method or DEFAULT_METHOD
     counted, engine = _check_size(params, engine, check_openspiel, exact)
-    keep = _checkpointing(params, out_dir, checkpoint_file, checkpoint_every,
+    keep = _checkpointing(params, method, out_dir, checkpoint_file, checkpoint_every,
                           checkpoint_seconds, resume_file)
     click.echo(f"{params.to_game_string()}: {counted['public_nodes']:,} public nodes, "
                f"{counted['hands']} hands each")
-    solution = solve(params, iterations, target=target, every=max(iterations // 10, 1),
-                     checkpoints=keep, engine=engine)
+    solution = solve(params, iterations, method, target=target,
+                     every=max(iterations // 10, 1), checkpoints=keep, engine=engine)
     _print(solution)
     agree = check_with_openspiel(solution) if check_openspiel else True
     if check_openspiel:
@@ -139,7 +147,7 @@ def _check_size(params: MultiParams, engine: str, check_openspiel: bool, exact: 
     return counted, engine
 
 
-def _checkpointing(params: MultiParams, out_dir: Optional[Path],
+def _checkpointing(params: MultiParams, method: str, out_dir: Optional[Path],
                    checkpoint_file: Optional[Path], every: int, seconds: Optional[float],
                    resume_file: Optional[Path]):
     """Before any work: the destinations and the checkpoint to resume from."""
@@ -154,7 +162,7 @@ def _checkpointing(params: MultiParams, out_dir: Optional[Path],
     if checkpoint_file is not None:
         check_file_destination(checkpoint_file)
     if resume_file is not None:
-        saved = checkpoint.check(resume_file, params, "cfr+")
+        saved = checkpoint.check(resume_file, params, method)
         click.echo(f"resuming from {resume_file} at {saved} iterations")
     return Checkpointing(path=checkpoint_file, iterations=every, seconds=seconds,
                          resume=resume_file)
