@@ -10,6 +10,7 @@ import pytest
 
 from games.le_bidou.manche import MancheParams, MancheState, all_states, decided
 from solver.lp import solve_lp_from
+from solver.manche.certify import certify_manche
 from solver.manche.solve import solve_manche
 from solver.manche.stage_solve import model_at, solve_stage
 from solver.restricted import double_oracle
@@ -63,6 +64,7 @@ def test_the_double_oracle_starts_from_its_last_tree_and_basis():
 
 
 def test_stages_side_by_side_give_the_numbers_of_one_process():
+    """And so do the proofs: the same exact bounds, whichever process found them."""
     params = MancheParams(chips=4, faces=3, throws=2)     # pool 2: two components
     one = solve_manche(params, workers=1)
     two = solve_manche(params, workers=2)
@@ -74,3 +76,6 @@ def test_stages_side_by_side_give_the_numbers_of_one_process():
         assert stage.method == two.stages[state].method
         for key, probs in stage.strategy.betting.items():
             np.testing.assert_array_equal(probs, other.betting[key])
+    proved = certify_manche(two, workers=2).states
+    assert proved == certify_manche(two, workers=1).states
+    assert max(float(p.width) for p in proved.values()) < 1e-13
