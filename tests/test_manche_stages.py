@@ -79,3 +79,15 @@ def test_stages_side_by_side_give_the_numbers_of_one_process():
     proved = certify_manche(two, workers=2).states
     assert proved == certify_manche(two, workers=1).states
     assert max(float(p.width) for p in proved.values()) < 1e-13
+
+
+def test_the_double_oracle_solves_the_default_stages_from_pool_3():
+    """Pool 3 of the default manche (4 032 betting rows) is solved on restricted trees,
+    pool 2 (2 016) by one LP; with three faces and two throws, from pool 6 (2 560)."""
+    from solver.manche.stage import base_model
+    from solver.manche.stage_solve import DOUBLE_ORACLE_ROWS, uses_double_oracle
+
+    default, small = MancheParams(), MancheParams(faces=3, throws=2)
+    assert [uses_double_oracle(base_model(default, p)) for p in (2, 3)] == [False, True]
+    assert [uses_double_oracle(base_model(small, p)) for p in (5, 6)] == [False, True]
+    assert DOUBLE_ORACLE_ROWS < 4032
