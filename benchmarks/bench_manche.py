@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import time
 
 from games.le_bidou.manche import MancheParams, start
@@ -27,15 +28,22 @@ from solver.manche.solve import solve_manche
 SMALL = ("3,3,2", "5,3,2", "5,6,1", "9,3,2")
 
 
-def run(variant: str, simulate: int, seed: int) -> None:
+def cpu_seconds() -> float:
+    """CPU seconds of this process and of its finished children (the stage workers)."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+def run(variant: str, simulate: int, seed: int, components: bool) -> None:
     chips, faces, throws = (int(x) for x in variant.split(","))
     params = MancheParams(chips=chips, faces=faces, throws=throws)
     load = os.getloadavg()[0]
-    begin = time.perf_counter()
+    begin, cpu = time.perf_counter(), cpu_seconds()
     solution = solve_manche(params)
-    solved = time.perf_counter()
+    solved, cpu_solved = time.perf_counter(), cpu_seconds()
     certificate = certify_manche(solution)
-    proved = time.perf_counter()
+    proved, cpu_proved = time.perf_counter(), cpu_seconds()
     first = certificate.states[start(chips)]
     slow = sorted(((sum(solution.stages[s].seconds for s in c), c[0].label())
                    for c in solution.components), reverse=True)[:3]
@@ -43,10 +51,20 @@ def run(variant: str, simulate: int, seed: int) -> None:
           f"solve {solved - begin:7.1f} s  proof {proved - solved:6.1f} s  "
           f"load {load:4.1f}  start {solution.start_value:.12f}  "
           f"width {float(first.width):.1e}  max width {certificate.max_width:.1e}")
+    print(f"         CPU seconds (workers included): solve {cpu_solved - cpu:.1f}, "
+          f"proof {cpu_proved - cpu_solved:.1f}")
     print("         last stage solves of the slowest components: "
           + ", ".join(f"{label} {seconds:.1f} s" for seconds, label in slow))
     for s, stage in sorted(solution.stages.items(), reverse=True)[:1]:
         print(f"         {s.label()}: {stage.method}")
+    if components:
+        for number, (component, seconds) in enumerate(zip(solution.components,
+                                                          solution.component_seconds)):
+            rounds = len(solution.history[number])
+            print(f"         component {component[0].label():>6}  {seconds:7.1f} s  "
+                  f"{rounds} rounds  last: " + "; ".join(
+                      f"{s.label()} {solution.stages[s].seconds:.1f} s "
+                      f"{solution.stages[s].method}" for s in component))
     if simulate:
         t = time.perf_counter()
         found = estimate(simulation_rules(params), SolvedPolicy(solution), simulate, seed)
@@ -61,9 +79,11 @@ def main() -> None:
     parser.add_argument("--variant", action="append", help="CHIPS,FACES,THROWS (repeatable)")
     parser.add_argument("--simulate", type=int, default=0, help="Monte Carlo manches")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--components", action="store_true",
+                        help="print every component's wall seconds and last stage solves")
     args = parser.parse_args()
     for variant in args.variant or SMALL:
-        run(variant, args.simulate, args.seed)
+        run(variant, args.simulate, args.seed, args.components)
 
 
 if __name__ == "__main__":

@@ -361,26 +361,28 @@ class DoubleOracle:
     decisions: int               # of the restricted trees, all first bettors
     full_decisions: int
     restricted: Strategy         # the last LP's strategy, on the restricted model
+    basis: KeyedBasis | None = None   # the last LP's final basis by name (HiGHS's solves)
 
 
 def double_oracle(model: HandModel, start: Iterable[str] | None = None,
                   method: str | None = None, progress: Step | None = None,
-                  parallel: bool | None = None) -> DoubleOracle:
+                  parallel: bool | None = None,
+                  basis: KeyedBasis | None = None) -> DoubleOracle:
     """Solve `model` on restricted trees grown from `start` (`default_start`) by the raises
     that gain against the completed restricted equilibrium, until none does (module
     docstring); `progress("restricted LP: 12 decisions", round, 0)` before each LP. Each LP
-    starts from the last one's basis (`solver.warm_lp`) unless `method` names a scipy
-    method (then each is solved cold by it). Each round's check runs the two players'
-    sides at once (`_check_frontier`) when `parallel` (default: on trees too large for one
-    LP, where the check takes seconds; the result is the same). Raises SolverError if an
-    LP fails or MAX_ROUNDS are not enough."""
+    starts from the last one's basis (`solver.warm_lp`), the first from `basis` (the final
+    basis of an LP of the same game with other leaf values: a stage game solved again),
+    unless `method` names a scipy method (then each is solved cold by it). Each round's
+    check runs the two players' sides at once (`_check_frontier`) when `parallel` (default:
+    on trees too large for one LP, where the check takes seconds; the result is the same).
+    Raises SolverError if an LP fails or MAX_ROUNDS are not enough."""
     begin = time.perf_counter()
     progress = progress or quiet
     kept = frozenset(start if start is not None else default_start(model))
     parallel = too_large_for_one_lp(model) if parallel is None else parallel
     lp_seconds, iterations = 0.0, 0
     leaves = best_response.leaf_matrices(model)
-    basis: KeyedBasis | None = None
     for rounds in range(1, MAX_ROUNDS + 1):
         trees = {first: restrict(tree, kept) for first, tree in model.trees.items()}
         small = build_model(model.description, trees)
@@ -403,7 +405,8 @@ def double_oracle(model: HandModel, start: Iterable[str] | None = None,
                                            iterations=iterations,
                                            seconds=time.perf_counter() - begin)
             return DoubleOracle(solution, kept, rounds, decisions,
-                                sum(len(t.nodes) for t in model.trees.values()), lp.strategy)
+                                sum(len(t.nodes) for t in model.trees.values()), lp.strategy,
+                                basis)
         kept = kept | added
     raise SolverError(f"the restricted tree was still growing after {MAX_ROUNDS} LPs "
                       f"({len(kept)} decisions)")

@@ -20,6 +20,11 @@ values) and lowered by a margin; if the exact check fails the margin grows, and 
 tries the certificate gives up (`MancheCertificateError`) rather than report a wrong
 interval. Every manche ends with probability 1, whatever either player does, for the same
 reason: each hand empties some of the pool unless it ties.
+
+The components of one pool are proved side by side, as they are solved (the worker processes
+of solver/manche/stage_solve.py), each from the bounds of the pools below; the tie bounds,
+which read only the stage strategies, all at once. Exact numbers do not depend on which
+process found them.
 """
 
 from __future__ import annotations
@@ -29,12 +34,14 @@ from fractions import Fraction
 from typing import Callable
 
 from games.bidou.betting import CAPTAIN, OPPONENT
-from games.le_bidou.manche import After, MancheState
+from games.le_bidou.manche import After, MancheParams, MancheState
 from solver import best_response
 from solver.certificate import exact_best_response, float_down, float_up
 from solver.manche.solve import MancheSolution
 from solver.manche.stage import stage_model
+from solver.manche.stage_solve import Runner, default_workers
 from solver.model import HandModel
+from solver.strategy import Strategy
 
 FIRST, SECOND = 0, 1
 Key = tuple[MancheState, int]                  # a state and X's seat there
@@ -69,6 +76,21 @@ class MancheCertificate:
         return max(float(p.width) for p in self.states.values())
 
 
+@dataclasses.dataclass(frozen=True)
+class _Part:
+    """What the proof of some states reads of the solution: the rules, their stage
+    strategies and solved values (what a worker process is sent)."""
+
+    params: MancheParams
+    strategies: dict[MancheState, Strategy]
+    values: dict[MancheState, float]
+
+
+def _part(solution: MancheSolution, states: tuple[MancheState, ...]) -> _Part:
+    return _Part(solution.params, {s: solution.stages[s].strategy for s in states},
+                 {s: solution.values[s] for s in states})
+
+
 def _x_value(nxt: After, seat: int, g: Callable[[MancheState, int], Fraction | float]
              ) -> Fraction | float:
     """X's guarantee where a hand leads, X having held `seat` in it."""
@@ -78,14 +100,14 @@ def _x_value(nxt: After, seat: int, g: Callable[[MancheState, int], Fraction | f
     return g(nxt.state, seat if nxt.same else 1 - seat)
 
 
-def _stage(solution: MancheSolution, state: MancheState, seat: int,
+def _stage(part: _Part, state: MancheState, seat: int,
            g: Callable[[MancheState, int], Fraction | float]) -> HandModel:
     """The stage game paying the first player X's guarantee (X first) or one minus it
     (X second), so that the other person's best response is always his own best."""
     def pay(nxt: After) -> Fraction | float:
         v = _x_value(nxt, seat, g)
         return v if seat == FIRST else 1 - v
-    return stage_model(solution.params, state, pay)
+    return stage_model(part.params, state, pay)
 
 
 def _responder(seat: int) -> int:
@@ -98,7 +120,7 @@ def _guarantee(best: Fraction | float, seat: int) -> Fraction | float:
     return -best if seat == FIRST else 1 - best
 
 
-def _tie_bound(solution: MancheSolution, state: MancheState, seat: int) -> Fraction:
+def _tie_bound(part: _Part, state: MancheState, seat: int) -> Fraction:
     """The most probability of a tie (the only hand that stays at this pool) that any reply
     to X's stage strategy can force, exactly."""
     sign = 1 if seat == SECOND else -1          # the responder's payoff is the tie's
@@ -107,55 +129,78 @@ def _tie_bound(solution: MancheSolution, state: MancheState, seat: int) -> Fract
         stays = nxt.state is not None and nxt.state.pool == state.pool
         return Fraction(sign * int(stays))
 
-    model = stage_model(solution.params, state, tie)
-    return exact_best_response(model, solution.stages[state].strategy, _responder(seat))
+    model = stage_model(part.params, state, tie)
+    return exact_best_response(model, part.strategies[state], _responder(seat))
 
 
-def certify_manche(solution: MancheSolution) -> MancheCertificate:
-    """Every state's proved interval (module docstring); MancheCertificateError if a
-    component cannot be proved."""
+def _max_tie(part: _Part, state: MancheState) -> Fraction:
+    """The tie bound q of `state`: the larger of its two seats'."""
+    return max(_tie_bound(part, state, seat) for seat in (FIRST, SECOND))
+
+
+def certify_manche(solution: MancheSolution, workers: int | None = None
+                   ) -> MancheCertificate:
+    """Every state's proved interval (module docstring), on `workers` processes
+    (`stage_solve.default_workers`; 1: this one); MancheCertificateError if a component
+    cannot be proved."""
     proofs: dict[MancheState, StateProof] = {
         s: StateProof(v, v, Fraction(0)) for s, v in solution.known.items()}
     floats: dict[Key, Fraction] = {}            # proved guarantees, rounded down to floats
     for s, v in solution.known.items():
         floats[(s, FIRST)], floats[(s, SECOND)] = v, 1 - v
-    for component in solution.components:
-        found = _prove_component(solution, component, floats)
-        for s in component:
-            lower, upper = found[(s, FIRST)], 1 - found[(s, SECOND)]
-            if lower > upper:
-                raise MancheCertificateError(f"state {s.label()}: the bounds cross")
-            q = max(_tie_bound(solution, s, seat) for seat in (FIRST, SECOND))
-            if q >= 1:
-                raise MancheCertificateError(f"state {s.label()}: a reply can make every "
-                                             f"hand a tie")
-            proofs[s] = StateProof(lower, upper, q)
-            floats[(s, FIRST)] = Fraction(float_down(lower))
-            floats[(s, SECOND)] = Fraction(float_down(1 - upper))
+    runner = Runner(default_workers(solution.params) if workers is None else workers)
+    try:
+        played = [s for component in solution.components for s in component]
+        ties = dict(zip(played, runner.map(_max_tie, [(_part(solution, (s,)), s)
+                                                      for s in played])))
+        for pool in sorted({c[0].pool for c in solution.components}):
+            mine = [c for c in solution.components if c[0].pool == pool]
+            found = runner.map(_prove_component, [(_part(solution, c), c, floats)
+                                                  for c in mine])
+            for component, bounds in zip(mine, found):
+                _record(component, bounds, ties, proofs, floats)
+    finally:
+        runner.close()
     return MancheCertificate(proofs)
 
 
-def _prove_component(solution: MancheSolution, component: tuple[MancheState, ...],
+def _record(component: tuple[MancheState, ...], found: dict[Key, Fraction],
+            ties: dict[MancheState, Fraction], proofs: dict[MancheState, StateProof],
+            floats: dict[Key, Fraction]) -> None:
+    """A component's proved bounds, into `proofs` and (rounded down) `floats`."""
+    for s in component:
+        lower, upper = found[(s, FIRST)], 1 - found[(s, SECOND)]
+        if lower > upper:
+            raise MancheCertificateError(f"state {s.label()}: the bounds cross")
+        if ties[s] >= 1:
+            raise MancheCertificateError(f"state {s.label()}: a reply can make every "
+                                         f"hand a tie")
+        proofs[s] = StateProof(lower, upper, ties[s])
+        floats[(s, FIRST)] = Fraction(float_down(lower))
+        floats[(s, SECOND)] = Fraction(float_down(1 - upper))
+
+
+def _prove_component(part: _Part, component: tuple[MancheState, ...],
                      proved: dict[Key, Fraction]) -> dict[Key, Fraction]:
     """X's exact guarantees T(g-) at every state and seat of the component."""
     keys = [(s, seat) for s in component for seat in (FIRST, SECOND)]
-    g = _float_fixed_point(solution, component, keys, proved)
+    g = _float_fixed_point(part, component, keys, proved)
     for margin in MARGINS:
         low = {key: Fraction(g[key] - margin) for key in keys}
-        step = {key: _exact_step(solution, key, low, proved) for key in keys}
+        step = {key: _exact_step(part, key, low, proved) for key in keys}
         if all(low[key] <= step[key] for key in keys):
             return step
     raise MancheCertificateError(f"state {component[0].label()}: no sub-solution within a "
                                  f"margin of {MARGINS[-1]:g}")
 
 
-def _float_fixed_point(solution: MancheSolution, component: tuple[MancheState, ...],
+def _float_fixed_point(part: _Part, component: tuple[MancheState, ...],
                        keys: list[Key], proved: dict[Key, Fraction]) -> dict[Key, float]:
     """X's guarantees in floating point: value iteration from the solved values."""
-    g = {(s, seat): solution.values[s] if seat == FIRST else 1 - solution.values[s]
+    g = {(s, seat): part.values[s] if seat == FIRST else 1 - part.values[s]
          for s, seat in keys}
     for _ in range(FLOAT_STEPS):
-        new = {key: _float_step(solution, key, g, proved) for key in keys}
+        new = {key: _float_step(part, key, g, proved) for key in keys}
         change = max(abs(new[key] - g[key]) for key in keys)
         g = new
         if change < 1e-16:
@@ -172,19 +217,19 @@ def _lookup(inside: dict[Key, float] | dict[Key, Fraction], proved: dict[Key, Fr
     return g
 
 
-def _float_step(solution: MancheSolution, key: Key, g: dict[Key, float],
+def _float_step(part: _Part, key: Key, g: dict[Key, float],
                 proved: dict[Key, Fraction]) -> float:
     state, seat = key
-    model = _stage(solution, state, seat, _lookup(g, proved, exact=False))
-    br = best_response.best_response(model, solution.stages[state].strategy, _responder(seat))
+    model = _stage(part, state, seat, _lookup(g, proved, exact=False))
+    br = best_response.best_response(model, part.strategies[state], _responder(seat))
     return float(_guarantee(br.value, seat))
 
 
-def _exact_step(solution: MancheSolution, key: Key, g: dict[Key, Fraction],
+def _exact_step(part: _Part, key: Key, g: dict[Key, Fraction],
                 proved: dict[Key, Fraction]) -> Fraction:
     state, seat = key
-    model = _stage(solution, state, seat, _lookup(g, proved, exact=True))
-    best = exact_best_response(model, solution.stages[state].strategy, _responder(seat))
+    model = _stage(part, state, seat, _lookup(g, proved, exact=True))
+    best = exact_best_response(model, part.strategies[state], _responder(seat))
     return Fraction(_guarantee(best, seat))
 
 

@@ -13,15 +13,16 @@ is followed by a policy evaluation: the stage strategies are held fixed and the 
 give are solved from the component's small linear system (`solver.round.markov`), Newton's
 method on V - val(V); a step that does not shrink the residual falls back to a Shapley step.
 The numbers are then proved by `certify`, never by this residual.
-
-A stage is one LP of the whole stakes tree while it is small enough
-(`solver.restricted.too_large_for_one_lp`), else the double oracle on a restricted tree
-(`solver.restricted.double_oracle`), each later solve of a stage starting from the
-restricted tree it ended with (its swap's on a first solve). The full LPs start cold: unlike
-the round's, from the previous basis they took longer than from scratch.
 Newton's first step needs a guess, and LPs solved at a poor one are as dear as any: so the
 guess comes first from the same Newton steps with stage strategies from a few hundred
-iterations of predictive CFR+ (`WARM_STEPS` x `WARM_ITERATIONS`), as in the round.
+iterations of predictive CFR+ (`WARM_STEPS` x `stage_solve.WARM_ITERATIONS`), as in the round.
+
+How a stage is solved, and where each solve starts from the last one, is
+solver/manche/stage_solve.py. The components of one pool are independent (their hands lead
+to smaller pools only), so they are solved together: each component is a generator of
+batches of stage tasks (`_component`), and every round the tasks of all the pool's
+components run side by side on the worker processes (`_solve_pool`). A component's tasks
+depend only on its own results, so the numbers are those of a solve in one process.
 """
 
 from __future__ import annotations
@@ -29,18 +30,26 @@ from __future__ import annotations
 import dataclasses
 import time
 from fractions import Fraction
+from typing import Any, Callable, Generator
 
 import numpy as np
 
-from games.le_bidou.manche import After, MancheParams, MancheState, all_states, decided, start
-from solver import cfr_kernel
-from solver.cfr import RULES, CFRSolver
+from games.le_bidou.manche import MancheParams, MancheState, all_states, decided, start
 from solver.errors import SolverError
-from solver.lp import solve_lp_from
-from solver.manche.stage import stage_model, transitions
+from solver.manche.stage import transitions
+from solver.manche.stage_solve import (
+    Runner,
+    Solved,
+    Start,
+    Values,
+    cfr_stage,
+    default_workers,
+    model_at,
+    solve_stage,
+    value_of,
+)
 from solver.model import HandModel
 from solver.progress import Step, quiet
-from solver.restricted import double_oracle, too_large_for_one_lp
 from solver.round import markov
 from solver.strategy import Strategy
 
@@ -50,9 +59,8 @@ STOP_RESIDUAL = 1e-12
 NOISE_RESIDUAL = 1e-9
 MAX_ROUNDS = 30
 WARM_STEPS = 2
-WARM_ITERATIONS = 300
 
-Values = dict[MancheState, float]
+__all__ = ["MancheSolution", "Stage", "components", "solve_manche", "value_of"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -76,21 +84,14 @@ class MancheSolution:
     components: tuple[tuple[MancheState, ...], ...]
     history: dict[int, list[float]]             # component -> residual per round
     seconds: float
-    component_seconds: tuple[float, ...] = ()   # wall seconds of each component's solve
+    # seconds of each component's stage tasks (CFR guesses and LPs), summed over the
+    # worker processes that ran them
+    component_seconds: tuple[float, ...] = ()
 
     @property
     def start_value(self) -> float:
         """The first player's chance to win the manche (all chips in the pool)."""
         return self.values[start(self.params.chips)]
-
-
-def value_of(nxt: After, values: Values) -> float:
-    """The first player's value of where a hand leads."""
-    if nxt.state is None:
-        assert nxt.end is not None
-        return float(nxt.end)
-    v = values[nxt.state]
-    return v if nxt.same else 1 - v
 
 
 def components(chips: int) -> list[tuple[MancheState, ...]]:
@@ -102,29 +103,48 @@ def components(chips: int) -> list[tuple[MancheState, ...]]:
     return out
 
 
+# A stage task a component asks for: ("lp" or "cfr", the state, the values its leaves pay)
+Task = tuple[str, MancheState, Values]
+Steps = Generator[list[Task], list[Stage], tuple[dict[MancheState, Stage], list[float]]]
+
+
+def _call(fn: Callable[..., Any], *args: Any) -> Any:
+    """A worker's task: fn(*args) (one function for the pool's map, any task)."""
+    return fn(*args)
+
+
 class _Stages:
-    """Solves stage games, a restricted tree from its previous one (or its swap's)."""
+    """Runs the stage tasks of a round, keeping where each stage's next solve starts and the
+    decisions each pool's double oracles kept (the start of the pool above)."""
 
-    def __init__(self, params: MancheParams) -> None:
-        self.params = params
-        self.kept: dict[MancheState, frozenset[str]] = {}
+    def __init__(self, params: MancheParams, runner: Runner) -> None:
+        self.params, self.runner = params, runner
+        self.starts: dict[MancheState, Start] = {}
+        self.kept: dict[int, frozenset[str]] = {}
 
-    def solve(self, state: MancheState, values: Values) -> Stage:
-        begin = time.perf_counter()
-        model = stage_model(self.params, state, lambda nxt: value_of(nxt, values))
-        if too_large_for_one_lp(model):
-            oracle = double_oracle(model, start=self.kept.get(state,
-                                                              self.kept.get(state.swapped())))
-            self.kept[state] = oracle.kept
-            lp = oracle.solution
-            method = (f"restricted LP ({oracle.decisions} of {oracle.full_decisions} "
-                      f"decisions, {oracle.rounds} LPs)")
-        else:
-            # cold: from the basis of the previous solve (other tie values) HiGHS took
-            # 4-5 times as long as from scratch (docs/manche.md, "Where the time goes")
-            lp, _ = solve_lp_from(model, None)
-            method = "LP of the whole tree"
-        return Stage(model, lp.strategy, lp.value, method, time.perf_counter() - begin)
+    def run(self, tasks: list[Task]) -> list[Stage]:
+        calls: list[tuple[Any, ...]] = []
+        for kind, state, values in tasks:
+            if kind == "lp":
+                calls.append((solve_stage, self.params, state, values,
+                              self.starts.get(state), self.kept.get(state.pool - 1)))
+            else:
+                calls.append((cfr_stage, self.params, state, values))
+        out = []
+        for (kind, state, values), result in zip(tasks, self.runner.map(_call, calls)):
+            model = model_at(self.params, state, values)
+            if kind == "lp":
+                assert isinstance(result, Solved)
+                self.starts[state] = result.start
+                if result.start.kept is not None:
+                    self.kept[state.pool] = self.kept.get(state.pool, frozenset()) \
+                        | result.start.kept
+                out.append(Stage(model, result.strategy, result.value, result.method,
+                                 result.seconds))
+            else:
+                strategy, seconds = result
+                out.append(Stage(model, strategy, float("nan"), "pcfr+", seconds))
+        return out
 
 
 def _evaluate(params: MancheParams, component: tuple[MancheState, ...],
@@ -144,18 +164,14 @@ def _evaluate(params: MancheParams, component: tuple[MancheState, ...],
 
 
 def _warm_guess(params: MancheParams, component: tuple[MancheState, ...], values: Values
-                ) -> Values:
+                ) -> Generator[list[Task], list[Stage], Values]:
     """A first guess of the component's values: Newton steps (`_evaluate`) from 1/2 with
-    each stage's strategies from WARM_ITERATIONS of predictive CFR+ instead of an LP."""
-    engine = "compiled" if cfr_kernel.available() else "numpy"
+    each stage's strategies from predictive CFR+ (`stage_solve.cfr_stage`) instead of an
+    LP."""
     guess = dict(values)
     for _ in range(WARM_STEPS):
-        stages = {}
-        for s in component:
-            model = stage_model(params, s, lambda nxt: value_of(nxt, guess))
-            cfr = CFRSolver(model, RULES["pcfr+"], engine=engine)
-            cfr.run(WARM_ITERATIONS)
-            stages[s] = Stage(model, cfr.average_strategy(), float("nan"), "pcfr+", 0.0)
+        at = dict(guess)
+        stages = dict(zip(component, (yield [("cfr", s, at) for s in component])))
         try:
             guess.update(_evaluate(params, component, stages, guess))
         except np.linalg.LinAlgError:
@@ -163,50 +179,23 @@ def _warm_guess(params: MancheParams, component: tuple[MancheState, ...], values
     return {s: min(1.0, max(0.0, guess[s])) for s in component}
 
 
-def solve_manche(params: MancheParams, progress: Step | None = None) -> MancheSolution:
-    """Every state's value and stage equilibrium (module docstring). `progress` hears
-    ("state P,A,B", states solved, states to solve) after each component."""
-    begin = time.perf_counter()
-    progress = progress or quiet
-    known = {s: v for s in all_states(params.chips) if (v := decided(s)) is not None}
-    values: Values = {s: float(v) for s, v in known.items()}
-    order = components(params.chips)
-    total = sum(len(c) for c in order)
-    runner = _Stages(params)
-    stages: dict[MancheState, Stage] = {}
-    history: dict[int, list[float]] = {}
-    done = 0
-    spent: list[float] = []
-    for number, component in enumerate(order):
-        progress(f"state {component[0].label()}", done, total)
-        begun = time.perf_counter()
-        found, history[number] = _solve_component(params, runner, component, values)
-        spent.append(time.perf_counter() - begun)
-        for s, stage in found.items():
-            values[s] = stage.value
-        stages.update(found)
-        done += len(component)
-    progress("solved", total, total)
-    return MancheSolution(params, values, known, stages, tuple(order), history,
-                          time.perf_counter() - begin, tuple(spent))
-
-
-def _solve_component(params: MancheParams, runner: _Stages, component: tuple[MancheState, ...],
-                     known: Values) -> tuple[dict[MancheState, Stage], list[float]]:
+def _component(params: MancheParams, component: tuple[MancheState, ...], known: Values
+               ) -> Steps:
     """One component's stages, from 1/2: Newton steps where they shrink the residual,
-    else Shapley steps; and the residual after each round of stage solves."""
+    else Shapley steps; and the residual after each round of stage solves. A generator:
+    it yields each round's stage tasks and is sent their results."""
     values = dict(known)
     values.update({s: 0.5 for s in component})
-    values.update(_warm_guess(params, component, values))
+    values.update((yield from _warm_guess(params, component, values)))
 
-    def solve_all(at: Values) -> dict[MancheState, Stage]:
-        return {s: runner.solve(s, at) for s in component}
+    def tasks(at: Values) -> list[Task]:
+        return [("lp", s, at) for s in component]
 
     def residual_of(found: dict[MancheState, Stage], at: Values) -> float:
         return max(abs(found[s].value - at[s]) for s in component)
 
     residuals: list[float] = []
-    found = solve_all(values)
+    found = dict(zip(component, (yield tasks(values))))
     for _ in range(MAX_ROUNDS):
         residual = residual_of(found, values)
         residuals.append(residual)
@@ -219,11 +208,67 @@ def _solve_component(params: MancheParams, runner: _Stages, component: tuple[Man
         except np.linalg.LinAlgError:      # strategies that only tie: no Newton step
             trial = {}
         if trial:
-            check = solve_all(trial)
+            check = dict(zip(component, (yield tasks(trial))))
             if residual_of(check, trial) < residual:
                 values, found = trial, check
                 continue
+        values = dict(values)
         values.update({s: found[s].value for s in component})       # Shapley step
-        found = solve_all(values)
+        found = dict(zip(component, (yield tasks(values))))
     raise SolverError(f"the values of {component[0].label()} and its swap did not settle in "
                       f"{MAX_ROUNDS} rounds (residual {residuals[-1]:.1e})")
+
+
+def _solve_pool(stages: _Stages, steps: list[Steps]
+                ) -> list[tuple[dict[MancheState, Stage], list[float], float]]:
+    """Run the components of one pool together: each round, every unfinished component's
+    tasks in one batch. Each component's stages, residuals and task seconds."""
+    results: list[Any] = [None] * len(steps)
+    spent = [0.0] * len(steps)
+    asked = {number: next(gen) for number, gen in enumerate(steps)}
+    while asked:
+        batch = [(number, task) for number in sorted(asked) for task in asked[number]]
+        done = stages.run([task for _, task in batch])
+        for number in sorted(asked):
+            mine = [stage for (n, _), stage in zip(batch, done) if n == number]
+            spent[number] += sum(stage.seconds for stage in mine)
+            try:
+                asked[number] = steps[number].send(mine)
+            except StopIteration as stop:
+                found, residuals = stop.value
+                results[number] = (found, residuals, spent[number])
+                del asked[number]
+    return results
+
+
+def solve_manche(params: MancheParams, progress: Step | None = None,
+                 workers: int | None = None) -> MancheSolution:
+    """Every state's value and stage equilibrium (module docstring), the stages of a pool
+    on `workers` processes (`stage_solve.default_workers`; 1: this one). `progress` hears
+    ("pool P", states solved, states to solve) before each pool."""
+    begin = time.perf_counter()
+    progress = progress or quiet
+    known = {s: v for s in all_states(params.chips) if (v := decided(s)) is not None}
+    values: Values = {s: float(v) for s, v in known.items()}
+    order = components(params.chips)
+    total = sum(len(c) for c in order)
+    runner = Runner(default_workers(params) if workers is None else workers)
+    stages = _Stages(params, runner)
+    solved: dict[MancheState, Stage] = {}
+    history: dict[int, list[float]] = {}
+    spent: list[float] = []
+    try:
+        for pool in sorted({c[0].pool for c in order}):
+            mine = [c for c in order if c[0].pool == pool]
+            progress(f"pool {pool}", len(solved), total)
+            found = _solve_pool(stages, [_component(params, c, dict(values)) for c in mine])
+            for component, (stage_of, residuals, seconds) in zip(mine, found):
+                history[len(history)] = residuals
+                spent.append(seconds)
+                solved.update(stage_of)
+                values.update({s: stage_of[s].value for s in component})
+    finally:
+        runner.close()
+    progress("solved", total, total)
+    return MancheSolution(params, values, known, solved, tuple(order), history,
+                          time.perf_counter() - begin, tuple(spent))

@@ -24,17 +24,36 @@ def base_model(params: MancheParams, pool: int) -> HandModel:
     return build_model(params.hand(pool))
 
 
-def stage_model(params: MancheParams, state: MancheState, value: Value) -> HandModel:
-    """The stage game of `state`: every leaf pays `value(where it leads)` by outcome."""
-    base = base_model(params, state.pool)
+@functools.lru_cache(maxsize=64)
+def leaf_leads(params: MancheParams, state: MancheState
+               ) -> dict[Role, tuple[tuple[After, ...], ...]]:
+    """Where each leaf of the hand at `state` leads, by showdown outcome (OUTCOMES), per
+    betting tree: the same whatever the values, so worked out once a state."""
+    return {first: tuple(tuple(after_hand(state, *received(leaf, o, params.half_stake))
+                               for o in OUTCOMES) for leaf in tree.leaves)
+            for first, tree in base_model(params, state.pool).trees.items()}
 
-    def payoff(leaf):  # type: ignore[no-untyped-def]
-        return tuple(value(after_hand(state, *received(leaf, o, params.half_stake)))
-                     for o in OUTCOMES)
+
+def stage_model(params: MancheParams, state: MancheState, value: Value) -> HandModel:
+    """The stage game of `state`: every leaf pays `value(where it leads)` by outcome.
+
+    The base model's trees with their payoffs replaced (the trees' shape does not depend
+    on what the leaves pay), `value` asked once for each place a hand can lead: a stage is
+    built for every solve and every step of the proof."""
+    base = base_model(params, state.pool)
+    paid: dict[After, float | Fraction] = {}
+
+    def pay(nxt: After) -> float | Fraction:
+        if nxt not in paid:
+            paid[nxt] = value(nxt)
+        return paid[nxt]
 
     # betting.LeafPayoff names Fractions; a stage pays floats while solving, Fractions in
     # the certificate (as the round's stage games do)
-    trees = base.description.trees(None, payoff)
+    trees = {first: dataclasses.replace(tree, payoffs=tuple(
+                 tuple(pay(nxt) for nxt in leaf)   # type: ignore[misc]
+                 for leaf in leaf_leads(params, state)[first]))
+             for first, tree in base.trees.items()}
     return dataclasses.replace(base, trees=trees)
 
 

@@ -1,0 +1,144 @@
+"""One stage game of the manche solved, and where its next solve starts; stages run side by
+side in worker processes (the round's pool, `solver.round.solve`).
+
+A stage is solved many times with nearby continuation values: at the CFR guess, then at
+each Newton step (solver/manche/solve.py). Successive solves of one stage have the same LP
+shape and new leaf values, so each starts where the last one ended (`Start`): the whole
+tree's LP from its final basis, the double oracle from its last restricted tree and that
+LP's final basis by name (`solver.warm_lp`). A stage's first solve by the double oracle
+starts from the decisions the stages of the pool below kept (the smaller pool's stakes tree
+is a part of this one). Everything a solve reads is in its arguments, so its result is the
+same in any process and in any order: the manche's numbers do not depend on scheduling.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import multiprocessing
+import os
+import time
+from typing import Any, Callable, Sequence
+
+from games.le_bidou.manche import After, MancheParams, MancheState
+from solver import cfr_kernel
+from solver.cfr import RULES, CFRSolver
+from solver.lp import Basis, solve_lp_from
+from solver.manche.stage import stage_model
+from solver.model import HandModel
+from solver.restricted import betting_rows, default_start, double_oracle
+from solver.round.solve import _Pool
+from solver.strategy import Strategy
+from solver.warm_lp import KeyedBasis
+
+Values = dict[MancheState, float]
+WARM_ITERATIONS = 300
+
+
+@dataclasses.dataclass(frozen=True)
+class Start:
+    """Where a stage's next solve starts: the final basis of its whole tree's LP, or the
+    restricted tree of its double oracle (`kept`) and the final basis of its last LP."""
+
+    basis: Basis | None = None
+    kept: frozenset[str] | None = None
+    keyed: KeyedBasis | None = None
+
+
+@dataclasses.dataclass(frozen=True)
+class Solved:
+    """What a worker sends back of one stage solve."""
+
+    strategy: Strategy
+    value: float
+    method: str
+    seconds: float
+    start: Start
+
+
+def value_of(nxt: After, values: Values) -> float:
+    """The first player's value of where a hand leads."""
+    if nxt.state is None:
+        assert nxt.end is not None
+        return float(nxt.end)
+    v = values[nxt.state]
+    return v if nxt.same else 1 - v
+
+
+def model_at(params: MancheParams, state: MancheState, values: Values) -> HandModel:
+    """The stage game of `state` paying `values` where its hands lead."""
+    return stage_model(params, state, lambda nxt: value_of(nxt, values))
+
+
+# Above this many betting rows (`solver.restricted.betting_rows`) a stage is solved by the
+# double oracle: far below the hand's own bound (`restricted.ONE_LP_ROWS`), as a stage is
+# solved again and again from its last tree and basis (docs/manche.md, "Measured": pool 3
+# of the default manche, 4 032 rows, 10.8 s of CPU cold by one LP, 2.5 s by the double
+# oracle on 4 of its 8 decisions a public state, 0.24 s again from its last basis).
+DOUBLE_ORACLE_ROWS = 2048
+
+
+def uses_double_oracle(model: HandModel) -> bool:
+    """Whether the stage is solved on restricted trees rather than by one LP of the whole
+    tree."""
+    return betting_rows(model) > DOUBLE_ORACLE_ROWS
+
+
+def solve_stage(params: MancheParams, state: MancheState, values: Values,
+                start: Start | None, below: frozenset[str] | None) -> Solved:
+    """The stage equilibrium of `state` at `values`, from `start` (its last solve) or, on a
+    first solve by the double oracle, from `below` (the decisions the pool below kept)."""
+    begin = time.perf_counter()
+    model = model_at(params, state, values)
+    if uses_double_oracle(model):
+        if start is not None and start.kept is not None:
+            kept, keyed = start.kept, start.keyed
+        else:
+            kept, keyed = default_start(model) | (below or frozenset()), None
+        oracle = double_oracle(model, start=kept, basis=keyed)
+        lp = oracle.solution
+        method = (f"restricted LP ({oracle.decisions} of {oracle.full_decisions} "
+                  f"decisions, {oracle.rounds} LPs)")
+        after = Start(kept=oracle.kept, keyed=oracle.basis)
+    else:
+        lp, basis = solve_lp_from(model, None if start is None else start.basis)
+        method = "LP of the whole tree"
+        after = Start(basis=basis)
+    return Solved(lp.strategy, lp.value, method, time.perf_counter() - begin, after)
+
+
+def cfr_stage(params: MancheParams, state: MancheState, values: Values
+              ) -> tuple[Strategy, float]:
+    """A rough stage strategy at `values` (WARM_ITERATIONS of predictive CFR+), and the
+    seconds it took."""
+    begin = time.perf_counter()
+    engine = "compiled" if cfr_kernel.available() else "numpy"
+    cfr = CFRSolver(model_at(params, state, values), RULES["pcfr+"], engine=engine)
+    cfr.run(WARM_ITERATIONS)
+    return cfr.average_strategy(), time.perf_counter() - begin
+
+
+def default_workers(params: MancheParams) -> int:
+    """Worker processes for the stage solves: the machine's cores (at most 4) when a stage
+    takes long enough (six faces, or a pool above 5) to repay shipping it, else none."""
+    if params.faces < 6 and params.chips <= 5:
+        return 1
+    return max(1, min(4, os.cpu_count() or 1))
+
+
+class Runner:
+    """Runs batches of stage tasks (`solve_stage`, `cfr_stage`, ...) on worker processes,
+    or in this process for one worker; results in the order asked."""
+
+    def __init__(self, workers: int) -> None:
+        method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
+        self.pool = _Pool(workers, method) if workers > 1 else None
+
+    def map(self, fn: Callable[..., Any], calls: Sequence[tuple[Any, ...]]) -> list[Any]:
+        if self.pool is None or len(calls) <= 1:
+            return [fn(*call) for call in calls]
+        return self.pool.map(fn, calls)
+
+    def close(self) -> None:
+        if self.pool is not None:
+            self.pool.close()
+            self.pool = None

@@ -1,0 +1,93 @@
+"""How the manche's stages are solved (solver/manche/stage_solve.py): each solve of a stage
+starts where its last one ended and reaches the same equilibrium value as a cold solve, the
+double oracle starts from the pool below, and the stages run side by side in worker
+processes with the numbers of a solve in one process."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from games.le_bidou.manche import MancheParams, MancheState, all_states, decided
+from solver.lp import solve_lp_from
+from solver.manche.certify import certify_manche
+from solver.manche.solve import solve_manche
+from solver.manche.stage_solve import model_at, solve_stage
+from solver.restricted import double_oracle
+
+SMALL = MancheParams(chips=5, faces=3, throws=2)
+
+
+def rough_values(params: MancheParams) -> dict[MancheState, float]:
+    """Some continuation values (not a solution: the stage LP does not care)."""
+    return {s: float(v) if (v := decided(s)) is not None
+            else 0.5 + 0.03 * (s.second - s.first) + 0.01 * s.pool
+            for s in all_states(params.chips)}
+
+
+def nudged(values: dict[MancheState, float], state: MancheState, by: float
+           ) -> dict[MancheState, float]:
+    """A Newton step's new values: the component's own (the tie leaves) moved a little."""
+    out = dict(values)
+    out[state] += by
+    out[state.swapped()] -= by
+    return out
+
+
+def test_a_stage_solved_again_starts_from_its_last_basis():
+    state = MancheState(4, 0, 1)
+    values = rough_values(SMALL)
+    first = solve_stage(SMALL, state, values, None, None)
+    assert first.method == "LP of the whole tree" and first.start.basis is not None
+    moved = nudged(values, state, 1e-4)
+    again = solve_stage(SMALL, state, moved, first.start, None)
+    cold, _ = solve_lp_from(model_at(SMALL, state, moved), None)
+    assert again.value == pytest.approx(cold.value, abs=1e-12)
+    assert again.value != pytest.approx(first.value, abs=1e-9)     # the leaves did move
+    warm, _ = solve_lp_from(model_at(SMALL, state, moved), first.start.basis)
+    assert warm.iterations < cold.iterations / 4
+
+
+def test_the_double_oracle_starts_from_its_last_tree_and_basis():
+    state = MancheState(5, 0, 0)
+    values = rough_values(SMALL)
+    model = model_at(SMALL, state, values)
+    full, _ = solve_lp_from(model, None)
+    first = double_oracle(model)
+    assert first.solution.value == pytest.approx(full.value, abs=1e-10)
+    moved = model_at(SMALL, state, nudged(values, state, 1e-4))
+    again = double_oracle(moved, start=first.kept, basis=first.basis)
+    cold, _ = solve_lp_from(moved, None)
+    assert again.solution.value == pytest.approx(cold.value, abs=1e-10)
+    assert again.rounds == 1 and again.kept == first.kept
+    assert again.solution.iterations < first.solution.iterations / 4
+
+
+def test_stages_side_by_side_give_the_numbers_of_one_process():
+    """And so do the proofs: the same exact bounds, whichever process found them."""
+    params = MancheParams(chips=4, faces=3, throws=2)     # pool 2: two components
+    one = solve_manche(params, workers=1)
+    two = solve_manche(params, workers=2)
+    assert len(one.components) == 5 and len(one.stages) == 8
+    assert one.values == two.values
+    assert one.history == two.history
+    for state, stage in one.stages.items():
+        other = two.stages[state].strategy
+        assert stage.method == two.stages[state].method
+        for key, probs in stage.strategy.betting.items():
+            np.testing.assert_array_equal(probs, other.betting[key])
+    proved = certify_manche(two, workers=2).states
+    assert proved == certify_manche(two, workers=1).states
+    assert max(float(p.width) for p in proved.values()) < 1e-13
+
+
+def test_the_double_oracle_solves_the_default_stages_from_pool_3():
+    """Pool 3 of the default manche (4 032 betting rows) is solved on restricted trees,
+    pool 2 (2 016) by one LP; with three faces and two throws, from pool 6 (2 560)."""
+    from solver.manche.stage import base_model
+    from solver.manche.stage_solve import DOUBLE_ORACLE_ROWS, uses_double_oracle
+
+    default, small = MancheParams(), MancheParams(faces=3, throws=2)
+    assert [uses_double_oracle(base_model(default, p)) for p in (2, 3)] == [False, True]
+    assert [uses_double_oracle(base_model(small, p)) for p in (5, 6)] == [False, True]
+    assert DOUBLE_ORACLE_ROWS < 4032
