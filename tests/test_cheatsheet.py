@@ -245,7 +245,10 @@ def test_published_front_files_measure_what_they_record(game):
                    for k in strategy.betting)
         measured = best_response.exploitability(model, strategy).exploitability
         assert measured == pytest.approx(result["exploitability"], abs=1e-9)
-        assert f"| `{path.name}` | {result['rules_count']} | {measured:.4f} |" in table
+        search = result.get("search", "bottom-up")
+        assert search in ("bottom-up", "top-down")
+        assert (f"| `{path.name}` | {result['rules_count']} | {search} | {measured:.4f} |"
+                in table)
         sizes.append(result["rules_count"])
         costs.append(measured)
     assert sizes == sorted(sizes) and all(a > b for a, b in zip(costs, costs[1:]))
