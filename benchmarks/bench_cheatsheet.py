@@ -192,10 +192,13 @@ def write_front_table(out: Path) -> Path:
 
     lines = ["# Pareto fronts of cheat sheets", "",
              "Each file is a strategy that `bidou evaluate --strategy FILE` (with the game's "
-             "rule options) measures and certifies; the books were found by `python "
-             "benchmarks/bench_cheatsheet.py --rules-max 12 --beam 3 --out DIR`, then "
-             "measured and improved by `--start DIR --milp-seconds S [--milp-sizes ...]` "
-             "(the MILP, solver/analysis/cheatsheet_milp.py). Chips per hand; "
+             "rule options) measures and certifies; the bottom-up books were found by "
+             "`python benchmarks/bench_cheatsheet.py --rules-max 12 --beam 3 --out DIR`, "
+             "the top-down ones (solver/analysis/cheatsheet_compress.py) by `--start DIR "
+             "--top-down`, which keeps the better book of the two searches at each size; "
+             "both measured and improved by `--milp-seconds S [--milp-sizes ...]` (the "
+             "MILP, solver/analysis/cheatsheet_milp.py). \"search\": which search found "
+             "the book. Chips per hand; "
              "exploitability is the mean of what a best response wins against each side "
              "beyond the game value; \"vs equilibrium\" is what the rules lose seated "
              "against the published (refined) equilibrium (captain, opponent). \"MILP\": "

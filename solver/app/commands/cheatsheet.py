@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 
 import click
@@ -69,8 +70,8 @@ def cheatsheet(params: BidouParams, strategy_file: str | None, rules_max: int,
         if milp_seconds > 0:
             from solver.analysis.cheatsheet_milp import prove
 
-            best = prove(model, best.rules, strategy, summary["value"], milp_seconds,
-                         progress)
+            best = dataclasses.replace(prove(model, best.rules, strategy, summary["value"],
+                                             milp_seconds, progress), origin=best.origin)
     result = {"equilibrium_value": summary["value"],
               "front": [{"rules_count": p.size,
                          "exploitability": p.exploitability.exploitability,
