@@ -234,7 +234,9 @@ def test_published_front_files_measure_what_they_record(game):
     measured again is the one recorded (and listed in front.md), falling with every rule
     added; its 12-rule point is the published cheat sheet."""
     files = sorted(FRONT.glob(f"front_{game}_*.json"))
-    assert len(files) >= 9
+    # a size is on the front only if it beats every smaller one: the top-down books leave
+    # out sizes they dominate (keep: 4, 5, 6, 8, 10 and 12 rules)
+    assert len(files) >= 6
     table = (FRONT / "front.md").read_text()
     sizes, costs = [], []
     for path in files:
