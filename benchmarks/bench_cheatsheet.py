@@ -18,6 +18,7 @@ best book of at most 12 rules as a cheat sheet (`<out>/<game>/`).
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import time
 from pathlib import Path
 
@@ -25,7 +26,7 @@ import numpy as np
 
 from games.bidou.params import BidouParams
 from solver import best_response
-from solver.analysis import cheatsheet, rulebook, simplify
+from solver.analysis import cheatsheet, cheatsheet_compress, rulebook, simplify
 from solver.files import write_json_atomic
 from solver.strategy import strategy_to_json
 
@@ -53,37 +54,7 @@ def references(model, eq) -> dict[str, float]:
                             ("betting in quarters", quarters))}
 
 
-QUARTERS = np.arange(5) / 4
-
-
-def shape_fit(y: np.ndarray, w: np.ndarray, pieces: str) -> np.ndarray:
-    """The sequence of quarters closest to y (weights w, least squares) made of the given
-    monotone pieces in order: "d" non-increasing, "i" non-decreasing, "z" zero; a piece may
-    be empty and may start at any level. "di" is an open rule of the family (value bets
-    from the top, bluffs "or worse"), "diz" one with a bluff band, "d" a call cut."""
-    m, K, big = len(y), len(pieces), 1e18
-    cost = np.full((K, 5), 0.0)
-    back = np.zeros((m, K, 5, 2), dtype=np.int64)
-    for p in range(m):
-        new = np.full((K, 5), big)
-        for k, piece in enumerate(pieces):
-            for level in range(5 if piece != "z" else 1):
-                if p == 0:
-                    new[k, level], back[p, k, level] = 0.0, (k, level)
-                    continue
-                allowed = {"d": range(level, 5), "i": range(0, level + 1), "z": [0]}[piece]
-                options = [(cost[k, q], k, q) for q in allowed]
-                options += [(cost[j, q], j, q) for j in range(k) for q in range(5)]
-                best = min(options)
-                new[k, level], back[p, k, level] = best[0], best[1:]
-        new += w[p] * (y[p] - QUARTERS[None, :]) ** 2
-        cost = new
-    k, level = np.unravel_index(int(np.argmin(cost)), cost.shape)
-    out = np.zeros(m)
-    for p in range(m - 1, -1, -1):
-        out[p] = QUARTERS[level]
-        k, level = back[p, k, level]
-    return out
+shape_fit = cheatsheet_compress.shape_fit
 
 
 def family_references(model, eq) -> dict[str, float]:
@@ -146,7 +117,7 @@ def start_books(folder: Path, name: str) -> list[tuple[rulebook.Rule, ...]]:
 def run(name: str, rules_max: int, out: Path | None, beam: int = 1,
         milp_seconds: float = 0.0, start_folder: Path | None = None,
         milp_sizes: list[int] | None = None, family: bool = False,
-        polish: bool = False) -> None:
+        polish: bool = False, top_down: bool = False) -> None:
     model, strategy, value = equilibrium(name)
     start = time.perf_counter()
 
@@ -160,6 +131,15 @@ def run(name: str, rules_max: int, out: Path | None, beam: int = 1,
         books = list(cheatsheet.pareto_front(model, rules_max, progress, beam=beam))
     if polish:                                  # as `bidou cheatsheet` does: the rich moves
         books[-1] = cheatsheet.polish(model, books[-1])
+    origins = {len(b): "bottom-up" for b in books}
+    if top_down:                                # the best of both searches at each size
+        smallest = min(len(b) for b in books)
+        compressed = cheatsheet_compress.compress(
+            model, strategy, rules_max, cheatsheet_compress.keep_rules_of(books[-1]),
+            progress, rules_min=smallest)
+        chosen = cheatsheet_compress.best_of(model, books, list(compressed.values()))
+        books = [rules for rules, _ in chosen]
+        origins = {len(rules): ("bottom-up", "top-down")[o] for rules, o in chosen}
     if milp_seconds > 0:
         from solver.analysis import cheatsheet_milp
 
@@ -167,6 +147,7 @@ def run(name: str, rules_max: int, out: Path | None, beam: int = 1,
                                               progress, milp_sizes)
     else:
         points = [cheatsheet.measure(model, b, strategy, value) for b in books]
+    points = [dataclasses.replace(p, origin=origins[p.size]) for p in points]
     seconds = time.perf_counter() - start
     print(f"  {'rules':>5} {'exploit.':>9} {'captain':>8} {'opponent':>8} "
           f"{'vs eq. C':>8} {'vs eq. O':>8}")
@@ -211,21 +192,26 @@ def write_front_table(out: Path) -> Path:
 
     lines = ["# Pareto fronts of cheat sheets", "",
              "Each file is a strategy that `bidou evaluate --strategy FILE` (with the game's "
-             "rule options) measures and certifies; the books were found by `python "
-             "benchmarks/bench_cheatsheet.py --rules-max 12 --beam 3 --out DIR`, then "
-             "measured and improved by `--start DIR --milp-seconds S [--milp-sizes ...]` "
-             "(the MILP, solver/analysis/cheatsheet_milp.py). Chips per hand; "
+             "rule options) measures and certifies; the bottom-up books were found by "
+             "`python benchmarks/bench_cheatsheet.py --rules-max 12 --beam 3 --out DIR`, "
+             "the top-down ones (solver/analysis/cheatsheet_compress.py) by `--start DIR "
+             "--top-down`, which keeps the better book of the two searches at each size; "
+             "both measured and improved by `--milp-seconds S [--milp-sizes ...]` (the "
+             "MILP, solver/analysis/cheatsheet_milp.py). \"search\": which search found "
+             "the book. Chips per hand; "
              "exploitability is the mean of what a best response wins against each side "
              "beyond the game value; \"vs equilibrium\" is what the rules lose seated "
              "against the published (refined) equilibrium (captain, opponent). \"MILP\": "
              "the cost of the book it started from, and what it proved about the best "
              "staircase cuts for the book's scopes (not about other scopes): gap 0, a "
              "bound, or none within its time.", "",
-             "| file | rules | exploitability | captain | opponent | vs equilibrium | MILP |",
-             "|---|---|---|---|---|---|---|"]
+             "| file | rules | search | exploitability | captain | opponent | vs equilibrium "
+             "| MILP |",
+             "|---|---|---|---|---|---|---|---|"]
     for path in sorted(out.glob("front_*.json")):
         meta = json.loads(path.read_text())["result"]
-        lines.append(f"| `{path.name}` | {meta['rules_count']} | {meta['exploitability']:.4f} "
+        lines.append(f"| `{path.name}` | {meta['rules_count']} | "
+                     f"{meta.get('search', 'bottom-up')} | {meta['exploitability']:.4f} "
                      f"| {meta['captain_loss']:.4f} | {meta['opponent_loss']:.4f} | "
                      f"{meta['captain_loss_vs_equilibrium']:.4f}, "
                      f"{meta['opponent_loss_vs_equilibrium']:.4f} | {_proof_cell(meta)} |")
@@ -264,13 +250,17 @@ def main() -> None:
     parser.add_argument("--polish", action="store_true",
                         help="descend the largest book with the rich moves (staircases, bluff "
                              "band ends) before measuring, as `bidou cheatsheet` does")
+    parser.add_argument("--top-down", action="store_true",
+                        help="also compress the equilibrium's fitted per-decision book down "
+                             "to each size (solver/analysis/cheatsheet_compress.py) and keep "
+                             "the better book of the two searches at each size")
     parser.add_argument("--start", type=Path, default=None,
                         help="start from the front files in this folder instead of searching")
     args = parser.parse_args()
     for name in args.games.split(","):
         sizes = [int(x) for x in args.milp_sizes.split(",")] if args.milp_sizes else None
         run(name, args.rules_max, args.out, args.beam, args.milp_seconds, args.start, sizes,
-            args.family, args.polish)
+            args.family, args.polish, args.top_down)
     if args.out is not None:
         write_front_table(args.out)
 

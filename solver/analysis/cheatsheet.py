@@ -267,6 +267,7 @@ class FrontPoint:
     game_value: float
     versus_equilibrium: tuple[float, float]     # (captain's loss, opponent's loss)
     proof: Proof | None = None
+    origin: str | None = None                   # the search that found it: bottom-up, top-down
 
     @property
     def size(self) -> int:
@@ -304,6 +305,7 @@ class FrontPoint:
             "rules": [rulebook.rule_text(model, r) for r in self.rules],
             "rule_list": [r.to_dict() for r in self.rules],
             **({"milp": self.proof.to_dict(e.exploitability)} if self.proof else {}),
+            **({"search": self.origin} if self.origin else {}),
         }
 
 

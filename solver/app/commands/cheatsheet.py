@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 
 import click
@@ -32,14 +33,19 @@ MAX_BEAM = 8
 @click.option("--milp-seconds", type=click.FloatRange(min=0), default=60, show_default=True,
               help="Seconds for the MILP to improve the sheet's cuts (mixing ranges of hands "
                    "in quarters) and prove a bound on them; 0: the search's book as it is.")
+@click.option("--top-down/--no-top-down", default=True, show_default=True,
+              help="Also compress the equilibrium's per-decision book down to --rules-max "
+                   "rules (merging rules, solver/analysis/cheatsheet_compress.py) and keep "
+                   "the better book of the two searches at each size.")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), required=True,
               help="Directory to write into (created if missing).")
 def cheatsheet(params: BidouParams, strategy_file: str | None, rules_max: int,
-               beam: int, milp_seconds: float, out_dir: str,
+               beam: int, milp_seconds: float, top_down: bool, out_dir: str,
                rules_given: tuple[str, ...]) -> None:
     """A one-page cheat sheet: the best rule book of at most --rules-max threshold rules,
     found against the exact best response (PDF A4 and Letter, PNG, Markdown, strategy file)."""
     from solver.analysis.cheatsheet import front_points
+    from solver.analysis.cheatsheet_compress import with_top_down
     from solver.analysis.rulebook import root_rules
     from solver.app.progress import Progress
     from solver.export.bundle import unpack
@@ -56,12 +62,16 @@ def cheatsheet(params: BidouParams, strategy_file: str | None, rules_max: int,
     with Progress() as progress:
         points = front_points(model, strategy, summary["value"], rules_max, progress,
                               beam=beam)
+        if top_down:
+            # only the sheet's size: each smaller top-down book costs a full descent
+            points = with_top_down(model, strategy, summary["value"], points, progress,
+                                   rules_min=rules_max)
         best = points[-1]
         if milp_seconds > 0:
             from solver.analysis.cheatsheet_milp import prove
 
-            best = prove(model, best.rules, strategy, summary["value"], milp_seconds,
-                         progress)
+            best = dataclasses.replace(prove(model, best.rules, strategy, summary["value"],
+                                             milp_seconds, progress), origin=best.origin)
     result = {"equilibrium_value": summary["value"],
               "front": [{"rules_count": p.size,
                          "exploitability": p.exploitability.exploitability,
