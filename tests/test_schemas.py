@@ -159,7 +159,9 @@ PUBLISHED = [(path, name) for pattern, name in (
 def test_every_kind_of_published_file_is_checked():
     kinds = {name for _, name in PUBLISHED}
     assert kinds == {"exact-strategy", "strategy", "cheatsheet-strategy", "summary", "round"}
-    assert len(PUBLISHED) >= 3 * 4 + 29 + 2
+    # three variants' four strategy files, the fronts' 25 books (session 9's top-down
+    # merges skip some sizes), two rounds: a floor, so that a glob matching nothing fails
+    assert len(PUBLISHED) >= 3 * 4 + 25 + 2
 
 
 @pytest.mark.parametrize("path, name", PUBLISHED, ids=[str(p.relative_to(OUTPUTS))
