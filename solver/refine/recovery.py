@@ -22,14 +22,13 @@ child that dies without answering has its system solved here.
 from __future__ import annotations
 
 import multiprocessing
-import os
-import threading
 from fractions import Fraction
 
 from games.bidou.betting import CAPTAIN, OPPONENT
 from solver.exact_equilibrium import RecoveryError, _plans, _recover_role
 from solver.model import HandModel
 from solver.progress import Step
+from solver.side_by_side import can_fork
 from solver.strategy import Strategy
 from solver.types import Exact
 
@@ -107,14 +106,3 @@ def _opponent_into(send, model: HandModel, strategy: Strategy, plans: dict) -> N
         answer = (False, str(error))
     send.send(answer)
     send.close()
-
-
-def can_fork() -> bool:
-    """Whether a child process can be forked here and a second core may run it: not
-    inside a daemonic worker (which may have no children), and not beside other Python
-    threads (a Dask scheduler's, say: a lock one of them holds would stay held in the
-    child)."""
-    return ("fork" in multiprocessing.get_all_start_methods()
-            and not multiprocessing.current_process().daemon
-            and threading.active_count() == 1
-            and (os.cpu_count() or 1) >= 2)
