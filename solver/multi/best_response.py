@@ -41,6 +41,15 @@ def _walk(tree: PublicTree, sigma: np.ndarray, seat: int, deviate: bool) -> floa
     of the edges, the others' strategies already in the reach."""
     reach = ranges(tree, sigma)
     values = terminal_values(tree, reach, [seat])[seat]
+    return float(tree.base @ root_values(tree, sigma, values, seat, deviate))
+
+
+def root_values(tree: PublicTree, sigma: np.ndarray, values: np.ndarray, seat: int,
+                deviate: bool) -> np.ndarray:
+    """The seat's value at the root for each of his hands there, from his terminal values
+    `values[n, h]` (the others' ranges in them; overwritten on the way up): a best response
+    (`deviate`) or his own strategy. solver/multi/four_stream.py calls it on one betting
+    subtree at a time, whose root ranges are not `base`."""
     for depth in reversed(tree.depth_edges):
         child = tree.edge_child[depth]
         mine = tree.edge_player[depth] == seat
@@ -55,7 +64,7 @@ def _walk(tree: PublicTree, sigma: np.ndarray, seat: int, deviate: bool) -> floa
         else:
             below[mine] *= sigma[depth][mine]
             values[parents] = np.add.reduceat(below, starts, axis=0)
-    return float(tree.base @ values[0])
+    return values[0]
 
 
 @dataclasses.dataclass(frozen=True)

@@ -172,12 +172,32 @@ def build_tree(params: MultiParams, stores: Stores = None) -> PublicTree:
     check_solvable(params)
     if stores is not None and (len(stores) != params.players or min(stores) < 1):
         raise ParameterError(f"stores must be {params.players} positive counts, got {stores}")
+    return _assemble(params, _throw_phase(params, stores, 0, 1, (), "", 0))
+
+
+def build_betting_tree(params: MultiParams, counts: tuple[int, ...],
+                       label: str = "") -> PublicTree:
+    """The betting that follows the throw counts `counts` (one per seat, the captain first)
+    as a tree of its own: the subtree of `build_tree(params)` below those counts, with the
+    same actions, terminals and payoffs, its root the first bet (labelled `label` + "b:").
+    It depends on the counts only through the leader (M3), so four players at the default
+    dice need four of them, not 81 (solver/multi/four_stream.py walks them one at a time:
+    the whole tree does not fit in memory)."""
+    check_solvable(params)
+    if len(counts) != params.players or not all(1 <= c <= params.throws for c in counts):
+        raise ParameterError(f"counts must be {params.players} throw counts in 1.."
+                             f"{params.throws}, got {counts}")
+    table = betting.new_table(params.players, params.chips, counts)
+    return _assemble(params, _betting(params, table, label + "b:", 0))
+
+
+def _assemble(params: MultiParams, root: _Node) -> PublicTree:
+    """The tree below `root` as arrays, nodes in breadth-first order."""
     hands = rules.all_hands(params.faces)
     dist = rules.hand_distribution(params.faces)
     base = np.array([float(dist[h]) for h in hands])
     beats = np.array([[float(rules.compare(a, b, params.ranking, params.aces_beat_bidou) > 0)
                        for b in hands] for a in hands])
-    root = _throw_phase(params, stores, 0, 1, (), "", 0)
     order: list[_Node] = []
     frontier = [root]
     while frontier:                                   # breadth first
