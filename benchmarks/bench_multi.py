@@ -1,8 +1,10 @@
 """How far the multi-hand solver goes: epsilon against iterations and time, and tree sizes.
 
     python benchmarks/bench_multi.py [--seconds 60]
-                                     [--variants small|all|kernel|methods|default]
+                                     [--variants small|all|kernel|methods|default|four|
+                                                 four-default]
                                      [--methods cfr+,dcfr,...] [--json FILE]
+                                     [--iterations N] [--resume FILE] [--improve]
 
 Part 1, sizes: the compact public tree (public nodes, hands, cells of one range array) of
 each variant, the default game (faces 6, throws 3) with three and four players included,
@@ -20,6 +22,11 @@ iteration as the peer's per-iteration time, for each of `--methods` (default cfr
 solver's default) one after the other on the same tree; `--save`: their last states.
 `--variants four`: the largest four-player game at the default dice that fits (`FOUR`, one
 throw each) on the kernel for `--seconds`, the first check at 32 iterations.
+`--variants four-default`: four players at the default dice (faces 6, throws 3, 2.9e9 cells:
+no whole tree), every seat's exact gain for one profile by the streaming best response
+(solver/multi/four_stream.py): the one-throw betting (`--iterations` of alt-cfr+2, or
+`--resume` its checkpoint) in every throw-count combination, the seats relabelled from the
+leader, and a folk stop rule; `--improve`: then every seat's best stops, certified again.
 Every point prints its wall and CPU seconds of iterating (the machine is shared).
 """
 
@@ -31,7 +38,7 @@ import time
 from typing import Optional
 
 from games.bidou_multi.params import MultiParams
-from solver.multi import best_response, cfr, checkpoint, kernel
+from solver.multi import best_response, cfr, checkpoint, four_stream, kernel
 from solver.multi.solve import DEFAULT_METHOD, size
 from solver.multi.tree import build_tree
 
@@ -115,14 +122,75 @@ def default_game(seconds: float, methods: list[str], save: Optional[str] = None
     return points
 
 
+def four_default(iterations: int, resume: Optional[str], improve: bool, faces: int = 6
+                 ) -> list[dict]:
+    """Four players at the default dice (faces 6, throws 3), certified one throw-count
+    combination at a time (solver/multi/four_stream.py) for one profile: the betting of the
+    one-throw game (`FOUR`) after `iterations` of alt-cfr+2 on the kernel (from `resume`, a
+    checkpoint of it, if given), played in every combination with the seats relabelled from
+    the leader, and the folk stop rule "stop once the hand beats half of the fresh hands";
+    `improve`: then every seat's best stops against that profile (his betting kept), all
+    four at once, certified again. The epsilon of these profiles, not of an equilibrium.
+    (`faces` < 6: the same on fewer faces, to try it out.)"""
+    rules = MultiParams(**{**FOUR, "faces": faces})
+    started, cpu = time.perf_counter(), time.process_time()
+    one = build_tree(rules)
+    state = (checkpoint.load(resume, rules, DEFAULT_METHOD, one)[0] if resume
+             else cfr.CFRState.start(one, DEFAULT_METHOD))
+    if state.iterations < iterations:
+        kernel.Kernel(one).iterate(state, iterations - state.iterations, DEFAULT_METHOD)
+    sigma = cfr.average_strategy(one, state)
+    print(f"one-throw betting: {state.iterations} iterations of {DEFAULT_METHOD}, "
+          f"{time.perf_counter() - started:.0f} s ({time.process_time() - cpu:.0f} cpu)",
+          flush=True)
+    done = state.iterations
+    del state
+    betting_rule = four_stream.relabelled_betting(one, sigma, lambda counts: (1, 1, 1, 1))
+    stop = four_stream.threshold_stop(one)
+    points, trees = [], {}
+    for name in ("folk stops", "best stops") if improve else ("folk stops",):
+        result = four_stream.stream_gains(MultiParams(players=4, faces=faces),
+                                          four_stream.Profile(stop, betting_rule),
+                                          progress=lambda line: print(line, flush=True),
+                                          trees=trees)
+        points.append(_four_point(name, done, result))
+        stop = four_stream.rule_of(result.stops)
+    return points
+
+
+def _four_point(name: str, iterations: int, result: four_stream.StreamResult) -> dict:
+    g = result.gains
+    point = {"rules": {"players": 4}, "profile": name, "betting_iterations": iterations,
+             "values": list(g.values), "best": list(g.best), "gains": list(g.gains),
+             "epsilon": g.epsilon, "nash_conv": g.nash_conv,
+             "reroll_only": list(result.reroll_only), "combinations": result.combinations,
+             "seconds": round(result.seconds, 1), "cpu_seconds": round(result.cpu_seconds, 1),
+             "peak_gb": round(result.peak_bytes / 1e9, 2)}
+    print(f"four players, default dice, {name}: values "
+          f"{', '.join(f'{v:.4f}' for v in g.values)}; gains "
+          f"{', '.join(f'{x:.3e}' for x in g.gains)}; epsilon {g.epsilon:.3e}, NashConv "
+          f"{g.nash_conv:.3e}; stops alone "
+          f"{', '.join(f'{k - v:.3e}' for k, v in zip(result.reroll_only, g.values))}; "
+          f"{result.combinations} subtrees, {result.seconds:.0f} s ({result.cpu_seconds:.0f} "
+          f"cpu), peak {result.peak_bytes / 1e9:.2f} GB", flush=True)
+    return point
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=60.0)
     parser.add_argument("--variants", choices=("small", "all", "kernel", "methods",
-                                               "default", "four"), default="small")
+                                               "default", "four", "four-default"),
+                        default="small")
     parser.add_argument("--methods", default=None,
                         help="comma-separated (default: all for methods, cfr+ and "
                         f"{DEFAULT_METHOD} for default)")
+    parser.add_argument("--iterations", type=int, default=368,
+                        help="four-default: alt-cfr+2 iterations of the one-throw betting")
+    parser.add_argument("--resume", default=None,
+                        help="four-default: a checkpoint of the one-throw game to start from")
+    parser.add_argument("--improve", action="store_true",
+                        help="four-default: then certify every seat's best stops as well")
     parser.add_argument("--json", default=None)
     parser.add_argument("--save", default=None,
                         help="default: each method's last state to SAVE.METHOD.npz")
@@ -137,6 +205,8 @@ def main() -> None:
         for method in chosen or [DEFAULT_METHOD]:
             report["curves"] += curve(FOUR, method, args.seconds, "c", first=32,
                                       save=f"{args.save}.{method}.npz" if args.save else None)
+    elif args.variants == "four-default":
+        report["curves"] = four_default(args.iterations, args.resume, args.improve)
     elif args.variants == "methods":
         for rules in METHOD_VARIANTS:
             tree = build_tree(MultiParams(**rules))
