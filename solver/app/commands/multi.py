@@ -3,6 +3,7 @@ certify every seat's gain from deviating (docs/multi.md)."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 from typing import Optional
@@ -54,6 +55,13 @@ Examples:
               "holding chips), every chip situation's hand solved with --iterations.")
 @click.option("--seed", type=int, default=0, show_default=True,
               help="The simulation's random seed.")
+@click.option("--two-player", "two_player", type=click.Path(dir_okay=False, path_type=Path),
+              default=None, help="Instead of solving: every seat plays this two-hand "
+              "strategy file by the two-player map (docs/multi.md), and each seat's "
+              "certified gain from deviating is printed.")
+@click.option("--cache", "cache_dir", type=click.Path(file_okay=False, path_type=Path),
+              default=None, help="With --simulate: keep each solved chip situation here "
+              "(one JSON file each) and reuse it when the rules and settings are the same.")
 @click.option("--checkpoint", "checkpoint_file", type=click.Path(dir_okay=False, path_type=Path),
               default=None, help="Save the CFR state here (.npz, atomically) as it runs.")
 @click.option("--checkpoint-every", type=int, default=100, show_default=True,
@@ -68,6 +76,7 @@ Examples:
 def multi(players: int, chips: int, faces: int, throws: int, poor_fish: bool,
           no_discard: bool, iterations: int, target: Optional[float], check_openspiel: bool,
           method: Optional[str], engine: str, exact: bool, games: Optional[int], seed: int,
+          two_player: Optional[Path], cache_dir: Optional[Path],
           checkpoint_file: Optional[Path], checkpoint_every: int,
           checkpoint_seconds: Optional[float],
           resume_file: Optional[Path], out_dir: Optional[Path]) -> None:
@@ -89,7 +98,14 @@ def multi(players: int, chips: int, faces: int, throws: int, poor_fish: bool,
     if target is not None and not target > 0:
         raise ParameterError(f"--target must be positive, got {target}")
     method = method or DEFAULT_METHOD
+    if cache_dir is not None:
+        if games is None:
+            raise ParameterError("--cache keeps the chip situations of --simulate; give both")
+        _check_cache(cache_dir)
     counted, engine = _check_size(params, engine, check_openspiel, exact)
+    if two_player is not None:
+        _two_player(params, two_player, counted)
+        return
     keep = _checkpointing(params, method, out_dir, checkpoint_file, checkpoint_every,
                           checkpoint_seconds, resume_file)
     click.echo(f"{params.to_game_string()}: {counted['public_nodes']:,} public nodes, "
@@ -105,7 +121,8 @@ def multi(players: int, chips: int, faces: int, throws: int, poor_fish: bool,
                    + ", gains " + " ".join(f"{g:.2e}" for g in solution.openspiel["gains"])
                    + (" (agrees)" if agree else " (DISAGREES)"))
     rational = _exact(solution) if exact else None
-    whole = _simulate(params, iterations, games, seed, engine) if games is not None else None
+    whole = _simulate(params, games, seed, engine, _Settings(iterations, method, target),
+                      cache_dir) if games is not None else None
     if out_dir is not None:
         doc = document(solution)
         doc["play"] = summary(solution.tree, solution.strategy)
@@ -125,6 +142,9 @@ def multi(players: int, chips: int, faces: int, throws: int, poor_fish: bool,
     if target is not None and solution.gains.epsilon > target:
         raise SolverError(f"the certified epsilon {solution.gains.epsilon:.3g} is above "
                           f"--target {target:g} after {solution.iterations} iterations")
+    if target is not None and whole is not None and whole["worst_situation_epsilon"] > target:
+        raise SolverError(f"a chip situation's certified epsilon "
+                          f"{whole['worst_situation_epsilon']:.3g} is above --target {target:g}")
 
 
 def _check_size(params: MultiParams, engine: str, check_openspiel: bool, exact: bool
@@ -195,30 +215,91 @@ def _exact(solution) -> dict:
             "epsilon_float": float(got.epsilon), "seconds": round(seconds, 1)}
 
 
-def _simulate(params: MultiParams, iterations: int, games: int, seed: int, engine: str
-              ) -> dict:
-    """Whole games simulated from the rules, every chip situation's hand solved once
-    (docs/multi.md, "The whole game"); printed, and returned for the strategy file."""
-    from solver.multi.situations import Situations
+@dataclasses.dataclass(frozen=True)
+class _Settings:
+    iterations: int
+    method: str
+    target: Optional[float]
+
+
+def _check_cache(cache_dir: Path) -> None:
+    """Before any work: the cache is a writable folder, or can be made one."""
+    from solver.files import check_directory_destination
+
+    check_directory_destination(cache_dir)
+
+
+def _simulate(params: MultiParams, games: int, seed: int, engine: str, how: _Settings,
+              cache_dir: Optional[Path]) -> dict:
+    """Whole games simulated from the rules, every distinct chip situation's hand solved
+    once (docs/multi.md, "The whole game"); printed, and returned for the strategy file."""
+    from solver.app.progress import Progress
+    from solver.multi.situations import SituationCache, Situations
     from solver.multi.whole_game import simulate
 
-    situations = Situations(params, iterations, engine)
-    estimate = simulate(params, situations.strategy, games, seed)
+    if cache_dir is not None:
+        cache_dir.mkdir(parents=True, exist_ok=True)
+    cache = SituationCache(cache_dir) if cache_dir is not None else None
+    with Progress() as bar:
+        situations = Situations(params, how.iterations, engine, how.method, how.target,
+                                cache, progress=bar)
+
+        def step(what: str, done: int, total: int) -> None:
+            bar(f"{what}, {len(situations.solved)} chip situations solved", done, total)
+        estimate = simulate(params, situations.strategy, games, seed, progress=step)
+    solved = list(situations.solved.values())
+    by_method = {m: sum(1 for s in solved if s.method == m) for m in sorted(
+        {s.method for s in solved})}
     click.echo(f"whole game, {games} games from {params.chips} chips each (seed {seed}), "
-               f"{estimate.mean_hands:.1f} hands a game; {len(situations.solved)} chip "
-               f"situations solved, worst certified epsilon {situations.worst_epsilon():.2e}")
+               f"{estimate.mean_hands:.1f} hands a game; {len(situations.used)} chip "
+               f"situations met, {len(situations.solved)} distinct games among them "
+               f"({situations.loaded} from the cache; solved by "
+               + ", ".join(f"{m} {k}" for m, k in by_method.items())
+               + f"), worst certified epsilon {situations.worst_epsilon():.2e}")
     click.echo("seat     chance to lose   standard error")
     for seat, (p, se) in enumerate(zip(estimate.chance, estimate.standard_error)):
         name = "captain" if seat == 0 else f"seat {seat}"
         click.echo(f"{name:8s} {p:.4f}           {se:.4f}")
     if estimate.no_loser:
         click.echo(f"{estimate.no_loser} games ended with nobody holding chips")
-    return {"games": games, "seed": seed, "iterations_per_situation": iterations,
+    return {"games": games, "seed": seed, "iterations_per_situation": how.iterations,
+            "method": how.method, "target": how.target,
             "chance_to_lose": list(estimate.chance),
             "standard_error": list(estimate.standard_error),
             "no_loser": estimate.no_loser, "mean_hands": estimate.mean_hands,
+            "situations_met": len(situations.used),
             "situations": len(situations.solved),
+            "situations_from_cache": situations.loaded, "situations_by_method": by_method,
+            "solve_seconds": round(sum(s.seconds for s in solved), 1),
             "worst_situation_epsilon": situations.worst_epsilon()}
+
+
+def _two_player(params: MultiParams, path: Path, counted: dict[str, int]) -> None:
+    """Every seat plays the two-hand strategy at `path` by the two-player map
+    (solver/multi/two_player_profile.py): the values and each seat's certified gain."""
+    import time
+
+    from solver.multi import best_response
+    from solver.multi.tree import build_tree
+    from solver.multi.two_player_profile import check_compatible, mapped_profile
+    from solver.strategy import load_strategy_file
+
+    model, strategy, _ = load_strategy_file(path)
+    check_compatible(params, model)
+    click.echo(f"{params.to_game_string()}: {counted['public_nodes']:,} public nodes, "
+               f"{counted['hands']} hands each")
+    started = time.perf_counter()
+    tree = build_tree(params)
+    sigma = mapped_profile(tree, model, strategy)
+    g = best_response.gains(tree, sigma)
+    click.echo(f"every seat plays {path} (two-hand {model.params.describe()}) by the "
+               f"two-player map; {time.perf_counter() - started:.1f} s")
+    click.echo("seat  value (chips/hand)  best response  certified gain")
+    for seat, (value, best, gain) in enumerate(zip(g.values, g.best, g.gains)):
+        name = "captain" if seat == 0 else f"seat {seat}"
+        click.echo(f"{name:8s} {value:+.6f}        {best:+.6f}      {gain:.3e}")
+    click.echo(f"NashConv {g.nash_conv:.3e}; the mapped profile is an epsilon-equilibrium "
+               f"with epsilon {g.epsilon:.3e}")
 
 
 def _faithful_histories(params: MultiParams) -> int:
