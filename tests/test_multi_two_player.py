@@ -120,12 +120,14 @@ def test_command_prints_each_seats_gain(tmp_path):
     path.write_text(json.dumps(strategy_to_json(model, strategy)))
     runner = CliRunner()
     result = runner.invoke(main, ["multi", "--faces", "2", "--throws", "1", "--chips", "2",
-                                  "--two-player", str(path)])
+                                  "--two-player", str(path), "--out", str(tmp_path / "o")])
     assert result.exit_code == 0, result.output
+    written = json.loads((tmp_path / "o" / "multi-two-player.json").read_text())
     assert "two-player map" in result.output and "captain" in result.output
     tree = build_tree(MultiParams(faces=2, throws=1, chips=2))
     want = best_response.gains(tree, mapped_profile(tree, model, strategy))
     assert f"epsilon {want.epsilon:.3e}" in result.output
+    assert written["gains"] == pytest.approx(list(want.gains), abs=1e-15)
     bad = runner.invoke(main, ["multi", "--faces", "3", "--throws", "1", "--two-player",
                                str(path)])
     assert bad.exit_code == 2 and "faces" in bad.output
