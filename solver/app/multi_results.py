@@ -122,16 +122,16 @@ def _disadvantage(part: Mapping[str, Any]) -> list[str]:
         f"is {2 * abs(TWO_HAND_DEFAULT):.4f} behind his opponent. With three players on the "
         f"same dice he is **ahead**: {v[0]:.4f} against {v[1]:.4f} and {v[2]:.4f}, "
         f"{v[0] - others:+.4f} above the others' mean, and the order is the seats' (the "
-        "later a player throws and speaks, the worse he does). The difference is about "
+        "later a player throws, the worse he does). The difference is about "
         f"{(v[0] - others) / part['default']['epsilon']:.0f} times the epsilon. With four "
         f"players the default dice do not fit in memory (docs/multi.md); on {four['faces']} "
         f"faces and {four['throws']} throw each (`{four['command']}`, epsilon "
         f"{four['epsilon']:.1e}) the captain is the worst seat again: " + ", ".join(
             f"{x:.4f}" for x in fv) + f", {fv[0] - sum(fv[1:]) / 3:+.4f} against the others' "
         f"mean, the last seat best (two-hand, one throw: the captain {TWO_HAND_ONE_THROW:+.5f})."
-        " Where the captaincy helps with three throws is not measured; one reading is that "
-        "with throws to choose he throws first with no count to beat, and M3 makes him lead "
-        "whenever he has the fewest throws, ties included.",
+        " Why the captaincy helps with three throws and three players is not measured "
+        "(the captain, counted nearest by M3, leads whenever he ties the fewest throws, and "
+        "he alone also stops with weak hands, chart 1).",
         "",
     ]
 
@@ -182,18 +182,31 @@ def _whole(part: Mapping[str, Any]) -> list[str]:
     w = part.get("whole")
     if w is None:
         return []
-    chances = ", ".join(f"{n} {p:.3f} +- {se:.3f}" for n, p, se in zip(
+    chances = ", ".join(f"{n} {p:.3f} +- {se:.4f}" for n, p, se in zip(
         ("captain", "seat 1", "seat 2"), w["chance_to_lose"], w["standard_error"]))
     return [
         f"**The whole game** (six chips each to the last player holding chips, "
         f"`{w['command']}`; the small dice, every chip situation's hand solved on its own): "
         f"chance to lose {chances} over {w['games']} games ({w['mean_hands']:.1f} hands a "
         f"game; {w['situations']} distinct chip situations solved, worst certified epsilon "
-        f"{w['worst_situation_epsilon']:.1e}). Each hand is played myopically (to get rid of "
+        f"{w['worst_situation_epsilon']:.1e}). " + _whole_reading(w) + " Each hand is "
+        "played myopically (to get rid of "
         "the most chips in that hand), so these are the chances of players who each play "
         "every hand well, not of a game-level equilibrium.",
         "",
     ]
+
+
+def _whole_reading(w: Mapping[str, Any]) -> str:
+    """The largest difference between two seats' chances, in standard errors."""
+    p, se = w["chance_to_lose"], w["standard_error"]
+    pairs = [(abs(p[a] - p[b]), a, b) for a in range(len(p)) for b in range(a + 1, len(p))]
+    gap, a, b = max(pairs)
+    errors = gap / (se[a] ** 2 + se[b] ** 2) ** 0.5
+    names = ["the captain"] + [f"seat {k}" for k in range(1, len(p))]
+    return (f"The largest difference, {names[a]} against {names[b]}, is {gap:.3f}: "
+            f"{errors:.1f} standard errors" + (", probably real." if errors >= 2 else
+                                                ", within chance."))
 
 
 def part_of(default: Path, poor_fish: Optional[Path], whole: Optional[Path],

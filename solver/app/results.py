@@ -407,16 +407,22 @@ def render(doc: Mapping[str, Any]) -> str:
     return "\n".join(lines).rstrip() + "\n"
 
 
+def _others(le_bidou: bool, multi: bool) -> str:
+    """The introduction's word on the sections about other games."""
+    parts = (["in section 6, Le Bidou, the French game of stakes"] if le_bidou else []) + (
+        [f"in section {7 if le_bidou else 6}, multi-hand Bidou with three and four players, "
+         "whose numbers are certified epsilon-equilibria of `bidou multi` runs, not the "
+         "proved values of the rest"] if multi else [])
+    return f" (and, {'; '.join(parts)})" if parts else ""
+
+
 def _introduction(s: Mapping[str, Any], le_bidou: bool = False, multi: bool = False
                   ) -> list[str]:
     """What the page is, where its numbers come from, and how to reproduce them."""
     return [
         "# Results",
         "",
-        "Findings about two-hand Bidou" + (" (and, in section 6, Le Bidou, the French game "
-                                           "of stakes)" if le_bidou else "")
-        + (" (and, in the last section, multi-hand Bidou with three and four players, "
-           "whose numbers come from `bidou multi` runs, each named there)" if multi else "")
+        "Findings about two-hand Bidou" + _others(le_bidou, multi)
         + ", each with its number, its table or plot, and the "
         "command that reproduces it. Every value below comes from a strategy pair whose value "
         "the exact certificate (`solver/certificate.py`) proved: an interval of width below "
