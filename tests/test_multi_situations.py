@@ -122,10 +122,10 @@ def test_command_reuses_its_cache(tmp_path):
             str(cache)]
     first = runner.invoke(main, args)
     assert first.exit_code == 0, first.output
-    assert "(0 from the cache)" in first.output
+    assert "(0 from the cache;" in first.output
     second = runner.invoke(main, args)
     assert second.exit_code == 0, second.output
-    assert "(0 from the cache)" not in second.output and "from the cache" in second.output
+    assert "(0 from the cache;" not in second.output and "from the cache" in second.output
     chances = [line for line in first.output.splitlines() if line.startswith("captain")]
     assert chances == [line for line in second.output.splitlines()
                        if line.startswith("captain")]
