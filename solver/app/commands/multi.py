@@ -52,7 +52,8 @@ Examples:
               "in exact arithmetic (small variants).")
 @click.option("--simulate", "games", type=int, default=None, metavar="GAMES",
               help="Also simulate this many whole games (--chips each, to the last player "
-              "holding chips), every chip situation's hand solved with --iterations.")
+              "holding chips), every distinct chip situation's hand solved with --iterations "
+              "and --target (a pcfr+ retry if missed).")
 @click.option("--seed", type=int, default=0, show_default=True,
               help="The simulation's random seed.")
 @click.option("--two-player", "two_player", type=click.Path(dir_okay=False, path_type=Path),
