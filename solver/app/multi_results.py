@@ -67,6 +67,12 @@ def _seats(values: Sequence[float]) -> str:
     return ", ".join(f"{n} {v:.4f}" for n, v in zip(names, values))
 
 
+def _name(values: Sequence[float], pick) -> str:
+    """The seat whose value `pick` (max or min) chooses, by name."""
+    seat = values.index(pick(values))
+    return "the captain" if seat == 0 else f"seat {seat}"
+
+
 def _play_line(play: Mapping[str, Any]) -> str:
     opens, answer = play["leader_opens"], play["answer_to_bet_1"]
     return (f"the leader opens {_pct(1 - opens['pass'])} of the time (bet 1 "
@@ -152,10 +158,15 @@ def _play(part: Mapping[str, Any]) -> list[str]:
         lines += [
             f"**Poor Fish** (everyone passes: the highest hand receives a chip from each "
             f"other player; `{POOR_FISH_COMMAND}`: {pf['solver']['iterations']} iterations, "
-            f"epsilon {pf['epsilon']:.2e}): values {_seats(v)}, against the default's: "
+            f"epsilon {pf['epsilon']:.2e}"
+            + (": the target was not reached, the command exits 1, and these numbers are "
+               "certified only to that epsilon" if pf["epsilon"] > 1e-3 else "")
+            + f"): values {_seats(v)}, against the default's: "
             + ", ".join(f"{n} {a - b:+.4f}" for n, a, b in zip(
                 ("captain", "seat 1", "seat 2"), v, w))
-            + "; " + _play_line(pf["play"]) + ".",
+            + f" (the best seat now {_name(v, max)}, the worst {_name(v, min)}; without "
+            f"Poor Fish {_name(w, max)} and {_name(w, min)}); " + _play_line(pf["play"]) + "."
+            " Why is not analysed; each number is one equilibrium's.",
             "",
         ]
     return lines
