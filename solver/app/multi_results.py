@@ -59,7 +59,7 @@ def summary_of(path: Path) -> dict[str, Any]:
 
 
 def _pct(x: float) -> str:
-    return f"{100 * x:.1f}%"
+    return f"{100 * x:.1f}%" if x == 0 or x >= 0.001 else f"{100 * x:.2f}%"
 
 
 def _seats(values: Sequence[float]) -> str:
@@ -164,8 +164,9 @@ def _play(part: Mapping[str, Any]) -> list[str]:
             + f"): values {_seats(v)}, against the default's: "
             + ", ".join(f"{n} {a - b:+.4f}" for n, a, b in zip(
                 ("captain", "seat 1", "seat 2"), v, w))
-            + f" (the best seat now {_name(v, max)}, the worst {_name(v, min)}; without "
-            f"Poor Fish {_name(w, max)} and {_name(w, min)}); " + _play_line(pf["play"]) + "."
+            + f" (the best seat now {_name(v, max)} and the worst {_name(v, min)}; without "
+            f"Poor Fish the best is {_name(w, max)}, the worst {_name(w, min)}); "
+            + _play_line(pf["play"]) + "."
             " Why is not analysed; each number is one equilibrium's.",
             "",
         ]
