@@ -3,6 +3,7 @@
     python -m solver.app.multi_results --default DIR --poor-fish DIR --whole FILE \
         --two-player FILE          # puts the "multi" part into docs/data/results.json and
                                    # renders docs/results.md again
+    python -m solver.app.multi_results   # only renders again (after editing FOUR_PLAYERS)
 
 Its numbers are those of `bidou multi` runs, each named in the section: the default
 three-player hand (`--out DIR`: multi-strategy.json), the same with Poor Fish, the whole game
@@ -243,7 +244,9 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
     from solver.files import write_set
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--default", type=Path, required=True)
+    parser.add_argument("--default", type=Path, default=None,
+                        help="without it: keep the runs' numbers already in results.json, "
+                        "refresh only the four-player record (FOUR_PLAYERS), render again")
     parser.add_argument("--poor-fish", type=Path)
     parser.add_argument("--whole", type=Path)
     parser.add_argument("--whole-command", default="")
@@ -252,8 +255,11 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
     args = parser.parse_args(argv)
     path = args.root / "docs" / "data" / "results.json"
     doc = results.read_document(path)
-    doc["multi"] = part_of(args.default, args.poor_fish, args.whole, args.two_player,
-                           args.whole_command)
+    if args.default is None:
+        doc["multi"] = dict(doc["multi"], four=FOUR_PLAYERS)
+    else:
+        doc["multi"] = part_of(args.default, args.poor_fish, args.whole, args.two_player,
+                               args.whole_command)
     write_set({path: (json.dumps(doc, indent=1, allow_nan=False) + "\n").encode(),
                args.root / "docs" / "results.md": results.render(doc).encode()})
 
