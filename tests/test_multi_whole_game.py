@@ -31,7 +31,7 @@ def test_simulated_hands_average_the_solvers_values(stores):
     sigma = cfr.average_strategy(tree, state)
     expected = best_response.gains(tree, sigma).values
     rng = np.random.default_rng(11)
-    policy = HandStrategy(tree, sigma)
+    policy = HandStrategy.of_tree(tree, sigma)
     start = np.array(stores)
     payoffs = np.array([start - np.array(play_hand(rng, params, stores, policy)[0])
                         for _ in range(1200)])

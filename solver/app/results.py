@@ -391,7 +391,8 @@ def _points(x: float) -> str:
 def render(doc: Mapping[str, Any]) -> str:
     """docs/results.md from the results document (pure: the same JSON gives the same text)."""
     s, g = doc["sweep"], doc["games"]
-    lines = _introduction(s, "le_bidou" in doc) + _disadvantage_section(s, g["default"])
+    lines = _introduction(s, "le_bidou" in doc, "multi" in doc)
+    lines += _disadvantage_section(s, g["default"])
     lines += _behaviour_section(g)
     lines += _cycle_section(doc)
     lines += _split_section(doc)
@@ -399,16 +400,29 @@ def render(doc: Mapping[str, Any]) -> str:
         from solver.app import le_bidou_results
 
         lines += le_bidou_results.render(doc["le_bidou"], 6)
+    if "multi" in doc:
+        from solver.app import multi_results
+
+        lines += multi_results.render(doc["multi"], 7 if "le_bidou" in doc else 6)
     return "\n".join(lines).rstrip() + "\n"
 
 
-def _introduction(s: Mapping[str, Any], le_bidou: bool = False) -> list[str]:
+def _others(le_bidou: bool, multi: bool) -> str:
+    """The introduction's word on the sections about other games."""
+    parts = (["in section 6, Le Bidou, the French game of stakes"] if le_bidou else []) + (
+        [f"in section {7 if le_bidou else 6}, multi-hand Bidou with three and four players, "
+         "whose numbers are certified epsilon-equilibria of `bidou multi` runs, not the "
+         "proved values of the rest"] if multi else [])
+    return f" (and, {'; '.join(parts)})" if parts else ""
+
+
+def _introduction(s: Mapping[str, Any], le_bidou: bool = False, multi: bool = False
+                  ) -> list[str]:
     """What the page is, where its numbers come from, and how to reproduce them."""
     return [
         "# Results",
         "",
-        "Findings about two-hand Bidou" + (" (and, in section 6, Le Bidou, the French game "
-                                           "of stakes)" if le_bidou else "")
+        "Findings about two-hand Bidou" + _others(le_bidou, multi)
         + ", each with its number, its table or plot, and the "
         "command that reproduces it. Every value below comes from a strategy pair whose value "
         "the exact certificate (`solver/certificate.py`) proved: an interval of width below "
@@ -438,6 +452,8 @@ def _introduction(s: Mapping[str, Any], le_bidou: bool = False) -> list[str]:
         SWEEP_COMMAND,
         RESULTS_COMMAND,
         *(["bidou results --le-bidou     # section 6 alone"] if le_bidou else []),
+        *(["python -m solver.app.multi_results --default DIR ...   # the multi-hand section"]
+          if multi else []),
         "```",
         "",
     ]
@@ -829,8 +845,9 @@ def write_results(root: str | Path = ".", progress: Step | None = None,
         doc = dict(kept, le_bidou=stable(le_bidou_results.compute(rows, progress)))
     else:
         doc = _fresh_document(rows, progress)
-        if kept is not None and "le_bidou" in kept:
-            doc["le_bidou"] = kept["le_bidou"]
+        for part in ("le_bidou", "multi"):       # each made by its own command
+            if kept is not None and part in kept:
+                doc[part] = kept[part]
     files = {root / "docs" / "data" / "results.json":
              (json.dumps(doc, indent=1, allow_nan=False) + "\n").encode("utf-8"),
              root / "docs" / "results.md": render(json.loads(json.dumps(doc))).encode("utf-8")}

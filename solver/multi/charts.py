@@ -107,12 +107,16 @@ def figures(tree: PublicTree, sigma: np.ndarray, title: str) -> dict[str, bytes]
     _stacked(ax, x, by_hand, order, ("pass", "bet 1", "bet 2", "bet 3"))
     _axes(ax, names, "probability", f"The leader's first bet ({title})")
     written["multi-open.png"] = _png(fig)
-    fig, axes = plt.subplots(1, 3, figsize=(max(12, 0.6 * len(order) + 4), 3.6), sharey=True)
+    # One panel under the other, each as wide as the other charts: side by side, 56 hands
+    # made a figure 38 inches wide whose labels no page could show.
+    fig, axes = plt.subplots(3, 1, figsize=(max(6, 0.25 * len(order) + 2), 8.4))
     for bet, ax in zip((1, 2, 3), axes):
         answer, _ = answering(tree, sigma, reach, bet)
         _stacked(ax, x, answer, order, ("pass", "call", "raise 1", "raise 2"))
-        _axes(ax, names, "probability" if bet == 1 else "", f"answering bet {bet}")
-    fig.suptitle(f"Calling a bet: the next player's answer ({title})")
+        _axes(ax, names, "probability", f"answering an opening bet of {bet}")
+        if bet < 3:
+            ax.set_xlabel("")
+    fig.suptitle(f"Calling a bet: the next player's answer ({title})", fontsize=10)
     written["multi-answer.png"] = _png(fig)
     return written
 

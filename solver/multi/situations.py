@@ -6,9 +6,13 @@ hand's legal bets, who can go all in and what a call costs all depend on the sto
 six-chip strategy with its bets capped would be a strategy for another game, with no
 certificate for the one played. Instead every distinct situation (the stores of the players
 still holding chips, the captain first) is solved on its own, the first time a simulated
-game reaches it, by the same CFR+ and best response as `bidou multi`, and its certified
+game reaches it, by the same CFR and best response as `bidou multi`, and its certified
 epsilon is kept. Two players left (situation 8) play on under the multi-hand betting rules
 with two players (`TwoLeftParams`, rule M19).
+
+Situations that are the same game are solved once (`canonical_stores`: a store deeper than
+any bet can reach is as good as one just deep enough), and each solved situation can be kept
+in a cache directory (`SituationCache`, one JSON file each) for the next run.
 
 The strategies are myopic: each hand is played to get rid of the most chips in that hand,
 not to lower the chance of losing the game (the game-level stochastic game, as the two-hand
@@ -18,14 +22,56 @@ round is solved in solver/round/, is not done for three players).
 from __future__ import annotations
 
 import dataclasses
+import hashlib
+import json
+import math
+import time
+from pathlib import Path
+from typing import Any, Optional
 
 import numpy as np
 
-from games.bidou_multi.params import MultiParams, TwoLeftParams
-from solver.multi import best_response, cfr, kernel
+from games.bidou import rules
+from games.bidou_multi.params import MultiParams, ParameterError, TwoLeftParams
+from solver.files import strict_json, write_json_atomic
+from solver.multi.solve import DEFAULT_METHOD, pick_engine, solve
 from solver.multi.tree import PublicTree, build_tree
+from solver.progress import Step, quiet
 
 Stores = tuple[int, ...]
+
+CACHE_SCHEMA = "bidou-multi-situation"
+CACHE_SCHEMA_VERSION = 1
+
+
+def canonical_stores(stores: Stores, max_bet: int, max_raise: int) -> Stores:
+    """The stores of the same hand with the deepest store cut to what matters.
+
+    Why it is the same game. Let p hold the largest store and S the largest of the others'.
+    (1) Nobody still in the hand ever gains chips (takes and penalty chips go to a player who
+    has just dropped out), so any other player's level, and so the bet p faces when he
+    speaks, is at most S; p's own level is at most max(max_bet, S + max_raise) =: R.
+    (2) p's store leaves only by his own bets (<= R) and by penalty chips taken from it when
+    the pot is empty (one per other player's drop-out, <= n - 1). (3) The rules read p's
+    store only while he is in, and only as: "store >= bet size" (opening, bets <= max_bet),
+    "need + raise <= store" (need + raise <= S + max_raise - level), "store >= need" (a full
+    call), "store > 0" (all in, who speaks, who can answer a raise, a penalty or a discard
+    from it). With p's store at least R + n, every one of these is true at every history,
+    whatever his store beyond: the legal actions, hence the public tree, are the same, and
+    every chip movement is the same, hence every payoff (store at the start minus at the
+    end). So the stores with p's cut to R + n (when larger) give the identical tree and
+    payoffs: the same game, the same strategy, the same certificate.
+    tests/test_multi_situations.py builds both trees for every small situation and compares
+    them label by label and payoff by payoff."""
+    n = len(stores)
+    if n < 2:
+        return tuple(stores)
+    top = max(range(n), key=lambda s: stores[s])
+    second = max(stores[s] for s in range(n) if s != top)
+    cut = max(max_bet, second + max_raise) + n
+    if stores[top] <= cut:
+        return tuple(stores)
+    return tuple(stores[:top]) + (cut,) + tuple(stores[top + 1:])
 
 
 class HandStrategy:
@@ -33,12 +79,17 @@ class HandStrategy:
     strategy file): `probabilities(label, hand)` gives the actions there and the chance of
     each for that hand (an index into `rules.all_hands(faces)`)."""
 
-    def __init__(self, tree: PublicTree, sigma: np.ndarray):
-        self.by_label: dict[str, tuple[list[str], np.ndarray]] = {}
+    def __init__(self, by_label: dict[str, tuple[list[str], np.ndarray]]):
+        self.by_label = by_label
+
+    @classmethod
+    def of_tree(cls, tree: PublicTree, sigma: np.ndarray) -> "HandStrategy":
+        by_label: dict[str, tuple[list[str], np.ndarray]] = {}
         ends = list(tree.edge_starts[1:]) + [tree.num_edges]
         for start, end in zip(tree.edge_starts, ends):
             label = tree.node_label[int(tree.edge_parent[start])]
-            self.by_label[label] = (tree.edge_name[start:end], sigma[start:end].copy())
+            by_label[label] = (tree.edge_name[start:end], sigma[start:end].copy())
+        return cls(by_label)
 
     def probabilities(self, label: str, hand: int) -> tuple[list[str], np.ndarray]:
         names, probs = self.by_label[label]
@@ -50,6 +101,9 @@ class Solved:
     strategy: HandStrategy
     epsilon: float
     values: tuple[float, ...]
+    iterations: int = 0
+    seconds: float = 0.0
+    method: str = DEFAULT_METHOD
 
 
 def hand_params(params: MultiParams, players: int) -> MultiParams:
@@ -59,34 +113,154 @@ def hand_params(params: MultiParams, players: int) -> MultiParams:
         fields)
 
 
-class Situations:
-    """Solved hands by stores, each solved once with `iterations` CFR+ iterations; each
-    one's certificate by numpy's best response whatever the engine."""
+# Tried on a situation whose target the first method misses: on small three-player hands
+# alternating CFR+ can stall well above 1e-3 (1-1-1: 2.2e-3 after 20 000 iterations, 2-2-3:
+# 5.6e-3), where predictive CFR+ reaches 1e-7 in 1 000 (measured, faces=2, throws=1).
+FALLBACK = "pcfr+"
 
-    def __init__(self, params: MultiParams, iterations: int, engine: str = "numpy"):
+
+@dataclasses.dataclass(frozen=True)
+class SolveSettings:
+    """How each situation is solved: up to `iterations` of `method`, stopping once every
+    seat's gain is at most `target` (checked every `every` iterations); if the target is
+    missed, again with FALLBACK, and the better certified strategy kept."""
+
+    iterations: int
+    method: str = DEFAULT_METHOD
+    target: Optional[float] = None
+    every: int = 100
+    fallback: Optional[str] = FALLBACK
+
+    def methods(self) -> tuple[str, ...]:
+        if self.fallback is None or self.fallback == self.method:
+            return (self.method,)
+        return (self.method, self.fallback)
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+class Situations:
+    """Solved hands by stores, each distinct game (`canonical_stores`) solved once with
+    `settings`; each one's certificate by numpy's best response whatever the engine."""
+
+    def __init__(self, params: MultiParams, iterations: int, engine: str = "auto",
+                 method: str = DEFAULT_METHOD, target: Optional[float] = None,
+                 cache: Optional["SituationCache"] = None, progress: Step = quiet):
         self.params = params
-        self.iterations = iterations
-        self.engine = engine                  # "c": the iterations in solver/multi/kernel.py
-        self.solved: dict[Stores, Solved] = {}
-        self.used: dict[Stores, int] = {}
+        every = min(100, iterations) if target is not None else iterations
+        self.settings = SolveSettings(iterations, method, target, every)
+        self.engine = pick_engine(engine)     # "c": the iterations in solver/multi/kernel.py
+        self.cache = cache
+        self.progress = progress
+        self.solved: dict[Stores, Solved] = {}        # by canonical stores
+        self.used: dict[Stores, int] = {}             # by the stores met
+        self.loaded = 0                               # of `solved`, read from the cache
+
+    def key(self, stores: Stores) -> Stores:
+        return canonical_stores(stores, self.params.max_bet, self.params.max_raise)
 
     def strategy(self, stores: Stores) -> HandStrategy:
-        if stores not in self.solved:
-            self.solved[stores] = self._solve(stores)
+        key = self.key(stores)
+        if key not in self.solved:
+            self.solved[key] = self._get(key)
         self.used[stores] = self.used.get(stores, 0) + 1
-        return self.solved[stores].strategy
+        return self.solved[key].strategy
 
-    def _solve(self, stores: Stores) -> Solved:
-        tree = build_tree(hand_params(self.params, len(stores)), stores)
-        state = cfr.CFRState.start(tree)
-        if self.engine == "c":
-            kernel.Kernel(tree).iterate(state, self.iterations)
-        else:
-            cfr.iterate(tree, state, self.iterations)
-        sigma = cfr.average_strategy(tree, state)
-        measured = best_response.gains(tree, sigma)
-        return Solved(HandStrategy(tree, sigma), measured.epsilon, measured.values)
+    def _get(self, stores: Stores) -> Solved:
+        params = hand_params(self.params, len(stores))
+        if self.cache is not None:
+            found = self.cache.load(params, stores, self.settings)
+            if found is not None:
+                self.loaded += 1
+                return found
+        self.progress(f"solving chip situation {'-'.join(map(str, stores))} "
+                      f"({len(self.solved)} solved)", 0, 0)
+        tree = build_tree(params, stores)
+        started = time.perf_counter()
+        s = self.settings
+        best = None
+        for method in s.methods():
+            solution = solve(params, s.iterations, method, target=s.target, every=s.every,
+                             engine=self.engine, tree=tree)
+            if best is None or solution.gains.epsilon < best.gains.epsilon:
+                best = solution
+            if s.target is None or best.gains.epsilon <= s.target:
+                break
+        assert best is not None
+        solved = Solved(HandStrategy.of_tree(tree, best.strategy), best.gains.epsilon,
+                        best.gains.values, best.iterations, time.perf_counter() - started,
+                        best.variant)
+        if self.cache is not None:
+            self.cache.save(params, stores, self.settings, solved)
+        return solved
 
     def worst_epsilon(self) -> float:
         """The largest certified epsilon among the situations solved."""
         return max((s.epsilon for s in self.solved.values()), default=0.0)
+
+
+class SituationCache:
+    """Solved situations kept as JSON files in `directory`, one a situation, named by a
+    digest of the game's rules and the solve settings and by the stores; a file is read
+    back only for exactly those rules, settings and stores, its probabilities checked."""
+
+    def __init__(self, directory: Path):
+        self.directory = Path(directory)
+
+    def path(self, params: MultiParams, stores: Stores, settings: SolveSettings) -> Path:
+        game = {**params.to_dict(), "players": None}       # the same digest for 2 and 3 left
+        text = json.dumps({"rules": game, "solver": settings.to_dict()}, sort_keys=True)
+        digest = hashlib.sha256(text.encode()).hexdigest()[:12]
+        return self.directory / f"{digest}-{'-'.join(map(str, stores))}.json"
+
+    def save(self, params: MultiParams, stores: Stores, settings: SolveSettings,
+             solved: Solved) -> None:
+        hands = [rules.format_hand(h) for h in rules.all_hands(params.faces)]
+        write_json_atomic(self.path(params, stores, settings), {
+            "schema": CACHE_SCHEMA, "schema_version": CACHE_SCHEMA_VERSION,
+            "game": params.to_game_string(), "rules": params.to_dict(),
+            "stores": list(stores), "solver": settings.to_dict(),
+            "method": solved.method, "iterations": solved.iterations,
+            "seconds": round(solved.seconds, 3),
+            "values": list(solved.values), "epsilon": solved.epsilon, "hands": hands,
+            "strategy": {label: {"actions": names, "probabilities": probs.tolist()}
+                         for label, (names, probs) in solved.strategy.by_label.items()}})
+
+    def load(self, params: MultiParams, stores: Stores, settings: SolveSettings
+             ) -> Optional[Solved]:
+        path = self.path(params, stores, settings)
+        if not path.is_file():
+            return None
+        try:
+            doc = strict_json(path.read_bytes())
+            return _solved_of(doc, params, stores, settings)
+        except (ValueError, KeyError, TypeError) as error:
+            raise ParameterError(f"{path} is not a solved situation of {stores} under these "
+                                 f"rules and settings ({error})") from None
+
+
+def _solved_of(doc: Any, params: MultiParams, stores: Stores, settings: SolveSettings
+               ) -> Solved:
+    """A cache file's contents, refused (ValueError) unless it is for exactly these rules,
+    stores and settings and every decision's probabilities are a distribution."""
+    expected = {"schema": CACHE_SCHEMA, "schema_version": CACHE_SCHEMA_VERSION,
+                "rules": params.to_dict(), "stores": list(stores),
+                "solver": settings.to_dict()}
+    for field, value in expected.items():
+        if doc.get(field) != value:
+            raise ValueError(f"{field} is {doc.get(field)!r}, expected {value!r}")
+    hands = len(rules.all_hands(params.faces))
+    by_label: dict[str, tuple[list[str], np.ndarray]] = {}
+    for label, entry in doc["strategy"].items():
+        names = [str(a) for a in entry["actions"]]
+        probs = np.array(entry["probabilities"], dtype=float)
+        if probs.shape != (len(names), hands) or not np.all(np.isfinite(probs)) \
+                or probs.min() < 0 or np.max(np.abs(probs.sum(axis=0) - 1)) > 1e-9:
+            raise ValueError(f"the probabilities at {label!r} are not a distribution")
+        by_label[label] = (names, probs)
+    epsilon = float(doc["epsilon"])
+    if not math.isfinite(epsilon):
+        raise ValueError("epsilon is not a number")
+    return Solved(HandStrategy(by_label), epsilon, tuple(float(v) for v in doc["values"]),
+                  int(doc["iterations"]), float(doc["seconds"]), str(doc["method"]))

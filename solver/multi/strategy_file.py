@@ -6,8 +6,11 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from games.bidou import rules
 from solver.multi.solve import MultiSolution
+from solver.multi.tree import PublicTree
 
 SCHEMA = "bidou-multi-strategy"
 SCHEMA_VERSION = 1
@@ -44,3 +47,27 @@ def document(solution: MultiSolution) -> dict[str, Any]:
         "hands": hands,
         "strategy": strategy,
     }
+
+
+def strategy_of_document(doc: Any, tree: PublicTree) -> np.ndarray:
+    """The strategy `sigma[e, h]` of a document written by `document`, on `tree` (built for
+    the document's rules); ValueError naming the first decision point missing, for other
+    actions, or whose probabilities are not a distribution (to the file's 9 decimals)."""
+    hands = [rules.format_hand(h) for h in tree.hands]
+    if doc.get("schema") != SCHEMA or doc.get("schema_version") != SCHEMA_VERSION \
+            or doc.get("hands") != hands:
+        raise ValueError(f"not a {SCHEMA} version {SCHEMA_VERSION} file of these rules")
+    table = doc["strategy"]
+    sigma = np.zeros((tree.num_edges, len(hands)))
+    for start, end in zip(tree.edge_starts, list(tree.edge_starts[1:]) + [tree.num_edges]):
+        node = int(tree.edge_parent[start])
+        label = f"p{int(tree.node_player[node])} {tree.node_label[node]}"
+        entry = table.get(label)
+        names = tree.edge_name[start:end]
+        if entry is None or sorted(entry.get(hands[0], {})) != sorted(names):
+            raise ValueError(f"the decision point {label!r} is missing or has other actions")
+        for i, hand in enumerate(hands):
+            sigma[start:end, i] = [float(entry[hand][name]) for name in names]
+        if np.max(np.abs(sigma[start:end].sum(axis=0) - 1)) > 1e-6 or sigma[start:end].min() < 0:
+            raise ValueError(f"the probabilities at {label!r} are not a distribution")
+    return sigma / np.add.reduceat(sigma, tree.edge_starts, axis=0)[tree.edge_group]

@@ -29,6 +29,7 @@ import numpy as np
 from games.bidou import rules
 from games.bidou_multi import betting
 from games.bidou_multi.params import MultiParams
+from solver.progress import Step, quiet
 
 STOP = "stop"
 MAX_HANDS = 10_000          # a game longer than this is counted as unfinished
@@ -136,13 +137,15 @@ class GameEstimate:
         return tuple(math.sqrt(p * (1 - p) / self.games) for p in self.chance)
 
 
-def simulate(params: MultiParams, policy_for: PolicyFor, games: int, seed: int = 0
-             ) -> GameEstimate:
-    """`games` whole games from one seed (the same seed, the same games)."""
+def simulate(params: MultiParams, policy_for: PolicyFor, games: int, seed: int = 0,
+             progress: Step = quiet) -> GameEstimate:
+    """`games` whole games from one seed (the same seed, the same games); `progress` told
+    before each game."""
     rng = np.random.default_rng(seed)
     losses = [0] * params.players
     nobody = hands = 0
-    for _ in range(games):
+    for game in range(games):
+        progress("whole games", game + 1, games)
         lost, played = play_game(rng, params, policy_for)
         hands += played
         if lost is None:

@@ -3,6 +3,7 @@ certify every seat's gain from deviating (docs/multi.md)."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 from typing import Optional
@@ -51,9 +52,20 @@ Examples:
               "in exact arithmetic (small variants).")
 @click.option("--simulate", "games", type=int, default=None, metavar="GAMES",
               help="Also simulate this many whole games (--chips each, to the last player "
-              "holding chips), every chip situation's hand solved with --iterations.")
+              "holding chips), every distinct chip situation's hand solved with --iterations "
+              "and --target (a pcfr+ retry if missed).")
 @click.option("--seed", type=int, default=0, show_default=True,
               help="The simulation's random seed.")
+@click.option("--two-player", "two_player", type=click.Path(dir_okay=False, path_type=Path),
+              default=None, help="Instead of solving: every seat plays this two-hand "
+              "strategy file by the two-player map (docs/multi.md), and each seat's "
+              "certified gain from deviating is printed.")
+@click.option("--redraw", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Instead of solving: redraw the charts of this multi-strategy.json into "
+              "--out, with its summary figures (multi-play.json).")
+@click.option("--cache", "cache_dir", type=click.Path(file_okay=False, path_type=Path),
+              default=None, help="With --simulate: keep each solved chip situation here "
+              "(one JSON file each) and reuse it when the rules and settings are the same.")
 @click.option("--checkpoint", "checkpoint_file", type=click.Path(dir_okay=False, path_type=Path),
               default=None, help="Save the CFR state here (.npz, atomically) as it runs.")
 @click.option("--checkpoint-every", type=int, default=100, show_default=True,
@@ -68,6 +80,7 @@ Examples:
 def multi(players: int, chips: int, faces: int, throws: int, poor_fish: bool,
           no_discard: bool, iterations: int, target: Optional[float], check_openspiel: bool,
           method: Optional[str], engine: str, exact: bool, games: Optional[int], seed: int,
+          two_player: Optional[Path], redraw: Optional[Path], cache_dir: Optional[Path],
           checkpoint_file: Optional[Path], checkpoint_every: int,
           checkpoint_seconds: Optional[float],
           resume_file: Optional[Path], out_dir: Optional[Path]) -> None:
@@ -75,11 +88,11 @@ def multi(players: int, chips: int, faces: int, throws: int, poor_fish: bool,
     per hand, by deviating alone from the solver's strategy (an exact best response against
     the others' fixed strategies). With three or more players this certifies an
     epsilon-equilibrium, not a unique value. Solved on the compact public tree, reroll=all."""
-    from solver.files import write_set
-    from solver.multi.charts import figures, summary
     from solver.multi.solve import DEFAULT_METHOD, check_with_openspiel, solve
-    from solver.multi.strategy_file import document
 
+    if redraw is not None:
+        _redraw(redraw, out_dir)
+        return
     params = MultiParams(players=players, chips=chips, faces=faces, throws=throws,
                          poor_fish=poor_fish, discard=not no_discard)
     if iterations < 1:
@@ -89,7 +102,14 @@ def multi(players: int, chips: int, faces: int, throws: int, poor_fish: bool,
     if target is not None and not target > 0:
         raise ParameterError(f"--target must be positive, got {target}")
     method = method or DEFAULT_METHOD
+    if cache_dir is not None:
+        if games is None:
+            raise ParameterError("--cache keeps the chip situations of --simulate; give both")
+        _check_cache(cache_dir)
     counted, engine = _check_size(params, engine, check_openspiel, exact)
+    if two_player is not None:
+        _two_player(params, two_player, counted, out_dir)
+        return
     keep = _checkpointing(params, method, out_dir, checkpoint_file, checkpoint_every,
                           checkpoint_seconds, resume_file)
     click.echo(f"{params.to_game_string()}: {counted['public_nodes']:,} public nodes, "
@@ -105,26 +125,47 @@ def multi(players: int, chips: int, faces: int, throws: int, poor_fish: bool,
                    + ", gains " + " ".join(f"{g:.2e}" for g in solution.openspiel["gains"])
                    + (" (agrees)" if agree else " (DISAGREES)"))
     rational = _exact(solution) if exact else None
-    whole = _simulate(params, iterations, games, seed, engine) if games is not None else None
+    whole = _simulate(params, games, seed, engine, _Settings(iterations, method, target),
+                      cache_dir) if games is not None else None
     if out_dir is not None:
-        doc = document(solution)
-        doc["play"] = summary(solution.tree, solution.strategy)
-        doc["exact"] = rational
-        doc["whole_game"] = whole
-        text = json.dumps(doc, indent=1, allow_nan=False) + "\n"
-        files = {out_dir / "multi-strategy.json": text.encode()}
-        files.update({out_dir / name: data for name, data in figures(
-            solution.tree, solution.strategy, _short(params)).items()})
-        write_set(files)
-        click.echo("wrote " + ", ".join(str(path) for path in files))
+        _write(solution, out_dir, rational, whole)
+    _vouch(solution, agree, target, rational, whole)
+
+
+def _write(solution, out_dir: Path, rational: Optional[dict], whole: Optional[dict]) -> None:
+    """The strategy file and the charts, as one set (`files.write_set`)."""
+    from solver.files import write_set
+    from solver.multi.charts import figures, summary
+    from solver.multi.strategy_file import document
+
+    doc = document(solution)
+    doc["play"] = summary(solution.tree, solution.strategy)
+    doc["exact"] = rational
+    doc["whole_game"] = whole
+    text = json.dumps(doc, indent=1, allow_nan=False) + "\n"
+    files = {out_dir / "multi-strategy.json": text.encode()}
+    files.update({out_dir / name: data for name, data in figures(
+        solution.tree, solution.strategy, _short(solution.params)).items()})
+    write_set(files)
+    click.echo("wrote " + ", ".join(str(path) for path in files))
+
+
+def _vouch(solution, agree: bool, target: Optional[float], rational: Optional[dict],
+           whole: Optional[dict]) -> None:
+    """Exit 1 (SolverError) for any number the run cannot vouch for."""
     if not agree:
         raise SolverError("OpenSpiel's best response disagrees with the solver's")
-    if target is not None and rational is not None and rational["epsilon_float"] > target:
+    if target is None:
+        return
+    if rational is not None and rational["epsilon_float"] > target:
         raise SolverError(f"the exact epsilon {rational['epsilon_float']:.3g} of the rounded "
                           f"strategy is above --target {target:g}")
-    if target is not None and solution.gains.epsilon > target:
+    if solution.gains.epsilon > target:
         raise SolverError(f"the certified epsilon {solution.gains.epsilon:.3g} is above "
                           f"--target {target:g} after {solution.iterations} iterations")
+    if whole is not None and whole["worst_situation_epsilon"] > target:
+        raise SolverError(f"a chip situation's certified epsilon "
+                          f"{whole['worst_situation_epsilon']:.3g} is above --target {target:g}")
 
 
 def _check_size(params: MultiParams, engine: str, check_openspiel: bool, exact: bool
@@ -195,30 +236,136 @@ def _exact(solution) -> dict:
             "epsilon_float": float(got.epsilon), "seconds": round(seconds, 1)}
 
 
-def _simulate(params: MultiParams, iterations: int, games: int, seed: int, engine: str
-              ) -> dict:
-    """Whole games simulated from the rules, every chip situation's hand solved once
-    (docs/multi.md, "The whole game"); printed, and returned for the strategy file."""
-    from solver.multi.situations import Situations
+@dataclasses.dataclass(frozen=True)
+class _Settings:
+    iterations: int
+    method: str
+    target: Optional[float]
+
+
+def _check_cache(cache_dir: Path) -> None:
+    """Before any work: the cache is a writable folder, or can be made one."""
+    from solver.files import check_directory_destination
+
+    check_directory_destination(cache_dir)
+
+
+def _simulate(params: MultiParams, games: int, seed: int, engine: str, how: _Settings,
+              cache_dir: Optional[Path]) -> dict:
+    """Whole games simulated from the rules, every distinct chip situation's hand solved
+    once (docs/multi.md, "The whole game"); printed, and returned for the strategy file."""
+    from solver.app.progress import Progress
+    from solver.multi.situations import SituationCache, Situations
     from solver.multi.whole_game import simulate
 
-    situations = Situations(params, iterations, engine)
-    estimate = simulate(params, situations.strategy, games, seed)
+    if cache_dir is not None:
+        cache_dir.mkdir(parents=True, exist_ok=True)
+    cache = SituationCache(cache_dir) if cache_dir is not None else None
+    with Progress() as bar:
+        situations = Situations(params, how.iterations, engine, how.method, how.target,
+                                cache, progress=bar)
+
+        def step(what: str, done: int, total: int) -> None:
+            bar(f"{what}, {len(situations.solved)} chip situations solved", done, total)
+        estimate = simulate(params, situations.strategy, games, seed, progress=step)
+    solved = list(situations.solved.values())
+    by_method = {m: sum(1 for s in solved if s.method == m) for m in sorted(
+        {s.method for s in solved})}
     click.echo(f"whole game, {games} games from {params.chips} chips each (seed {seed}), "
-               f"{estimate.mean_hands:.1f} hands a game; {len(situations.solved)} chip "
-               f"situations solved, worst certified epsilon {situations.worst_epsilon():.2e}")
+               f"{estimate.mean_hands:.1f} hands a game; {len(situations.used)} chip "
+               f"situations met, {len(situations.solved)} distinct games among them "
+               f"({situations.loaded} from the cache; solved by "
+               + ", ".join(f"{m} {k}" for m, k in by_method.items())
+               + f"), worst certified epsilon {situations.worst_epsilon():.2e}")
     click.echo("seat     chance to lose   standard error")
     for seat, (p, se) in enumerate(zip(estimate.chance, estimate.standard_error)):
         name = "captain" if seat == 0 else f"seat {seat}"
         click.echo(f"{name:8s} {p:.4f}           {se:.4f}")
     if estimate.no_loser:
         click.echo(f"{estimate.no_loser} games ended with nobody holding chips")
-    return {"games": games, "seed": seed, "iterations_per_situation": iterations,
+    return {"games": games, "seed": seed, "iterations_per_situation": how.iterations,
+            "method": how.method, "target": how.target,
             "chance_to_lose": list(estimate.chance),
             "standard_error": list(estimate.standard_error),
             "no_loser": estimate.no_loser, "mean_hands": estimate.mean_hands,
+            "situations_met": len(situations.used),
             "situations": len(situations.solved),
+            "situations_from_cache": situations.loaded, "situations_by_method": by_method,
+            "solve_seconds": round(sum(s.seconds for s in solved), 1),
             "worst_situation_epsilon": situations.worst_epsilon()}
+
+
+def _two_player(params: MultiParams, path: Path, counted: dict[str, int],
+                out_dir: Optional[Path]) -> None:
+    """Every seat plays the two-hand strategy at `path` by the two-player map
+    (solver/multi/two_player_profile.py): the values and each seat's certified gain."""
+    import time
+
+    from solver.files import check_directory_destination, write_json_atomic
+    from solver.multi import best_response
+    from solver.multi.tree import build_tree
+    from solver.multi.two_player_profile import check_compatible, mapped_profile
+    from solver.strategy import load_strategy_file
+
+    if out_dir is not None:
+        check_directory_destination(out_dir)
+    model, strategy, _ = load_strategy_file(path)
+    check_compatible(params, model)
+    click.echo(f"{params.to_game_string()}: {counted['public_nodes']:,} public nodes, "
+               f"{counted['hands']} hands each")
+    started = time.perf_counter()
+    tree = build_tree(params)
+    sigma = mapped_profile(tree, model, strategy)
+    g = best_response.gains(tree, sigma)
+    click.echo(f"every seat plays {path} (two-hand {model.params.describe()}) by the "
+               f"two-player map; {time.perf_counter() - started:.1f} s")
+    click.echo("seat  value (chips/hand)  best response  certified gain")
+    for seat, (value, best, gain) in enumerate(zip(g.values, g.best, g.gains)):
+        name = "captain" if seat == 0 else f"seat {seat}"
+        click.echo(f"{name:8s} {value:+.6f}        {best:+.6f}      {gain:.3e}")
+    click.echo(f"NashConv {g.nash_conv:.3e}; the mapped profile is an epsilon-equilibrium "
+               f"with epsilon {g.epsilon:.3e}")
+    if out_dir is not None:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        write_json_atomic(out_dir / "multi-two-player.json", {
+            "schema": "bidou-multi-two-player", "schema_version": 1,
+            "game": params.to_game_string(), "rules": params.to_dict(),
+            "two_player_file": str(path), "two_player_rules": model.game_rules,
+            "map": "docs/multi.md, \"The two-player equilibrium played by all three\"",
+            "values": list(g.values), "best_response_values": list(g.best),
+            "gains": list(g.gains), "nash_conv": g.nash_conv, "epsilon": g.epsilon})
+        click.echo(f"wrote {out_dir / 'multi-two-player.json'}")
+
+
+def _redraw(path: Path, out_dir: Optional[Path]) -> None:
+    """The charts and summary figures of a saved strategy file, without solving again."""
+    from solver.files import check_directory_destination, strict_json, write_set
+    from solver.multi.charts import figures, summary
+    from solver.multi.strategy_file import strategy_of_document
+    from solver.multi.tree import build_tree
+
+    if out_dir is None:
+        raise ParameterError("--redraw writes the charts into --out; give it")
+    check_directory_destination(out_dir)
+    try:
+        doc = strict_json(path.read_bytes())
+        params = MultiParams.from_mapping(doc["rules"])
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        raise ParameterError(f"cannot read {path} as a multi-strategy file: {error}") from None
+    tree = build_tree(params)
+    try:
+        sigma = strategy_of_document(doc, tree)
+    except (ValueError, KeyError, TypeError) as error:
+        raise ParameterError(f"{path}: {error}") from None
+    del doc
+    play = summary(tree, sigma)
+    files = {out_dir / name: data for name, data in figures(tree, sigma, _short(params)).items()}
+    files[out_dir / "multi-play.json"] = (json.dumps(
+        {"game": params.to_game_string(), "rules": params.to_dict(), "play": play},
+        indent=1) + "\n").encode()
+    write_set(files)
+    click.echo(json.dumps(play))
+    click.echo("wrote " + ", ".join(str(p) for p in files))
 
 
 def _faithful_histories(params: MultiParams) -> int:
