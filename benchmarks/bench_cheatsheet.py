@@ -114,10 +114,19 @@ def start_books(folder: Path, name: str) -> list[tuple[rulebook.Rule, ...]]:
             for path in sorted(folder.glob(f"front_{name}_*.json"))]
 
 
+def start_origins(folder: Path, name: str) -> list[str]:
+    """The search each front file of `start_books` records (smallest first)."""
+    import json
+
+    return [json.loads(path.read_text())["result"].get("search", "bottom-up")
+            for path in sorted(folder.glob(f"front_{name}_*.json"))]
+
+
 def run(name: str, rules_max: int, out: Path | None, beam: int = 1,
         milp_seconds: float = 0.0, start_folder: Path | None = None,
         milp_sizes: list[int] | None = None, family: bool = False,
-        polish: bool = False, top_down: bool = False) -> None:
+        polish: bool = False, top_down: bool = False, local: int = 0,
+        source_max: int = 16, sheets: Path | None = None, blocks: bool = True) -> None:
     model, strategy, value = equilibrium(name)
     start = time.perf_counter()
 
@@ -131,8 +140,13 @@ def run(name: str, rules_max: int, out: Path | None, beam: int = 1,
         books = list(cheatsheet.pareto_front(model, rules_max, progress, beam=beam))
     if polish:                                  # as `bidou cheatsheet` does: the rich moves
         books[-1] = cheatsheet.polish(model, books[-1])
-    origins = {len(b): "bottom-up" for b in books}
-    if top_down:                                # the best of both searches at each size
+    origins = ({len(b): o for b, o in zip(start_books(start_folder, name),
+                                          start_origins(start_folder, name))}
+               if start_folder is not None else {len(b): "bottom-up" for b in books})
+    if top_down and local:                      # the chain, then the front's local search
+        books, origins = local_front(model, strategy, books, rules_max, local, source_max,
+                                     progress)
+    elif top_down:                              # the best of both searches at each size
         smallest = min(len(b) for b in books)
         compressed = cheatsheet_compress.compress(
             model, strategy, rules_max, cheatsheet_compress.keep_rules_of(books[-1]),
@@ -144,7 +158,7 @@ def run(name: str, rules_max: int, out: Path | None, beam: int = 1,
         from solver.analysis import cheatsheet_milp
 
         points = cheatsheet_milp.proved_front(model, strategy, value, books, milp_seconds,
-                                              progress, milp_sizes)
+                                              progress, milp_sizes, blocks)
     else:
         points = [cheatsheet.measure(model, b, strategy, value) for b in books]
     points = [dataclasses.replace(p, origin=origins[p.size]) for p in points]
@@ -177,11 +191,30 @@ def run(name: str, rules_max: int, out: Path | None, beam: int = 1,
                 p.to_dict(model)))
         from solver.export.cheatsheet_page import write_cheatsheet
 
-        write_cheatsheet(model, best12, out / name,
+        write_cheatsheet(model, best12, (sheets or out) / name,
                          {"equilibrium_value": value,
                           "front": [{"rules_count": p.size,
                                      "exploitability": p.exploitability.exploitability,
                                      "equilibrium_loss": p.equilibrium_loss} for p in points]})
+
+
+def local_front(model, strategy, books, rules_max: int, beam: int, source_max: int,
+                progress) -> tuple[list, dict[int, str]]:
+    """The top-down chain from the fitted book down to the smallest size (its books above
+    `rules_max`, up to `source_max`, kept as sources), then every size's book improved by
+    the front's local search (solver/analysis/cheatsheet_local.py) from those and `books`:
+    one book of every size from the smallest to `rules_max`, each no worse than the one
+    below it."""
+    from solver.analysis import cheatsheet_local
+
+    smallest = min(len(b) for b in books)
+    keep = cheatsheet_compress.keep_rules_of(books[-1])
+    compressed = cheatsheet_compress.compress(model, strategy, source_max, keep, progress,
+                                              rules_min=smallest, descend_max=0)
+    front = cheatsheet_local.improve_front(model, strategy,
+                                           list(books) + list(compressed.values()),
+                                           smallest, rules_max, beam=beam, progress=progress)
+    return list(front.values()), {size: "local" for size in front}
 
 
 def write_front_table(out: Path) -> Path:
@@ -195,16 +228,21 @@ def write_front_table(out: Path) -> Path:
              "rule options) measures and certifies; the bottom-up books were found by "
              "`python benchmarks/bench_cheatsheet.py --rules-max 12 --beam 3 --out DIR`, "
              "the top-down ones (solver/analysis/cheatsheet_compress.py) by `--start DIR "
-             "--top-down`, which keeps the better book of the two searches at each size; "
-             "both measured and improved by `--milp-seconds S [--milp-sizes ...]` (the "
-             "MILP, solver/analysis/cheatsheet_milp.py). \"search\": which search found "
-             "the book. Chips per hand; "
+             "--top-down`, which keeps the better book of the two searches at each size, "
+             "the local ones (solver/analysis/cheatsheet_local.py: merges, splits and "
+             "swaps with a beam of books per size, from both) by `--start DIR --top-down "
+             "--local 3`; measured and improved by `--milp-seconds S [--milp-sizes ...]` "
+             "(the MILP, solver/analysis/cheatsheet_milp.py). \"search\": which search "
+             "found the book. Chips per hand; "
              "exploitability is the mean of what a best response wins against each side "
              "beyond the game value; \"vs equilibrium\" is what the rules lose seated "
              "against the published (refined) equilibrium (captain, opponent). \"MILP\": "
              "the cost of the book it started from, and what it proved about the best "
              "staircase cuts for the book's scopes (not about other scopes): gap 0, a "
-             "bound, or none within its time.", "",
+             "bound, or none within its time; where no bound is reached the gap is "
+             "against the trivial bound 0 (no strategy is exploitable by less; the "
+             "MILP's root relaxation, which HiGHS did not finish in minutes on these "
+             "games, is expected to bound little more: docs/charts.md).", "",
              "| file | rules | search | exploitability | captain | opponent | vs equilibrium "
              "| MILP |",
              "|---|---|---|---|---|---|---|---|"]
@@ -221,15 +259,18 @@ def write_front_table(out: Path) -> Path:
 
 
 def _proof_cell(meta: dict) -> str:
-    """What the MILP proved of a front point's cuts (its scopes fixed)."""
+    """What the MILP proved of a front point's cuts (its scopes fixed), and the gap: where
+    no bound is reached the trivial one, 0 (no strategy is exploitable by less), so the
+    gap is the point's cost."""
     proof = meta.get("milp")
+    trivial = f"trivial bound 0, gap {meta['exploitability']:.4f}"
     if proof is None:
-        return "not run"
+        return f"not run; {trivial}"
     start = f"from {proof['start_exploitability']:.4f}"
     if proof["status"] == "optimal":
         return f"{start}; optimal for its scopes (gap 0)"
     if proof["bound"] is None:
-        return f"{start}; no bound in {proof['seconds']:.0f} s"
+        return f"{start}; no bound in {proof['seconds']:.0f} s: {trivial}"
     return f"{start}; bound {proof['bound']:.4f}, gap {proof['gap']:.4f}"
 
 
@@ -254,13 +295,27 @@ def main() -> None:
                         help="also compress the equilibrium's fitted per-decision book down "
                              "to each size (solver/analysis/cheatsheet_compress.py) and keep "
                              "the better book of the two searches at each size")
+    parser.add_argument("--local", type=int, default=0, metavar="B",
+                        help="with --top-down: the front's local search with a beam of B "
+                             "books per size (merges down, splits up; "
+                             "solver/analysis/cheatsheet_local.py)")
+    parser.add_argument("--source-max", type=int, default=16,
+                        help="with --local: the largest top-down books kept as sources")
+    parser.add_argument("--milp-bound-only", action="store_true",
+                        help="with --milp-seconds: the whole MILP alone on each point (its "
+                             "bound and gap), without the block descent before it")
+    parser.add_argument("--sheets", type=Path, default=None,
+                        help="with --out: write each game's best sheet of at most 12 rules "
+                             "into SHEETS/<game>/ (default: OUT/<game>/); --sheets outputs "
+                             "publishes them as outputs/<game>/cheatsheet.*")
     parser.add_argument("--start", type=Path, default=None,
                         help="start from the front files in this folder instead of searching")
     args = parser.parse_args()
     for name in args.games.split(","):
         sizes = [int(x) for x in args.milp_sizes.split(",")] if args.milp_sizes else None
         run(name, args.rules_max, args.out, args.beam, args.milp_seconds, args.start, sizes,
-            args.family, args.polish, args.top_down)
+            args.family, args.polish, args.top_down, args.local, args.source_max,
+            args.sheets, not args.milp_bound_only)
     if args.out is not None:
         write_front_table(args.out)
 

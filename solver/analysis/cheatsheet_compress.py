@@ -335,6 +335,28 @@ def merge_step(model: HandModel, book: Book, target: Target,
     return best
 
 
+def merge_trials(model: HandModel, book: Book, target: Target) -> list[tuple[Book, int]]:
+    """Every merge of `book`, each made with its best action (by the exact exploitability,
+    among its members' actions and the equilibrium's fit over its box): (the book after
+    it, the index of the merged rule). Not descended."""
+    boxes = _Boxes(book)
+    out = []
+    for merge in merges(model, book):
+        kind = book.rules[merge.i].kind
+        members = [a for a, inside in zip(book.atoms, boxes.inside(kind, merge.scope))
+                   if inside]
+        fitted, _ = target.fit(kind, members)
+        best: Book | None = None
+        for params in dict.fromkeys([fitted] + [book.rules[k].params for k in merge.group]):
+            trial = _merged(model, book, merge, params)
+            if trial is not None and (best is None
+                                      or trial.objective < best.objective - IMPROVEMENT):
+                best = trial
+        if best is not None:
+            out.append((best, merge.i))
+    return out
+
+
 def _distance(target: Target, book: Book, merge: Merge) -> float:
     """The fit's cost of rules i and j apart (what a merge's fit is compared with)."""
     total = 0.0
@@ -346,18 +368,25 @@ def _distance(target: Target, book: Book, merge: Merge) -> float:
 
 def compress(model: HandModel, equilibrium: Strategy, rules_max: int,
              keep_rules: Sequence[Rule] = (), progress: Step | None = None,
-             shortlist: int = SHORTLIST, rules_min: int = 1) -> dict[int, tuple[Rule, ...]]:
+             shortlist: int = SHORTLIST, rules_min: int = 1,
+             descend_max: int | None = None) -> dict[int, tuple[Rule, ...]]:
     """The top-down books of every size from `rules_max` down to `rules_min` (or as far as
-    merges go), each descended on every cut (FRONT_WINDOW hands around each)."""
+    merges go), each of at most `descend_max` rules (default `rules_max`) descended on
+    every cut (FRONT_WINDOW hands around each), the larger ones as the merges left them."""
     step = progress or quiet
+    descend_max = rules_max if descend_max is None else descend_max
     target = Target(model, equilibrium)
     book = Book(model, fitted_book(model, target, keep_rules))
+    keeps = [i for i, r in enumerate(book.rules) if r.kind == "keep"]
+    if keeps:                 # the keep preferences that suit the fitted book best
+        book.descend(keeps, sweeps=2)
     step(f"fitted book: {len(book.rules)} rules, exploitability {book.objective:.4f}",
          0, rules_max)
     out: dict[int, tuple[Rule, ...]] = {}
     while len(book.rules) > rules_min:
         if len(book.rules) <= rules_max:
-            book.descend(window=FRONT_WINDOW, rich=True)
+            if len(book.rules) <= descend_max:
+                book.descend(window=FRONT_WINDOW, rich=True)
             out[len(book.rules)] = tuple(book.rules)
             step(f"{len(book.rules)} rules (top-down): exploitability {book.objective:.4f}",
                  rules_max - len(book.rules), rules_max)
@@ -368,7 +397,8 @@ def compress(model: HandModel, equilibrium: Strategy, rules_max: int,
         step(f"merged to {len(book.rules)} rules: exploitability {book.objective:.4f}",
              max(0, rules_max - len(book.rules)), rules_max)
     if len(book.rules) <= rules_max and len(book.rules) not in out:
-        book.descend(window=FRONT_WINDOW, rich=True)
+        if len(book.rules) <= descend_max:
+            book.descend(window=FRONT_WINDOW, rich=True)
         out[len(book.rules)] = tuple(book.rules)
     return out
 

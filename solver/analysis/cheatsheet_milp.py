@@ -489,17 +489,18 @@ def improve(model: HandModel, start: Sequence[Rule], time_per_rule: float = 10.0
 
 
 def prove(model: HandModel, rules: Sequence[Rule], equilibrium: Strategy, game_value: float,
-          seconds: float, progress: Step | None = None) -> FrontPoint:
+          seconds: float, progress: Step | None = None, blocks: bool = True) -> FrontPoint:
     """`rules` improved and their cuts proved within about `seconds`: two thirds for the
     block descent (`improve`, one sweep), the rest for the whole MILP from its result
     (`optimize`); the better book of the two, measured by the exact best response, with
-    what the MILP proved (`cheatsheet.Proof`)."""
+    what the MILP proved (`cheatsheet.Proof`). Without `blocks`, the whole MILP alone for
+    `seconds` (a bound for every point of a front at a bounded cost)."""
     begin = time.perf_counter()
     start = _exploitability(model, rules)
     cut_rules = max(1, sum(r.kind != "keep" for r in rules))
-    better = improve(model, rules, time_per_rule=seconds * 2 / 3 / cut_rules, sweeps=1,
-                     progress=progress)
-    result = optimize(model, better, time_limit=max(1.0, seconds / 3))
+    better = (improve(model, rules, time_per_rule=seconds * 2 / 3 / cut_rules, sweeps=1,
+                      progress=progress) if blocks else tuple(rules))
+    result = optimize(model, better, time_limit=max(1.0, seconds / 3 if blocks else seconds))
     chosen = result.rules if _exploitability(model, result.rules) <= _exploitability(
         model, better) else better
     point = cheatsheet.measure(model, chosen, equilibrium, game_value)
@@ -514,18 +515,32 @@ def prove(model: HandModel, rules: Sequence[Rule], equilibrium: Strategy, game_v
 def proved_front(model: HandModel, equilibrium: Strategy, game_value: float,
                  books: Sequence[Sequence[Rule]], seconds: float,
                  progress: Step | None = None,
-                 sizes: Sequence[int] | None = None) -> list[FrontPoint]:
+                 sizes: Sequence[int] | None = None, blocks: bool = True
+                 ) -> list[FrontPoint]:
     """Each book `prove`d (smallest first; only those of `sizes` if given, the others
-    measured as they are), kept if it beats every smaller one."""
+    measured as they are). Every size stays: a book costing more than the one below it
+    (the block descent improved that one and not this one) is replaced by that one split
+    in two (the same strategy, one rule more; `_one_more`), proved like it."""
     step = progress or quiet
     out: list[FrontPoint] = []
     for done, book in enumerate(books, 1):
-        point = (prove(model, book, equilibrium, game_value, seconds)
+        point = (prove(model, book, equilibrium, game_value, seconds, blocks=blocks)
                  if sizes is None or len(book) in sizes
                  else cheatsheet.measure(model, book, equilibrium, game_value))
+        if out and len(book) == out[-1].size + 1 and (
+                point.exploitability.exploitability
+                > out[-1].exploitability.exploitability + 1e-12):
+            below = out[-1]
+            point = dataclasses.replace(
+                cheatsheet.measure(model, _one_more(model, below.rules), equilibrium,
+                                   game_value), proof=below.proof)
         step(f"{point.size} rules: exploitability {point.exploitability.exploitability:.4f}",
              done, len(books))
-        if not out or (point.exploitability.exploitability
-                       < out[-1].exploitability.exploitability - 1e-10):
-            out.append(point)
+        out.append(point)
     return out
+
+
+def _one_more(model: HandModel, rules: Sequence[Rule]) -> tuple[Rule, ...]:
+    """`rules` with its first splittable rule split in two (both halves keep its action)."""
+    book = cheatsheet.Book(model, rules)
+    return tuple(book.split(*book.splits()[0]).rules)

@@ -35,8 +35,9 @@ MAX_BEAM = 8
                    "in quarters) and prove a bound on them; 0: the search's book as it is.")
 @click.option("--top-down/--no-top-down", default=True, show_default=True,
               help="Also compress the equilibrium's per-decision book down to --rules-max "
-                   "rules (merging rules, solver/analysis/cheatsheet_compress.py) and keep "
-                   "the better book of the two searches at each size.")
+                   "rules (merging rules, solver/analysis/cheatsheet_compress.py), improve "
+                   "the books by local moves (merges, splits, swaps; cheatsheet_local.py) and "
+                   "keep the best book found at each size.")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), required=True,
               help="Directory to write into (created if missing).")
 def cheatsheet(params: BidouParams, strategy_file: str | None, rules_max: int,
@@ -45,7 +46,7 @@ def cheatsheet(params: BidouParams, strategy_file: str | None, rules_max: int,
     """A one-page cheat sheet: the best rule book of at most --rules-max threshold rules,
     found against the exact best response (PDF A4 and Letter, PNG, Markdown, strategy file)."""
     from solver.analysis.cheatsheet import front_points
-    from solver.analysis.cheatsheet_compress import with_top_down
+    from solver.analysis.cheatsheet_local import with_local_search
     from solver.analysis.rulebook import root_rules
     from solver.app.progress import Progress
     from solver.export.bundle import unpack
@@ -63,9 +64,9 @@ def cheatsheet(params: BidouParams, strategy_file: str | None, rules_max: int,
         points = front_points(model, strategy, summary["value"], rules_max, progress,
                               beam=beam)
         if top_down:
-            # only the sheet's size: each smaller top-down book costs a full descent
-            points = with_top_down(model, strategy, summary["value"], points, progress,
-                                   rules_min=rules_max)
+            # the top-down chain and the local search, at the sheet's size and one below
+            points = with_local_search(model, strategy, summary["value"], points,
+                                       progress=progress)
         best = points[-1]
         if milp_seconds > 0:
             from solver.analysis.cheatsheet_milp import prove
