@@ -319,10 +319,7 @@ def _two_player(params: MultiParams, path: Path, counted: dict[str, int],
     g = best_response.gains(tree, sigma)
     click.echo(f"every seat plays {path} (two-hand {model.params.describe()}) by the "
                f"two-player map; {time.perf_counter() - started:.1f} s")
-    click.echo("seat  value (chips/hand)  best response  certified gain")
-    for seat, (value, best, gain) in enumerate(zip(g.values, g.best, g.gains)):
-        name = "captain" if seat == 0 else f"seat {seat}"
-        click.echo(f"{name:8s} {value:+.6f}        {best:+.6f}      {gain:.3e}")
+    _print_gains(g, "certified gain")
     click.echo(f"NashConv {g.nash_conv:.3e}; the mapped profile is an epsilon-equilibrium "
                f"with epsilon {g.epsilon:.3e}")
     if out_dir is not None:
@@ -378,13 +375,18 @@ def _faithful_histories(params: MultiParams) -> int:
     return paths ** params.players * size(params)["betting_nodes"]
 
 
+def _print_gains(g, gain_column: str) -> None:
+    """Each seat's value, best-response value and certified gain, one line a seat."""
+    click.echo(f"seat  value (chips/hand)  best response  {gain_column}")
+    for seat, (value, best, gain) in enumerate(zip(g.values, g.best, g.gains)):
+        name = "captain" if seat == 0 else f"seat {seat}"
+        click.echo(f"{name:8s} {value:+.6f}        {best:+.6f}      {gain:.3e}")
+
+
 def _print(solution) -> None:
     g = solution.gains
     click.echo(f"{solution.variant} ({solution.engine}), {solution.iterations} iterations, "
                f"{solution.seconds:.1f} s")
-    click.echo("seat  value (chips/hand)  best response  certified epsilon")
-    for seat, (value, best, gain) in enumerate(zip(g.values, g.best, g.gains)):
-        name = "captain" if seat == 0 else f"seat {seat}"
-        click.echo(f"{name:8s} {value:+.6f}        {best:+.6f}      {gain:.3e}")
+    _print_gains(g, "certified epsilon")
     click.echo(f"NashConv {g.nash_conv:.3e}; epsilon-equilibrium with epsilon {g.epsilon:.3e} "
                "(no seat gains more by deviating alone; values not unique)")
