@@ -446,16 +446,24 @@ def with_top_down(model: HandModel, equilibrium: Strategy, game_value: float,
     """A bottom-up front (`cheatsheet.front_points`) with the top-down books of its sizes
     (down to `rules_min`, default the smallest point's): the Pareto front of both, each
     point measured and marked with the search it came from."""
-    from solver.analysis.cheatsheet import measure
-
     rules_max = max(p.size for p in points)
     lowest = min(p.size for p in points) if rules_min is None else rules_min
     compressed = compress(model, equilibrium, rules_max, keep_rules_of(points[-1].rules),
                           progress, rules_min=lowest)
-    chosen = best_of(model, [p.rules for p in points], list(compressed.values()))
+    return pareto_of(model, points, list(compressed.values()), "top-down", equilibrium,
+                     game_value)
+
+
+def pareto_of(model: HandModel, points: Sequence[FrontPoint], books: Sequence[Sequence[Rule]],
+              search: str, equilibrium: Strategy, game_value: float) -> list[FrontPoint]:
+    """The Pareto front of the bottom-up `points` and the `books` another `search` found,
+    each point measured (the bottom-up ones already are) and marked with its search."""
+    from solver.analysis.cheatsheet import measure
+
+    chosen = best_of(model, [p.rules for p in points], books)
     known = {p.rules: p for p in points}
     out = []
     for rules, origin in chosen:
         point = known.get(rules) or measure(model, rules, equilibrium, game_value)
-        out.append(dataclasses.replace(point, origin=("bottom-up", "top-down")[origin]))
+        out.append(dataclasses.replace(point, origin=("bottom-up", search)[origin]))
     return out

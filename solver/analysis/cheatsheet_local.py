@@ -21,20 +21,19 @@ then descended in full (the rich moves).
 
 from __future__ import annotations
 
-import dataclasses
 import time
 from typing import Sequence
 
 from solver import best_response
-from solver.analysis.cheatsheet import IMPROVEMENT, Book, FrontPoint, measure
+from solver.analysis.cheatsheet import IMPROVEMENT, Book, FrontPoint
 from solver.analysis.cheatsheet_compress import (
     FRONT_WINDOW,
     MERGE_WINDOW,
     Target,
-    best_of,
     compress,
     keep_rules_of,
     merge_trials,
+    pareto_of,
 )
 from solver.analysis.rulebook import Rule
 from solver.model import HandModel
@@ -217,10 +216,4 @@ def with_local_search(model: HandModel, equilibrium: Strategy, game_value: float
                                                if p.size >= lowest] + list(
                               compressed.values()),
                           lowest, rules_max, beam=beam, rounds=1, progress=progress)
-    chosen = best_of(model, [p.rules for p in points], list(local.values()))
-    known = {p.rules: p for p in points}
-    out = []
-    for rules, origin in chosen:
-        point = known.get(rules) or measure(model, rules, equilibrium, game_value)
-        out.append(dataclasses.replace(point, origin=("bottom-up", "local")[origin]))
-    return out
+    return pareto_of(model, points, list(local.values()), "local", equilibrium, game_value)
