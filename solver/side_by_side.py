@@ -11,8 +11,8 @@ ran: where a child cannot be forked safely (`can_fork`: no "fork" start method, 
 daemonic worker such as the round's pool or a sweep cell, beside other Python threads, one
 core), or when it dies or fails, its half is computed here, after this one's.
 
-solver/refine/recovery.py runs the exact recovery's two systems side by side the same way
-(its own `can_fork`, the same test).
+solver/refine/recovery.py runs the exact recovery's two systems through it, its
+RecoveryError passed back from the child (`passes`) rather than computed again.
 """
 
 from __future__ import annotations
@@ -38,17 +38,19 @@ def can_fork() -> bool:
             and (os.cpu_count() or 1) >= 2)
 
 
-def side_by_side(here: Callable[[], A], there: Callable[[], B],
-                 parallel: bool = True) -> tuple[A, B]:
+def side_by_side(here: Callable[[], A], there: Callable[[], B], parallel: bool = True,
+                 passes: tuple[type[Exception], ...] = ()) -> tuple[A, B]:
     """(here(), there()): `there` in a forked child while this process computes `here`,
     when `parallel` and `can_fork()`; otherwise one after the other. An exception of
     `here` propagates (the child is stopped); a child that fails or dies without
-    answering has `there` computed here, so its exception, if any, is raised here."""
+    answering has `there` computed here, so its exception, if any, is raised here; but
+    an exception of a type in `passes` (one a caller expects, whose computing again would
+    only cost time) comes back from the child and is raised as it is."""
     if not (parallel and can_fork()):
         return here(), there()
     context = multiprocessing.get_context("fork")
     receive, send = context.Pipe(duplex=False)
-    child = context.Process(target=_answer, args=(send, there), daemon=True)
+    child = context.Process(target=_answer, args=(send, there, passes), daemon=True)
     child.start()
     send.close()
     answer = None
@@ -64,18 +66,24 @@ def side_by_side(here: Callable[[], A], there: Callable[[], B],
             # would block on the pipe, and join with it
         child.join()
         receive.close()
-    if answer is None or not answer[0]:
+    if answer is None or (not answer[0] and answer[1] is None):
         return mine, there()            # computed here: the same result, or its error
+    if not answer[0]:
+        raise answer[1]                 # one of `passes`, raised in the child
     return mine, answer[1]
 
 
-def _answer(send, there: Callable[[], object]) -> None:
-    """The child's work: (True, its result), or (False, None) if it raised. It ignores
+def _answer(send, there: Callable[[], object],
+            passes: tuple[type[Exception], ...] = ()) -> None:
+    """The child's work: (True, its result), (False, the exception) if it raised one of
+    `passes`, or (False, None) if it raised another. It ignores
     Ctrl-C, which the terminal sends to the whole process group: the parent takes it (and
     stops the child), so that the command exits 130 with no traceback from the child."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
         answer: tuple = (True, there())
+    except passes as error:
+        answer = (False, error)
     except Exception:                   # computed again by the parent, which raises it
         answer = (False, None)
     send.send(answer)

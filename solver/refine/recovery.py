@@ -21,14 +21,13 @@ child that dies without answering has its system solved here.
 
 from __future__ import annotations
 
-import multiprocessing
 from fractions import Fraction
 
 from games.bidou.betting import CAPTAIN, OPPONENT
 from solver.exact_equilibrium import RecoveryError, _plans, _recover_role
 from solver.model import HandModel
 from solver.progress import Step
-from solver.side_by_side import can_fork
+from solver.side_by_side import can_fork, side_by_side
 from solver.strategy import Strategy
 from solver.types import Exact
 
@@ -38,41 +37,18 @@ def exact_limit(model: HandModel, strategy: Strategy, progress: Step | None = No
     """Both players' exact strategies with the supports of `strategy` (RecoveryError if
     none): the opponent's system in a forked child while this process solves the
     captain's, when `parallel` and `can_fork()`; otherwise one after the other. Progress
-    follows the captain's system (the longer one)."""
+    follows the captain's system (the longer one), and the opponent's too when serial.
+    Forked, the child reads the model and the plans from the memory it inherits (a pool
+    would pickle 0.9 MB each way); only its answer comes back, as integer pairs."""
     plans = _plans(model, strategy)
-    if not (parallel and can_fork()):
-        out: dict = {}
-        for role in (CAPTAIN, OPPONENT):
-            out.update(_recover_role(model, strategy, plans, role, progress))
-        return out
-    context = multiprocessing.get_context("fork")
-    receive, send = context.Pipe(duplex=False)
-    # forked, the child reads the model and the plans from the memory it inherits (passing
-    # them to a pool would pickle 0.9 MB each way); only its answer comes back pickled
-    child = context.Process(target=_opponent_into, args=(send, model, strategy, plans),
-                            daemon=True)
-    child.start()
-    send.close()
-    answer = None
-    try:
-        out = dict(_recover_role(model, strategy, plans, CAPTAIN, progress))
-        try:
-            answer = receive.recv()
-        except EOFError:                # the child died without answering
-            pass
-    finally:
-        if answer is None and child.is_alive():
-            child.kill()                # the captain's system failed first: a child left
-            # writing an answer nobody reads would block on the pipe, and join with it
-        child.join()
-        receive.close()
-    if answer is None:                  # it died without answering: solve its system here
-        out.update(_recover_role(model, strategy, plans, OPPONENT, None))
-        return out
-    solved, result = answer
-    if not solved:
-        raise RecoveryError(result)
-    out.update(from_pairs(result))
+    forked = parallel and can_fork()
+    captain, opponent = side_by_side(
+        lambda: _recover_role(model, strategy, plans, CAPTAIN, progress),
+        lambda: as_pairs(_recover_role(model, strategy, plans, OPPONENT,
+                                       None if forked else progress)),
+        parallel=forked, passes=(RecoveryError,))
+    out: dict = dict(captain)
+    out.update(from_pairs(opponent))
     return out
 
 
@@ -94,15 +70,3 @@ def from_pairs(pairs: dict[tuple, list[tuple[int, int]]]) -> Exact:
             new.append(value)
         out[key] = new
     return out
-
-
-def _opponent_into(send, model: HandModel, strategy: Strategy, plans: dict) -> None:
-    """The child's work: the opponent's exact strategy (as integer pairs), or why not,
-    sent back."""
-    try:
-        answer: tuple = (True, as_pairs(_recover_role(model, strategy, plans, OPPONENT,
-                                                      None)))
-    except RecoveryError as error:
-        answer = (False, str(error))
-    send.send(answer)
-    send.close()
