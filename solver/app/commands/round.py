@@ -277,8 +277,9 @@ def _check_state(rules: Any, wanted: tuple[int, int, int], state_text: str) -> N
 @click.option("--plain", is_flag=True,
               help="The stage games keep the LPs' vertices (an arbitrary equilibrium of "
                    "each: off-path play may be anything), not their refined equilibria at "
-                   "the solved values (the default, as the published rounds: advice that "
-                   "holds off the path, the same values; docs/round.md). Faster.")
+                   "the solved values (the default, and what `bidou outputs` publishes: "
+                   "advice that holds off the path, the same values; docs/round.md). "
+                   "Faster.")
 def round_command(params: BidouParams, chips: int, state_text: str | None, open_throw: bool,
                   cheatsheet: bool, base_text: str | None, seconds: float, fresh: bool,
                   as_json: bool, charts: bool, out: str | None, plain: bool) -> None:
