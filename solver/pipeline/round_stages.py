@@ -75,6 +75,19 @@ HALF = Fraction(1, 2)
 # stage game within 2^-41 of the float one; the round's proof (`certify_round`, run on
 # the strategies kept) measures them against the round itself and covers the difference.
 GRID_BITS = 40
+# The proofs' bound on the exact probabilities' common denominator, above the strategy
+# file's 4096 bits (`strategy.MAX_COMMON_DENOMINATOR_BITS`, a guard against hostile files:
+# these probabilities are computed here, and only their floats are saved). With reroll
+# keep the hand's own needs 1285 bits, and a stage's, whose leaves are 40-bit grid values,
+# far more: measured at 9,0,0 of the keep round, 6582 bits at eta 1e-5, which the file's
+# bound refused (most of the 36 of its 49 stages kept plain were refused for it; 0,3,6
+# needs 7980 bits). A proof over 8000-bit integers takes seconds, not minutes.
+STAGE_DENOMINATOR_BITS = 16384
+# When no tremble size's limit proves at the hand's support gap (10 eta), the same LP
+# optima read again with an action dropped when chosen at most 100 eta beyond its tremble
+# (`refined_equilibrium`'s wider_gaps): a mixing that vanishes with eta was chosen 34 eta
+# at 0,3,6 of the keep round, and its limit asked a negative probability at every eta.
+WIDER_GAPS = (100.0,)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -92,6 +105,7 @@ class RefinedStage:
     violations: int
     seconds: float
     failed: str | None = None
+    support_gap: float | None = None    # the limit's gap (times eta) that proved
 
 
 def on_grid(value: float, bits: int | None = GRID_BITS) -> Fraction:
@@ -119,14 +133,16 @@ def refine_stage(base: HandModel, state: ChipState, values: Values) -> RefinedSt
     """The refined equilibrium of one stage game (SolverError if none is proved), found
     in chips-like units (SCALE) and checked in win probability, the stage's own units."""
     start = time.perf_counter()
-    refined = refined_equilibrium(exact_stage_model(base, state, values, SCALE))
+    refined = refined_equilibrium(exact_stage_model(base, state, values, SCALE),
+                                  max_bits=STAGE_DENOMINATOR_BITS, wider_gaps=WIDER_GAPS)
     assert refined.certificate.exact is not None     # proved, or refined_equilibrium raises
     exact = refined.certificate.exact / SCALE + HALF
     model = exact_stage_model(base, state, values)
     strategy, moved = undominated(model, refined.strategy, refined.exact, exact)
     report = verify(model, strategy)
     return RefinedStage(strategy, exact, refined.perturbed.eta, moved,
-                        len(report.violations), time.perf_counter() - start)
+                        len(report.violations), time.perf_counter() - start,
+                        support_gap=refined.support_gap)
 
 
 def undominated(model: HandModel, strategy: Strategy, exact: Exact, value: Fraction
@@ -152,7 +168,7 @@ def undominated(model: HandModel, strategy: Strategy, exact: Exact, value: Fract
             moved += 1
     if not moved:
         return strategy, 0
-    if prove_fractions(model, out, as_fractions(rows)).exact != value:
+    if prove_fractions(model, out, as_fractions(rows), STAGE_DENOMINATOR_BITS).exact != value:
         return strategy, 0
     return out, moved
 
