@@ -47,7 +47,7 @@ from solver.errors import SolverError
 from solver.model import HandModel, build_model
 from solver.progress import Step
 from solver.refine.check import dominated_actions
-from solver.refine.quasi_perfect import as_fractions, refined_equilibrium
+from solver.refine.quasi_perfect import ETAS, as_fractions, refined_equilibrium
 from solver.refine.sequential import verify
 from solver.round.solve import RoundSolution, Stage, Values, map_stages
 from solver.round.stage import stage_model
@@ -81,8 +81,14 @@ GRID_BITS = 40
 # keep the hand's own needs 1285 bits, and a stage's, whose leaves are 40-bit grid values,
 # far more: measured at 9,0,0 of the keep round, 6582 bits at eta 1e-5, which the file's
 # bound refused (most of the 36 of its 49 stages kept plain were refused for it; 0,3,6
-# needs 7980 bits). A proof over 8000-bit integers takes seconds, not minutes.
-STAGE_DENOMINATOR_BITS = 16384
+# 7980 bits, 2,1,6 attempts 11179). A proof over 8000-bit integers takes seconds.
+STAGE_DENOMINATOR_BITS = 32768
+# The tremble sizes of a stage: the hand's (quasi_perfect.ETAS, tried first, so a stage
+# that refined before refines the same), then 1e-6. The keep round's 1,1,7 and 2,1,6 refine
+# only there: at 1e-4, 1e-5 and 1e-3 their limits still mix where the limit does not (a
+# negative probability at 1,1,7; at 2,1,6 a proof of width 3.6e-5 at 1e-4 and 3.7e-6 at
+# 1e-5, shrinking with eta). At 1e-7 HiGHS stops without an optimum.
+STAGE_ETAS = (*ETAS, 1e-6)
 # When no tremble size's limit proves at the hand's support gap (10 eta), the same LP
 # optima read again with an action dropped when chosen at most 100 eta beyond its tremble
 # (`refined_equilibrium`'s wider_gaps): a mixing that vanishes with eta was chosen 34 eta
@@ -134,7 +140,8 @@ def refine_stage(base: HandModel, state: ChipState, values: Values) -> RefinedSt
     in chips-like units (SCALE) and checked in win probability, the stage's own units."""
     start = time.perf_counter()
     refined = refined_equilibrium(exact_stage_model(base, state, values, SCALE),
-                                  max_bits=STAGE_DENOMINATOR_BITS, wider_gaps=WIDER_GAPS)
+                                  STAGE_ETAS, max_bits=STAGE_DENOMINATOR_BITS,
+                                  wider_gaps=WIDER_GAPS)
     assert refined.certificate.exact is not None     # proved, or refined_equilibrium raises
     exact = refined.certificate.exact / SCALE + HALF
     model = exact_stage_model(base, state, values)
