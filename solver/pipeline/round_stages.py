@@ -84,11 +84,13 @@ GRID_BITS = 40
 # 7980 bits, 2,1,6 attempts 11179). A proof over 8000-bit integers takes seconds.
 STAGE_DENOMINATOR_BITS = 32768
 # The tremble sizes of a stage: the hand's (quasi_perfect.ETAS, tried first, so a stage
-# that refined before refines the same), then 1e-6. The keep round's 1,1,7 and 2,1,6 refine
-# only there: at 1e-4, 1e-5 and 1e-3 their limits still mix where the limit does not (a
+# that refined before refines the same), then 1e-6 and 3e-7. Eight stages of the keep round
+# refine only there (1,1,7, 2,1,6, 0,5,4, 2,2,5, 2,3,4, 2,4,3 at 1e-6; 2,5,2 and 2,7,0 at
+# 3e-7): at 1e-4, 1e-5 and 1e-3 their limits still mix where the limit does not (a
 # negative probability at 1,1,7; at 2,1,6 a proof of width 3.6e-5 at 1e-4 and 3.7e-6 at
-# 1e-5, shrinking with eta). At 1e-7 HiGHS stops without an optimum.
-STAGE_ETAS = (*ETAS, 1e-6)
+# 1e-5, shrinking with eta). At 2,7,0 HiGHS stops without an optimum at 1e-6, at 1,1,7 at
+# 1e-7.
+STAGE_ETAS = (*ETAS, 1e-6, 3e-7)
 # When no tremble size's limit proves at the hand's support gap (10 eta), the same LP
 # optima read again with an action dropped when chosen at most 100 eta beyond its tremble
 # (`refined_equilibrium`'s wider_gaps): a mixing that vanishes with eta was chosen 34 eta
