@@ -52,7 +52,7 @@ def test_a_keep_stage_past_the_file_bound_refines_and_passes(monkeypatch):
     """STAGE (formerly kept plain) from the published round's values, as the round's
     workers refine it: proved exactly with a common denominator past the file's 4096 bits
     (so the file's bound alone refused it), its value the round's within the grid's 1e-12,
-    and `verify` passes at every decision. Slow for the suite (about 25 s of CPU: one
+    and `verify` passes at every decision. About 19 s (load 3; the slowest of the file: one
     perturbed LP of a six-face keep stage, its recovery and a proof over 6000-bit
     integers): a keep stage is what failed, and no smaller game needed the bound."""
     params, values = _saved_values()
