@@ -104,12 +104,16 @@ def exact_best_response(model: HandModel, strategy: Strategy, responder: int) ->
 
 
 def prove_fractions(model: HandModel, strategy: Strategy,
-                    fractions: dict[tuple, list[Fraction]]) -> Certificate:
+                    fractions: dict[tuple, list[Fraction]],
+                    max_bits: int | None = None) -> Certificate:
     """The interval proved by exact probabilities, keyed like `decisions(model, strategy)`
     (every decision of `strategy`; each must sum to exactly 1). Their common denominator
     is bounded (`strategy.MAX_COMMON_DENOMINATOR_BITS`, StrategyFileError past it): every
     number of the proof is an integer over it, and a hostile file's LCM of thousands of
-    200-digit denominators would never finish."""
+    200-digit denominators would never finish. `max_bits` sets another bound, for
+    probabilities this program computed itself (the round's refined stage games of reroll
+    keep need more than 4096 bits: solver/pipeline/round_stages.py); None: the file bound."""
+    limit = MAX_COMMON_DENOMINATOR_BITS if max_bits is None else max_bits
     for where, row in fractions.items():
         if not _distribution(row):
             raise ValueError(f"the probabilities of {where} are not a distribution")
@@ -118,11 +122,10 @@ def prove_fractions(model: HandModel, strategy: Strategy,
         for f in row:
             if common % f.denominator:
                 common = math.lcm(common, f.denominator)
-                if common.bit_length() > MAX_COMMON_DENOMINATOR_BITS:
+                if common.bit_length() > limit:
                     raise StrategyFileError(
                         f"the exact probabilities of {where} bring their common denominator "
-                        f"past {MAX_COMMON_DENOMINATOR_BITS} bits, more than the "
-                        f"certificate computes over")
+                        f"past {limit} bits, more than the certificate computes over")
     # f * common is an integer: common is a multiple of f's denominator
     ints = {where: [f.numerator * (common // f.denominator) for f in row]
             for where, row in fractions.items()}

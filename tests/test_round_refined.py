@@ -33,8 +33,9 @@ TINY_ARGS = ("--chips", "3", "--faces", "2", "--throws", "1", "--max-level", "1"
 
 @pytest.fixture(scope="module")
 def both():
-    """The small round proved with refined stages and with the LPs' vertices."""
-    return prove_round(SMALL, timed=False, refined=True), prove_round(SMALL, timed=False)
+    """The small round proved with refined stages (the default) and with the LPs'
+    vertices."""
+    return prove_round(SMALL, timed=False), prove_round(SMALL, timed=False, refined=False)
 
 
 def test_refined_round_keeps_the_values_and_proves_them(both):
@@ -91,38 +92,49 @@ def test_a_tie_that_folds_is_mended():
     assert abs(float(value) - solution.values[state]) < 1e-12
 
 
-def test_the_round_refines_its_stages_only_when_asked(tmp_path):
+def test_the_round_refines_its_stages_unless_plain(tmp_path):
     env = {"XDG_CACHE_HOME": str(tmp_path)}
     result = CliRunner().invoke(main, ["round", *TINY_ARGS], env=env)
     assert result.exit_code == 0, result.output
-    assert "stage games:    the LPs' vertices" in result.output
-    result = CliRunner().invoke(main, ["round", *TINY_ARGS, "--refined"], env=env)
+    assert "stage games:    refined equilibria, all 4 pass the check" in result.output
+    result = CliRunner().invoke(main, ["round", *TINY_ARGS, "--plain"], env=env)
     assert result.exit_code == 0, result.output
-    assert "stage games:    refined equilibria" in result.output
-    result = CliRunner().invoke(main, ["round", "--open-throw", "--refined"], env=env)
-    assert result.exit_code == 2 and "--open-throw does not take --refined" in result.output
+    assert "stage games:    the LPs' vertices" in result.output
+    result = CliRunner().invoke(main, ["round", "--open-throw", "--plain"], env=env)
+    assert result.exit_code == 2 and "--open-throw does not take --plain" in result.output
+    result = CliRunner().invoke(main, ["round", "--cheatsheet", "--out", str(tmp_path),
+                                       "--plain"], env=env)
+    assert result.exit_code == 2 and "nor --plain" in result.output
 
 
-def test_a_saved_round_of_plain_stages_is_solved_again_when_refined_is_asked(tmp_path):
-    """A saved round of the LPs' vertices (the published ones) answers a query; asked for
-    refined stages, it is named and the round solved again."""
+def test_a_saved_round_of_the_other_kind_is_solved_again(tmp_path):
+    """A saved round of the LPs' vertices (files written before the refinement was the
+    default) answers a --plain query; asked for the default, refined stages, it is named
+    on stderr and the round solved again; and the other way round."""
     from solver.pipeline.round import saved_round
     from solver.round import store
 
     env = {"XDG_CACHE_HOME": str(tmp_path)}
-    plain = prove_round(TINY, timed=False)
+    plain = prove_round(TINY, timed=False, refined=False)
     path = store.cache_path(TINY, env)
     store.save(saved_round(plain, path))
-    result = CliRunner().invoke(main, ["round", *TINY_ARGS, "--state", "1,1,1"], env=env)
+    query = ["round", *TINY_ARGS, "--state", "1,1,1"]
+    result = CliRunner().invoke(main, [*query, "--plain"], env=env)
     assert result.exit_code == 0, result.output
     assert "read from" in result.output
-    result = CliRunner().invoke(main, ["round", *TINY_ARGS, "--state", "1,1,1", "--refined"],
-                                env=env)
+    result = CliRunner().invoke(main, query, env=env)
     assert result.exit_code == 0, result.output
     assert "holds the stage LPs' vertices, not the refined stage equilibria; not used" \
         in result.stderr
     assert "solved now and saved" in result.output
     assert store.load(path, TINY).report["equilibrium"] == REFINED
+    result = CliRunner().invoke(main, query, env=env)
+    assert result.exit_code == 0 and "read from" in result.output, result.output
+    result = CliRunner().invoke(main, [*query, "--plain"], env=env)
+    assert result.exit_code == 0, result.output
+    assert "holds the refined stage equilibria, not the stage LPs' vertices; not used" \
+        in result.stderr
+    assert store.load(path, TINY).report["equilibrium"] == store.PLAIN
 
 
 def test_a_stage_that_cannot_be_refined_keeps_its_lp_vertex(both, monkeypatch):

@@ -81,27 +81,35 @@ def published_hand_sheet(hand: Any) -> Path | None:
     return None
 
 
-def read_saved(rules: Any, strategies: bool, refined: bool = False) -> Any:
+def read_saved(rules: Any, strategies: bool, equilibrium: str | None = None) -> Any:
     """The saved round of these rules (published, else the user's cache), or None; a file
-    that cannot be used is named on stderr, with why, and passed over (so is, when
-    `refined` stage games are asked for, one holding the LPs' vertices). With `strategies`
-    its stage strategies are read (and checked) too."""
+    that cannot be used is named on stderr, with why, and passed over (so is, when an
+    `equilibrium` is asked for, `store.REFINED` or `store.PLAIN`, one holding the other).
+    With `strategies` its stage strategies are read (and checked) too."""
     import dataclasses
 
-    from solver.round.store import REFINED, SavedRoundError, cache_path, load
+    from solver.round.store import SavedRoundError, cache_path, equilibrium_of, load
 
     for path in [*_published_candidates(rules), cache_path(rules)]:
         try:
             saved = load(path, rules)
-            if refined and saved.report.get("equilibrium") != REFINED:
-                raise SavedRoundError(f"{path} holds the stage LPs' vertices, not the "
-                                      f"refined stage equilibria")
+            if equilibrium is not None and equilibrium_of(saved.report) != equilibrium:
+                raise SavedRoundError(f"{path} holds {_stage_kind(saved.report)}, not "
+                                      f"{_stage_kind({'equilibrium': equilibrium})}")
             return dataclasses.replace(saved, kept=saved.stages()) if strategies else saved
         except FileNotFoundError:
             continue
         except SavedRoundError as error:
             click.echo(f"bidou: note: {error}; not used", err=True)
     return None
+
+
+def _stage_kind(report: dict[str, Any]) -> str:
+    """What a report's stage strategies are, in words."""
+    from solver.round.store import REFINED, equilibrium_of
+
+    return ("the refined stage equilibria" if equilibrium_of(report) == REFINED
+            else "the stage LPs' vertices")
 
 
 def solve_and_save(rules: Any, progress: Any, plain: bool = False) -> tuple[Any, Any]:

@@ -36,10 +36,10 @@ class ProvedRound:
 
 
 def prove_round(params: RoundParams, progress: Step | None = None,
-                timed: bool = True, refined: bool = False) -> ProvedRound:
-    """Solve the round, refine every stage's equilibrium at the solved values if `refined`
-    (else the stage LPs' vertices: refining takes about ten times the solve, so it is asked
-    for), and prove every number from the strategies kept.
+                timed: bool = True, refined: bool = True) -> ProvedRound:
+    """Solve the round, refine every stage's equilibrium at the solved values (the default;
+    with `refined=False`, `bidou round --plain`, the stage LPs' vertices are kept), and
+    prove every number from the strategies kept.
     SolverError if a stage cannot be refined or a number cannot be proved. `progress`
     hears `(what, done, total)` of the solve, the refinement, then "proving".
     `timed=False` leaves the seconds out of the report (0.0), for files that must not

@@ -5,10 +5,11 @@ The round's solve (solver/round/solve.py) finds every state's value with plain s
 an arbitrary equilibrium of each stage, whose play where the other player never goes may
 be anything. Once the values are known, each stage game is a hand like any other, only
 its leaves pay win probabilities instead of chips, so `refined_equilibrium` (solver/refine)
-applies to it as it is: the leaves are read as exact binary fractions of the float
-continuation values (the refine code's exact recovery computes with the leaf payoffs, and
-a float payoff there would make it silently inexact), its value is proved exactly for
-that stage game, and `sequential.verify` checks its play at every decision.
+applies to it as it is: the leaves are read as exact fractions, the float continuation
+values rounded to a grid of 2^-GRID_BITS (the refine code's exact recovery computes with
+the leaf payoffs: a float payoff there would make it silently inexact, and 53-bit ones
+make its denominators outgrow the certificate's), its value is proved exactly for that
+stage game, and `sequential.verify` checks its play at every decision.
 
 One defect of ties is mended here: where a player's own strategy never goes but the
 other's does, the refinement plays his best reply to Bayes's beliefs, and in a stage game
@@ -21,8 +22,10 @@ refined strategy is kept as it was.
 
 The round's numbers are then proved again from the strategies kept
 (solver/pipeline/round.py runs `certify_round` on the refined solution), so the saved
-round's intervals hold for the strategies it saves. The values stay the solve's: a
-refined stage's exact value differs from the LP's float by rounding (about 1e-14).
+round's intervals hold for the strategies it saves (the grid included: the certificate
+reads the round's own values, not the grid). The values stay the solve's: a refined
+stage's exact value differs from the LP's float by the grid and rounding (at most 3.1e-13
+on the default round).
 
 This module is in the pipeline because solver/round and solver/refine are independent
 layers (docs/architecture.md); the work runs on the round's worker processes
@@ -44,7 +47,7 @@ from solver.errors import SolverError
 from solver.model import HandModel, build_model
 from solver.progress import Step
 from solver.refine.check import dominated_actions
-from solver.refine.quasi_perfect import as_fractions, refined_equilibrium
+from solver.refine.quasi_perfect import ETAS, as_fractions, refined_equilibrium
 from solver.refine.sequential import verify
 from solver.round.solve import RoundSolution, Stage, Values, map_stages
 from solver.round.stage import stage_model
@@ -72,6 +75,27 @@ HALF = Fraction(1, 2)
 # stage game within 2^-41 of the float one; the round's proof (`certify_round`, run on
 # the strategies kept) measures them against the round itself and covers the difference.
 GRID_BITS = 40
+# The proofs' bound on the exact probabilities' common denominator, above the strategy
+# file's 4096 bits (`strategy.MAX_COMMON_DENOMINATOR_BITS`, a guard against hostile files:
+# these probabilities are computed here, and only their floats are saved). With reroll
+# keep the hand's own needs 1285 bits, and a stage's, whose leaves are 40-bit grid values,
+# far more: measured at 9,0,0 of the keep round, 6582 bits at eta 1e-5, which the file's
+# bound refused (most of the 36 of its 49 stages kept plain were refused for it; 0,3,6
+# 7980 bits, 2,1,6 attempts 11179). A proof over 8000-bit integers takes seconds.
+STAGE_DENOMINATOR_BITS = 32768
+# The tremble sizes of a stage: the hand's (quasi_perfect.ETAS, tried first, so a stage
+# that refined before refines the same), then 1e-6 and 3e-7. Eight stages of the keep round
+# refine only there (1,1,7, 2,1,6, 0,5,4, 2,2,5, 2,3,4, 2,4,3 at 1e-6; 2,5,2 and 2,7,0 at
+# 3e-7): at 1e-4, 1e-5 and 1e-3 their limits still mix where the limit does not (a
+# negative probability at 1,1,7; at 2,1,6 a proof of width 3.6e-5 at 1e-4 and 3.7e-6 at
+# 1e-5, shrinking with eta). At 2,7,0 HiGHS stops without an optimum at 1e-6, at 1,1,7 at
+# 1e-7.
+STAGE_ETAS = (*ETAS, 1e-6, 3e-7)
+# When no tremble size's limit proves at the hand's support gap (10 eta), the same LP
+# optima read again with an action dropped when chosen at most 100 eta beyond its tremble
+# (`refined_equilibrium`'s wider_gaps): a mixing that vanishes with eta was chosen 34 eta
+# at 0,3,6 of the keep round, and its limit asked a negative probability at every eta.
+WIDER_GAPS = (100.0,)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -89,6 +113,7 @@ class RefinedStage:
     violations: int
     seconds: float
     failed: str | None = None
+    support_gap: float | None = None    # the limit's gap (times eta) that proved
 
 
 def on_grid(value: float, bits: int | None = GRID_BITS) -> Fraction:
@@ -116,14 +141,17 @@ def refine_stage(base: HandModel, state: ChipState, values: Values) -> RefinedSt
     """The refined equilibrium of one stage game (SolverError if none is proved), found
     in chips-like units (SCALE) and checked in win probability, the stage's own units."""
     start = time.perf_counter()
-    refined = refined_equilibrium(exact_stage_model(base, state, values, SCALE))
+    refined = refined_equilibrium(exact_stage_model(base, state, values, SCALE),
+                                  STAGE_ETAS, max_bits=STAGE_DENOMINATOR_BITS,
+                                  wider_gaps=WIDER_GAPS)
     assert refined.certificate.exact is not None     # proved, or refined_equilibrium raises
     exact = refined.certificate.exact / SCALE + HALF
     model = exact_stage_model(base, state, values)
     strategy, moved = undominated(model, refined.strategy, refined.exact, exact)
     report = verify(model, strategy)
     return RefinedStage(strategy, exact, refined.perturbed.eta, moved,
-                        len(report.violations), time.perf_counter() - start)
+                        len(report.violations), time.perf_counter() - start,
+                        support_gap=refined.support_gap)
 
 
 def undominated(model: HandModel, strategy: Strategy, exact: Exact, value: Fraction
@@ -149,7 +177,7 @@ def undominated(model: HandModel, strategy: Strategy, exact: Exact, value: Fract
             moved += 1
     if not moved:
         return strategy, 0
-    if prove_fractions(model, out, as_fractions(rows)).exact != value:
+    if prove_fractions(model, out, as_fractions(rows), STAGE_DENOMINATOR_BITS).exact != value:
         return strategy, 0
     return out, moved
 

@@ -56,6 +56,7 @@ class Refined:
     certificate: Certificate
     perturbed: PerturbedSolution
     seconds: float
+    support_gap: float = SUPPORT_GAP    # the gap whose limit proved (times eta)
 
 
 def limit(model: HandModel, chosen: Strategy, threshold: float) -> Strategy:
@@ -96,32 +97,64 @@ def from_exact(model: HandModel, like: Strategy, exact: Exact) -> Strategy:
 
 def refined_equilibrium(model: HandModel, etas: Sequence[float] = ETAS,
                         support_gap: float = SUPPORT_GAP, kind: str = BEHAVIOUR,
-                        progress: Step | None = None, parallel: bool = True) -> Refined:
+                        progress: Step | None = None, parallel: bool = True,
+                        max_bits: int | None = None, wider_gaps: Sequence[float] = ()
+                        ) -> Refined:
     """The exact refined equilibrium of the hand, from the first tremble size in `etas`
     whose limit proves an exact equilibrium; SolverError, with every reason, if none does.
     `progress(what, done, total)` follows the attempts. With `parallel`, the two players'
     exact systems are solved in two processes where one can be forked (recovery.py); the
-    result is the same."""
+    result is the same. `max_bits`: the proof's bound on the exact probabilities' common
+    denominator (`certificate.prove_fractions`; None: the strategy file's).
+
+    `wider_gaps`: when no tremble size's limit at `support_gap` proves an equilibrium, the
+    same perturbed optima (each LP solved once) read again with each wider gap, the
+    smallest threshold (gap * eta) first. A mixing that vanishes with eta can still be
+    chosen a few tens of eta beyond its tremble (the keep round's 0,3,6 at eta 1e-5: the
+    captain passing 3.4e-4, 34 eta, after which his exact mass is 0 and a later
+    indifference asks a negative probability, at every eta from 1e-6 to 1e-3); read with
+    100 eta it is dropped and the limit proves. The hand passes none (its published
+    strategies were found at `support_gap`)."""
     start = time.perf_counter()
     step = progress or quiet
+    attempts = [(eta, support_gap) for eta in etas] + sorted(
+        ((eta, gap) for gap in wider_gaps for eta in etas), key=lambda pair: pair[0] * pair[1])
+    solved: dict[float, PerturbedSolution | str] = {}
     reasons = []
-    for i, eta in enumerate(etas):
+    for i, (eta, gap) in enumerate(attempts):
+        name = f"eta {eta:g}" + ("" if gap == support_gap else f", gap {gap:g}")
         try:
-            refined = _attempt(model, eta, support_gap, kind,
-                               within(progress, f"eta {eta:g}"), parallel)
+            refined = _attempt(model, eta, gap, kind, within(progress, name), parallel,
+                               max_bits, solved)
         except (SolverError, StrategyFileError) as error:   # the latter: exact
-            reasons.append(f"eta {eta:g}: {error}")           # probabilities too large
+            reasons.append(f"{name}: {error}")                # probabilities too large
             continue                                          # for the certificate
-        step(f"eta {eta:g}: exact value proved", i + 1, len(etas))
+        step(f"{name}: exact value proved", i + 1, len(attempts))
         return dataclasses.replace(refined, seconds=time.perf_counter() - start)
     raise SolverError("; ".join(reasons) or "no tremble size to try")
 
 
+def _perturbed(model: HandModel, eta: float, kind: str,
+               solved: dict[float, PerturbedSolution | str]) -> PerturbedSolution:
+    """The perturbed LP's optimum at `eta`, solved once per refinement (SolverError, again,
+    if HiGHS reached none)."""
+    if eta not in solved:
+        try:
+            solved[eta] = solve_perturbed(model, eta, kind)
+        except SolverError as error:
+            solved[eta] = str(error)
+    found = solved[eta]
+    if isinstance(found, str):
+        raise SolverError(found)
+    return found
+
+
 def _attempt(model: HandModel, eta: float, support_gap: float, kind: str, progress: Step,
-             parallel: bool = True) -> Refined:
+             parallel: bool = True, max_bits: int | None = None,
+             solved: dict[float, PerturbedSolution | str] | None = None) -> Refined:
     start = time.perf_counter()
     progress("perturbed LP", 0, 3)
-    perturbed = solve_perturbed(model, eta, kind)
+    perturbed = _perturbed(model, eta, kind, {} if solved is None else solved)
     float_limit = limit(model, perturbed.chosen, support_gap * eta)
     progress("exact recovery", 1, 3)
     try:
@@ -132,12 +165,13 @@ def _attempt(model: HandModel, eta: float, support_gap: float, kind: str, progre
     progress("proof", 2, 3)
     strategy, completed, _ = complete_sequentially(
         model, from_exact(model, float_limit, exact), exact)
-    certificate = prove_fractions(model, strategy, as_fractions(completed))
+    certificate = prove_fractions(model, strategy, as_fractions(completed), max_bits)
     if certificate.exact is None:
         raise SolverError(f"the limit at eta={eta:g} is not an exact equilibrium (its proof "
                           f"has width {float(certificate.width):.2g})")
     progress("proof", 3, 3)
-    return Refined(strategy, completed, certificate, perturbed, time.perf_counter() - start)
+    return Refined(strategy, completed, certificate, perturbed, time.perf_counter() - start,
+                   support_gap)
 
 
 def as_fractions(exact: Exact) -> dict[tuple, list[Fraction]]:

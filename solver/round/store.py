@@ -41,13 +41,20 @@ FILE_NAME = "solved_round.json"
 STRATEGIES_SUFFIX = ".strategies.json"
 MAX_BYTES = 256 * 2**20
 CACHE_FOLDER = "bidou-solver"
-# The report's `equilibrium` when the stage strategies are refined
-# (solver/pipeline/round_stages.py); a saved round without it holds the LPs' vertices.
+# The report's `equilibrium`: the stage strategies refined (solver/pipeline/round_stages.py,
+# the default) or the stage LPs' vertices (`bidou round --plain`); a saved round without it
+# (written before the stage games were refined) holds the LPs' vertices.
 REFINED = "refined"
+PLAIN = "plain LP vertex"
 
 
 class SavedRoundError(ValueError):
     """A saved round cannot be used; the message is one line naming the file and why."""
+
+
+def equilibrium_of(report: Mapping[str, Any]) -> str:
+    """Which equilibrium a round report's stage strategies are (REFINED or PLAIN)."""
+    return REFINED if report.get("equilibrium") == REFINED else PLAIN
 
 
 def rules_key(params: RoundParams) -> str:

@@ -86,13 +86,16 @@ def _stages_line(report: dict[str, Any]) -> str:
     from solver.round.store import REFINED
 
     if report.get("equilibrium") != REFINED or check is None:
-        return "the LPs' vertices (off-path play may be anything; --refined refines them)"
+        return "the LPs' vertices (off-path play may be anything; without --plain they are "\
+               "refined)"
     plain = check.get("plain", [])
     kept = (f"; {len(plain)} kept the LP's vertex, their refinement failed "
             f"({', '.join(plain[:4])}{' ...' if len(plain) > 4 else ''})" if plain else "")
-    return (f"refined equilibria, {check['verified']} of {check['stages']} pass the check "
-            f"at every decision (sequential.verify){kept}; the proof above is of the "
-            f"strategies kept")
+    passed = ("all" if check["verified"] == check["stages"] else
+              f"{check['verified']} of")
+    return (f"refined equilibria, {passed} {check['stages']} pass the check at every "
+            f"decision (sequential.verify){kept}; the proof above is of the strategies "
+            f"kept")
 
 
 def _write_charts(report: dict[str, Any], state: Any, out: str, as_json: bool) -> None:
@@ -159,15 +162,15 @@ def _write_saved_charts(saved: Any, entry: dict[str, Any], label: str, out: str,
 @click.option("--out", default=None,
               help="Write the JSON report (every state) to this file (a folder with "
                    "--charts).")
-@click.option("--refined", is_flag=True,
-              help="Refine each stage game's equilibrium at the solved values (advice that "
-                   "holds off the path; the values are the same): slow, about half an hour "
-                   "for the nine-chip round on 2 busy cores, and some stages keep their LP "
-                   "vertex (docs/round.md). Without it the stage games play the LPs' "
-                   "vertices, as the published rounds do.")
+@click.option("--plain", is_flag=True,
+              help="The stage games keep the LPs' vertices (an arbitrary equilibrium of "
+                   "each: off-path play may be anything), not their refined equilibria at "
+                   "the solved values (the default, and what `bidou outputs` publishes: "
+                   "advice that holds off the path, the same values; docs/round.md). "
+                   "Faster.")
 def round_command(params: BidouParams, chips: int, state_text: str | None, open_throw: bool,
                   cheatsheet: bool, base_text: str | None, seconds: float, fresh: bool,
-                  as_json: bool, charts: bool, out: str | None, refined: bool) -> None:
+                  as_json: bool, charts: bool, out: str | None, plain: bool) -> None:
     """Solve a whole round (every chip state), each number proved in exact arithmetic, and
     keep it (the user's cache folder, $XDG_CACHE_HOME/bidou-solver or
     ~/.cache/bidou-solver; the published rounds are in outputs/round*/): a later --state
@@ -184,16 +187,16 @@ def round_command(params: BidouParams, chips: int, state_text: str | None, open_
     """
     from games.bidou.round_params import RoundParams
     from solver.files import check_directory_destination, check_file_destination
+    from solver.round.store import PLAIN, REFINED
 
     rules = RoundParams(chips=chips, hand=params)
-    plain = not refined
     wanted = parse_state(state_text, chips) if state_text is not None else None
     if charts and out is None:
         raise ParameterError("--charts needs --out FOLDER")
     if open_throw and (wanted is not None or charts or out is not None):
         raise ParameterError("--open-throw takes neither --state, --charts nor --out")
-    if open_throw and refined:
-        raise ParameterError("--open-throw does not take --refined (an open throw has no "
+    if open_throw and plain:
+        raise ParameterError("--open-throw does not take --plain (an open throw has no "
                              "stage game to refine)")
     if open_throw:
         _open_throw_command(rules, fresh, as_json)
@@ -201,16 +204,17 @@ def round_command(params: BidouParams, chips: int, state_text: str | None, open_
     if base_text is not None and not cheatsheet:
         raise ParameterError("--base goes with --cheatsheet")
     if cheatsheet:
-        if out is None or wanted is not None or charts:
-            raise ParameterError("--cheatsheet needs --out FOLDER and takes neither --state "
-                                 "nor --charts")
+        if out is None or wanted is not None or charts or plain:
+            raise ParameterError("--cheatsheet needs --out FOLDER and takes neither --state, "
+                                 "--charts nor --plain")
         _cheatsheet_command(rules, _base_sheet(rules, base_text), seconds, fresh, out,
                             as_json)
         return
     if out is not None:
         (check_directory_destination if charts else check_file_destination)(out)
     if wanted is not None and state_text is not None:
-        saved = None if fresh else read_saved(rules, as_json or charts, refined)
+        saved = None if fresh else read_saved(rules, as_json or charts,
+                                              PLAIN if plain else REFINED)
         if saved is None:
             check_state(rules, wanted, state_text)
         _state_command(rules, saved, wanted, state_text, as_json, charts, out, plain)
