@@ -20,6 +20,14 @@ exact probabilities and their float roundings, every row; a speed-up must change
 With `--against`, another installation's `bidou` (say main's checkout) runs every command
 too, alternating with this one's so that both see the same load, on a row of its own
 (`other`).
+
+    python benchmarks/bench_refined.py --phases [--rules all]
+
+instead says where the refined command's time goes: `bidou solve --out` run once per rule
+set in a fresh process with its steps timed (`time.process_time` and wall seconds: the
+imports, the model, building the perturbed LP, HiGHS, the limit, the exact recovery, with
+its forked child's CPU apart, the completion, the proof, the best response, the strategy
+file, the rest), then the plain command's total beside it.
 """
 
 from __future__ import annotations
@@ -47,6 +55,91 @@ PUBLISHED = {"all": "default", "keep": "keep", "french": "french"}     # outputs
 ROOT = Path(__file__).resolve().parents[1]
 
 
+_THIS = [sys.executable, "-c", "from solver.app.cli import main; main()"]
+# the refined command's steps, timed where the pipeline looks them up: (module, class or
+# None, attribute, name in the table), in the order they run
+STEPS = [("solver.model", None, "build_model", "model"),
+         ("solver.refine.quasi_perfect", None, "solve_perturbed", "perturbed LP"),
+         ("solver.refine.perturbed_lp", None, "tremble_rows", "perturbed LP: tremble rows"),
+         ("scipy.optimize", None, "linprog", "perturbed LP: HiGHS (linprog)"),
+         ("solver.refine.quasi_perfect", None, "limit", "limit"),
+         ("solver.refine.quasi_perfect", None, "exact_limit", "exact recovery (this process)"),
+         ("solver.refine.quasi_perfect", None, "complete_sequentially",
+          "sequential completion"),
+         ("solver.refine.quasi_perfect", None, "prove_fractions", "proof"),
+         ("solver.best_response", None, "exploitability", "best response"),
+         ("solver.pipeline.hand", "HandResult", "document", "strategy file: document"),
+         ("solver.files", None, "write_json_atomic", "strategy file: written")]
+LP_PARTS = ("perturbed LP: tremble rows", "perturbed LP: HiGHS (linprog)")
+
+
+def phases(rules: list[str]) -> list[tuple[str, float, float]]:
+    """(step, CPU s, wall s) of one refined `bidou solve --out`, run in a fresh process:
+    the imports, the steps of STEPS (the perturbed LP as its parts: its tremble rows,
+    HiGHS, and the rest: the sequence form built, the rows stacked, its behaviour read
+    back), the exact recovery's forked child (its CPU), the command's own rest (`other`),
+    then the whole (CPU: this process's and its children's)."""
+    with tempfile.TemporaryDirectory() as folder:
+        out = Path(folder) / "phases.json"
+        subprocess.run([sys.executable, __file__, "--phases-child", json.dumps(rules),
+                        str(out)], check=True, capture_output=True)
+        return [(step, cpu, wall) for step, cpu, wall in json.loads(out.read_text())]
+
+
+def _time_phases(rules: list[str], out: Path) -> None:
+    """The child of `phases`: the command run here with each step of STEPS timed."""
+    import importlib
+
+    start = (time.process_time(), time.perf_counter())
+    from solver.app.cli import main
+    cli = (time.process_time() - start[0], time.perf_counter() - start[1])
+    import solver.pipeline.hand  # noqa: F401  (the refined path's imports, timed apart)
+    import solver.refine.quasi_perfect  # noqa: F401
+    imports = (time.process_time() - start[0] - cli[0], time.perf_counter() - start[1] - cli[1])
+    spent: dict[str, list[float]] = {}
+    for module, owner, attribute, step in STEPS:
+        holder = importlib.import_module(module)
+        _timed(getattr(holder, owner) if owner else holder, attribute,
+               spent.setdefault(step, [0.0, 0.0, 0.0]))
+    with tempfile.TemporaryDirectory() as folder:
+        try:
+            main(["solve", *rules, "--out", str(Path(folder) / "strategy.json")])
+        except SystemExit as done:
+            assert not done.code, f"bidou solve exited {done.code}"
+    total = (time.process_time() - start[0], time.perf_counter() - start[1])
+    child = spent["exact recovery (this process)"][2]
+    lp = spent.pop("perturbed LP")
+    rest = [lp[i] - sum(spent[part][i] for part in LP_PARTS) for i in (0, 1)]
+    rows = [["imports: the command line", *cli], ["imports: the refined path", *imports]]
+    for step, (cpu, wall, _) in spent.items():
+        rows.append([step, cpu, wall])
+        if step == LP_PARTS[-1]:
+            rows.append(["perturbed LP: the rest", *rest])
+        if step == "exact recovery (this process)":
+            rows.append(["exact recovery (its forked child)", child, 0.0])
+    rows.append(["other", total[0] + child - sum(r[1] for r in rows),
+                 total[1] - sum(r[2] for r in rows)])
+    rows.append(["whole command", total[0] + child, total[1]])
+    out.write_text(json.dumps(rows))
+
+
+def _timed(holder, attribute: str, into: list[float]) -> None:
+    """Replace holder.attribute by itself adding its CPU s, wall s and children's CPU s
+    (a forked child's, once it is waited for) to `into`."""
+    function = getattr(holder, attribute)
+
+    def timed(*args, **kwargs):
+        cpu, wall, children = time.process_time(), time.perf_counter(), _children_cpu()
+        try:
+            return function(*args, **kwargs)
+        finally:
+            into[0] += time.process_time() - cpu
+            into[1] += time.perf_counter() - wall
+            into[2] += _children_cpu() - children
+
+    setattr(holder, attribute, timed)
+
+
 def _run(bidou: list[str], rules: list[str], extra: list[str], out: Path
          ) -> tuple[float, float]:
     """(wall seconds, CPU seconds) of one command. The CPU time (user and system, of the
@@ -70,8 +163,26 @@ def main() -> None:
     parser.add_argument("--rules", default="all", help=f"comma-separated: {', '.join(RULE_SETS)}")
     parser.add_argument("--against", default=None,
                         help="another installation's bidou executable, run side by side")
+    parser.add_argument("--phases", action="store_true",
+                        help="where the refined command's time goes, step by step")
+    parser.add_argument("--phases-child", nargs=2, metavar=("RULES", "OUT"),
+                        help=argparse.SUPPRESS)     # the timed command, in its own process
     args = parser.parse_args()
-    peers = {"this": [sys.executable, "-c", "from solver.app.cli import main; main()"]}
+    if args.phases_child:
+        rules, out = args.phases_child
+        _time_phases(json.loads(rules), Path(out))
+        return
+    if args.phases:
+        for name in args.rules.split(","):
+            print(f"{name}: `{' '.join(['bidou solve', *RULE_SETS[name]])}` (refined), "
+                  f"CPU s / wall s")
+            for step, cpu, wall in phases(RULE_SETS[name]):
+                print(f"  {step:<34} {cpu:6.2f} {wall:7.2f}")
+            with tempfile.TemporaryDirectory() as folder:
+                wall, cpu = _run(_THIS, RULE_SETS[name], ["--plain"], Path(folder) / "plain.json")
+            print(f"  {'the plain command, whole':<34} {cpu:6.2f} {wall:7.2f}", flush=True)
+        return
+    peers = {"this": _THIS}
     if args.against:
         peers["other"] = [args.against]
     print(f"{'rules':<8} {'peer':<5} {'plain s':>8} {'plain exact s':>13} {'refined s':>9} "

@@ -196,3 +196,77 @@ def test_a_total_skipping_shared_zeros_is_the_sum():
                   for _ in range(size)]
         assert _total(values) == sum(values, Fraction(0))
     assert _total([ZERO, Fraction(0), Fraction(1, 3)]) == Fraction(1, 3)
+
+
+def _tremble_rows_by_loops(model, space, player, eta):
+    """tremble_rows as it was written before numpy built it: one row per (hand, action)
+    of each decision, in that order (the reference the numpy version must equal)."""
+    import scipy.sparse as sp
+
+    from solver.lp import _parents
+
+    rows, cols, vals, count = [], [], [], 0
+    decisions = [(space.throw[c, t], None) for c in range(space.throw.shape[0])
+                 for t in range(space.throw.shape[1] - 1)]
+    for tc, to in model.public_states:
+        tree = model.tree((tc, to))
+        parents = _parents(space, tree, player, tc, to)
+        decisions += [(space.betting[(tc, to, node.history)], parents[node.index])
+                      for node in tree.nodes if node.actor == player]
+    for index, parent in decisions:
+        for h in range(index.shape[1]):
+            legal = index[:, h][index[:, h] >= 0]
+            if len(legal) < 2:
+                continue
+            for a in legal:
+                if parent is None:
+                    for b in legal:
+                        rows.append(count)
+                        cols.append(int(b))
+                        vals.append((1.0 - eta) if b == a else -eta)
+                else:
+                    rows += [count, count]
+                    cols += [int(a), int(parent[h])]
+                    vals += [1.0, -eta]
+                count += 1
+    return sp.csr_matrix((vals, (rows, cols)), shape=(count, space.size))
+
+
+def test_tremble_rows_built_by_numpy_are_the_loops_rows():
+    """The same matrix, entry for entry (HiGHS then pivots the same way: the round's stage
+    games and the published hands must not move), for both players, with and without
+    throwing decisions of several actions."""
+    import numpy as np
+
+    from solver.lp import _SequenceFormLP
+    from solver.refine.perturbed_lp import tremble_rows
+
+    for params in (BidouParams(), BidouParams(reroll="keep"), SMALL,
+                   BidouParams(faces=2, throws=1, max_level=1)):
+        model = build_model(params)
+        lp = _SequenceFormLP(model, CAPTAIN)
+        for space, player in ((lp.primal, CAPTAIN), (lp.dual, OPPONENT)):
+            new = tremble_rows(model, space, player, 1e-4)
+            old = _tremble_rows_by_loops(model, space, player, 1e-4)
+            assert new.shape == old.shape and new.nnz == old.nnz > 0
+            for part in ("indptr", "indices", "data"):
+                assert np.array_equal(getattr(new, part), getattr(old, part)), part
+
+
+def test_the_benchmarks_phases_find_every_step_of_the_refined_command():
+    """`bench_refined.py --phases` times the refined command's steps where the pipeline
+    looks them up: each is seen running (a renamed or moved step would show 0 s, and the
+    table would put its time under `other` without a word)."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "bench_refined.py"
+    spec = importlib.util.spec_from_file_location("bench_refined", path)
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    rows = bench.phases(["--faces", "2", "--throws", "1", "--max-level", "1"])
+    wall = {step: seconds for step, _, seconds in rows}
+    assert [step for step, _, _ in rows][-1] == "whole command"
+    for *_, step in bench.STEPS[:1] + bench.STEPS[2:]:     # the LP itself is shown by parts
+        assert wall[step] > 0, step
+    assert wall["whole command"] >= sum(wall[step] for *_, step in bench.STEPS[2:])

@@ -60,31 +60,29 @@ class PerturbedSolution:
 def tremble_rows(model: HandModel, space: _Space, player: int, eta: float
                  ) -> sp.csr_matrix:
     """G with G v >= 0 saying: every action of every decision of `player` gets at least
-    `eta` of the mass reaching it (columns: the player's sequence variables)."""
-    rows: list[int] = []
-    cols: list[int] = []
-    vals: list[float] = []
-    count = [0]
+    `eta` of the mass reaching it (columns: the player's sequence variables). Rows in the
+    order of the decisions, then of the hands, then of the actions; built with numpy per
+    decision (the loop over hands and actions was 0.1-0.18 s of the refined command)."""
+    pieces: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+    count = 0
 
     def decision(index: np.ndarray, parent: np.ndarray | None) -> None:
         """index: (k, n) variables of one decision's actions; parent: (n,) the sequence
         before it, or None for a throwing decision (its mass is the sum of its actions)."""
-        for h in range(index.shape[1]):
-            legal = index[:, h][index[:, h] >= 0]
-            if len(legal) < 2:
-                continue
-            for a in legal:
-                row = count[0]
-                count[0] += 1
-                if parent is None:
-                    for b in legal:
-                        rows.append(row)
-                        cols.append(int(b))
-                        vals.append((1.0 - eta) if b == a else -eta)
-                else:
-                    rows.extend([row, row])
-                    cols.extend([int(a), int(parent[h])])
-                    vals.extend([1.0, -eta])
+        nonlocal count
+        legal = index >= 0
+        hands, actions = np.nonzero((legal & (legal.sum(axis=0) >= 2)).T)   # hand-major
+        rows = count + np.arange(len(hands))
+        count += len(hands)
+        own = index[actions, hands]
+        if parent is not None:              # x[a] - eta x[parent] >= 0
+            pieces.append((rows, own, np.ones(len(rows))))
+            pieces.append((rows, parent[hands], np.full(len(rows), -eta)))
+            return
+        for b in range(index.shape[0]):     # x[a] - eta (sum of the decision's x) >= 0
+            ok = legal[b, hands]
+            pieces.append((rows[ok], index[b, hands[ok]],
+                           np.where(actions[ok] == b, 1.0 - eta, -eta)))
 
     for c in range(space.throw.shape[0]):
         for t in range(space.throw.shape[1] - 1):       # the last throw only stops
@@ -95,7 +93,10 @@ def tremble_rows(model: HandModel, space: _Space, player: int, eta: float
         for node in tree.nodes:
             if node.actor == player:
                 decision(space.betting[(tc, to, node.history)], parents[node.index])
-    return sp.csr_matrix((vals, (rows, cols)), shape=(count[0], space.size))
+    rows, cols, vals = (np.concatenate([piece[i] for piece in pieces] or [np.zeros(0)])
+                        for i in range(3))
+    return sp.csr_matrix((vals, (rows.astype(np.int64), cols.astype(np.int64))),
+                         shape=(count, space.size))
 
 
 def sequence_bounds(model: HandModel, space: _Space, player: int, eps: float) -> np.ndarray:
