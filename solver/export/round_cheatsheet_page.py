@@ -49,6 +49,12 @@ def intro(document: Mapping[str, Any]) -> str:
             f"(open_throw.md).")
 
 
+EQUILIBRIUM_NOTE = ("The column against the equilibrium is against the round's solved "
+                    "equilibrium (its stage games refined), one of many: another would give "
+                    "other numbers there. The column against a best reply does not depend "
+                    "on which.")
+
+
 def search_line(document: Mapping[str, Any]) -> str:
     """How the rules were found, and the cost (floating point) after each (no timing: the
     published page must not change with the machine's speed; the JSON has the seconds)."""
@@ -78,7 +84,7 @@ def round_cheatsheet_markdown(document: Mapping[str, Any]) -> str:
               "| playing | against a best reply | against the equilibrium |",
               "|---|---|---|"]
     lines += [f"| {a} | {b} | {c} |" for a, b, c in cost_rows(document)]
-    lines += ["", search_line(document), ""]
+    lines += ["", EQUILIBRIUM_NOTE, "", search_line(document), ""]
     return "\n".join(lines)
 
 
@@ -122,7 +128,7 @@ def _page(canvas: Canvas, document: Mapping[str, Any], size: float, draw: bool) 
         y += line_h * 1.1
     y += 0.05
     small = max(MIN_LABEL_PT, size - 1)
-    for line in wrap(search_line(document), per_line):
+    for line in wrap(EQUILIBRIUM_NOTE + " " + search_line(document), per_line):
         put(x, line, size=small, color="#555555")
         y += line_h
     if document["base_rules"]:
