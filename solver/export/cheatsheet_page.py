@@ -108,9 +108,11 @@ def wrap(text: str, per_line: int) -> list[str]:
 
 
 def rule_cells(model: HandModel, rule: rulebook.Rule, atom: rulebook.Atom,
-               pos: np.ndarray) -> list[Cell]:
-    """What `rule` does with each hand (strongest first), as chart cells (mixed hands split)."""
-    probs = rulebook.action_probs(model, rule, atom, pos)
+               pos: np.ndarray, keep: np.ndarray | None = None) -> list[Cell]:
+    """What `rule` does with each hand (strongest first), as chart cells (mixed hands split);
+    `keep`: the dice the player's keep rule keeps (a throw rule may stop the hands it keeps
+    nothing of)."""
+    probs = rulebook.action_probs(model, rule, atom, pos, keep)
     if atom.kind == "throw":
         names = ["stop" if a == 0 else "reroll" for a in range(probs.shape[0])]
     else:
@@ -225,7 +227,8 @@ def cheatsheet_figure(model: HandModel, point: FrontPoint, page: str = "a4") -> 
     styles = {**THROW_STYLES, **BET_STYLES}
     for number, rule in drawn:
         atom = _face_atom(model, rule, atom_list)
-        for r, cell in enumerate(rule_cells(model, rule, atom, pos)):
+        keep = rulebook.keep_for(model, point.rules, atom)
+        for r, cell in enumerate(rule_cells(model, rule, atom, pos, keep)):
             draw_cell(canvas, x, grid_top + r * row_h, col_w, row_h, cell, styles, font,
                       labels=False)
         canvas.text(x + col_w / 2, grid_top - 0.05, str(number), size=6.5, ha="center",
