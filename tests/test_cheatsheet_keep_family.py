@@ -181,3 +181,27 @@ def test_a_locked_player_plays_the_keep_rules_of_each_throw(model):
         for (_, p, c, t, h), row in throws.items():          # t counts from 0
             assert [float(x) for x in row] == pytest.approx(
                 stated.throw[p][c, t][:, h].tolist())
+
+
+def test_a_keep_rule_split_by_throw_is_one_rule_more_and_measured(monkeypatch):
+    """`cheatsheet_local.keep_split` (the keep front's sources): on the 3-face keep hand
+    with three throws (keep lists of at most two preferences), the coarsest book with its
+    keep rule split after the first throw, descended: one rule more, a keep rule for each
+    throw, its cost measured; with two throws there is one throw to keep after, nothing
+    to split."""
+    from solver import best_response
+    from solver.analysis import cheatsheet_local
+    from solver.solve import solve
+
+    monkeypatch.setattr(cheatsheet, "KEEP_LONGEST", 2)     # 50 lists, not 1100: fast
+    small = solve(BidouParams(faces=3, throws=3, max_level=1, reroll="keep")).model
+    start = cheatsheet.Book(small, rulebook.root_rules(small))
+    seed = cheatsheet_local.keep_split(small, start.rules)
+    assert seed is not None and len(seed) == len(start.rules) + 1
+    keeps = [r for r in seed if r.kind == "keep"]
+    assert sorted(r.scope[2] for r in keeps) == [(1, 1), (2, 2)]
+    cost = best_response.exploitability(small, rulebook.build_strategy(small, seed))
+    assert start.objective == pytest.approx(0.56516, abs=1e-5)
+    assert cost.exploitability == pytest.approx(0.12639, abs=1e-5)    # descended, measured
+    two = solve(BidouParams(faces=3, throws=2, max_level=1, reroll="keep")).model
+    assert cheatsheet_local.keep_split(two, rulebook.root_rules(two)) is None

@@ -244,8 +244,10 @@ def cheatsheet_figure(model: HandModel, point: FrontPoint, page: str = "a4") -> 
     bottom = grid_top + n * row_h
     if skipped:
         names = " and ".join(str(i) for i in skipped)
-        canvas.text(pic_x, bottom + 0.12, f"Rule {names} (which dice to keep) has no column: "
-                    "it picks dice, not hands.", size=6.5, style="italic")
+        said = ("Rule {} (which dice to keep) has no column: it picks dice, not hands."
+                if len(skipped) == 1 else
+                "Rules {} (which dice to keep) have no column: they pick dice, not hands.")
+        canvas.text(pic_x, bottom + 0.12, said.format(names), size=6.5, style="italic")
         bottom += 0.15
     for winner, loser in _exceptions(model):
         canvas.text(pic_x, bottom + 0.12, f"Exception: {winner} beats {loser}.", size=6.5,
