@@ -112,13 +112,34 @@ def test_stopping_when_nothing_is_kept_stops_those_hands_only(model):
     assert rulebook.parse_rule(model, rulebook.rule_text(model, never)) == never
 
 
+def test_stopping_when_fewer_than_two_dice_are_kept(model):
+    """The flag 2: one list for every throw ("a 2 and a 1, else a pair, else a 1, else a
+    2") keeps single dice after the first throw, and after the second the hands it would
+    keep one die of stop (6-4-2, 6-3-1), those it keeps two of throw again (6-2-1, 5-5-3)."""
+    keep = Rule("keep", _full(model, "keep"), ("21", "pair", "ace", "deuce"))
+    flagged = rulebook.canonical(model, Rule("throw", _full(model, "throw"), (40, 2)))
+    text = rulebook.rule_text(model, flagged)
+    assert text.endswith("; if it keeps fewer than two dice, stop")
+    assert rulebook.parse_rule(model, f"4. {text}.") == flagged
+    stated = rulebook.build_strategy(model, [keep, flagged] + _betting(model))
+    stop = stated.throw[0][0, 1][0]
+    for hand, stops in (((6, 4, 2), 1.0), ((6, 3, 1), 1.0), ((5, 3, 2), 1.0),
+                        ((6, 2, 1), 0.0), ((5, 5, 3), 0.0), ((4, 4, 1), 0.0)):
+        assert stop[model.hands.index(hand)] == stops
+    kept = rulebook.keep_actions(model, keep.params)
+    single = np.array([len(model.throw_actions[a]) < 2 for a in kept])
+    pos = rulebook.positions(model)
+    assert np.array_equal(stop, np.where(single | (pos < 10), 1.0, 0.0))
+
+
 def test_the_flag_has_one_spelling_and_needs_a_keep_rule(model):
     top = 4 * model.num_hands
     scope = _full(model, "throw")
     assert rulebook.canonical(model, Rule("throw", scope, (40, 0))).params == (40,)
     assert rulebook.canonical(model, Rule("throw", scope, (top, 1))).params == (top,)
     assert rulebook.valid_params(model, "throw", (40, 1))
-    assert not rulebook.valid_params(model, "throw", (40, 2))
+    assert rulebook.valid_params(model, "throw", (40, 2))
+    assert not rulebook.valid_params(model, "throw", (40, 3))
     assert not rulebook.valid_params(model, "throw", (40, True))
     assert not rulebook.valid_params(build_model(BidouParams()), "throw", (40, 1))
     with pytest.raises(RuleTextError):
@@ -147,7 +168,8 @@ def test_the_descent_tries_the_flag_and_the_new_preference():
     book = cheatsheet.Book(model, rulebook.root_rules(model))
     throw = next(i for i, r in enumerate(book.rules) if r.kind == "throw")
     choices = book.choices(throw, 1, None)
-    assert choices == [(book.rules[throw].params[0],), (book.rules[throw].params[0], 1)]
+    k = book.rules[throw].params[0]
+    assert choices == [(k,), (k, 1), (k, 2)]
     keep = next(i for i, r in enumerate(book.rules) if r.kind == "keep")
     assert ("21", "high2") in book.choices(keep, 0, None)
 

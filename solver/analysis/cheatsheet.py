@@ -125,7 +125,8 @@ class Book:
         if rule.kind == "open" and which == 2:
             return self._band_choices(i, window)
         if rule.kind == "throw" and which == 1:     # stop when nothing is kept, or not
-            return [q for q in ((rule.params[0],), (rule.params[0], 1))
+            return [q for q in [(rule.params[0],)] + [(rule.params[0], f)
+                                                     for f in rulebook.STOP_FLAGS]
                     if rulebook.valid_params(self.model, "throw", q)]
         p = list(rule.params)
         grid = self._cut_moves(p[which], window, rich)

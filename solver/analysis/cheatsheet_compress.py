@@ -151,11 +151,12 @@ class Target:
         for key in [k for k in self.memo if k[0] == "throw"]:
             del self.memo[key]
         self.nothing = {}
-        none = self.model.throw_actions.index(()) if () in self.model.throw_actions else -1
         for atom in rulebook.atoms(self.model):
             keep = rulebook.keep_for(self.model, keep_rules, atom)
             if atom.kind == "throw" and keep is not None:
-                self.nothing[(atom.player, atom.key)] = (keep == none)[self.order]
+                for flag in rulebook.STOP_FLAGS:
+                    self.nothing[(atom.player, atom.key, flag)] = rulebook.stopped_by_flag(
+                        self.model, flag, keep)[self.order]
 
     def fit(self, kind: str, members: Sequence[Atom]) -> tuple[tuple, float]:
         """The family's closest action to the equilibrium over `members` (one shared rule),
@@ -188,27 +189,30 @@ class Target:
         distance = square + sum(float((weight[k] * (fitted[k] ** 2 - 2 * fitted[k] * mean[k])
                                        ).sum()) for k in mean)
         params = cut_params(kind, fitted, self.model.num_hands)
-        if kind == "throw" and all((a.player, a.key) in self.nothing for a in members):
-            flagged, other = self._fit_stopping_on_nothing(members)
-            if other < distance - 1e-12:
-                return flagged, other
+        if kind == "throw" and all((a.player, a.key, 1) in self.nothing for a in members):
+            for flag in rulebook.STOP_FLAGS:
+                flagged, other = self._fit_stopping_on_nothing(members, flag)
+                if other < distance - 1e-12:
+                    params, distance = flagged, other
         return params, distance
 
-    def _fit_stopping_on_nothing(self, members: Sequence[Atom]) -> tuple[tuple, float]:
-        """A throw rule's closest action when the hands kept nothing of stop: the cut
-        fitted to the other hands, and the squared distance over all."""
+    def _fit_stopping_on_nothing(self, members: Sequence[Atom], flag: int
+                                 ) -> tuple[tuple, float]:
+        """A throw rule's closest action when the hands its flag stops (kept nothing of,
+        or fewer than two dice of) stop: the cut fitted to the other hands, and the
+        squared distance over all."""
         weight = total = np.zeros(self.model.num_hands)
         seqs = []
         for atom in members:
             w, y = self.sequences(atom)
-            nothing = self.nothing[(atom.player, atom.key)]
+            nothing = self.nothing[(atom.player, atom.key, flag)]
             weight, total = weight + w * ~nothing, total + w * ~nothing * y["stop"]
             seqs.append((w, y["stop"], nothing))
         cut = shape_fit(total / np.maximum(weight, 1e-300), weight + 1e-12, "d")
         distance = sum(float((w * (y - np.where(nothing, 1.0, cut)) ** 2).sum())
                        for w, y, nothing in seqs)
         stop = cut_params("throw", {"stop": cut}, self.model.num_hands)
-        return stop + (1,), distance
+        return stop + (flag,), distance
 
 
 def fitted_book(model: HandModel, target: Target, keep_rules: Sequence[Rule] = ()

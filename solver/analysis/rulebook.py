@@ -17,12 +17,14 @@ to 6-4-4"). An integer cut is the staircase whose counts differ by at most one, 
 always written as the integer (`cut_of`), so each action has one spelling. The actions, by
 kind of decision:
 
-* ``throw`` (k) or (k, 1): stop with the hands inside the cut k, otherwise throw again
-  (under ``reroll="keep"`` keeping what the player's ``keep`` rule says); with the second
-  number (issue 24, ``reroll="keep"`` only), a hand the keep rule keeps nothing of stops
-  instead ("...; if it keeps nothing, stop"): after the second throw the equilibrium stops
-  with the middling hands it has nothing to keep of (6-4-2, 5-3-1) and throws again with
-  weaker hands that hold a pair or a 2 and a 1, which no cut in the ranking states;
+* ``throw`` (k), (k, 1) or (k, 2): stop with the hands inside the cut k, otherwise throw
+  again (under ``reroll="keep"`` keeping what the player's ``keep`` rule says); with the
+  second number (issue 24, ``reroll="keep"`` only), a hand the keep rule keeps nothing of
+  (1), or fewer than two dice of (2), stops instead ("...; if it keeps nothing, stop";
+  "...; if it keeps fewer than two dice, stop"): after the second throw the equilibrium
+  stops with the middling hands it has nothing (or one die) to keep of (6-4-2, 5-3-1) and
+  throws again with weaker hands that hold a pair or a 2 and a 1, which no cut in the
+  ranking states;
 * ``open`` (v, b) or (v, b, e), nothing bet yet: bet with the hands inside v and, as a bluff,
   with the hands outside b but inside the first e hands (a *bluff band*, issue 24: "bluff
   (bet) with 5-4-2 to 4-3-1"; without e, down to the weakest hand: "4-1-1 or worse"; b at the
@@ -67,7 +69,10 @@ STEPS = 4                  # a cut may fall inside a hand, in quarters: "half th
 KEEP_WORDS = {"21": "a 2 and a 1", "pair": "a pair", "run": "two touching dice",
               "ace": "a 1", "deuce": "a 2", "high": "the highest die",
               "high2": "two dice of 4 or more"}
-STOP_ON_NOTHING = "; if it keeps nothing, stop"     # a throw rule's second number, in words
+# a throw rule's second number, in words: stop the hands the keep rule keeps nothing of (1),
+# or fewer than two dice of (2)
+STOP_FLAGS = {1: "; if it keeps nothing, stop", 2: "; if it keeps fewer than two dice, stop"}
+STOP_ON_NOTHING = STOP_FLAGS[1]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -178,7 +183,8 @@ def valid_params(model: HandModel, kind: str, params: tuple, top_only: bool = Fa
         params = params[:2]
     if kind == "throw" and len(params) == 2:
         # stop when the keep rule keeps nothing: only where there is a keep rule
-        if params[1] != 1 or isinstance(params[1], bool) or model.params.reroll != "keep":
+        if params[1] not in STOP_FLAGS or isinstance(params[1], bool) or \
+                model.params.reroll != "keep":
             return False
         params = params[:1]
     if not all(valid_cut(model, x) for x in params):
@@ -281,8 +287,23 @@ def positions(model: HandModel) -> np.ndarray:
 
 
 def stops_on_nothing(rule: Rule) -> bool:
-    """Whether a throw rule stops the hands its player's keep rule keeps nothing of."""
-    return rule.kind == "throw" and len(rule.params) == 2 and rule.params[1] == 1
+    """Whether a throw rule stops the hands its player's keep rule keeps nothing of (or,
+    with the flag 2, fewer than two dice of)."""
+    return stop_flag(rule) > 0
+
+
+def stop_flag(rule: Rule) -> int:
+    """A throw rule's flag: 0 none, 1 stop when nothing is kept, 2 when fewer than two
+    dice are (`STOP_FLAGS`)."""
+    return int(rule.params[1]) if rule.kind == "throw" and len(rule.params) == 2 else 0
+
+
+def stopped_by_flag(model: HandModel, flag: int, keep: np.ndarray) -> np.ndarray:
+    """(n,) bool: the hands a throw rule's flag stops, given what the keep rule keeps."""
+    if flag == 0:
+        return np.zeros(len(keep), dtype=bool)
+    kept = np.array([len(model.throw_actions[a]) for a in keep])
+    return kept < flag
 
 
 def kept_dice(hand: rules.Hand, pattern: str) -> tuple[int, ...] | None:
@@ -387,7 +408,7 @@ def action_probs(model: HandModel, rule: Rule, atom: Atom, pos: np.ndarray,
         stop = above(rule.params[0], pos)
         again = keep if keep is not None else np.ones(n, dtype=np.int64)
         if stops_on_nothing(rule) and keep is not None:
-            stop = np.where(keep == model.throw_actions.index(()), 1.0, stop)
+            stop = np.where(stopped_by_flag(model, stop_flag(rule), keep), 1.0, stop)
         out[0] = stop
         out[again, np.arange(n)] += 1.0 - stop
         return out
@@ -615,7 +636,7 @@ def action_text(model: HandModel, rule: Rule) -> str:
             return "always stop"
         if stops_on_nothing(rule):
             return (again if k == 0 else f"{_cut(model, 'stop', k)}, otherwise {again}"
-                    ) + STOP_ON_NOTHING
+                    ) + STOP_FLAGS[stop_flag(rule)]
         if k == 0:
             return f"never stop: {again}"
         return f"{_cut(model, 'stop', k)}, otherwise {again}"
@@ -850,13 +871,13 @@ def _parse_action(model: HandModel, kind: str, text: str) -> tuple:
     if text in fixed:
         return fixed[text]
     text = re.sub(r" \(facing a raise to \d+ you cannot raise: call\)$", "", text)
-    flag = kind == "throw" and text.endswith(STOP_ON_NOTHING)
-    text = text.removesuffix(STOP_ON_NOTHING) if flag else text
+    flags = [f for f, words in STOP_FLAGS.items() if kind == "throw" and text.endswith(words)]
+    text = text.removesuffix(STOP_FLAGS[flags[0]]) if flags else text
     reader = _CutReader(model, text)
     for clause in text.split(", "):
         reader.read(clause)
     if kind == "throw":
-        return (reader.cut("stop", 0),) + ((1,) if flag else ())
+        return (reader.cut("stop", 0),) + tuple(flags)
     if kind == "open":
         end = reader.band_end()
         band = (end,) if end < model.num_hands else ()
