@@ -247,8 +247,8 @@ def test_booklet_index_and_cheat_sheet_say_what_they_mean(figures, keep_sheet):
     if len(keep_rules) == 1:
         assert f"Rule {keep_rules[0]} (which dice to keep) has no column" in words
     else:
-        assert (f"Rules {' and '.join(keep_rules)} (which dice to keep) have no column"
-                in words)
+        names = ", ".join(keep_rules[:-1]) + f" and {keep_rules[-1]}"
+        assert f"Rules {names} (which dice to keep) have no column:" in words
     assert "the captain bets first, unless he threw more times" in words.replace("\n", " ")
     columns = [t.get_text() for t in texts(sheet) if t.get_text().isdigit()
                and t.get_fontweight() == "bold"]

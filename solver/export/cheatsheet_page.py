@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 import os
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 from matplotlib.figure import Figure
@@ -127,6 +127,16 @@ def rule_cells(model: HandModel, rule: rulebook.Rule, atom: rulebook.Atom,
     return cells
 
 
+def _keep_note(skipped: Sequence[int]) -> list[str]:
+    """Why the keep rules have no column, in lines that fit under the picture."""
+    if len(skipped) == 1:
+        return [f"Rule {skipped[0]} (which dice to keep) has no column: it picks dice, "
+                "not hands."]
+    names = ", ".join(str(i) for i in skipped[:-1]) + f" and {skipped[-1]}"
+    return [f"Rules {names} (which dice to keep) have no column:",
+            "they pick dice, not hands."]
+
+
 def _face_atom(model: HandModel, rule: rulebook.Rule, atom_list) -> rulebook.Atom:
     """A decision of the rule where raising is allowed if any (so the picture shows it)."""
     mine = [a for a in atom_list if rule.covers(a)]
@@ -213,7 +223,7 @@ def cheatsheet_figure(model: HandModel, point: FrontPoint, page: str = "a4") -> 
     header_h = 0.55
     grid_top = py + header_h
     skipped = [i for i, r in enumerate(point.rules, 1) if r.kind == "keep"]
-    notes_h = 0.15 * (len(_exceptions(model)) + bool(skipped))
+    notes_h = 0.15 * (len(_exceptions(model)) + (len(_keep_note(skipped)) if skipped else 0))
     legend_h = 0.75
     row_h = min(0.17, (H - grid_top - legend_h - notes_h - 0.4) / n)
     font = max(6.5, min(6.8, row_h * 72 * 0.78))
@@ -243,12 +253,9 @@ def cheatsheet_figure(model: HandModel, point: FrontPoint, page: str = "a4") -> 
                 size=6.5, ha="center", va="bottom")
     bottom = grid_top + n * row_h
     if skipped:
-        names = " and ".join(str(i) for i in skipped)
-        said = ("Rule {} (which dice to keep) has no column: it picks dice, not hands."
-                if len(skipped) == 1 else
-                "Rules {} (which dice to keep) have no column: they pick dice, not hands.")
-        canvas.text(pic_x, bottom + 0.12, said.format(names), size=6.5, style="italic")
-        bottom += 0.15
+        for line in _keep_note(skipped):
+            canvas.text(pic_x, bottom + 0.12, line, size=6.5, style="italic")
+            bottom += 0.15
     for winner, loser in _exceptions(model):
         canvas.text(pic_x, bottom + 0.12, f"Exception: {winner} beats {loser}.", size=6.5,
                     style="italic")
