@@ -2,6 +2,8 @@
 
     python benchmarks/bench_cheatsheet.py [--games default,keep,french] [--rules-max 16]
                                           [--beam B] [--out DIR]
+    python benchmarks/bench_cheatsheet.py --games keep --start outputs/cheatsheet-front \
+        --rules-max 12 --split-keep 9,10,11,12 --local 2 [--out DIR]   (the keep front)
 
 For each game: solve it (LP), grow the rule book (solver/analysis/cheatsheet.py) up to
 --rules-max rules, and print every Pareto point: rules, exploitability (chips per hand, exact
@@ -21,6 +23,7 @@ import argparse
 import dataclasses
 import time
 from pathlib import Path
+from typing import Sequence
 
 import numpy as np
 
@@ -126,7 +129,8 @@ def run(name: str, rules_max: int, out: Path | None, beam: int = 1,
         milp_seconds: float = 0.0, start_folder: Path | None = None,
         milp_sizes: list[int] | None = None, family: bool = False,
         polish: bool = False, top_down: bool = False, local: int = 0,
-        source_max: int = 16, sheets: Path | None = None, blocks: bool = True) -> None:
+        source_max: int = 16, sheets: Path | None = None, blocks: bool = True,
+        split_keep: Sequence[int] = ()) -> None:
     model, strategy, value = equilibrium(name)
     start = time.perf_counter()
 
@@ -143,9 +147,19 @@ def run(name: str, rules_max: int, out: Path | None, beam: int = 1,
     origins = ({len(b): o for b, o in zip(start_books(start_folder, name),
                                           start_origins(start_folder, name))}
                if start_folder is not None else {len(b): "bottom-up" for b in books})
+    if split_keep:                              # the keep rules split by throw: sources
+        books = books + keep_seeds(model, [b for b in books if len(b) in split_keep],
+                                   progress)
     if top_down and local:                      # the chain, then the front's local search
         books, origins = local_front(model, strategy, books, rules_max, local, source_max,
                                      progress)
+    elif local:                                 # the local search from the books alone
+        from solver.analysis import cheatsheet_local
+
+        smallest = min(len(b) for b in books)
+        front = cheatsheet_local.improve_front(model, strategy, books, smallest, rules_max,
+                                               beam=local, progress=progress)
+        books, origins = list(front.values()), {size: "local" for size in front}
     elif top_down:                              # the best of both searches at each size
         smallest = min(len(b) for b in books)
         compressed = cheatsheet_compress.compress(
@@ -198,6 +212,22 @@ def run(name: str, rules_max: int, out: Path | None, beam: int = 1,
                                      "equilibrium_loss": p.equilibrium_loss} for p in points]})
 
 
+def keep_seeds(model, books, progress) -> list:
+    """Each book with its keep rule split by throw and descended
+    (`cheatsheet_local.keep_split`): one rule more, sources for the local search."""
+    from solver.analysis import cheatsheet_local
+
+    out = []
+    for rules in books:
+        seed = cheatsheet_local.keep_split(model, rules)
+        if seed is not None:
+            out.append(seed)
+            progress(f"{len(rules)} rules, keep split by throw: {len(seed)} rules, "
+                     f"exploitability {cheatsheet_compress.cost(model, seed):.4f}",
+                     len(out), len(books))
+    return out
+
+
 def local_front(model, strategy, books, rules_max: int, beam: int, source_max: int,
                 progress) -> tuple[list, dict[int, str]]:
     """The top-down chain from the fitted book down to the smallest size (its books above
@@ -231,7 +261,11 @@ def write_front_table(out: Path) -> Path:
              "--top-down`, which keeps the better book of the two searches at each size, "
              "the local ones (solver/analysis/cheatsheet_local.py: merges, splits and "
              "swaps with a beam of books per size, from both) by `--start DIR --top-down "
-             "--local 3`; measured and improved by `--milp-seconds S [--milp-sizes ...]` "
+             "--local 3`; the keep front's (issue 24's keep family: keep rules per throw, "
+             "\"two dice of 4 or more\", \"if it keeps nothing, stop\") by `--games keep "
+             "--start DIR --split-keep 9,10,11,12 --local 2`, the local search from the "
+             "published books and those of 9 to 12 rules with their keep rule split by "
+             "throw; measured and improved by `--milp-seconds S [--milp-sizes ...]` "
              "(the MILP, solver/analysis/cheatsheet_milp.py). \"search\": which search "
              "found the book. Chips per hand; "
              "exploitability is the mean of what a best response wins against each side "
@@ -296,9 +330,15 @@ def main() -> None:
                              "to each size (solver/analysis/cheatsheet_compress.py) and keep "
                              "the better book of the two searches at each size")
     parser.add_argument("--local", type=int, default=0, metavar="B",
-                        help="with --top-down: the front's local search with a beam of B "
-                             "books per size (merges down, splits up; "
-                             "solver/analysis/cheatsheet_local.py)")
+                        help="the front's local search with a beam of B books per size "
+                             "(merges down, splits up; solver/analysis/cheatsheet_local.py): "
+                             "with --top-down from the chain's books too, without it from "
+                             "the start books (and --split-keep's) alone")
+    parser.add_argument("--split-keep", default="", metavar="SIZES",
+                        help="under reroll=keep: the start books of these sizes (comma-"
+                             "separated), each with its keep rule split by throw and "
+                             "descended (cheatsheet_local.keep_split), join the sources of "
+                             "the search")
     parser.add_argument("--source-max", type=int, default=16,
                         help="with --local: the largest top-down books kept as sources")
     parser.add_argument("--milp-bound-only", action="store_true",
@@ -315,7 +355,8 @@ def main() -> None:
         sizes = [int(x) for x in args.milp_sizes.split(",")] if args.milp_sizes else None
         run(name, args.rules_max, args.out, args.beam, args.milp_seconds, args.start, sizes,
             args.family, args.polish, args.top_down, args.local, args.source_max,
-            args.sheets, not args.milp_bound_only)
+            args.sheets, not args.milp_bound_only,
+            [int(x) for x in args.split_keep.split(",") if x])
     if args.out is not None:
         write_front_table(args.out)
 

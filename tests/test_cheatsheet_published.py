@@ -44,3 +44,29 @@ def test_published_sheet_rebuilt_from_its_words_costs_what_it_says(game):
     assert f"loses {cap:.3f} chips per hand, the opponent {opp:.3f}" in text
     document = json.loads((folder / "cheatsheet_strategy.json").read_text())
     assert document["result"]["rules"] == [rulebook.rule_text(model, r) for r in rules]
+
+
+@pytest.mark.parametrize("game", ["default", "french", "keep"])
+def test_published_sheet_advises_no_weakly_dominated_betting_action(game):
+    """The refined charts' check (solver/refine/check.py's `dominated_actions`: with the
+    player's own later play as the sheet says, no betting action it plays is weakly
+    dominated by another of the same decision) holds for the sheet's strategy too. Throw
+    decisions have no such test (their values depend on the betting after them)."""
+    from solver.refine.check import dominated_actions
+
+    model, strategy, _ = load_strategy_file(OUTPUTS / game / "cheatsheet_strategy.json")
+    for player in (CAPTAIN, OPPONENT):
+        assert dominated_actions(model, strategy, player) == []
+    # the check sees a dominated action: folding to a bet a hand no hand beats (2-1-1 but
+    # in the french ranking, where 1-1-1 beats it and every hand can lose)
+    folds = strategy.copy()
+    for key, probs in folds.betting.items():
+        actions = model.tree(key[:2]).node(key[2]).actions
+        if "fold" in actions:
+            probs[:] = 0.0
+            probs[actions.index("fold")] = 1.0
+    found = dominated_actions(model, folds, CAPTAIN) + dominated_actions(model, folds,
+                                                                          OPPONENT)
+    unbeaten = [h for h in range(model.num_hands) if (model.compare[h] >= 0).all()]
+    assert bool(unbeaten) == (game != "french")
+    assert {v.hand for v in found} >= set(unbeaten)

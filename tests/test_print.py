@@ -242,15 +242,18 @@ def test_booklet_index_and_cheat_sheet_say_what_they_mean(figures, keep_sheet):
     model, point = keep_sheet
     sheet = cheatsheet_figure(model, point)
     words = " ".join(t.get_text() for t in texts(sheet))
-    keep_rules = [i for i, r in enumerate(point.rules, 1) if r.kind == "keep"]
-    assert len(keep_rules) == 1          # the published keep sheet has one keep rule
-    keep = keep_rules[0]
-    assert f"Rule {keep} (which dice to keep) has no column" in words
+    keep_rules = [str(i) for i, r in enumerate(point.rules, 1) if r.kind == "keep"]
+    assert keep_rules                    # the published keep sheet has keep rules (one a throw)
+    if len(keep_rules) == 1:
+        assert f"Rule {keep_rules[0]} (which dice to keep) has no column" in words
+    else:
+        names = ", ".join(keep_rules[:-1]) + f" and {keep_rules[-1]}"
+        assert f"Rules {names} (which dice to keep) have no column:" in words
     assert "the captain bets first, unless he threw more times" in words.replace("\n", " ")
     columns = [t.get_text() for t in texts(sheet) if t.get_text().isdigit()
                and t.get_fontweight() == "bold"]
-    others = {str(i) for i in range(1, len(point.rules) + 1)} - {str(keep)}
-    assert str(keep) not in columns and others <= set(columns)
+    others = {str(i) for i in range(1, len(point.rules) + 1)} - set(keep_rules)
+    assert not set(keep_rules) & set(columns) and others <= set(columns)
     size, text = smallest_print_size(sheet)
     assert size >= MIN_PT, text
 

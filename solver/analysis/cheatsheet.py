@@ -35,16 +35,18 @@ from solver.strategy import Strategy
 IMPROVEMENT = 1e-10
 MAX_SWEEPS = 6
 WINDOW = 6                 # threshold moves tried when scoring a candidate split
-# the parameters coordinate descent moves: a stop cut; value and bluff cuts and the bluff
-# band's end; raise and call cuts (a keep rule's preference list is one parameter)
-PARAMS = {"throw": 1, "keep": 1, "open": 3, "face": 2}
+# the parameters coordinate descent moves: a stop cut and whether a hand the keep rule
+# keeps nothing of stops; value and bluff cuts and the bluff band's end; raise and call
+# cuts (a keep rule's preference list is one parameter)
+PARAMS = {"throw": 2, "keep": 1, "open": 3, "face": 2}
 
 
 KEEP_LONGEST = 4           # preferences in a keep rule, at most
 
 
 def keep_orders() -> list[tuple[str, ...]]:
-    """Every ordered list of at most KEEP_LONGEST distinct keep preferences (517 of six)."""
+    """Every ordered list of at most KEEP_LONGEST distinct keep preferences (1100 of
+    seven)."""
     return [order for k in range(KEEP_LONGEST + 1)
             for order in itertools.permutations(KEEP_PATTERNS, k)]
 
@@ -105,16 +107,12 @@ class Book:
                 self.model, self.rules[self.owner[j]], atom, self.pos, self._keep(atom)))
 
     def _keep_atom(self, atom: Atom) -> Atom:
-        return Atom("keep", atom.player, (atom.player,), (atom.player,))
+        return rulebook.keep_atom(atom)
 
     def _keep(self, atom: Atom) -> np.ndarray | None:
         if atom.kind != "throw" or self.model.params.reroll != "keep":
             return None
-        keep_atom = self._keep_atom(atom)
-        for rule in self.rules:
-            if rule.covers(keep_atom):
-                return rulebook.keep_actions(self.model, rule.params)
-        return None
+        return rulebook.keep_for(self.model, self.rules, atom)
 
     def choices(self, i: int, which: int, window: int | None,
                 rich: bool = False) -> list[tuple]:
@@ -126,6 +124,10 @@ class Book:
             return [tuple(order) for order in keep_orders()]
         if rule.kind == "open" and which == 2:
             return self._band_choices(i, window)
+        if rule.kind == "throw" and which == 1:     # stop when nothing is kept, or not
+            return [q for q in [(rule.params[0],)] + [(rule.params[0], f)
+                                                     for f in rulebook.STOP_FLAGS]
+                    if rulebook.valid_params(self.model, "throw", q)]
         p = list(rule.params)
         grid = self._cut_moves(p[which], window, rich)
         top_only = rulebook.top_level_only(self.model, rule)

@@ -121,6 +121,7 @@ class Target:
         self.throw_reach: dict[int, np.ndarray] = {}
         self.reach: dict = {}
         self.memo: dict[tuple[str, frozenset], tuple[tuple, float]] = {}
+        self.nothing: dict[tuple, np.ndarray] = {}    # hands a keep rule keeps nothing of
         for player in (CAPTAIN, OPPONENT):
             throws, betting = own_reach(model, equilibrium, player)
             self.throw_reach[player] = throws
@@ -142,6 +143,20 @@ class Target:
         if "raise" in actions:
             out["raise"] = probs[actions.index("raise")]
         return w, out
+
+    def use_keep_rules(self, keep_rules: Sequence[Rule]) -> None:
+        """Fit throw rules for these keep rules: a throw rule may then stop the hands its
+        player's keep rule keeps nothing of (`rulebook.stops_on_nothing`), when that is
+        closer to the equilibrium."""
+        for key in [k for k in self.memo if k[0] == "throw"]:
+            del self.memo[key]
+        self.nothing = {}
+        for atom in rulebook.atoms(self.model):
+            keep = rulebook.keep_for(self.model, keep_rules, atom)
+            if atom.kind == "throw" and keep is not None:
+                for flag in rulebook.STOP_FLAGS:
+                    self.nothing[(atom.player, atom.key, flag)] = rulebook.stopped_by_flag(
+                        self.model, flag, keep)[self.order]
 
     def fit(self, kind: str, members: Sequence[Atom]) -> tuple[tuple, float]:
         """The family's closest action to the equilibrium over `members` (one shared rule),
@@ -173,7 +188,31 @@ class Target:
             fitted["raise"] = np.where(fitted["go"] >= 1, raise_fit, 0.0)
         distance = square + sum(float((weight[k] * (fitted[k] ** 2 - 2 * fitted[k] * mean[k])
                                        ).sum()) for k in mean)
-        return cut_params(kind, fitted, self.model.num_hands), distance
+        params = cut_params(kind, fitted, self.model.num_hands)
+        if kind == "throw" and all((a.player, a.key, 1) in self.nothing for a in members):
+            for flag in rulebook.STOP_FLAGS:
+                flagged, other = self._fit_stopping_on_nothing(members, flag)
+                if other < distance - 1e-12:
+                    params, distance = flagged, other
+        return params, distance
+
+    def _fit_stopping_on_nothing(self, members: Sequence[Atom], flag: int
+                                 ) -> tuple[tuple, float]:
+        """A throw rule's closest action when the hands its flag stops (kept nothing of,
+        or fewer than two dice of) stop: the cut fitted to the other hands, and the
+        squared distance over all."""
+        weight = total = np.zeros(self.model.num_hands)
+        seqs = []
+        for atom in members:
+            w, y = self.sequences(atom)
+            nothing = self.nothing[(atom.player, atom.key, flag)]
+            weight, total = weight + w * ~nothing, total + w * ~nothing * y["stop"]
+            seqs.append((w, y["stop"], nothing))
+        cut = shape_fit(total / np.maximum(weight, 1e-300), weight + 1e-12, "d")
+        distance = sum(float((w * (y - np.where(nothing, 1.0, cut)) ** 2).sum())
+                       for w, y, nothing in seqs)
+        stop = cut_params("throw", {"stop": cut}, self.model.num_hands)
+        return stop + (flag,), distance
 
 
 def fitted_book(model: HandModel, target: Target, keep_rules: Sequence[Rule] = ()
@@ -376,10 +415,16 @@ def compress(model: HandModel, equilibrium: Strategy, rules_max: int,
     step = progress or quiet
     descend_max = rules_max if descend_max is None else descend_max
     target = Target(model, equilibrium)
+    target.use_keep_rules(keep_rules)
     book = Book(model, fitted_book(model, target, keep_rules))
     keeps = [i for i, r in enumerate(book.rules) if r.kind == "keep"]
-    if keeps:                 # the keep preferences that suit the fitted book best
-        book.descend(keeps, sweeps=2)
+    if keeps:                 # the keep preferences that suit the fitted book best,
+        book.descend(keeps, sweeps=2)       # then the throw rules fitted to them
+        chosen = keep_rules_of(book.rules)
+        target.use_keep_rules(chosen)
+        refitted = Book(model, fitted_book(model, target, chosen), book.leaves)
+        if refitted.objective < book.objective:
+            book = refitted
     step(f"fitted book: {len(book.rules)} rules, exploitability {book.objective:.4f}",
          0, rules_max)
     out: dict[int, tuple[Rule, ...]] = {}

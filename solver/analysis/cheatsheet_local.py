@@ -35,7 +35,7 @@ from solver.analysis.cheatsheet_compress import (
     merge_trials,
     pareto_of,
 )
-from solver.analysis.rulebook import Rule
+from solver.analysis.rulebook import FEATURES, Rule
 from solver.model import HandModel
 from solver.progress import Step, quiet
 from solver.strategy import Strategy
@@ -217,3 +217,30 @@ def with_local_search(model: HandModel, equilibrium: Strategy, game_value: float
                               compressed.values()),
                           lowest, rules_max, beam=beam, rounds=1, progress=progress)
     return pareto_of(model, points, list(local.values()), "local", equilibrium, game_value)
+
+
+KEEP_SPLIT_WINDOW = 6      # hands around each cut the seeds' descents try
+
+
+def keep_split(model: HandModel, rules: Sequence[Rule], leaves: dict | None = None
+               ) -> tuple[Rule, ...] | None:
+    """`rules` with its first keep rule covering several throws split after the first
+    throw, its keep and throw rules descended (rich moves: the keep lists, the flag
+    "if it keeps nothing, stop", the cuts), then every other rule: a book one rule larger, a
+    source for the local search (issue 24). After the first throw the equilibrium keeps
+    single dice (a 1, a 2); after the second it keeps pairs and two high dice, and stops
+    with the middling hands it has nothing to keep of: one list for every throw cannot say
+    both (None: no keep rule to split)."""
+    book = Book(model, rules, leaves)
+    f = FEATURES["keep"].index("throw")
+    found = [i for i, r in enumerate(book.rules)
+             if r.kind == "keep" and r.scope[f][0] < r.scope[f][1]]
+    if not found:
+        return None
+    lo = book.rules[found[0]].scope[f][0]
+    seed = book.split(found[0], f, lo)
+    mine = [i for i, r in enumerate(seed.rules) if r.kind in ("keep", "throw")]
+    seed.descend(mine, sweeps=2, window=KEEP_SPLIT_WINDOW, rich=True)
+    seed.descend([i for i, r in enumerate(seed.rules) if r.kind != "keep"], sweeps=2,
+                 window=KEEP_SPLIT_WINDOW, rich=True)
+    return tuple(seed.rules)

@@ -4,7 +4,8 @@ A rule book's scopes say which rule answers each decision; its actions are cuts 
 ranking. With staircase cuts (`rulebook.counts`: a hand at position p is inside with
 probability #{j : p < c_j} / 4) a rule's action is, for each cut and each quarter level j,
 a binary b[j, p] = [p < c_j], non-increasing in p and in j. This module finds, for fixed
-scopes (and, under ``reroll="keep"``, fixed keep rules), the cuts minimizing the
+scopes (and, under ``reroll="keep"``, fixed keep rules and fixed throw rules that stop
+when the keep rule keeps nothing), the cuts minimizing the
 exploitability of the strategy the book states, as one MILP solved by HiGHS:
 
 * **the sheet player's plan** x is the sequence-form plan of the LP (`solver.lp`), pinned
@@ -153,16 +154,16 @@ class _Program:
         self.cols, self.rows = _Columns(), _RowSet()
         self.sides: dict[int, tuple] = {int(p): self._side(p) for p in (CAPTAIN, OPPONENT)}
         self.cuts = {i: [self._staircase() for _ in r.params[:2 if r.kind == "open" else 3]]
-                     for i, r in enumerate(self.rules) if r.kind != "keep" and i in self.free}
+                     for i, r in enumerate(self.rules) if has_cuts_only(r) and i in self.free}
         self._nest()
         keeps = self._keeps()
         for atom, i in zip(self.atoms, self.owner):
             if atom.kind == "keep":
                 continue
             if i in self.cuts:
-                self._link(atom, i, keeps.get(atom.player))
+                self._link(atom, i, keeps.get((atom.player, atom.key)))
             else:
-                self._pin(atom, i, keeps.get(atom.player))
+                self._pin(atom, i, keeps.get((atom.player, atom.key)))
 
     def _side(self, player: int) -> tuple:
         """One player's LP (his plan primal, the adversary's reply dual), its cost halved."""
@@ -201,13 +202,8 @@ class _Program:
     def _fix_zero(self, columns: np.ndarray) -> None:
         self.rows.add(columns[:, None], 1.0, 0.0, 0.0)
 
-    def _keeps(self) -> dict[int, np.ndarray]:
-        out = {}
-        for rule in self.rules:
-            if rule.kind == "keep":
-                for player in range(rule.scope[0][0], rule.scope[0][1] + 1):
-                    out[player] = rulebook.keep_actions(self.model, rule.params)
-        return out
+    def _keeps(self) -> dict[tuple[int, tuple], np.ndarray]:
+        return rulebook.keep_plan(self.model, self.rules, self.atoms, self.owner)
 
     def _products(self, mass: np.ndarray, bound: np.ndarray, b: np.ndarray) -> np.ndarray:
         """(LEVELS, n) variables u[j, h] = b[j, pos(h)] * mass[h], exactly (b binary)."""
@@ -340,7 +336,7 @@ class _Program:
 
     def cut_rules(self, rules: Sequence[Rule]) -> list[tuple[int, Rule]]:
         return [(i, rulebook.canonical(self.model, r)) for i, r in enumerate(rules)
-                if r.kind != "keep"]
+                if has_cuts_only(r)]
 
     def rules_of(self, x: np.ndarray) -> tuple[Rule, ...]:
         """The book a solution's binaries state."""
@@ -355,6 +351,13 @@ class _Program:
             out.append(rulebook.canonical(self.model, dataclasses.replace(rule,
                                                                           params=params)))
         return tuple(out)
+
+
+def has_cuts_only(rule: Rule) -> bool:
+    """Whether the program can vary the rule: its action is cuts alone. A keep rule, and a
+    throw rule that stops the hands its keep rule keeps nothing of (which hands those are
+    is no cut in the ranking), stay as they are: pinned rows, like a rule not `free`."""
+    return rule.kind != "keep" and not rulebook.stops_on_nothing(rule)
 
 
 def _nested(rule: Rule) -> bool:
@@ -473,7 +476,7 @@ def improve(model: HandModel, start: Sequence[Rule], time_per_rule: float = 10.0
     if any(r.kind in ("open", "face") and not _nested(r) for r in rules):
         return rules
     best = _exploitability(model, rules)
-    free = [i for i, r in enumerate(rules) if r.kind != "keep"]
+    free = [i for i, r in enumerate(rules) if has_cuts_only(r)]
     for sweep in range(sweeps):
         moved = False
         for done, i in enumerate(free, 1):
@@ -497,7 +500,7 @@ def prove(model: HandModel, rules: Sequence[Rule], equilibrium: Strategy, game_v
     `seconds` (a bound for every point of a front at a bounded cost)."""
     begin = time.perf_counter()
     start = _exploitability(model, rules)
-    cut_rules = max(1, sum(r.kind != "keep" for r in rules))
+    cut_rules = max(1, sum(has_cuts_only(r) for r in rules))
     better = (improve(model, rules, time_per_rule=seconds * 2 / 3 / cut_rules, sweeps=1,
                       progress=progress) if blocks else tuple(rules))
     result = optimize(model, better, time_limit=max(1.0, seconds / 3 if blocks else seconds))

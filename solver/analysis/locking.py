@@ -249,13 +249,12 @@ def rule_book_rows(model: HandModel, lines: Iterable[str], player: int) -> Rows:
         raise LockError(f"the rules do not cover the locked player's decisions once each: "
                         f"{error}") from None
     pos = rulebook.positions(model)
-    keeps = {atom.player: rulebook.keep_actions(model, book[i].params)
-             for atom, i in zip(mine, owners) if atom.kind == "keep"}
+    keeps = rulebook.keep_plan(model, book, mine, owners)
     from solver.strategy import uniform_strategy
 
     strategy = uniform_strategy(model)
     for atom, i in zip(mine, owners):
         if atom.kind != "keep":
             rulebook.set_atom(model, strategy, atom, rulebook.action_probs(
-                model, book[i], atom, pos, keeps.get(atom.player)))
+                model, book[i], atom, pos, keeps.get((atom.player, atom.key))))
     return player_rows(model, exact_rows(model, strategy), player)

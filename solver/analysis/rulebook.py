@@ -17,8 +17,14 @@ to 6-4-4"). An integer cut is the staircase whose counts differ by at most one, 
 always written as the integer (`cut_of`), so each action has one spelling. The actions, by
 kind of decision:
 
-* ``throw`` (k): stop with the hands inside the cut k, otherwise throw again (under
-  ``reroll="keep"`` keeping what the player's ``keep`` rule says);
+* ``throw`` (k), (k, 1) or (k, 2): stop with the hands inside the cut k, otherwise throw
+  again (under ``reroll="keep"`` keeping what the player's ``keep`` rule says); with the
+  second number (issue 24, ``reroll="keep"`` only), a hand the keep rule keeps nothing of
+  (1), or fewer than two dice of (2), stops instead ("...; if it keeps nothing, stop";
+  "...; if it keeps fewer than two dice, stop"): after the second throw the equilibrium
+  stops with the middling hands it has nothing (or one die) to keep of (6-4-2, 5-3-1) and
+  throws again with weaker hands that hold a pair or a 2 and a 1, which no cut in the
+  ranking states;
 * ``open`` (v, b) or (v, b, e), nothing bet yet: bet with the hands inside v and, as a bluff,
   with the hands outside b but inside the first e hands (a *bluff band*, issue 24: "bluff
   (bet) with 5-4-2 to 4-3-1"; without e, down to the weakest hand: "4-1-1 or worse"; b at the
@@ -29,7 +35,9 @@ kind of decision:
   of those inside c, fold the others (at the top level, where no raise is allowed, call
   instead);
 * ``keep`` (patterns): under ``reroll="keep"``, the dice kept when throwing again, as an
-  ordered list of preferences ("a 2 and a 1, else a pair, else the highest die").
+  ordered list of preferences ("a 2 and a 1, else a pair, else the highest die"; "two dice
+  of 4 or more": the two highest dice when the middle one is a 4 or more, 6-5, 6-4, 5-4 or
+  a high pair, issue 24).
 
 `rule_text` states a rule in words and `parse_rule` reads those words back, so the printed
 rules and the strategy file come from one source and a test can check that they agree.
@@ -51,21 +59,27 @@ from solver.strategy import Strategy, uniform_strategy
 KINDS = ("throw", "keep", "open", "face")
 FEATURES = {
     "throw": ("player", "seen", "throw"),
-    "keep": ("player",),
+    "keep": ("player", "seen", "throw"),
     "open": ("player", "relation", "own", "other"),
     "face": ("player", "level", "relation", "own", "other"),
 }
 # Keep preferences: what each keeps from a hand, if it applies (None: it does not).
-KEEP_PATTERNS = ("21", "pair", "run", "ace", "deuce", "high")
+KEEP_PATTERNS = ("21", "pair", "run", "ace", "deuce", "high", "high2")
 STEPS = 4                  # a cut may fall inside a hand, in quarters: "half the time"
 KEEP_WORDS = {"21": "a 2 and a 1", "pair": "a pair", "run": "two touching dice",
-              "ace": "a 1", "deuce": "a 2", "high": "the highest die"}
+              "ace": "a 1", "deuce": "a 2", "high": "the highest die",
+              "high2": "two dice of 4 or more"}
+# a throw rule's second number, in words: stop the hands the keep rule keeps nothing of (1),
+# or fewer than two dice of (2)
+STOP_FLAGS = {1: "; if it keeps nothing, stop", 2: "; if it keeps fewer than two dice, stop"}
+STOP_ON_NOTHING = STOP_FLAGS[1]
 
 
 @dataclasses.dataclass(frozen=True)
 class Atom:
-    """One decision. `key`: (context, throw) for throws, (tc, to, history) for betting,
-    (player,) for a keep rule's scope; `features` in the order of FEATURES[kind]."""
+    """One decision. `key`: (context, throw) for throws and for the dice kept when throwing
+    again after that throw (a keep decision), (tc, to, history) for betting; `features` in
+    the order of FEATURES[kind]."""
 
     kind: str
     player: int
@@ -92,7 +106,9 @@ class Rule:
 
     @classmethod
     def from_dict(cls, data: dict) -> "Rule":
-        """The rule `to_dict` wrote (a staircase cut comes back as a tuple)."""
+        """The rule `to_dict` wrote (a staircase cut comes back as a tuple; a keep rule
+        written before keep rules had throws, with its player alone, covers every throw
+        once `canonical` gives it the full intervals)."""
         params = tuple(tuple(p) if isinstance(p, list) else p for p in data["params"])
         return cls(data["kind"], tuple(_interval(iv) for iv in data["scope"].values()),
                    params)
@@ -110,8 +126,8 @@ def atoms(model: HandModel) -> list[Atom]:
             for t in range(1, T):
                 seen = 0 if player == CAPTAIN else c + 1
                 out.append(Atom("throw", player, (c, t), (player, seen, t)))
-        if T > 1 and model.params.reroll == "keep":
-            out.append(Atom("keep", player, (player,), (player,)))
+        if model.params.reroll == "keep":
+            out += [keep_atom(a) for a in out if a.kind == "throw" and a.player == player]
     for tc, to in model.public_states:
         tree = model.tree((tc, to))
         for node in tree.nodes:
@@ -127,12 +143,17 @@ def atoms(model: HandModel) -> list[Atom]:
     return out
 
 
+def keep_atom(atom: Atom) -> Atom:
+    """The keep decision of a throw decision: which dice to keep when throwing again."""
+    return dataclasses.replace(atom, kind="keep")
+
+
 def domains(model: HandModel) -> dict[str, dict[str, tuple[int, int]]]:
     """The full interval of every feature of every kind."""
     T, L = model.throws, model.params.max_level
     return {
         "throw": {"player": (0, 1), "seen": (0, T), "throw": (1, T - 1)},
-        "keep": {"player": (0, 1)},
+        "keep": {"player": (0, 1), "seen": (0, T), "throw": (1, T - 1)},
         "open": {"player": (0, 1), "relation": (-1, 1), "own": (1, T), "other": (1, T)},
         "face": {"player": (0, 1), "level": (1, L), "relation": (-1, 1), "own": (1, T),
                  "other": (1, T)},
@@ -160,6 +181,12 @@ def valid_params(model: HandModel, kind: str, params: tuple, top_only: bool = Fa
         if not valid_band(model, params[1], params[2]):
             return False
         params = params[:2]
+    if kind == "throw" and len(params) == 2:
+        # stop when the keep rule keeps nothing: only where there is a keep rule
+        if params[1] not in STOP_FLAGS or isinstance(params[1], bool) or \
+                model.params.reroll != "keep":
+            return False
+        params = params[:1]
     if not all(valid_cut(model, x) for x in params):
         return False
     if kind == "throw":
@@ -196,7 +223,9 @@ def normalize_scope(model: HandModel, kind: str,
     """
     dom = domains(model)[kind]
     out = [_interval(iv) for iv in scope]
-    if kind == "throw":
+    if kind == "keep" and len(out) < len(dom):      # a file's keep rule of one player
+        out += [dom[f] for f in FEATURES[kind][len(out):]]
+    if kind in ("throw", "keep"):
         player, (lo, hi) = out[0], out[1]
         if player != (1, 1) or (max(lo, 1), hi) == (1, dom["seen"][1]):
             out[1] = dom["seen"]
@@ -219,6 +248,8 @@ def canonical(model: HandModel, rule: Rule) -> Rule:
     top = STEPS * model.num_hands
     p: tuple[Any, ...] = (rule.params if rule.kind == "keep"
                           else tuple(cut_of(x) for x in rule.params))
+    if rule.kind == "throw" and len(p) == 2 and (p[1] == 0 or p[0] == top):
+        p = p[:1]                               # no flag, or always stop: the flag says nothing
     if rule.kind == "open" and len(p) == 3 and (p[2] >= model.num_hands or p[1] == top):
         p = p[:2]                               # a band down to the weakest hand, or none
     elif rule.kind == "open" and len(p) == 3 and counts(p[1])[-1] >= p[2]:
@@ -255,6 +286,26 @@ def positions(model: HandModel) -> np.ndarray:
     return (model.num_hands - 1 - model.strength).astype(np.int64)
 
 
+def stops_on_nothing(rule: Rule) -> bool:
+    """Whether a throw rule stops the hands its player's keep rule keeps nothing of (or,
+    with the flag 2, fewer than two dice of)."""
+    return stop_flag(rule) > 0
+
+
+def stop_flag(rule: Rule) -> int:
+    """A throw rule's flag: 0 none, 1 stop when nothing is kept, 2 when fewer than two
+    dice are (`STOP_FLAGS`)."""
+    return int(rule.params[1]) if rule.kind == "throw" and len(rule.params) == 2 else 0
+
+
+def stopped_by_flag(model: HandModel, flag: int, keep: np.ndarray) -> np.ndarray:
+    """(n,) bool: the hands a throw rule's flag stops, given what the keep rule keeps."""
+    if flag == 0:
+        return np.zeros(len(keep), dtype=bool)
+    kept = np.array([len(model.throw_actions[a]) for a in keep])
+    return kept < flag
+
+
 def kept_dice(hand: rules.Hand, pattern: str) -> tuple[int, ...] | None:
     """What a keep preference keeps from `hand` (None: it does not apply)."""
     a, b, c = hand
@@ -273,6 +324,8 @@ def kept_dice(hand: rules.Hand, pattern: str) -> tuple[int, ...] | None:
         return (2,) if 2 in hand else None
     if pattern == "high":
         return (a,)
+    if pattern == "high2":
+        return (a, b) if b >= 4 else None
     raise ValueError(pattern)
 
 
@@ -289,6 +342,16 @@ def keep_actions(model: HandModel, patterns: Sequence[str]) -> np.ndarray:
                 break
         out[h] = index[kept]
     return out
+
+
+def keep_for(model: HandModel, rule_list: Sequence[Rule], atom: Atom) -> np.ndarray | None:
+    """The throw action each hand takes when it throws again at the throw decision `atom`,
+    by the keep rule of `rule_list` covering it (None: none does)."""
+    wanted = keep_atom(atom)
+    for rule in rule_list:
+        if rule.covers(wanted):
+            return keep_actions(model, rule.params)
+    return None
 
 
 Cut = int | tuple[int, int, int, int]
@@ -341,11 +404,12 @@ def action_probs(model: HandModel, rule: Rule, atom: Atom, pos: np.ndarray,
     """The (actions, n) decision `rule` states at `atom`."""
     n = model.num_hands
     if atom.kind == "throw":
-        (k,) = rule.params
         out = np.zeros(model.throw_legal.shape)
-        stop = above(k, pos)
-        out[0] = stop
+        stop = above(rule.params[0], pos)
         again = keep if keep is not None else np.ones(n, dtype=np.int64)
+        if stops_on_nothing(rule) and keep is not None:
+            stop = np.where(stopped_by_flag(model, stop_flag(rule), keep), 1.0, stop)
+        out[0] = stop
         out[again, np.arange(n)] += 1.0 - stop
         return out
     tc, to, history = atom.key
@@ -378,16 +442,21 @@ def build_strategy(model: HandModel, rule_list: Sequence[Rule]) -> Strategy:
     owner = assign(rule_list, atom_list)
     pos = positions(model)
     strategy = uniform_strategy(model)
-    keeps = {}
-    for atom, i in zip(atom_list, owner):
-        if atom.kind == "keep":
-            keeps[atom.player] = keep_actions(model, rule_list[i].params)
+    keeps = keep_plan(model, rule_list, atom_list, owner)
     for atom, i in zip(atom_list, owner):
         if atom.kind == "keep":
             continue
         set_atom(model, strategy, atom, action_probs(model, rule_list[i], atom, pos,
-                                                     keeps.get(atom.player)))
+                                                     keeps.get((atom.player, atom.key))))
     return strategy
+
+
+def keep_plan(model: HandModel, rule_list: Sequence[Rule], atom_list: Sequence[Atom],
+              owner: Sequence[int]) -> dict[tuple[int, tuple], np.ndarray]:
+    """The keep actions (`keep_actions`) at every keep decision, by (player, key): what a
+    throw decision of that player and key does with a hand that throws again."""
+    return {(atom.player, atom.key): keep_actions(model, rule_list[i].params)
+            for atom, i in zip(atom_list, owner) if atom.kind == "keep"}
 
 
 def set_atom(model: HandModel, strategy: Strategy, atom: Atom, probs: np.ndarray) -> None:
@@ -456,7 +525,7 @@ def _scope_parts(model: HandModel, kind: str, scope: Sequence[tuple[int, int]]
     out = [("player", _WHO[player])]
     for feature, (lo, hi) in named.items():
         full = (lo, hi) == dom[feature]
-        if feature == "throw":
+        if feature == "throw" and (kind == "throw" or not full):
             out.append((feature, _throws(lo, hi)))
         elif feature == "seen" and lo > 0 and (lo, hi) != (1, dom[feature][1]):
             out.append((feature, f"when the captain threw {_times(lo, hi)}"))
@@ -560,13 +629,16 @@ def action_text(model: HandModel, rule: Rule) -> str:
         prefs = ", else ".join(KEEP_WORDS[x] for x in p)
         return f"keep {prefs}; if none of these, throw all three dice"
     if rule.kind == "throw":
-        (k,) = p
+        k = p[0]
         again = ("throw again and keep what your keep rule says"
                  if model.params.reroll == "keep" else "throw all three dice again")
-        if k == 0:
-            return f"never stop: {again}"
         if k == top:
             return "always stop"
+        if stops_on_nothing(rule):
+            return (again if k == 0 else f"{_cut(model, 'stop', k)}, otherwise {again}"
+                    ) + STOP_FLAGS[stop_flag(rule)]
+        if k == 0:
+            return f"never stop: {again}"
         return f"{_cut(model, 'stop', k)}, otherwise {again}"
     if rule.kind == "open":
         v, b = p[:2]
@@ -629,10 +701,10 @@ def _phrase_table(model: HandModel, kind: str) -> dict[str, tuple[str, tuple[int
 
 
 def _kind_of(phrases: Sequence[str]) -> str:
-    if any(p.startswith("after throw") for p in phrases):
-        return "throw"
     if "throwing again" in phrases:
         return "keep"
+    if any(p.startswith("after throw") for p in phrases):
+        return "throw"
     if "with nothing bet yet" in phrases:
         return "open"
     if any(p.startswith("facing a") for p in phrases):
@@ -745,7 +817,8 @@ class _CutReader:
             self.cuts["raise"] = self.cuts["call"] = top
         elif clause == "call with anything":
             self.cuts["call"] = top
-        elif not (clause.startswith("otherwise ") or clause.startswith("never stop")):
+        elif not (clause.startswith("otherwise ") or clause.startswith("never stop")
+                  or clause == "throw again and keep what your keep rule says"):
             raise RuleTextError(f"cannot read {clause!r}")
 
     def _range(self, frequency: str, first: str, last: str | None) -> None:
@@ -798,11 +871,13 @@ def _parse_action(model: HandModel, kind: str, text: str) -> tuple:
     if text in fixed:
         return fixed[text]
     text = re.sub(r" \(facing a raise to \d+ you cannot raise: call\)$", "", text)
+    flags = [f for f, words in STOP_FLAGS.items() if kind == "throw" and text.endswith(words)]
+    text = text.removesuffix(STOP_FLAGS[flags[0]]) if flags else text
     reader = _CutReader(model, text)
     for clause in text.split(", "):
         reader.read(clause)
     if kind == "throw":
-        return (reader.cut("stop", 0),)
+        return (reader.cut("stop", 0),) + tuple(flags)
     if kind == "open":
         end = reader.band_end()
         band = (end,) if end < model.num_hands else ()

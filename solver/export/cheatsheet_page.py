@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 import os
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 from matplotlib.figure import Figure
@@ -108,9 +108,11 @@ def wrap(text: str, per_line: int) -> list[str]:
 
 
 def rule_cells(model: HandModel, rule: rulebook.Rule, atom: rulebook.Atom,
-               pos: np.ndarray) -> list[Cell]:
-    """What `rule` does with each hand (strongest first), as chart cells (mixed hands split)."""
-    probs = rulebook.action_probs(model, rule, atom, pos)
+               pos: np.ndarray, keep: np.ndarray | None = None) -> list[Cell]:
+    """What `rule` does with each hand (strongest first), as chart cells (mixed hands split);
+    `keep`: the dice the player's keep rule keeps (a throw rule may stop the hands it keeps
+    nothing of)."""
+    probs = rulebook.action_probs(model, rule, atom, pos, keep)
     if atom.kind == "throw":
         names = ["stop" if a == 0 else "reroll" for a in range(probs.shape[0])]
     else:
@@ -123,6 +125,16 @@ def rule_cells(model: HandModel, rule: rulebook.Rule, atom: rulebook.Atom,
                 segments[name] = segments.get(name, 0.0) + float(probs[a, h])
         cells.append(Cell(tuple(Segment(f, name) for name, f in segments.items()), True))
     return cells
+
+
+def _keep_note(skipped: Sequence[int]) -> list[str]:
+    """Why the keep rules have no column, in lines that fit under the picture."""
+    if len(skipped) == 1:
+        return [f"Rule {skipped[0]} (which dice to keep) has no column: it picks dice, "
+                "not hands."]
+    names = ", ".join(str(i) for i in skipped[:-1]) + f" and {skipped[-1]}"
+    return [f"Rules {names} (which dice to keep) have no column:",
+            "they pick dice, not hands."]
 
 
 def _face_atom(model: HandModel, rule: rulebook.Rule, atom_list) -> rulebook.Atom:
@@ -211,7 +223,7 @@ def cheatsheet_figure(model: HandModel, point: FrontPoint, page: str = "a4") -> 
     header_h = 0.55
     grid_top = py + header_h
     skipped = [i for i, r in enumerate(point.rules, 1) if r.kind == "keep"]
-    notes_h = 0.15 * (len(_exceptions(model)) + bool(skipped))
+    notes_h = 0.15 * (len(_exceptions(model)) + (len(_keep_note(skipped)) if skipped else 0))
     legend_h = 0.75
     row_h = min(0.17, (H - grid_top - legend_h - notes_h - 0.4) / n)
     font = max(6.5, min(6.8, row_h * 72 * 0.78))
@@ -225,7 +237,8 @@ def cheatsheet_figure(model: HandModel, point: FrontPoint, page: str = "a4") -> 
     styles = {**THROW_STYLES, **BET_STYLES}
     for number, rule in drawn:
         atom = _face_atom(model, rule, atom_list)
-        for r, cell in enumerate(rule_cells(model, rule, atom, pos)):
+        keep = rulebook.keep_for(model, point.rules, atom)
+        for r, cell in enumerate(rule_cells(model, rule, atom, pos, keep)):
             draw_cell(canvas, x, grid_top + r * row_h, col_w, row_h, cell, styles, font,
                       labels=False)
         canvas.text(x + col_w / 2, grid_top - 0.05, str(number), size=6.5, ha="center",
@@ -240,10 +253,9 @@ def cheatsheet_figure(model: HandModel, point: FrontPoint, page: str = "a4") -> 
                 size=6.5, ha="center", va="bottom")
     bottom = grid_top + n * row_h
     if skipped:
-        names = " and ".join(str(i) for i in skipped)
-        canvas.text(pic_x, bottom + 0.12, f"Rule {names} (which dice to keep) has no column: "
-                    "it picks dice, not hands.", size=6.5, style="italic")
-        bottom += 0.15
+        for line in _keep_note(skipped):
+            canvas.text(pic_x, bottom + 0.12, line, size=6.5, style="italic")
+            bottom += 0.15
     for winner, loser in _exceptions(model):
         canvas.text(pic_x, bottom + 0.12, f"Exception: {winner} beats {loser}.", size=6.5,
                     style="italic")

@@ -170,13 +170,11 @@ class SheetPlay:
         self.base = base
         self.atoms = [a for a in rulebook.atoms(model) if a.kind != "keep"]
         self.pos = rulebook.positions(model)
-        self.keeps: dict[int, np.ndarray] = {}
+        self.keeps: dict[tuple[int, tuple], np.ndarray] = {}
         if base.rules is not None and model.params.reroll == "keep":
-            owner = rulebook.assign(base.rules, rulebook.atoms(model))
-            for atom, i in zip(rulebook.atoms(model), owner):
-                if atom.kind == "keep":
-                    self.keeps[atom.player] = rulebook.keep_actions(model,
-                                                                    base.rules[i].params)
+            every = rulebook.atoms(model)
+            self.keeps = rulebook.keep_plan(model, base.rules, every,
+                                            rulebook.assign(base.rules, every))
 
     def hand_strategy(self, state: ChipState, chip_rules: Sequence[ChipRule]) -> Strategy:
         """The hand strategy (of the hand game's model) the sheet plays at `state`."""
@@ -186,7 +184,7 @@ class SheetPlay:
                 if chip_rule.covers(atom, state):
                     rulebook.set_atom(self.model, out, atom, rulebook.action_probs(
                         self.model, chip_rule.rule, atom, self.pos,
-                        self.keeps.get(atom.player)))
+                        self.keeps.get((atom.player, atom.key))))
                     break
         return out
 
