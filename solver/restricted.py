@@ -60,7 +60,7 @@ from solver.progress import Step, quiet
 from solver.reach import end_mass
 from solver.side_by_side import side_by_side
 from solver.strategy import Strategy, StrategyFileError
-from solver.warm_lp import KeyedBasis, solve_grown
+from solver.warm_lp import Guide, KeyedBasis, lifted_guide, solve_grown
 
 # A best response gaining more than this (chips a hand) over the restricted value brings
 # its raises out of the tree into it; a completion's raise is played when its weight (the
@@ -383,13 +383,14 @@ def double_oracle(model: HandModel, start: Iterable[str] | None = None,
     parallel = too_large_for_one_lp(model) if parallel is None else parallel
     lp_seconds, iterations = 0.0, 0
     leaves = best_response.leaf_matrices(model)
+    guide: Guide | None = None
     for rounds in range(1, MAX_ROUNDS + 1):
         trees = {first: restrict(tree, kept) for first, tree in model.trees.items()}
         small = build_model(model.description, trees)
         progress(f"restricted LP: {sum(len(t.nodes) for t in trees.values())} decisions",
                  rounds, 0)
         if method is None:          # HiGHS's dual simplex from the last LP's basis
-            lp, basis = solve_grown(small, basis)
+            lp, basis = solve_grown(small, basis, guide)
         else:
             lp = solve_lp(small, method)
         lp_seconds += lp.seconds
@@ -408,6 +409,7 @@ def double_oracle(model: HandModel, start: Iterable[str] | None = None,
                                 sum(len(t.nodes) for t in model.trees.values()), lp.strategy,
                                 basis)
         kept = kept | added
+        guide = lifted_guide(model, strategy)     # the new decisions' play: the next start
     raise SolverError(f"the restricted tree was still growing after {MAX_ROUNDS} LPs "
                       f"({len(kept)} decisions)")
 
