@@ -106,3 +106,26 @@ def test_exact_on_a_hand_too_large_for_one_lp_goes_through_the_restricted_model(
     assert proof is not None and proof.exact == Fraction(1401991, 9447840)
     assert result.solution.exploitability.nash_conv <= 1e-12
 
+
+def test_the_certificate_reads_the_betting_it_needs_and_proves_the_same_bounds():
+    from solver import certificate
+    from solver.solve import solve
+
+    model = build_model(LeBidouParams(faces=3, throws=2, max_stake=4).description())
+    strategy = solve(model.description).strategy
+    eager = certificate._prove(model, certificate._assemble(
+        model, strategy, certificate._binary(model, strategy)), certificate.Q)
+    lazily = certificate._binary_lazily(model, strategy)
+    assert certificate._prove(model, lazily, certificate.Q) == eager
+    assert certificate.certify(model, strategy) == eager
+    betting = lazily[1]
+    assert 0 < len(betting._read) < len(betting) == len(strategy.betting)
+    for key in betting._read:           # what was read is `_binary`'s reading
+        assert betting[key] == [certificate._binary(model, strategy)[("bet", key, h)]
+                                for h in range(model.num_hands)]
+        break
+    broken = strategy.copy()
+    key = next(iter(broken.betting))
+    broken.betting[key][:, 0] = 0.0     # a decision of no distribution, read or not
+    with pytest.raises(ValueError, match="sum to"):
+        certificate.certify(model, broken)
