@@ -46,13 +46,13 @@ from __future__ import annotations
 import dataclasses
 import time
 from fractions import Fraction
-from typing import Iterable
+from typing import TYPE_CHECKING, Iterable
 
 import numpy as np
 import scipy.sparse as sp
 
 from games.bidou.betting import CAPTAIN, OPPONENT, BettingTree, Edge, Leaf, Node, Role
-from solver import best_response, certificate, exact_equilibrium
+from solver import best_response, certificate
 from solver.errors import SolverError
 from solver.lp import LPSolution, solve_lp
 from solver.model import HandModel, build_model
@@ -61,6 +61,9 @@ from solver.reach import end_mass
 from solver.side_by_side import side_by_side
 from solver.strategy import Strategy, StrategyFileError
 from solver.warm_lp import Guide, KeyedBasis, lifted_guide, solve_grown
+
+if TYPE_CHECKING:
+    from solver.exact_equilibrium import Recovery
 
 # A best response gaining more than this (chips a hand) over the restricted value brings
 # its raises out of the tree into it; a completion's raise is played when its weight (the
@@ -563,7 +566,7 @@ def restricted_model(model: HandModel, kept: Iterable[str]) -> HandModel:
 
 
 def exact_lift(model: HandModel, oracle: DoubleOracle,
-               progress: Step | None = None) -> exact_equilibrium.Recovery:
+               progress: Step | None = None) -> Recovery:
     """The exact value of the full game from a restricted solve: the exact equilibrium
     recovered on the restricted model (an LP vertex there), lifted to the full model with
     the completions read as exact binary fractions, proved by `prove_fractions` on the full
@@ -571,6 +574,8 @@ def exact_lift(model: HandModel, oracle: DoubleOracle,
     otherwise they are an interval (and `reason` says so). No certificate, and the reason,
     when nothing is recovered or the proof's common denominator passes the certificate's
     bound (`strategy.MAX_COMMON_DENOMINATOR_BITS`: the default Le Bidou hand)."""
+    from solver import exact_equilibrium  # scipy.linalg: only when an exact value is asked
+
     small = restricted_model(model, oracle.kept)
     try:
         found = exact_equilibrium.recover(small, oracle.restricted, progress)
