@@ -22,8 +22,9 @@ is then lifted to the full tree and checked against every raise it leaves out:
   completion played, and the LP is solved again. The tree only grows, so this ends.
 
 Each LP of a round starts from the final basis of the round before (solver/warm_lp.py: the
-tree only grows, so the basis carries over by name): the default hand's five LPs take a
-fifth of their cold time. Each round's check uses both cores on a large tree: every other
+tree only grows, so the basis carries over by name, its new rows crashed by the lifted
+strategies): the default hand's five LPs take a fifth of their cold time. Each round's
+check uses both cores on a large tree: every other
 completion, then the opponent's best response, in a forked child (solver/side_by_side.py;
 the completions are independent, and a player's best response reads only the other's
 play), with the same result as in one process. Nothing here is trusted either:
