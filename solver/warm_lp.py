@@ -128,7 +128,7 @@ def _crash(start: KeyedBasis, cols: list[Key], rows: list[Key], col_status: np.n
     definition row takes that auxiliary. Each new column is met in its own row only
     (the rows of what lies below a new decision are new too), so the basis stays
     nonsingular, and the flows the start then holds are those of the guide's play: the
-    measured default hand's five LPs, 12 600 dual simplex iterations against 20 500."""
+    default hand's four warm LPs, 7 870 dual simplex iterations against 13 582."""
     import highspy
 
     basic = int(highspy.HighsBasisStatus.kBasic)
