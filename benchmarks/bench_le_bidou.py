@@ -4,6 +4,11 @@
         [--restricted 3,4,5,9] [--full-to 5] [--no-exact] [--cfr 1000]
     python benchmarks/bench_le_bidou.py --whole 9 [--repeats 3]
         [--against /work/main/.venv/bin/bidou]
+    python benchmarks/bench_le_bidou.py --phases 9
+
+`--phases S` prints the CPU seconds of each phase of that command's work in this process
+(imports, the LPs' building, naming, bases and HiGHS, the checks, the solution's best
+responses, the certificate, the strategy file's JSON): where the time goes.
 
 `--whole S` times the whole command `bidou solve --game le-bidou --max-stake S` (a fresh
 process: imports, model, LPs, best responses, certificate, printing), medians of wall and
@@ -142,6 +147,86 @@ def whole_commands(max_stake: int, repeats: int, against: str | None) -> None:
               f"own cpu {own:8.1f} s  {ratio}  {shown[peer]}", flush=True)
 
 
+# The phases of `bidou solve --game le-bidou` that `phases` times, by the function that
+# does each: (module, function, label).
+PHASES = (("solver.warm_lp", "_Built", "build the LPs"),
+          ("solver.warm_lp", "lp_keys", "name their columns and rows"),
+          ("solver.warm_lp", "carry", "carry and crash the bases"),
+          ("solver.warm_lp", "solve_lp_from", "HiGHS (and reading its answer)"),
+          ("solver.restricted", "_completions", "checks: completions (this half)"),
+          ("solver.restricted", "_gainful_deviations", "checks: best responses (this half)"),
+          ("solver.restricted", "_check_frontier", "checks, all (critical path)"),
+          ("solver.restricted", "double_oracle", "double oracle, all"),
+          ("solver.best_response", "complete_unreached", "solution: unreached completed"),
+          ("solver.best_response", "exploitability", "solution: float best responses"),
+          ("solver.solve", "certify", "certificate (critical path)"))
+
+
+def phases(max_stake: int) -> None:
+    """The CPU seconds (`time.process_time`: this process only, the critical path when
+    each forked child has a core) of each phase of the whole command's work, in one
+    process: imports, then `solve_hand`'s phases (PHASES), then the strategy file's
+    encoding (indented, as written, and compact)."""
+    import collections
+    import importlib
+    import json
+
+    begin = time.process_time()
+    from solver.pipeline import hand
+    imports = float(subprocess.run(        # in a fresh process: this one has imported much
+        [sys.executable, "-c", "import time; s = time.process_time(); "
+         "import solver.app.cli, solver.app.commands.solve, solver.pipeline.hand, "
+         "solver.restricted, solver.certificate; print(time.process_time() - s)"],
+        capture_output=True, text=True, check=True).stdout)
+    spent: dict[str, list[float]] = collections.defaultdict(lambda: [0.0, 0])
+    for module_name, name, label in PHASES:
+        module = importlib.import_module(module_name)
+        _time_calls(module, name, label, spent)
+        for other in ("solver.restricted", "solver.warm_lp", "solver.solve"):
+            held = importlib.import_module(other)   # a name imported by another module
+            if other != module_name and getattr(held, name, None) is not None:
+                _time_calls(held, name, label, spent)
+    start = time.process_time()
+    result = hand.solve_hand(LeBidouParams(max_stake=max_stake), "lp")
+    solve_s = time.process_time() - start
+    document = result.document()
+    start = time.process_time()
+    indented = json.dumps(document, indent=1)
+    indent_s = time.process_time() - start
+    start = time.process_time()
+    json.dumps(document, separators=(",", ":"))
+    compact_s = time.process_time() - start
+    print(f"max_stake {max_stake}: CPU seconds of this process "
+          f"({result.solution.message})")
+    print(f"  {'imports (a fresh process)':<40} {imports:7.2f}")
+    for label, (seconds, calls) in spent.items():
+        print(f"  {label:<40} {seconds:7.2f}  ({calls} calls)")
+    print(f"  {'solve_hand, all':<40} {solve_s:7.2f}")
+    print(f"  {'strategy file, indented JSON':<40} {indent_s:7.2f}  "
+          f"({len(indented) / 1e6:.1f} MB; compact {compact_s:.2f} s)")
+    print(f"  {'total, with the imports':<40} {time.process_time() - begin + imports:7.2f}",
+          flush=True)
+
+
+def _time_calls(module: Any, name: str, label: str,
+                spent: dict[str, list[float]]) -> None:
+    """Replace `module.name` by the same function adding its CPU seconds to `spent`."""
+    function = getattr(module, name)
+    if getattr(function, "_timed", False):
+        return
+
+    def timed(*args: Any, **kwargs: Any) -> Any:
+        start = time.process_time()
+        try:
+            return function(*args, **kwargs)
+        finally:
+            spent[label][0] += time.process_time() - start
+            spent[label][1] += 1
+
+    timed._timed = True          # type: ignore[attr-defined]
+    setattr(module, name, timed)
+
+
 def _children_cpu() -> float:
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     return usage.ru_utime + usage.ru_stime
@@ -162,7 +247,13 @@ def main() -> None:
                         help="time the whole command at this max_stake instead (0: no)")
     parser.add_argument("--against", default=None,
                         help="with --whole: another installation's bidou, run side by side")
+    parser.add_argument("--phases", type=int, default=0,
+                        help="the CPU seconds of each phase of the command at this "
+                             "max_stake instead (0: no)")
     args = parser.parse_args()
+    if args.phases:
+        phases(args.phases)
+        return
     if args.whole:
         whole_commands(args.whole, args.repeats, args.against)
         return

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Iterator, Mapping
 from fractions import Fraction
 
 import numpy as np
@@ -88,7 +89,7 @@ def certify(model: HandModel, strategy: Strategy) -> Certificate:
     fraction. Each proves an interval; the certificate is their intersection. When the
     simple fractions are the equilibrium, lower == upper: the exact value.
     """
-    proofs = [_prove(model, _assemble(model, strategy, _binary(model, strategy)), Q)]
+    proofs = [_prove(model, _binary_lazily(model, strategy), Q)]
     simple = simple_fractions(model, strategy)
     if simple is not None:
         proofs.append(prove_fractions(model, strategy, simple))
@@ -161,7 +162,7 @@ def _prove(model: HandModel, exact: "ExactStrategy", denominator: int) -> Certif
 
 # Integer probabilities: throw[role][context][throw][hand] and betting[key][hand] are lists
 # of integers over one denominator, each decision summing to exactly that denominator.
-ExactStrategy = tuple[list, dict]
+ExactStrategy = tuple[list, Mapping]
 
 
 def decisions(model: HandModel, strategy: Strategy):
@@ -203,15 +204,54 @@ def _binary(model: HandModel, strategy: Strategy) -> dict:
     return out
 
 
-def _exact_columns(probs: np.ndarray, legal: np.ndarray) -> list[list[int]]:
-    """`exact_probabilities` of each column of `probs` (actions x hands): one decision a
-    column, all at once."""
+class _BinaryBetting(Mapping):
+    """The betting of `_binary`, each decision read when the proof first asks for it: a
+    best response reads the other player's probabilities only where he reaches, and Le
+    Bidou's default hand has 4 608 betting decisions, most of them never reached (their
+    reading took 1 s, the two best responses 0.4 s each). Every decision is checked to
+    be a distribution at once, as `_binary` checks it."""
+
+    def __init__(self, betting: dict[tuple[int, int, str], np.ndarray]):
+        for probs in betting.values():
+            _check_sums(probs, np.ones(probs.shape, dtype=bool))
+        self._floats = betting
+        self._read: dict[tuple[int, int, str], list[list[int]]] = {}
+
+    def __getitem__(self, key: tuple[int, int, str]) -> list[list[int]]:
+        if key not in self._read:
+            probs = self._floats[key]
+            self._read[key] = _exact_columns(probs, np.ones(probs.shape, dtype=bool))
+        return self._read[key]
+
+    def __len__(self) -> int:
+        return len(self._floats)
+
+    def __iter__(self) -> Iterator[tuple[int, int, str]]:
+        return iter(self._floats)
+
+
+def _binary_lazily(model: HandModel, strategy: Strategy) -> ExactStrategy:
+    """`_assemble(model, strategy, _binary(model, strategy))`, the betting read as it is
+    needed (`_BinaryBetting`): the same numbers."""
+    throw = [[[_exact_columns(decision, model.throw_legal) for decision in context]
+              for context in strategy.throw[role]] for role in (CAPTAIN, OPPONENT)]
+    return throw, _BinaryBetting(strategy.betting)
+
+
+def _check_sums(probs: np.ndarray, legal: np.ndarray) -> None:
+    """ValueError unless each column of `probs` (actions x hands) sums to 1 over `legal`."""
     sums = np.where(legal, probs, 0.0).sum(axis=0)
     bad = np.flatnonzero(np.abs(sums - 1.0) > 1e-9)
     if len(bad):
         column = probs[:, bad[0]]
         raise ValueError(f"a decision's probabilities sum to {np.sum(column[legal[:, bad[0]]])!r}"
                          f", not 1")
+
+
+def _exact_columns(probs: np.ndarray, legal: np.ndarray) -> list[list[int]]:
+    """`exact_probabilities` of each column of `probs` (actions x hands): one decision a
+    column, all at once."""
+    _check_sums(probs, legal)
     # p * 2^53 is exact in floating point and its floor fits in 64 bits
     ints = np.where(legal, np.floor(np.maximum(probs, 0.0) * float(Q)), 0).astype(np.int64)
     largest = np.argmax(np.where(legal, probs, -np.inf), axis=0)
@@ -335,6 +375,8 @@ class _ExactGame:
             nums, den = scaled
             if node.actor == responder:
                 return scaled
+            if not any(nums):            # unreached: zero whatever the probabilities
+                return nums, den * self.Q
             probs = self.betting[(tc, to, node.history)]
             return [x * probs[h][a] for h, x in enumerate(nums)], den * self.Q
 
@@ -343,7 +385,11 @@ class _ExactGame:
 
         def leaf_value(leaf: Leaf, scaled: Scaled) -> Scaled:
             nums, den = scaled
-            if tree.compares_hands(leaf):
+            if not any(nums):
+                # the other never reaches the leaf: worth zero to every hand (the loops
+                # below give the same; Le Bidou's large trees have thousands such leaves)
+                out = [0] * self.n
+            elif tree.compares_hands(leaf):
                 # the captain's payoff when the responder's hand x beats, loses to or ties
                 # the other's hand
                 win, lose = payoff(leaf, 1), payoff(leaf, -1)

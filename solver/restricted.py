@@ -22,8 +22,9 @@ is then lifted to the full tree and checked against every raise it leaves out:
   completion played, and the LP is solved again. The tree only grows, so this ends.
 
 Each LP of a round starts from the final basis of the round before (solver/warm_lp.py: the
-tree only grows, so the basis carries over by name): the default hand's five LPs take a
-fifth of their cold time. Each round's check uses both cores on a large tree: every other
+tree only grows, so the basis carries over by name, its new rows crashed by the lifted
+strategies): the default hand's five LPs take a fifth of their cold time. Each round's
+check uses both cores on a large tree: every other
 completion, then the opponent's best response, in a forked child (solver/side_by_side.py;
 the completions are independent, and a player's best response reads only the other's
 play), with the same result as in one process. Nothing here is trusted either:
@@ -46,13 +47,13 @@ from __future__ import annotations
 import dataclasses
 import time
 from fractions import Fraction
-from typing import Iterable
+from typing import TYPE_CHECKING, Iterable
 
 import numpy as np
 import scipy.sparse as sp
 
 from games.bidou.betting import CAPTAIN, OPPONENT, BettingTree, Edge, Leaf, Node, Role
-from solver import best_response, certificate, exact_equilibrium
+from solver import best_response, certificate
 from solver.errors import SolverError
 from solver.lp import LPSolution, solve_lp
 from solver.model import HandModel, build_model
@@ -60,7 +61,10 @@ from solver.progress import Step, quiet
 from solver.reach import end_mass
 from solver.side_by_side import side_by_side
 from solver.strategy import Strategy, StrategyFileError
-from solver.warm_lp import KeyedBasis, solve_grown
+from solver.warm_lp import Guide, KeyedBasis, lifted_guide, solve_grown
+
+if TYPE_CHECKING:
+    from solver.exact_equilibrium import Recovery
 
 # A best response gaining more than this (chips a hand) over the restricted value brings
 # its raises out of the tree into it; a completion's raise is played when its weight (the
@@ -383,13 +387,14 @@ def double_oracle(model: HandModel, start: Iterable[str] | None = None,
     parallel = too_large_for_one_lp(model) if parallel is None else parallel
     lp_seconds, iterations = 0.0, 0
     leaves = best_response.leaf_matrices(model)
+    guide: Guide | None = None
     for rounds in range(1, MAX_ROUNDS + 1):
         trees = {first: restrict(tree, kept) for first, tree in model.trees.items()}
         small = build_model(model.description, trees)
         progress(f"restricted LP: {sum(len(t.nodes) for t in trees.values())} decisions",
                  rounds, 0)
         if method is None:          # HiGHS's dual simplex from the last LP's basis
-            lp, basis = solve_grown(small, basis)
+            lp, basis = solve_grown(small, basis, guide)
         else:
             lp = solve_lp(small, method)
         lp_seconds += lp.seconds
@@ -408,6 +413,7 @@ def double_oracle(model: HandModel, start: Iterable[str] | None = None,
                                 sum(len(t.nodes) for t in model.trees.values()), lp.strategy,
                                 basis)
         kept = kept | added
+        guide = lifted_guide(model, strategy)     # the new decisions' play: the next start
     raise SolverError(f"the restricted tree was still growing after {MAX_ROUNDS} LPs "
                       f"({len(kept)} decisions)")
 
@@ -561,7 +567,7 @@ def restricted_model(model: HandModel, kept: Iterable[str]) -> HandModel:
 
 
 def exact_lift(model: HandModel, oracle: DoubleOracle,
-               progress: Step | None = None) -> exact_equilibrium.Recovery:
+               progress: Step | None = None) -> Recovery:
     """The exact value of the full game from a restricted solve: the exact equilibrium
     recovered on the restricted model (an LP vertex there), lifted to the full model with
     the completions read as exact binary fractions, proved by `prove_fractions` on the full
@@ -569,6 +575,8 @@ def exact_lift(model: HandModel, oracle: DoubleOracle,
     otherwise they are an interval (and `reason` says so). No certificate, and the reason,
     when nothing is recovered or the proof's common denominator passes the certificate's
     bound (`strategy.MAX_COMMON_DENOMINATOR_BITS`: the default Le Bidou hand)."""
+    from solver import exact_equilibrium  # scipy.linalg: only when an exact value is asked
+
     small = restricted_model(model, oracle.kept)
     try:
         found = exact_equilibrium.recover(small, oracle.restricted, progress)

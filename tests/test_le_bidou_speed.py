@@ -8,10 +8,11 @@ import pytest
 
 from games.bidou.betting import CAPTAIN
 from games.le_bidou.params import LeBidouParams
-from solver.lp import _Built, solve_lp
+from solver import best_response
+from solver.lp import _Built, solve_lp, solve_lp_from
 from solver.model import build_model
-from solver.restricted import default_start, restricted_model
-from solver.warm_lp import KeyedBasis, carry, lp_keys, solve_grown
+from solver.restricted import _check_frontier, default_start, restricted_model
+from solver.warm_lp import KeyedBasis, carry, lifted_guide, lp_keys, solve_grown
 
 
 @pytest.fixture(scope="module")
@@ -41,10 +42,40 @@ def test_the_grown_lp_from_the_small_ones_basis_is_the_same_lp_by_a_shorter_path
     _, small, large = grown
     _, basis = solve_grown(small)
     warm, _ = solve_grown(large, basis)
-    cold, _ = solve_grown(large)
+    cold, _ = solve_lp_from(large, None)                    # HiGHS's dual simplex, cold
     assert warm.value == pytest.approx(solve_lp(large).value, abs=1e-10)
     assert warm.value == pytest.approx(cold.value, abs=1e-10)
     assert warm.iterations < 0.75 * cold.iterations          # measured: 347 against 664
+
+
+def test_a_cold_lp_by_the_interior_point_method_ends_at_a_vertex_with_its_basis(grown):
+    _, small, _ = grown
+    ipm, basis = solve_grown(small)
+    simplex, _ = solve_lp_from(small, None)
+    assert "interior point and crossover" in ipm.message and ipm.iterations == 0
+    assert ipm.value == pytest.approx(simplex.value, abs=1e-12)
+    again, _ = solve_grown(small, basis)                    # its basis is optimal: no pivot
+    assert again.iterations == 0 and again.value == pytest.approx(ipm.value, abs=1e-12)
+
+
+def test_the_lifted_strategies_guide_a_start_that_already_holds_the_new_flows(grown):
+    model, small, large = grown
+    lp, basis = solve_grown(small)
+    lifted, _ = _check_frontier(model, small, lp.strategy, lp.value,
+                                best_response.leaf_matrices(model))
+    built = _Built(large, CAPTAIN)
+    cols, rows = lp_keys(large, built)
+    free = built.bounds[:, 0] == -float("inf")
+    plain = carry(basis, cols, rows, free)
+    crashed = carry(basis, cols, rows, free, lifted_guide(model, lifted))
+    assert plain is not None and crashed is not None
+    # as many basic variables as rows, some new rows traded for new columns
+    assert (crashed.cols == 1).sum() + (crashed.rows == 1).sum() == len(rows)
+    assert (crashed.rows == 1).sum() < (plain.rows == 1).sum()
+    guided, _ = solve_grown(large, basis, lifted_guide(model, lifted))
+    unguided, _ = solve_grown(large, basis)
+    assert guided.value == pytest.approx(unguided.value, abs=1e-10)
+    assert guided.iterations < unguided.iterations
 
 
 def test_a_basis_that_names_what_the_lp_lacks_is_not_carried(grown):
@@ -74,3 +105,27 @@ def test_exact_on_a_hand_too_large_for_one_lp_goes_through_the_restricted_model(
     proof = result.solution.certificate
     assert proof is not None and proof.exact == Fraction(1401991, 9447840)
     assert result.solution.exploitability.nash_conv <= 1e-12
+
+
+def test_the_certificate_reads_the_betting_it_needs_and_proves_the_same_bounds():
+    from solver import certificate
+    from solver.solve import solve
+
+    model = build_model(LeBidouParams(faces=3, throws=2, max_stake=4).description())
+    strategy = solve(model.description).strategy
+    eager = certificate._prove(model, certificate._assemble(
+        model, strategy, certificate._binary(model, strategy)), certificate.Q)
+    lazily = certificate._binary_lazily(model, strategy)
+    assert certificate._prove(model, lazily, certificate.Q) == eager
+    assert certificate.certify(model, strategy) == eager
+    betting = lazily[1]
+    assert 0 < len(betting._read) < len(betting) == len(strategy.betting)
+    for key in betting._read:           # what was read is `_binary`'s reading
+        assert betting[key] == [certificate._binary(model, strategy)[("bet", key, h)]
+                                for h in range(model.num_hands)]
+        break
+    broken = strategy.copy()
+    key = next(iter(broken.betting))
+    broken.betting[key][:, 0] = 0.0     # a decision of no distribution, read or not
+    with pytest.raises(ValueError, match="sum to"):
+        certificate.certify(model, broken)

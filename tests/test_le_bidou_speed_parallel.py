@@ -87,3 +87,21 @@ def test_the_certificate_side_by_side_proves_the_same_interval(monkeypatch):
                         or side_by_side(here, there, parallel))
     assert certify(model, strategy) == alone and calls and all(calls)
     assert alone.width < 1e-12
+
+
+@needs_fork
+def test_the_solutions_best_responses_side_by_side_are_the_one_process_ones():
+    from solver import best_response, lp
+
+    model = build_model(LeBidouParams(faces=3, throws=2, max_stake=3).description())
+    raw = lp.solve_lp(model).strategy
+    alone = best_response.complete_unreached(model, raw)
+    both = best_response.complete_unreached(model, raw, parallel=True)
+    for key, probs in alone.betting.items():
+        np.testing.assert_array_equal(probs, both.betting[key])
+    for a, b in zip(alone.throw, both.throw):
+        np.testing.assert_array_equal(a, b)
+    one = best_response.exploitability(model, alone)
+    two = best_response.exploitability(model, alone, parallel=True)
+    assert one == two and one.nash_conv < 1e-9
+    assert one.value == pytest.approx(certify(model, alone).lower, abs=1e-9)

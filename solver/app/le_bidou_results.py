@@ -7,8 +7,8 @@ The headline is the default hand (`LeBidouParams()`: 6 faces, 3 throws, keep, fr
 stakes up to 9, half stake rounded up) against the one-chip game with the same dice and
 ranking (`BidouParams(reroll="keep", ranking="french")`, its value read from the sweep
 table `docs/data/sweep.csv`, proved there). The penalty rules, `half_stake` up, down and
-full, are compared on the same dice with stakes up to COMPARE_MAX_STAKE (5: one LP each,
-minutes; at 9 each is the restricted LP's, far slower for some penalties). Each hand is
+full, are compared on the default hand itself (stakes up to 9: the restricted LP's warm
+double oracle solves each in seconds; the rounding up is the headline, solved once). Each hand is
 solved by the LP (the restricted LP above 16 128 rows, `solver/restricted.py`) and its
 value proved by the certificate; the behaviour (how often each stake is proposed, the
 bluffs) is that of the LP's vertex: Le Bidou has no refined equilibrium on its stakes trees
@@ -39,10 +39,10 @@ from solver.strategy import Strategy
 COMMAND = "bidou results --le-bidou"
 HEADLINE = LeBidouParams()
 # The hand under each withdrawal penalty: the source's half stake, rounded up (the default)
-# or down, and the full stake it is measured against; with stakes up to 5, where one LP
-# solves the whole tree in a few minutes (at 9 the restricted LP took over 25 minutes for
-# the rounding down on 2 busy cores, against 4 for the default).
-COMPARE_MAX_STAKE = 5
+# or down, and the full stake it is measured against; at the default stakes up to 9 (until
+# session 11 at 5, where one LP solved the whole tree: at 9 the cold restricted LP took
+# over 25 minutes for the rounding down; the warm double oracle takes seconds).
+COMPARE_MAX_STAKE = HEADLINE.max_stake
 PENALTIES: dict[str, LeBidouParams] = {
     rule: LeBidouParams(max_stake=COMPARE_MAX_STAKE, half_stake=rule)
     for rule in ("up", "down", "full")}
@@ -209,8 +209,8 @@ def render(lb: Mapping[str, Any], number: int) -> list[str]:
         "Le Bidou has no refined equilibrium on its stakes trees, so everything below but "
         "the values describes the LP's vertex, one equilibrium among many "
         "(*these numbers depend on the equilibrium chosen*). Reproduce: "
-        f"`{lb['command']}` (it solves the four hands of this section: on 2 busy cores about "
-        "4 minutes for the default hand, a few for each of the others).",
+        f"`{lb['command']}` (it solves the {_count(lb)} hands of this section, each by "
+        "the LP and its certificate).",
         "",
         f"**The first player's value.** With stakes he wins **{up['value']:+.6f}** chips per "
         f"hand ({_interval(up)}; exploitability by the exact best response: "
@@ -230,6 +230,13 @@ def render(lb: Mapping[str, Any], number: int) -> list[str]:
     lines += _stakes_table(up)
     lines += _penalty_lines(hands)
     return lines + [f"![first stakes and their bluffs, by penalty](img/{PLOT})", ""]
+
+
+def _count(lb: Mapping[str, Any]) -> str:
+    """How many distinct hands the section solves, in words (the headline may be one of
+    the penalties' hands)."""
+    rules = {str(sorted(h["rules"].items())) for h in [lb["headline"], *lb["hands"].values()]}
+    return {1: "one", 2: "two", 3: "three", 4: "four"}.get(len(rules), str(len(rules)))
 
 
 def _stakes_table(up: Mapping[str, Any]) -> list[str]:
@@ -261,9 +268,10 @@ def _penalty_lines(hands: Mapping[str, Any]) -> list[str]:
     top = up["rules"]["max_stake"]
     lines = [
         "**The half-stake rule against a full-stake penalty, and the rounding.** The hand "
-        f"with stakes up to {top} (`--max-stake {top}`: one LP solves it in minutes, where "
-        "each penalty at 9 takes the restricted LP many), the fine for withdrawing from the "
-        "first stake changed "
+        f"with stakes up to {top}"
+        + (" (the default hand above)" if top == HEADLINE.max_stake else
+           f" (`--max-stake {top}`)")
+        + ", the fine for withdrawing from the first stake changed "
         f"(`bidou solve --game le-bidou --max-stake {top} --half-stake up|down|full`): "
         "half of it rounded up "
         "(the default), half rounded down (at least one chip), or the whole stake (not the "
