@@ -13,8 +13,9 @@ from solver.app.commands.group import EXIT_CANNOT_VOUCH, fail, guarded
                epilog="""\b
 Examples:
   bidou outputs --check      are the published files current? (all solved and re-drawn)
-  bidou outputs              rewrite them (15 min on 2 cores: three refined hands,
-                             two rounds and their cheat sheets, Le Bidou's hand)""")
+  bidou outputs              rewrite them (about 30 min on 2 cores: three refined
+                             hands, two rounds and their cheat sheets, Le Bidou's
+                             hand and its manche, about 13 of those minutes)""")
 @guarded
 @click.option("--root", type=click.Path(file_okay=False), default=None,
               help="Folder of the solved games (default: outputs/ of this source checkout, "
@@ -25,7 +26,9 @@ Examples:
 def outputs(root: str | None, check: bool) -> None:
     """Re-solve the default game and the keep and french variants into outputs/, with
     their exact values, tables and charts; the rounds; and Le Bidou's default hand into
-    outputs/le-bidou/ (its value proved to an interval, tables, reroll chart)."""
+    outputs/le-bidou/ (its value proved to an interval, tables, reroll chart) with its
+    manche's page (manche.md, manche.json, the win-probability chart: the default manche
+    solved and proved again, then simulated)."""
     from pathlib import Path
 
     from solver.app.docs import charts_doc_path, update_charts_doc
