@@ -29,7 +29,7 @@ def test_le_bidou_is_written_and_checked(tmp_path, monkeypatch):
             "reroll_chart.png", "reroll_chart.pdf"} <= names
     assert "remember_chart.png" not in names          # no simplified play for stakes
     page = (folder / "summary.md").read_text()
-    assert "Le Bidou" in page and "No cheat sheet" in page
+    assert "Le Bidou" in page and "stakes cheat sheet" in page
     assert outputs.stale_files(tmp_path, {}, charts=False, rounds=False, manche=False) == []
     table = folder / "betting.csv"
     lines = table.read_text().splitlines()

@@ -86,7 +86,8 @@ def write_outputs(root: str | Path, solutions: dict[str, HandResult] | None = No
         for name, report in fresh_rounds(progress).items():
             paths += write_round(root, name, report)
     if le_bidou:
-        paths += le_bidou_pages(root, fresh_le_bidou_pages(progress, manche))
+        paths += le_bidou_pages(root, fresh_le_bidou_pages(
+            progress, manche, _le_bidou_hand(solutions)))
     return paths
 
 
@@ -101,12 +102,23 @@ def fresh_le_bidou(progress: Step | None = None) -> dict[str, HandResult]:
     return out
 
 
-def fresh_le_bidou_pages(progress: Step | None = None, manche: bool = True
-                         ) -> dict[str, bytes]:
-    """Le Bidou's pages beyond the hand's export, by file name, made now: with `manche`,
-    the manche's page (`solver.app.manche_page`: the default manche solved and proved
-    again, about 13 minutes on 2 cores, then simulated)."""
+def fresh_le_bidou_pages(progress: Step | None = None, manche: bool = True,
+                         hand: HandResult | None = None) -> dict[str, bytes]:
+    """Le Bidou's pages beyond the hand's export, by file name, made now: with `hand` (the
+    published hand solved), its stakes cheat sheet (`solver.pipeline.stakes_cheatsheet`:
+    cheatsheet.md, .png, cheatsheet_strategy.json); with `manche`, the manche's page
+    (`solver.app.manche_page`: the default manche solved and proved again, about 13
+    minutes on 2 cores, then simulated)."""
     files: dict[str, bytes] = {}
+    if hand is not None:
+        from solver.pipeline import stakes_cheatsheet
+
+        if progress is not None:
+            progress("Le Bidou's stakes cheat sheet", 0, 1)
+        solution = hand.solution
+        sheet = stakes_cheatsheet.build_sheet(solution.model, solution.strategy,
+                                              solution.value)
+        files.update(stakes_cheatsheet.sheet_files(solution.model, sheet))
     if manche:
         from solver.app import manche_page
 
@@ -114,6 +126,11 @@ def fresh_le_bidou_pages(progress: Step | None = None, manche: bool = True
             manche_page.PUBLISHED, within(progress, "solving and proving the manche"))
         files.update(manche_page.page_files(outcome))
     return files
+
+
+def _le_bidou_hand(solutions: dict[str, HandResult]) -> HandResult | None:
+    """The published Le Bidou hand among `solutions` (its cheat sheet is made from it)."""
+    return next((solutions[name] for name in LE_BIDOU if name in solutions), None)
 
 
 def le_bidou_pages(root: str | Path, pages: dict[str, bytes]) -> list[Path]:
@@ -134,6 +151,7 @@ def stale_le_bidou_pages(root: str | Path, pages: dict[str, bytes], charts: bool
     """Files of Le Bidou's pages under `root` that `pages` would write differently (or
     missing); without `charts`, the charts are not compared."""
     from solver.app.manche_page import PAGE, same_page
+    from solver.pipeline.stakes_cheatsheet import SHEET
 
     stale = []
     for name, data in pages.items():
@@ -146,6 +164,8 @@ def stale_le_bidou_pages(root: str | Path, pages: dict[str, bytes], charts: bool
         found = path.read_bytes()
         if name == PAGE:
             same = _decoded(found, data, same_page)
+        elif name == SHEET:
+            same = _decoded(found, data, same_at_printed_precision)
         else:
             same = _same(name, found, data)
         if not same:
@@ -216,7 +236,8 @@ def stale_files(root: str | Path, solutions: dict[str, HandResult] | None = None
                                                    expected.read_bytes()):
                     stale.append(str(path))
     if le_bidou:
-        stale += stale_le_bidou_pages(root, fresh_le_bidou_pages(progress, manche), charts)
+        pages = fresh_le_bidou_pages(progress, manche, _le_bidou_hand(solutions))
+        stale += stale_le_bidou_pages(root, pages, charts)
     return stale
 
 
