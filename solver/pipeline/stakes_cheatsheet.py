@@ -3,6 +3,8 @@
 that no advice is weakly dominated; then its files (cheatsheet.md, cheatsheet.png,
 cheatsheet_strategy.json), as `bidou outputs` publishes them in outputs/le-bidou/.
 
+The stakes are merged into bands at a few thresholds (MERGE_LOSSES), and the book kept is
+the one whose cost below is least (`build_sheet`): not a search over cuts, four books.
 The cost is measured on the whole Le Bidou model, every decision reached or not: each
 player's loss against a best-responding adversary who knows the rules
 (`best_response.exploitability`), and against the equilibrium (the sheet seated against the
@@ -30,6 +32,9 @@ from solver.strategy import Strategy, strategy_to_json
 SHEET, CHART, STRATEGY = "cheatsheet.md", "cheatsheet", "cheatsheet_strategy.json"
 CHART_FORMATS = ("png",)
 METHOD = "stakes cheatsheet"
+# The greedy merge's thresholds tried (`stakes_sheet.MERGE_LOSS`'s meaning: a share of the
+# lighter band's agreement), from a band for nearly every stake to one band a kind.
+MERGE_LOSSES = (0.02, 0.05, 0.2, 1.0)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -91,16 +96,34 @@ def measure_rules(model: HandModel, rules: Sequence[StakeRule], equilibrium: Str
                        float(e.value), dominated)
 
 
-def build_sheet(model: HandModel, equilibrium: Strategy, game_value: float
-                ) -> StakesSheet:
-    """The sheet of a solved hand: its rules fitted to `equilibrium`, measured and checked;
-    ValueError if any advice is weakly dominated."""
-    rules = stakes_sheet.fit_book(model, equilibrium)
-    sheet = measure_rules(model, rules, equilibrium, game_value)
+def build_sheet(model: HandModel, equilibrium: Strategy, game_value: float,
+                merge_losses: Sequence[float] = MERGE_LOSSES) -> StakesSheet:
+    """The sheet of a solved hand: its rules fitted to `equilibrium` with each merge
+    threshold of `merge_losses` (`stakes_sheet.fit_book`), the book kept the one whose
+    exploitability plus mean loss against the equilibrium is least (the fewer rules on a
+    tie), measured and checked; ValueError if any advice is weakly dominated."""
+    best: StakesSheet | None = None
+    for loss in merge_losses:
+        rules = stakes_sheet.fit_book(model, equilibrium, loss)
+        if best is not None and list(rules) == list(best.rules):
+            continue
+        found = measure_rules(model, rules, equilibrium, game_value, check_dominance=False)
+        if best is None or (_objective(found), len(found.rules)) < (_objective(best),
+                                                                    len(best.rules)):
+            best = found
+    assert best is not None
+    sheet = measure_rules(model, best.rules, equilibrium, game_value)
     if sheet.dominated:
         raise ValueError(f"the stakes cheat sheet advises a weakly dominated action at "
                          f"{sheet.dominated} (decision, hand) pairs")
     return sheet
+
+
+def _objective(sheet: StakesSheet) -> float:
+    """What the choice of a merge threshold minimises: the exploitability plus the mean
+    loss against the equilibrium (chips a hand)."""
+    return sheet.exploitability + (sheet.captain_loss_vs_equilibrium
+                                   + sheet.opponent_loss_vs_equilibrium) / 2
 
 
 def sheet_files(model: HandModel, sheet: StakesSheet) -> dict[str, bytes]:
@@ -164,9 +187,12 @@ def sheet_markdown(model: HandModel, sheet: StakesSheet) -> str:
     lines += [f"- {line}" for line in cost_lines(sheet)]
     lines += ["", "How they were made: each rule's cuts agree most with the equilibrium's "
               "play (strategy.json), weighted by how often each decision is met with each "
-              "hand; stakes were merged into bands while merging lost less than "
-              f"{stakes_sheet.MERGE_LOSS:.0%} of that agreement "
-              "(solver/analysis/stakes_sheet.py). The rules ignore the throw counts, which "
+              "hand; adjacent stakes were merged greedily into bands while a merge lost at "
+              "most a share of the lighter band's weight in agreement, at the shares "
+              f"{', '.join(f'{x:.0%}' for x in MERGE_LOSSES)}, and the book kept is the "
+              "one whose exploitability plus mean loss against the equilibrium is least "
+              "(solver/analysis/stakes_sheet.py, solver/pipeline/stakes_cheatsheet.py). "
+              "The rules ignore the throw counts, which "
               "the equilibrium does not, and cut the ranking where the equilibrium's play "
               "is not monotone in it (it calls with some hands and withdraws with "
               "stronger ones): their cost against a best reply comes from both "
