@@ -27,8 +27,9 @@ def outputs(root: str | None, check: bool) -> None:
     """Re-solve the default game and the keep and french variants into outputs/, with
     their exact values, tables and charts; the rounds; and Le Bidou's default hand into
     outputs/le-bidou/ (its value proved to an interval, tables, reroll chart) with its
-    manche's page (manche.md, manche.json, the win-probability chart: the default manche
-    solved and proved again, then simulated)."""
+    stakes cheat sheet (cheatsheet.md, .png, cheatsheet_strategy.json) and its manche's page
+    (manche.md, manche.json, the win-probability chart: the default manche solved and
+    proved again, then simulated)."""
     from pathlib import Path
 
     from solver.app.docs import charts_doc_path, update_charts_doc
