@@ -20,16 +20,19 @@ SMALL = LeBidouParams(faces=3, throws=2, max_stake=3)
 
 def test_le_bidou_is_written_and_checked(tmp_path, monkeypatch):
     monkeypatch.setattr(outputs, "LE_BIDOU", {"le-bidou": SMALL})
-    written = outputs.write_outputs(tmp_path, {}, rounds=False)      # Le Bidou's hand alone
+    written = outputs.write_outputs(tmp_path, {}, rounds=False,      # Le Bidou's hand alone
+                                    manche=False)
     folder = tmp_path / "le-bidou"
     names = {p.name for p in written}
     assert {p.parent for p in written} == {folder}
     assert {"summary.md", "summary.json", "strategy.json", "betting.csv", "reroll.csv",
             "reroll_chart.png", "reroll_chart.pdf"} <= names
     assert "remember_chart.png" not in names          # no simplified play for stakes
+    # the stakes cheat sheet of the hand just solved, beside its export
+    assert {"cheatsheet.md", "cheatsheet.png", "cheatsheet_strategy.json"} <= names
     page = (folder / "summary.md").read_text()
-    assert "Le Bidou" in page and "No cheat sheet" in page
-    assert outputs.stale_files(tmp_path, {}, charts=False, rounds=False) == []
+    assert "Le Bidou" in page and "stakes cheat sheet" in page
+    assert outputs.stale_files(tmp_path, {}, charts=False, rounds=False, manche=False) == []
     table = folder / "betting.csv"
     lines = table.read_text().splitlines()
     header, row = lines[0].split(","), lines[1].split(",")
@@ -37,7 +40,10 @@ def test_le_bidou_is_written_and_checked(tmp_path, monkeypatch):
     row[column] = "0.5" if row[column] != "0.5" else "0.25"
     lines[1] = ",".join(row)
     table.write_text("\n".join(lines) + "\n")
-    assert outputs.stale_files(tmp_path, {}, charts=False, rounds=False) == [str(table)]
+    sheet = folder / "cheatsheet.md"
+    sheet.write_text(sheet.read_text().replace("withdraw otherwise", "call otherwise", 1))
+    assert outputs.stale_files(tmp_path, {}, charts=False, rounds=False,
+                               manche=False) == [str(table), str(sheet)]
 
 
 def test_the_published_hand():

@@ -151,14 +151,19 @@ def test_the_round_cheatsheet_json_validates(tmp_path):
 PUBLISHED = [(path, name) for pattern, name in (
     ("[!l]*/strategy.json", "exact-strategy"), ("le-bidou/strategy.json", "strategy"),
     ("*/simplified_strategy.json", "strategy"),
-    ("*/cheatsheet_strategy.json", "cheatsheet-strategy"),
+    ("[!l]*/cheatsheet_strategy.json", "cheatsheet-strategy"),
+    # Le Bidou's stakes cheat sheet states stakes rules, not one-chip ones: a strategy file
+    # whose result is its own (solver/pipeline/stakes_cheatsheet.py)
+    ("le-bidou/cheatsheet_strategy.json", "strategy"),
     ("cheatsheet-front/*.json", "cheatsheet-strategy"), ("*/summary.json", "summary"),
-    ("round*/round.json", "round")) for path in sorted(OUTPUTS.glob(pattern))]
+    ("round*/round.json", "round"), ("le-bidou/manche.json", "manche"))
+    for path in sorted(OUTPUTS.glob(pattern))]
 
 
 def test_every_kind_of_published_file_is_checked():
     kinds = {name for _, name in PUBLISHED}
-    assert kinds == {"exact-strategy", "strategy", "cheatsheet-strategy", "summary", "round"}
+    assert kinds == {"exact-strategy", "strategy", "cheatsheet-strategy", "summary", "round",
+                     "manche"}
     # three variants' four strategy files, the fronts' 25 books (session 9's top-down
     # merges skip some sizes), two rounds: a floor, so that a glob matching nothing fails
     assert len(PUBLISHED) >= 3 * 4 + 25 + 2

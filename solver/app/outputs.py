@@ -48,6 +48,8 @@ VARIANTS: dict[str, BidouParams] = {
 # VARIANTS (two-hand Bidou's, which the site and the cheat sheets read). Its betting table
 # is published with the reached rows only (1.6% of them; 168 MB in all otherwise).
 LE_BIDOU: dict[str, LeBidouParams] = {"le-bidou": LeBidouParams()}
+# Where Le Bidou's pages go: beside its hand's export.
+LE_BIDOU_FOLDER = "le-bidou"
 # PDF for print, PNG for screens; `bidou export --format svg` gives SVG on demand (the
 # SVGs are several times larger, and would bloat the repository at every re-solve).
 VARIANT_FORMATS: dict[str, Sequence[str]] = {name: ("pdf", "png") for name in VARIANTS}
@@ -66,10 +68,11 @@ def project_outputs() -> Path | None:
 
 def write_outputs(root: str | Path, solutions: dict[str, HandResult] | None = None,
                   progress: Step | None = None, rounds: bool = True,
-                  le_bidou: bool = True) -> list[Path]:
+                  le_bidou: bool = True, manche: bool = True) -> list[Path]:
     """Solve every variant (unless `solutions` are given) and export it under `root`; then
     solve and prove every round (ROUNDS) and publish it (`solver.app.round_outputs`); then
-    (`le_bidou`) Le Bidou's hand and its pages (`le_bidou_pages`)."""
+    (`le_bidou`) Le Bidou's hand and its pages (`le_bidou_pages`: with `manche`, the
+    manche's)."""
     solutions = fresh_solutions(progress) if solutions is None else solutions
     if le_bidou:
         solutions = {**solutions, **fresh_le_bidou(progress)}
@@ -83,7 +86,8 @@ def write_outputs(root: str | Path, solutions: dict[str, HandResult] | None = No
         for name, report in fresh_rounds(progress).items():
             paths += write_round(root, name, report)
     if le_bidou:
-        paths += le_bidou_pages(root)
+        paths += le_bidou_pages(root, fresh_le_bidou_pages(
+            progress, manche, _le_bidou_hand(solutions)))
     return paths
 
 
@@ -98,18 +102,82 @@ def fresh_le_bidou(progress: Step | None = None) -> dict[str, HandResult]:
     return out
 
 
-def le_bidou_pages(root: str | Path) -> list[Path]:
-    """Le Bidou's pages beyond the hand's export, under `root`/le-bidou: none yet.
+def fresh_le_bidou_pages(progress: Step | None = None, manche: bool = True,
+                         hand: HandResult | None = None) -> dict[str, bytes]:
+    """Le Bidou's pages beyond the hand's export, by file name, made now: with `hand` (the
+    published hand solved), its stakes cheat sheet (`solver.pipeline.stakes_cheatsheet`:
+    cheatsheet.md, .png, cheatsheet_strategy.json); with `manche`, the manche's page
+    (`solver.app.manche_page`: the default manche solved and proved again, about 13
+    minutes on 2 cores, then simulated)."""
+    files: dict[str, bytes] = {}
+    if hand is not None:
+        from solver.pipeline import stakes_cheatsheet
 
-    The manche's page (the stochastic game over the pool and the chips received, and the
-    match: issue 20) goes here, written beside the hand's files and listed in what this
-    returns, so that `bidou outputs` writes it and `--check` compares it (`stale_files`).
-    No cheat sheet: the cheat-sheet machinery (`solver/analysis/rulebook.py`) states
-    one-chip rules ("bet with 6-5-4 or better", "call with ..."); Le Bidou's decisions have
-    up to ten actions (nine stakes, withdraw, call) at up to 512 decisions a public state,
-    which needs a grammar of its own ("propose s with X or better", withdraw/call/raise
-    thresholds per stake) and its cost by the best response: not written yet."""
-    return []
+        if progress is not None:
+            progress("Le Bidou's stakes cheat sheet", 0, 1)
+        solution = hand.solution
+        sheet = stakes_cheatsheet.build_sheet(solution.model, solution.strategy,
+                                              solution.value)
+        files.update(stakes_cheatsheet.sheet_files(solution.model, sheet))
+    if manche:
+        from solver.app import manche_page
+
+        outcome = manche_page.solve_published(
+            manche_page.PUBLISHED, within(progress, "solving and proving the manche"))
+        files.update(manche_page.page_files(outcome))
+    return files
+
+
+def _le_bidou_hand(solutions: dict[str, HandResult]) -> HandResult | None:
+    """The published Le Bidou hand among `solutions` (its cheat sheet is made from it)."""
+    return next((solutions[name] for name in LE_BIDOU if name in solutions), None)
+
+
+def le_bidou_pages(root: str | Path, pages: dict[str, bytes]) -> list[Path]:
+    """Le Bidou's pages (`fresh_le_bidou_pages`) written under `root`/le-bidou, beside the
+    hand's files, staged and moved in together (`files.write_set`), so that `bidou outputs`
+    writes them and `--check` compares them (`stale_files`)."""
+    from solver.files import write_set
+
+    folder = Path(root) / LE_BIDOU_FOLDER
+    files = {folder / name: data for name, data in pages.items()}
+    if files:
+        write_set(files)
+    return list(files)
+
+
+def stale_le_bidou_pages(root: str | Path, pages: dict[str, bytes], charts: bool = True
+                         ) -> list[str]:
+    """Files of Le Bidou's pages under `root` that `pages` would write differently (or
+    missing); without `charts`, the charts are not compared."""
+    from solver.app.manche_page import PAGE, same_page
+    from solver.pipeline.stakes_cheatsheet import SHEET
+
+    stale = []
+    for name, data in pages.items():
+        if not charts and name.endswith((".png", ".pdf", ".svg")):
+            continue
+        path = Path(root) / LE_BIDOU_FOLDER / name
+        if not path.is_file():
+            stale.append(str(path))
+            continue
+        found = path.read_bytes()
+        if name == PAGE:
+            same = _decoded(found, data, same_page)
+        elif name == SHEET:
+            same = _decoded(found, data, same_at_printed_precision)
+        else:
+            same = _same(name, found, data)
+        if not same:
+            stale.append(str(path))
+    return stale
+
+
+def _decoded(found: bytes, expected: bytes, same: Any) -> bool:
+    try:
+        return bool(same(found.decode("utf-8"), expected.decode("utf-8")))
+    except UnicodeDecodeError:
+        return False
 
 
 def fresh_rounds(progress: Step | None = None) -> dict[str, dict]:
@@ -140,12 +208,13 @@ def publish(solution: Solution) -> HandResult:
 
 def stale_files(root: str | Path, solutions: dict[str, HandResult] | None = None,
                 charts: bool = True, progress: Step | None = None,
-                rounds: bool = True, le_bidou: bool = True) -> list[str]:
+                rounds: bool = True, le_bidou: bool = True, manche: bool = True
+                ) -> list[str]:
     """Files under `root` that `write_outputs` would write differently (or that are
     missing); `solutions` (from `fresh_solutions`) saves solving again. With
     `charts=False` the charts are not drawn nor compared (the rest still is); with
     `rounds=False` the rounds are not solved again nor compared, with `le_bidou=False`
-    nor is Le Bidou's hand."""
+    nor are Le Bidou's hand and pages, with `manche=False` nor is its manche."""
     solutions = fresh_solutions(progress) if solutions is None else solutions
     if le_bidou:
         solutions = {**solutions, **fresh_le_bidou(progress)}
@@ -166,6 +235,9 @@ def stale_files(root: str | Path, solutions: dict[str, HandResult] | None = None
                 if not path.is_file() or not _same(expected.name, path.read_bytes(),
                                                    expected.read_bytes()):
                     stale.append(str(path))
+    if le_bidou:
+        pages = fresh_le_bidou_pages(progress, manche, _le_bidou_hand(solutions))
+        stale += stale_le_bidou_pages(root, pages, charts)
     return stale
 
 

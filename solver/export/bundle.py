@@ -198,10 +198,10 @@ def summary_markdown(model: HandModel, summary: Mapping[str, Any],
         lines += ["", "Le Bidou's betting is in the tables (betting.csv, .md, .json: each "
                   "decision named by its stakes, \"stake 3, raise to 5\"); it has no betting "
                   "charts, booklet or simplified strategy: a decision has up to ten actions "
-                  "and a public state up to 512 decisions (docs/le-bidou.md). No cheat sheet "
-                  "either: the cheat sheets state one-chip rules (\"bet with 6-5-4 or "
-                  "better\"), and stakes rules (\"propose s with X or better\", withdraw, "
-                  "call and raise thresholds per stake) are not written yet."]
+                  "and a public state up to 512 decisions (docs/le-bidou.md). Its stakes cheat "
+                  "sheet (\"propose 9 with X or better\", withdraw, call and raise "
+                  "thresholds per stake) is made from it by `bidou outputs` for the "
+                  "published hand: outputs/le-bidou/cheatsheet.md."]
     if files:
         lines += ["", "## Files", ""] + [f"- `{name}`" for name in files]
     return "\n".join(lines) + "\n"

@@ -14,7 +14,8 @@ from solver.app.commands.group import EXIT_CANNOT_VOUCH, fail, guarded
 Examples:
   bidou outputs --check      are the published files current? (all solved and re-drawn)
   bidou outputs              rewrite them (15 min on 2 cores: three refined hands,
-                             two rounds and their cheat sheets, Le Bidou's hand)""")
+                             two rounds and their cheat sheets, Le Bidou's hand;
+                             then Le Bidou's manche, 13 min more: docs/manche.md)""")
 @guarded
 @click.option("--root", type=click.Path(file_okay=False), default=None,
               help="Folder of the solved games (default: outputs/ of this source checkout, "
@@ -25,7 +26,10 @@ Examples:
 def outputs(root: str | None, check: bool) -> None:
     """Re-solve the default game and the keep and french variants into outputs/, with
     their exact values, tables and charts; the rounds; and Le Bidou's default hand into
-    outputs/le-bidou/ (its value proved to an interval, tables, reroll chart)."""
+    outputs/le-bidou/ (its value proved to an interval, tables, reroll chart) with its
+    stakes cheat sheet (cheatsheet.md, .png, cheatsheet_strategy.json) and its manche's page
+    (manche.md, manche.json, the win-probability chart: the default manche solved and
+    proved again, then simulated)."""
     from pathlib import Path
 
     from solver.app.docs import charts_doc_path, update_charts_doc

@@ -1,0 +1,132 @@
+"""The manche's page in outputs/le-bidou/ (solver/app/manche_page.py): `bidou outputs` writes
+it and `--check` compares it at the precision it prints, the Monte Carlo by its agreement;
+on a small manche (seconds), then the published default manche's numbers."""
+
+from __future__ import annotations
+
+import json
+import re
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from games.le_bidou.manche import MancheParams, match_win
+from solver.app import manche_page, outputs
+from solver.app.cli import main
+from solver.schemas import validate
+
+ROOT = Path(__file__).resolve().parent.parent / "outputs"
+SMALL = MancheParams(chips=3, faces=3, throws=1)
+PAGE_FILES = {"manche.md", "manche.json", "manche_win_probability.png",
+              "manche_win_probability.pdf"}
+
+
+def untimed(document):  # type: ignore[no-untyped-def]
+    """The document without its timings (every key ending in "seconds")."""
+    if isinstance(document, dict):
+        return {k: untimed(v) for k, v in document.items() if not k.endswith("seconds")}
+    if isinstance(document, list):
+        return [untimed(v) for v in document]
+    return document
+
+
+@pytest.fixture(scope="module")
+def small_outcome() -> manche_page.MancheOutcome:
+    return manche_page.solve_published(SMALL, manches=4000)
+
+
+def test_the_page_is_written_and_checked(tmp_path, monkeypatch):
+    monkeypatch.setattr(manche_page, "PUBLISHED", SMALL)
+    monkeypatch.setattr(manche_page, "MONTE_CARLO_MANCHES", 4000)
+    pages = outputs.fresh_le_bidou_pages()
+    assert set(pages) == PAGE_FILES
+    written = outputs.le_bidou_pages(tmp_path, pages)
+    folder = tmp_path / "le-bidou"
+    assert {p.name for p in written} == PAGE_FILES and {p.parent for p in written} == {folder}
+    assert outputs.stale_le_bidou_pages(tmp_path, outputs.fresh_le_bidou_pages()) == []
+    # manche.json is what `bidou manche --json` prints, but for the timings and versions
+    report = json.loads((folder / "manche.json").read_text())
+    validate(report, "manche")
+    printed = CliRunner().invoke(main, ["manche", "--chips", "3", "--faces", "3",
+                                        "--throws", "1", "--json"])
+    assert printed.exit_code == 0
+    assert outputs._close(untimed(report), untimed(json.loads(printed.output)))
+    assert report["seconds"] == 0.0 and report["solve_seconds"] == 0.0
+    # a state's value moved by three units of its last printed decimal is stale; the chart too
+    page = folder / "manche.md"
+    text = page.read_text()
+    state = next(s for s in report["states"] if not s["decided"])
+    shown = f"{state['value']:.9f}"
+    moved = f"{state['value'] + 3e-9:.9f}"
+    assert shown in text
+    page.write_text(text.replace(shown, moved, 1))
+    (folder / "manche_win_probability.png").write_bytes(b"not a chart")
+    assert sorted(outputs.stale_le_bidou_pages(tmp_path, pages)) == [
+        str(page), str(folder / "manche_win_probability.png")]
+    assert outputs.stale_le_bidou_pages(tmp_path, pages, charts=False) == [str(page)]
+
+
+def test_the_page_says_what_the_report_proves(small_outcome):
+    report, mc = small_outcome.report, small_outcome.monte_carlo
+    text = manche_page.page_markdown(report, mc)
+    lower, upper = Fraction(report["start_lower"]), Fraction(report["start_upper"])
+    found = re.search(r"probability ([0-9.]+)\*\*, proved in exact arithmetic to lie in "
+                      r"\[([0-9.]+), ([0-9.]+)\]", text)
+    assert found is not None
+    value, low, high = (Fraction(x) for x in found.groups())
+    assert low <= lower <= upper <= high and high - low <= Fraction(2, 10 ** 12)
+    assert low <= value <= high
+    match = re.search(r"wins the match\*\* .*\*\*with probability ([0-9.]+)\*\*", text)
+    assert match is not None
+    assert float(match.group(1)) == pytest.approx(
+        float(match_win(Fraction(report["start_value"]), "winner")), abs=1e-12)
+    # every state in the grid and the list, at the value the report gives
+    for s in report["states"]:
+        if not s["decided"]:
+            assert f"| {s['value']:.6f} |" in text or f"| {s['value']:.6f} " in text
+            assert (f"| {s['centre']} | {s['captain']} | {s['opponent']} | "
+                    f"{s['value']:.9f} |") in text
+    assert text.count("| decided |") == sum(s["decided"] for s in report["states"])
+    # the Monte Carlo: the rate it prints is its wins over its manches, near the start
+    assert f"{mc.rate:.4f} +- {mc.standard_error:.4f}" in text
+    assert abs(mc.z(report["start_value"])) <= manche_page.Z_LIMIT
+
+
+def test_the_monte_carlo_is_compared_by_its_agreement(small_outcome):
+    report, mc = small_outcome.report, small_outcome.monte_carlo
+    text = manche_page.page_markdown(report, mc)
+    # another equilibrium's strategies: another estimate, still within 4 standard errors
+    other = manche_page.MonteCarlo(mc.manches, mc.seed, mc.wins + 30, mc.mean_hands + 0.01)
+    assert other.z(report["start_value"]) != mc.z(report["start_value"])
+    assert manche_page.same_page(manche_page.page_markdown(report, other), text)
+    # an estimate 5 standard errors off, another seed, fewer manches: not the same page
+    far = round(mc.manches * (report["start_value"] + 5 * mc.standard_error))
+    for wrong in (manche_page.MonteCarlo(mc.manches, mc.seed, far, mc.mean_hands),
+                  manche_page.MonteCarlo(mc.manches, mc.seed + 1, mc.wins, mc.mean_hands),
+                  manche_page.MonteCarlo(mc.manches - 1, mc.seed, mc.wins, mc.mean_hands)):
+        assert not manche_page.same_page(manche_page.page_markdown(report, wrong), text)
+    assert not manche_page.same_page(text.replace(manche_page.MONTE_CARLO_MARK, "MC"), text)
+
+
+def test_the_published_manche():
+    folder = ROOT / "le-bidou"
+    report = json.loads((folder / "manche.json").read_text())
+    validate(report, "manche")
+    assert report["rules"] == MancheParams().to_dict()
+    assert len(report["states"]) == 45 and sum(not s["decided"] for s in report["states"]) == 25
+    for s in report["states"]:
+        lower, upper = Fraction(s["lower"]), Fraction(s["upper"])
+        assert lower <= Fraction(s["value"]) <= upper and upper - lower <= 1e-13
+    # the start value docs/manche.md proved for the default manche
+    assert 0.59026475156114 <= Fraction(report["start_lower"]) <= \
+        Fraction(report["start_upper"]) <= 0.59026475156117
+    text = (folder / "manche.md").read_text()
+    assert f"{report['start_value']:.12f}" in text
+    found = re.search(r"\*\*Monte Carlo\.\*\* 20000 manches .* the first player won "
+                      r"([0-9.]+) \+- ([0-9.]+) .* ([-+][0-9.]+) standard errors", text)
+    assert found is not None
+    rate, se, z = (float(x) for x in found.groups())
+    assert abs(rate - report["start_value"]) <= 4 * se and abs(z) <= 4
+    assert (folder / "manche_win_probability.png").stat().st_size > 10_000
