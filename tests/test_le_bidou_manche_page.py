@@ -130,3 +130,24 @@ def test_the_published_manche():
     rate, se, z = (float(x) for x in found.groups())
     assert abs(rate - report["start_value"]) <= 4 * se and abs(z) <= 4
     assert (folder / "manche_win_probability.png").stat().st_size > 10_000
+
+
+def test_what_another_equilibrium_of_a_stage_changes_is_not_compared(small_outcome):
+    """Another LP vertex of a stage (another machine, another double-oracle path) gives the
+    same values but another max tie, stage path and residuals: the check passes; a proved
+    bound moved does not."""
+    report, mc = small_outcome.report, small_outcome.monte_carlo
+    played = next(i for i, s in enumerate(report["states"]) if not s["decided"])
+    other = json.loads(json.dumps(report))
+    other["states"][played]["max_tie"] += 0.004
+    other["states"][played]["stage"] = "restricted LP (another path)"
+    for c in other["convergence"]:
+        c["residuals"] = [r * 2 for r in c["residuals"]]
+    dump = lambda r: (json.dumps(r, indent=1) + "\n").encode()  # noqa: E731
+    assert manche_page.same_report(dump(other), dump(report), outputs._close)
+    assert manche_page.same_page(manche_page.page_markdown(other, mc),
+                                 manche_page.page_markdown(report, mc))
+    moved = json.loads(json.dumps(report))
+    moved["states"][played]["upper"] = str(Fraction(moved["states"][played]["upper"]) + 1)
+    assert not manche_page.same_report(dump(moved), dump(report), outputs._close)
+    assert not manche_page.same_report(b"{not json", dump(report), outputs._close)

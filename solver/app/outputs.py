@@ -150,7 +150,7 @@ def stale_le_bidou_pages(root: str | Path, pages: dict[str, bytes], charts: bool
                          ) -> list[str]:
     """Files of Le Bidou's pages under `root` that `pages` would write differently (or
     missing); without `charts`, the charts are not compared."""
-    from solver.app.manche_page import PAGE, same_page
+    from solver.app.manche_page import PAGE, REPORT, same_page, same_report
     from solver.pipeline.stakes_cheatsheet import SHEET
 
     stale = []
@@ -164,6 +164,8 @@ def stale_le_bidou_pages(root: str | Path, pages: dict[str, bytes], charts: bool
         found = path.read_bytes()
         if name == PAGE:
             same = _decoded(found, data, same_page)
+        elif name == REPORT:
+            same = same_report(found, data, _close)
         elif name == SHEET:
             same = _decoded(found, data, same_at_printed_precision)
         else:
