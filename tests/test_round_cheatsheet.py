@@ -175,6 +175,11 @@ def test_outputs_publish_the_sheet_over_the_published_hand_cheat_sheet():
         assert path is not None and path.name == "cheatsheet.md", name
         base = base_from_sheet(build_model(params.hand), Path(path).read_text())
         assert 3 <= len(base.rules) <= 12
+        # its cost against the equilibrium says which equilibrium (the refined round's)
+        from solver.export.round_cheatsheet_page import EQUILIBRIUM_NOTE
+
+        published = Path(round_outputs.__file__).parents[2] / "outputs" / name / "cheatsheet.md"
+        assert EQUILIBRIUM_NOTE in published.read_text()
 
 
 def test_exact_transitions_agree_with_the_float_ones(made):
