@@ -98,14 +98,15 @@ def test_the_monte_carlo_is_compared_by_its_agreement(small_outcome):
     report, mc = small_outcome.report, small_outcome.monte_carlo
     text = manche_page.page_markdown(report, mc)
     # another equilibrium's strategies: another estimate, still within 4 standard errors
-    other = manche_page.MonteCarlo(mc.manches, mc.seed, mc.wins + 30, mc.mean_hands + 0.01)
+    other = manche_page.MonteCarlo(mc.manches, mc.wins + 30, mc.mean_hands + 0.01,
+                                     seed=mc.seed)
     assert other.z(report["start_value"]) != mc.z(report["start_value"])
     assert manche_page.same_page(manche_page.page_markdown(report, other), text)
     # an estimate 5 standard errors off, another seed, fewer manches: not the same page
     far = round(mc.manches * (report["start_value"] + 5 * mc.standard_error))
-    for wrong in (manche_page.MonteCarlo(mc.manches, mc.seed, far, mc.mean_hands),
-                  manche_page.MonteCarlo(mc.manches, mc.seed + 1, mc.wins, mc.mean_hands),
-                  manche_page.MonteCarlo(mc.manches - 1, mc.seed, mc.wins, mc.mean_hands)):
+    for wrong in (manche_page.MonteCarlo(mc.manches, far, mc.mean_hands, seed=mc.seed),
+                  manche_page.MonteCarlo(mc.manches, mc.wins, mc.mean_hands, seed=mc.seed + 1),
+                  manche_page.MonteCarlo(mc.manches - 1, mc.wins, mc.mean_hands, seed=mc.seed)):
         assert not manche_page.same_page(manche_page.page_markdown(report, wrong), text)
     assert not manche_page.same_page(text.replace(manche_page.MONTE_CARLO_MARK, "MC"), text)
 

@@ -26,6 +26,7 @@ from solver.app.round_outputs import same_at_printed_precision
 from solver.certificate import decimal
 from solver.export.charts import figure_bytes
 from solver.export.round_charts import width_bound
+from solver.manche.simulate import Estimate
 from solver.progress import Step
 
 # The published manche: the default rules (9 chips, 6 faces, 3 throws, stakes up to the
@@ -46,23 +47,12 @@ START_DECIMALS = 12
 
 
 @dataclasses.dataclass(frozen=True)
-class MonteCarlo:
-    """The independent simulation's result (solver/manche/simulate.py): how often the first
-    player of the first hand won, over `manches` manches drawn from `seed`."""
+class MonteCarlo(Estimate):
+    """The independent simulation's result (solver/manche/simulate.py's `Estimate`: how
+    often the first player of the first hand won over `manches` manches), and the `seed`
+    they were drawn from, which the page prints and the check compares."""
 
-    manches: int
-    seed: int
-    wins: int
-    mean_hands: float
-
-    @property
-    def rate(self) -> float:
-        return self.wins / self.manches
-
-    @property
-    def standard_error(self) -> float:
-        p = self.rate
-        return float(max(p * (1 - p), 1e-12) / self.manches) ** 0.5
+    seed: int = dataclasses.field(kw_only=True)
 
     def z(self, start_value: float) -> float:
         """Standard errors from the estimate to the start value (positive: above it)."""
@@ -90,8 +80,8 @@ def solve_published(params: MancheParams = PUBLISHED, progress: Step | None = No
     if progress is not None:
         progress(f"simulating {manches} manches", 0, 1)
     found = estimate(simulation_rules(params), SolvedPolicy(proved.solution), manches, seed)
-    return MancheOutcome(proved.report, MonteCarlo(manches, seed, found.wins,
-                                                   found.mean_hands))
+    return MancheOutcome(proved.report, MonteCarlo(found.manches, found.wins,
+                                                   found.mean_hands, seed=seed))
 
 
 def page_files(outcome: MancheOutcome) -> dict[str, bytes]:
