@@ -15,7 +15,7 @@ from games.bidou.round_params import RoundParams
 from solver.app.cli import main
 from solver.model import build_model
 from solver.pipeline.round_cheatsheet import solution_from_saved
-from solver.pipeline.round_stages import GRID_BITS, exact_stage_model, on_grid
+from solver.pipeline.round_stages import exact_stage_model
 from solver.refine.check import dominated_actions
 from solver.refine.sequential import verify
 from solver.round import store
@@ -75,16 +75,3 @@ def test_the_certificate_proves_the_saved_strategies(saved):
             (kept["lower"], kept["upper"], kept["width"])
         assert Fraction(kept["lower"]) <= Fraction(kept["value"]) <= Fraction(kept["upper"])
         assert kept["width"] < 1e-11
-
-
-def test_the_stage_games_are_refined_on_a_dyadic_grid():
-    """The refinement reads each continuation value rounded to the nearest multiple of
-    2^-GRID_BITS: exact, within half a step of the float, and a float already on the grid
-    is kept."""
-    step = Fraction(1, 2**GRID_BITS)
-    for value in (0.0, 1.0, 0.5, 0.498147485057649, 1 / 3, 0.9999999999999999):
-        q = on_grid(value)
-        assert (q / step).denominator == 1
-        assert abs(q - Fraction(value)) <= step / 2
-    assert on_grid(0.498147485057649, bits=None) == Fraction(0.498147485057649)
-    assert on_grid(0.75) == Fraction(3, 4)
