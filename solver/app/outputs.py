@@ -48,8 +48,8 @@ VARIANTS: dict[str, BidouParams] = {
 # VARIANTS (two-hand Bidou's, which the site and the cheat sheets read). Its betting table
 # is published with the reached rows only (1.6% of them; 168 MB in all otherwise).
 LE_BIDOU: dict[str, LeBidouParams] = {"le-bidou": LeBidouParams()}
-# Where Le Bidou's pages go: beside its hand's export.
-LE_BIDOU_FOLDER = "le-bidou"
+# Where Le Bidou's pages go: beside its hand's export (the folder named by LE_BIDOU).
+LE_BIDOU_FOLDER = next(iter(LE_BIDOU))
 # PDF for print, PNG for screens; `bidou export --format svg` gives SVG on demand (the
 # SVGs are several times larger, and would bloat the repository at every re-solve).
 VARIANT_FORMATS: dict[str, Sequence[str]] = {name: ("pdf", "png") for name in VARIANTS}
