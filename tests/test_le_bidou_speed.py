@@ -129,3 +129,54 @@ def test_the_certificate_reads_the_betting_it_needs_and_proves_the_same_bounds()
     broken.betting[key][:, 0] = 0.0     # a decision of no distribution, read or not
     with pytest.raises(ValueError, match="sum to"):
         certificate.certify(model, broken)
+
+
+def _dense_mix_matrix(w_end, w_raise, n):
+    """`_lp_mix`'s matrix as it was built before session 12: dense blocks stacked, then
+    compressed (scipy drops the zeros)."""
+    import numpy as np
+    import scipy.sparse as sp
+
+    m, R = len(w_end), len(w_raise)
+    P = (m + R) * n
+    nv = P + R * n + 1
+    rows = [np.hstack([w.T for w in w_end] + [np.zeros((n, R * n))]
+                      + [np.eye(n)] * R + [-np.ones((n, 1))])]
+    for r, answers in enumerate(w_raise):
+        for w in answers:
+            row = np.zeros((n, nv))
+            row[:, (m + r) * n:(m + r + 1) * n] = w.T
+            row[:, P + r * n:P + (r + 1) * n] = -np.eye(n)
+            rows.append(row)
+    A_eq = np.hstack([np.eye(n)] * (m + R) + [np.zeros((n, R * n + 1))])
+    return sp.csc_matrix(sp.vstack([sp.csr_matrix(np.vstack(rows)), sp.csr_matrix(A_eq)]))
+
+
+def test_a_completions_lp_is_built_from_its_nonzeros_into_the_same_matrix(grown):
+    """The completions' LPs (`_lp_mix`) reach HiGHS entry for entry as the dense build
+    gave them, so HiGHS takes the same path and the double oracle the same rounds."""
+    import numpy as np
+
+    from solver import restricted
+
+    model, small, _ = grown
+    lp, _ = solve_grown(small)
+    spots = restricted._spots(model, small, lp.strategy)
+    payoffs: dict = {}
+    built = 0
+    for first, spot in spots:
+        full = model.tree(spot.public)
+        ends, end_values, raises, raise_values = restricted._options(
+            model, full, spot, payoffs.setdefault(first, {}))
+        if not raises:
+            continue
+        w_end = [spot.reach[:, None] * v for v in end_values]
+        w_raise = [[spot.reach[:, None] * v for v in answers] for answers in raise_values]
+        A, inequalities = restricted._mix_matrix(w_end, w_raise, model.num_hands)
+        old = _dense_mix_matrix(w_end, w_raise, model.num_hands)
+        assert inequalities == old.shape[0] - model.num_hands
+        assert A.shape == old.shape
+        assert np.array_equal(A.indptr, old.indptr) and np.array_equal(A.indices, old.indices)
+        assert np.array_equal(A.data, old.data)
+        built += 1
+    assert built >= 10                   # spots with last raises, whose LPs have z blocks
