@@ -180,3 +180,34 @@ def test_a_completions_lp_is_built_from_its_nonzeros_into_the_same_matrix(grown)
         assert np.array_equal(A.data, old.data)
         built += 1
     assert built >= 10                   # spots with last raises, whose LPs have z blocks
+
+
+def test_the_certificate_skips_zero_vectors_and_scaling_by_one_and_proves_the_same_bounds(
+        monkeypatch):
+    """`_rescale` leaves out the all-zero vectors (where the other player never goes) from
+    the common denominator and copies no vector already over it: the same numbers, so
+    the same proved bounds as the plain least common denominator of every vector."""
+    import math
+    from fractions import Fraction
+
+    from solver import certificate
+    from solver.solve import solve
+
+    vectors = [([0, 0, 0], 7 ** 9), ([1, 2, 3], 6), ([4, 0, 5], 4), ([6, 7, 8], 12)]
+    scaled, den = certificate._rescale(vectors)
+    assert den == 12 and scaled[3] is vectors[3][0]          # 12 already: not copied
+    assert [[Fraction(x, den) for x in row] for row in scaled] == \
+        [[Fraction(x, d) for x in nums] for nums, d in vectors]
+    assert certificate._rescale([([0, 0], 5), ([0, 0], 9)]) == ([[0, 0], [0, 0]], 1)
+
+    def plain(vectors):
+        common = math.lcm(*(d for _, d in vectors))
+        return [[x * (common // d) for x in nums] for nums, d in vectors], common
+
+    model = build_model(LeBidouParams(faces=3, throws=2, max_stake=4).description())
+    strategy = solve(model.description).strategy
+    proof = certificate.certify(model, strategy)
+    monkeypatch.setattr(certificate, "_rescale", plain)
+    before = certificate.certify(model, strategy)
+    assert (proof.lower, proof.upper) == (before.lower, before.upper)
+    assert proof.upper - proof.lower < Fraction(1, 10 ** 12)
