@@ -325,21 +325,19 @@ def _highs_minimum(c: np.ndarray, lower: np.ndarray, upper: np.ndarray, A: sp.sp
 
     A = sp.csc_matrix(A)          # a copy only if it is not compressed columns already
     inf = highspy.kHighsInf
-    lp = highspy.HighsLp()
-    lp.num_col_, lp.num_row_ = A.shape[1], A.shape[0]
-    lp.col_cost_ = c
-    lp.col_lower_ = np.where(np.isinf(lower), -inf, lower)
-    lp.col_upper_ = np.where(np.isinf(upper), inf, upper)
-    lp.row_lower_ = np.where(np.isinf(row_lower), -inf, row_lower)
-    lp.row_upper_ = np.where(np.isinf(row_upper), inf, row_upper)
-    lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
-    lp.a_matrix_.num_col_, lp.a_matrix_.num_row_ = A.shape[1], A.shape[0]
-    lp.a_matrix_.start_, lp.a_matrix_.index_, lp.a_matrix_.value_ = A.indptr, A.indices, A.data
     h = getattr(highspy, "_Highs", highspy.Highs)()   # the plain binding prints no banner
     for option, value in (("output_flag", False), ("solver", "simplex"),
                           ("simplex_strategy", 1)):
         h.setOptionValue(option, value)
-    h.passModel(lp)
+    # the arrays passed as they are (every column continuous): a HighsLp's attributes
+    # copy them element by element, a tenth of the completions' time (measured)
+    h.passModel(A.shape[1], A.shape[0], A.nnz, int(highspy.MatrixFormat.kColwise),
+                int(highspy.ObjSense.kMinimize), 0.0, np.asarray(c, dtype=np.float64),
+                np.where(np.isinf(lower), -inf, lower), np.where(np.isinf(upper), inf, upper),
+                np.where(np.isinf(row_lower), -inf, row_lower),
+                np.where(np.isinf(row_upper), inf, row_upper),
+                A.indptr.astype(np.int32), A.indices.astype(np.int32),
+                A.data.astype(np.float64), np.zeros(A.shape[1], dtype=np.int32))
     h.run()
     if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
         raise SolverError(f"HiGHS did not complete a restricted tree: "

@@ -211,3 +211,54 @@ def test_the_certificate_skips_zero_vectors_and_scaling_by_one_and_proves_the_sa
     before = certificate.certify(model, strategy)
     assert (proof.lower, proof.upper) == (before.lower, before.upper)
     assert proof.upper - proof.lower < Fraction(1, 10 ** 12)
+
+
+def test_a_completions_lp_reaches_highs_as_arrays_and_ends_where_a_highs_lp_does(grown):
+    """`_highs_minimum` passes its arrays to HiGHS directly: the same LP as a HighsLp
+    built attribute by attribute, so the same solution, bit for bit."""
+    import highspy
+    import numpy as np
+
+    from solver import restricted
+
+    def as_highs_lp(c, lower, upper, A, row_lower, row_upper):
+        inf = highspy.kHighsInf
+        lp = highspy.HighsLp()
+        lp.num_col_, lp.num_row_ = A.shape[1], A.shape[0]
+        lp.col_cost_ = c
+        lp.col_lower_ = np.where(np.isinf(lower), -inf, lower)
+        lp.col_upper_ = np.where(np.isinf(upper), inf, upper)
+        lp.row_lower_ = np.where(np.isinf(row_lower), -inf, row_lower)
+        lp.row_upper_ = np.where(np.isinf(row_upper), inf, row_upper)
+        lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
+        lp.a_matrix_.num_col_, lp.a_matrix_.num_row_ = A.shape[1], A.shape[0]
+        lp.a_matrix_.start_, lp.a_matrix_.index_ = A.indptr, A.indices
+        lp.a_matrix_.value_ = A.data
+        h = highspy._Highs()
+        for option, value in (("output_flag", False), ("solver", "simplex"),
+                              ("simplex_strategy", 1)):
+            h.setOptionValue(option, value)
+        h.passModel(lp)
+        h.run()
+        return np.asarray(h.getSolution().col_value)
+
+    model, small, _ = grown
+    lp, _ = solve_grown(small)
+    calls = []
+    solve = restricted._highs_minimum
+
+    def both(*args):
+        calls.append((solve(*args), as_highs_lp(*args), args))
+        return calls[-1][0]
+
+    restricted._highs_minimum = both
+    try:
+        restricted._completions(model, restricted._spots(model, small, lp.strategy))
+    finally:
+        restricted._highs_minimum = solve
+    assert len(calls) >= 5
+    for direct, attributes, (c, lower, upper, A, row_lower, row_upper) in calls:
+        assert np.array_equal(direct, attributes)
+        activity = A @ direct                            # a feasible point of the LP
+        assert (row_lower - 1e-9 <= activity).all() and (activity <= row_upper + 1e-9).all()
+        assert (lower - 1e-9 <= direct).all() and (direct <= upper + 1e-9).all()
