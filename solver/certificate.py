@@ -296,9 +296,18 @@ Scaled = tuple[list[int], int]
 
 
 def _rescale(vectors: list[Scaled]) -> tuple[list[list[int]], int]:
-    """The vectors over their least common denominator."""
-    den = math.lcm(*(d for _, d in vectors))
-    return [[x * (den // d) for x in nums] for nums, d in vectors], den
+    """The vectors over their least common denominator (of those not all zero: a zero
+    vector is zero over any; most of a large tree's are, where the other player never
+    goes). A vector already over it is not copied."""
+    den = math.lcm(*(d for nums, d in vectors if any(nums)))
+    out = []
+    for nums, d in vectors:
+        if not any(nums) or d == den:
+            out.append(nums)
+        else:
+            factor = den // d
+            out.append([x * factor for x in nums])
+    return out, den
 
 
 class _ExactGame:

@@ -129,3 +129,136 @@ def test_the_certificate_reads_the_betting_it_needs_and_proves_the_same_bounds()
     broken.betting[key][:, 0] = 0.0     # a decision of no distribution, read or not
     with pytest.raises(ValueError, match="sum to"):
         certificate.certify(model, broken)
+
+
+def _dense_mix_matrix(w_end, w_raise, n):
+    """`_lp_mix`'s matrix as it was built before session 12: dense blocks stacked, then
+    compressed (scipy drops the zeros)."""
+    import numpy as np
+    import scipy.sparse as sp
+
+    m, R = len(w_end), len(w_raise)
+    P = (m + R) * n
+    nv = P + R * n + 1
+    rows = [np.hstack([w.T for w in w_end] + [np.zeros((n, R * n))]
+                      + [np.eye(n)] * R + [-np.ones((n, 1))])]
+    for r, answers in enumerate(w_raise):
+        for w in answers:
+            row = np.zeros((n, nv))
+            row[:, (m + r) * n:(m + r + 1) * n] = w.T
+            row[:, P + r * n:P + (r + 1) * n] = -np.eye(n)
+            rows.append(row)
+    A_eq = np.hstack([np.eye(n)] * (m + R) + [np.zeros((n, R * n + 1))])
+    return sp.csc_matrix(sp.vstack([sp.csr_matrix(np.vstack(rows)), sp.csr_matrix(A_eq)]))
+
+
+def test_a_completions_lp_is_built_from_its_nonzeros_into_the_same_matrix(grown):
+    """The completions' LPs (`_lp_mix`) reach HiGHS entry for entry as the dense build
+    gave them, so HiGHS takes the same path and the double oracle the same rounds."""
+    import numpy as np
+
+    from solver import restricted
+
+    model, small, _ = grown
+    lp, _ = solve_grown(small)
+    spots = restricted._spots(model, small, lp.strategy)
+    payoffs: dict = {}
+    built = 0
+    for first, spot in spots:
+        full = model.tree(spot.public)
+        ends, end_values, raises, raise_values = restricted._options(
+            model, full, spot, payoffs.setdefault(first, {}))
+        if not raises:
+            continue
+        w_end = [spot.reach[:, None] * v for v in end_values]
+        w_raise = [[spot.reach[:, None] * v for v in answers] for answers in raise_values]
+        A, inequalities = restricted._mix_matrix(w_end, w_raise, model.num_hands)
+        old = _dense_mix_matrix(w_end, w_raise, model.num_hands)
+        assert inequalities == old.shape[0] - model.num_hands
+        assert A.shape == old.shape
+        assert np.array_equal(A.indptr, old.indptr) and np.array_equal(A.indices, old.indices)
+        assert np.array_equal(A.data, old.data)
+        built += 1
+    assert built >= 10                   # spots with last raises, whose LPs have z blocks
+
+
+def test_the_certificate_skips_zero_vectors_and_scaling_by_one_and_proves_the_same_bounds(
+        monkeypatch):
+    """`_rescale` leaves out the all-zero vectors (where the other player never goes) from
+    the common denominator and copies no vector already over it: the same numbers, so
+    the same proved bounds as the plain least common denominator of every vector."""
+    import math
+    from fractions import Fraction
+
+    from solver import certificate
+    from solver.solve import solve
+
+    vectors = [([0, 0, 0], 7 ** 9), ([1, 2, 3], 6), ([4, 0, 5], 4), ([6, 7, 8], 12)]
+    scaled, den = certificate._rescale(vectors)
+    assert den == 12 and scaled[3] is vectors[3][0]          # 12 already: not copied
+    assert [[Fraction(x, den) for x in row] for row in scaled] == \
+        [[Fraction(x, d) for x in nums] for nums, d in vectors]
+    assert certificate._rescale([([0, 0], 5), ([0, 0], 9)]) == ([[0, 0], [0, 0]], 1)
+
+    def plain(vectors):
+        common = math.lcm(*(d for _, d in vectors))
+        return [[x * (common // d) for x in nums] for nums, d in vectors], common
+
+    model = build_model(LeBidouParams(faces=3, throws=2, max_stake=4).description())
+    strategy = solve(model.description).strategy
+    proof = certificate.certify(model, strategy)
+    monkeypatch.setattr(certificate, "_rescale", plain)
+    before = certificate.certify(model, strategy)
+    assert (proof.lower, proof.upper) == (before.lower, before.upper)
+    assert proof.upper - proof.lower < Fraction(1, 10 ** 12)
+
+
+def test_a_completions_lp_reaches_highs_as_arrays_and_ends_where_a_highs_lp_does(grown):
+    """`_highs_minimum` passes its arrays to HiGHS directly: the same LP as a HighsLp
+    built attribute by attribute, so the same solution, bit for bit."""
+    import highspy
+    import numpy as np
+
+    from solver import restricted
+
+    def as_highs_lp(c, lower, upper, A, row_lower, row_upper):
+        inf = highspy.kHighsInf
+        lp = highspy.HighsLp()
+        lp.num_col_, lp.num_row_ = A.shape[1], A.shape[0]
+        lp.col_cost_ = c
+        lp.col_lower_ = np.where(np.isinf(lower), -inf, lower)
+        lp.col_upper_ = np.where(np.isinf(upper), inf, upper)
+        lp.row_lower_ = np.where(np.isinf(row_lower), -inf, row_lower)
+        lp.row_upper_ = np.where(np.isinf(row_upper), inf, row_upper)
+        lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
+        lp.a_matrix_.num_col_, lp.a_matrix_.num_row_ = A.shape[1], A.shape[0]
+        lp.a_matrix_.start_, lp.a_matrix_.index_ = A.indptr, A.indices
+        lp.a_matrix_.value_ = A.data
+        h = highspy._Highs()
+        for option, value in (("output_flag", False), ("solver", "simplex"),
+                              ("simplex_strategy", 1)):
+            h.setOptionValue(option, value)
+        h.passModel(lp)
+        h.run()
+        return np.asarray(h.getSolution().col_value)
+
+    model, small, _ = grown
+    lp, _ = solve_grown(small)
+    calls = []
+    solve = restricted._highs_minimum
+
+    def both(*args):
+        calls.append((solve(*args), as_highs_lp(*args), args))
+        return calls[-1][0]
+
+    restricted._highs_minimum = both
+    try:
+        restricted._completions(model, restricted._spots(model, small, lp.strategy))
+    finally:
+        restricted._highs_minimum = solve
+    assert len(calls) >= 5
+    for direct, attributes, (c, lower, upper, A, row_lower, row_upper) in calls:
+        assert np.array_equal(direct, attributes)
+        activity = A @ direct                            # a feasible point of the LP
+        assert (row_lower - 1e-9 <= activity).all() and (activity <= row_upper + 1e-9).all()
+        assert (lower - 1e-9 <= direct).all() and (direct <= upper + 1e-9).all()
