@@ -1,0 +1,320 @@
+"""Proved lower bounds on what a cheat sheet of k rules costs: the first throw pinned alone.
+
+Why the whole MILP (`cheatsheet_milp`) proves nothing on the real games: its relaxation
+lets a rule's binaries be fractional, and the McCormick rows of u = b * m then let the plan
+x be almost anything wherever the mass m reaching a decision is a variable (every betting
+decision, every throw after the first); the relaxed plan is nearly the unrestricted
+sequence-form LP, whose exploitability is 0. And the program (73k columns, 187k rows with 3
+rules) is too big for HiGHS to solve even that relaxation in 10 minutes.
+
+Where the mass does not depend on the sheet player's own choices, the product is linear and
+exact: at his **first throw** the mass of hand h is the prior p(h), so the rule's stop
+frequency s(h) = sum_j b[j, pos(h)] / 4 gives x_stop(h) = p(h) s(h), a linear row. This
+module keeps those rows alone (every other decision free, as in the plain LP) and solves
+that small program (both players' LPs, one staircase of binaries per throw rule, 29k
+columns): every book whose first-throw decisions are grouped as `groups` says is a plan of
+it, so its optimum, or HiGHS's dual bound when the time limit stops it, is a **proved lower
+bound** on the exploitability of every such book. A rule's sharing of one cut between the
+captain and the opponent (who knows how often the captain threw), and the quarters of the
+staircase, are what it costs.
+
+Over **every** book of at most k rules: a book needs a rule of each other kind of decision
+(open, face, and keep under ``reroll="keep"``), so at most k - that many throw rules; its
+first-throw decisions fall into at most that many groups, each the decisions one scope
+(intervals of player, seen, throw) covers. `all_scopes_bound` enumerates those groupings
+(a finer grouping only relaxes, so the finest ones reachable suffice) and takes the least
+bound: no book of at most k rules in the family costs less. Under ``reroll="keep"`` a throw
+rule may also stop "if it keeps nothing", no cut in the ranking: such rules' decisions are
+left free in `book_bound`, and `all_scopes_bound` is not offered.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import time
+from typing import Sequence
+
+import numpy as np
+
+from games.bidou.betting import CAPTAIN, OPPONENT
+from solver.analysis import rulebook
+from solver.analysis.cheatsheet_milp import LEVELS, _Columns, _highs, _RowSet, has_cuts_only
+from solver.analysis.rulebook import Atom, Rule
+from solver.model import HandModel
+
+Group = tuple[int, ...]          # indices into `first_throws(model)`
+Tie = tuple[int, ...]            # indices into `rulebook.atoms(model)`
+
+
+@dataclasses.dataclass(frozen=True)
+class Bound:
+    """What HiGHS proved about one grouping of the first-throw decisions."""
+
+    groups: tuple[Group, ...]
+    bound: float                 # no book with this grouping costs less (proved; 0 if none)
+    objective: float             # the relaxed program's best plan found (inf if none)
+    status: str
+    seconds: float
+    integer: bool                # quarters (binaries) or any frequencies (the LP)
+
+    @property
+    def proved_optimal(self) -> bool:
+        return self.status == "optimal"
+
+
+def first_throws(model: HandModel) -> list[Atom]:
+    """The decisions whose mass is chance alone: each player's first throw (the captain's,
+    and the opponent's after each throw count of the captain)."""
+    return [a for a in rulebook.atoms(model) if a.kind == "throw" and a.key[1] == 1]
+
+
+def book_groups(model: HandModel, rules: Sequence[Rule]) -> tuple[Group, ...]:
+    """The grouping of the first throws that `rules` states: the decisions of each throw
+    rule with cuts only (a rule stopping "if it keeps nothing" pins nothing here)."""
+    rules = [rulebook.canonical(model, r) for r in rules]
+    owner = rulebook.assign(rules, first_throws(model))
+    groups: dict[int, list[int]] = {}
+    for k, i in enumerate(owner):
+        if has_cuts_only(rules[i]):
+            groups.setdefault(i, []).append(k)
+    return tuple(tuple(g) for g in groups.values())
+
+
+class _Relaxation:
+    """Both players' sequence-form LPs (the plan primal, the adversary's reply dual, as in
+    `cheatsheet_milp._Program`) and, per group, one staircase pinning the first-throw stop
+    frequencies: x_stop(h) = p(h) / 4 * sum_j b[j, pos(h)]."""
+
+    def __init__(self, model: HandModel, groups: Sequence[Group], integer: bool,
+                 ties: Sequence[Tie] = ()):
+        from solver.analysis.cheatsheet_milp import _Program
+
+        self.model = model
+        self.cols, self.rows = _Columns(), _RowSet()
+        self.sides = {int(p): _Program._side(self, p)      # type: ignore[arg-type]
+                      for p in (CAPTAIN, OPPONENT)}
+        pos = rulebook.positions(model)
+        atoms = first_throws(model)
+        n = model.num_hands
+        for group in groups:
+            b = self._staircase(integer)
+            for k in group:
+                atom = atoms[k]
+                lp, offset = self.sides[atom.player]
+                stop = lp.primal.throw[atom.key[0], 0][0] + offset      # (n,)
+                cols = np.concatenate([stop[:, None], b[:, pos].T], axis=1)
+                vals = np.concatenate([np.ones((n, 1)),
+                                       np.repeat(-model.prior[:, None] / LEVELS, LEVELS,
+                                                 axis=1)], axis=1)
+                self.rows.add(cols, vals, 0.0, 0.0)
+        for tie in ties:
+            self._tie(tie)
+
+    def _tie(self, tie: "Tie") -> None:
+        """Decisions of one rule reached through the same sequence of the player's (the
+        captain's opening bet whatever the opponent's throw count): the same frequencies
+        times the same mass, so the same plan, x_a = x_a' action by action."""
+        atoms = rulebook.atoms(self.model)
+        first, *others = (atoms[k] for k in tie)
+        lp, offset = self.sides[first.player]
+        index = lp.primal.betting[first.key] + offset
+        for atom in others:
+            other = lp.primal.betting[atom.key] + offset
+            for a in range(index.shape[0] - 1):          # the last one by the flow rows
+                self.rows.add(np.stack([index[a], other[a]], axis=1), [1.0, -1.0], 0.0, 0.0)
+
+    def _staircase(self, integer: bool) -> np.ndarray:
+        n = self.model.num_hands
+        b = self.cols.add(LEVELS * n, 0.0, 1.0, integer=integer).reshape(LEVELS, n)
+        self.rows.add(np.stack([b[:, 1:].ravel(), b[:, :-1].ravel()], axis=1), [1.0, -1.0],
+                      -1e30, 0.0)
+        self.rows.add(np.stack([b[1:].ravel(), b[:-1].ravel()], axis=1), [1.0, -1.0],
+                      -1e30, 0.0)
+        return b
+
+
+def bound(model: HandModel, groups: Sequence[Group], time_limit: float = 60.0,
+          integer: bool = True, threads: int = 1, ties: Sequence[Tie] = ()) -> Bound:
+    """The least exploitability of any plan whose first throws follow one staircase per
+    group (quarters if `integer`, else any non-increasing frequencies), and HiGHS's proof.
+    Presolve off: the bound must be the program's own (`cheatsheet_milp.optimize`)."""
+    import highspy
+
+    begin = time.perf_counter()
+    program = _Relaxation(model, groups, integer, ties)
+    h = _highs(program, time_limit, threads, presolve=False)    # type: ignore[arg-type]
+    h.run()
+    info, status = h.getInfo(), h.getModelStatus()
+    optimal = status == highspy.HighsModelStatus.kOptimal
+    found = info.primal_solution_status == 2
+    objective = float(info.objective_function_value) if found else float("inf")
+    if integer:
+        proved = float(info.mip_dual_bound)
+        proved = proved if np.isfinite(proved) else 0.0
+    else:
+        proved = objective if optimal else 0.0       # an LP stopped early proves nothing
+    name = "optimal" if optimal else h.modelStatusToString(status).lower()
+    return Bound(tuple(tuple(g) for g in groups), max(0.0, proved), objective, name,
+                 time.perf_counter() - begin, integer)
+
+
+def book_bound(model: HandModel, rules: Sequence[Rule], time_limit: float = 60.0,
+               integer: bool = True) -> Bound:
+    """A proved lower bound on every book whose throw rules group the first throws as
+    `rules`' do (the other rules' scopes and every cut free)."""
+    return bound(model, book_groups(model, rules), time_limit, integer,
+                 ties=book_ties(model, rules))
+
+
+Partition = tuple[frozenset[int], ...]      # groups of indices into `rulebook.atoms`
+
+
+def relevant_atoms(model: HandModel) -> dict[str, frozenset[int]]:
+    """Per kind of decision, the decisions the relaxation pins (indices into
+    `rulebook.atoms`): the first throws (not under ``reroll="keep"``, where a throw rule
+    may stop on no cut), and the betting decisions one rule of full scope ties
+    (`book_ties` of the coarsest book)."""
+    atoms = rulebook.atoms(model)
+    out: dict[str, set[int]] = {kind: set() for kind in {a.kind for a in atoms}}
+    if model.params.reroll != "keep":
+        out["throw"] = {k for k, a in enumerate(atoms) if a.kind == "throw" and a.key[1] == 1}
+    for tie in book_ties(model, rulebook.root_rules(model)):
+        out[atoms[tie[0]].kind].update(tie)
+    return {kind: frozenset(v) for kind, v in out.items()}
+
+
+def scope_groups(model: HandModel, kind: str, relevant: frozenset[int]) -> set[frozenset[int]]:
+    """Every set of `relevant` decisions that one rule's scope (of `kind`) covers."""
+    dom = rulebook.domains(model)[kind]
+    atoms = rulebook.atoms(model)
+    out: set[frozenset[int]] = set()
+    intervals = [[(lo, hi) for lo in range(a, b + 1) for hi in range(lo, b + 1)]
+                 for a, b in dom.values()]
+    for scope in itertools.product(*intervals):
+        rule = Rule(kind, rulebook.normalize_scope(model, kind, scope), ())
+        covered = frozenset(k for k in relevant if rule.covers(atoms[k]))
+        if covered:
+            out.add(covered)
+    return out
+
+
+def partitions(model: HandModel, kind: str, relevant: frozenset[int], most: int
+               ) -> list[Partition]:
+    """The finest partitions of `relevant` into at most `most` sets, each what one scope
+    covers of them: the groupings at most `most` rules of `kind` can make (a superset:
+    the scopes need not be disjoint elsewhere; a partition coarser than another is
+    dropped, it bounds no lower)."""
+    if not relevant:
+        return [()]
+    usable = sorted(scope_groups(model, kind, relevant), key=sorted)
+    found: list[Partition] = []
+
+    def extend(left: frozenset[int], chosen: Partition) -> None:
+        if not left:
+            found.append(chosen)
+            return
+        if len(chosen) == most:
+            return
+        first = min(left)
+        for g in usable:
+            if first in g and g <= left:
+                extend(left - g, chosen + (g,))
+
+    extend(relevant, ())
+    unique = list(dict.fromkeys(tuple(sorted(p, key=sorted)) for p in found))
+    return [p for p in unique if not any(_finer(q, p) for q in unique if q != p)]
+
+
+def _finer(q: Partition, p: Partition) -> bool:
+    """Whether every group of q lies inside a group of p (q relaxes p)."""
+    return all(any(g <= h for h in p) for g in q)
+
+
+def relaxed_books(model: HandModel, k: int) -> list[dict[str, Partition]]:
+    """What any book of at most k rules pins, as one partition per kind of decision: the
+    extra k - (kinds) rules shared among the kinds every way, each kind's finest
+    partitions (`partitions`), and only the finest combinations kept."""
+    relevant = relevant_atoms(model)
+    kinds = sorted(relevant)
+    extra = k - len(kinds)
+    if extra < 0:
+        raise ValueError(f"a book needs at least {len(kinds)} rules (one per kind)")
+    out: list[dict[str, Partition]] = []
+    for shares in itertools.product(range(extra + 1), repeat=len(kinds)):
+        if sum(shares) != extra:
+            continue
+        per_kind = [partitions(model, kind, relevant[kind], 1 + share)
+                    for kind, share in zip(kinds, shares)]
+        out += [dict(zip(kinds, combo)) for combo in itertools.product(*per_kind)]
+    unique = list({tuple(sorted(b.items())): b for b in out}.values())
+    return [b for b in unique
+            if not any(c is not b and all(_finer(c[kind], b[kind]) for kind in kinds)
+                       and c != b for c in unique)]
+
+
+def relaxed_program(model: HandModel, book: dict[str, Partition],
+                    full: Sequence[Tie] | None = None
+                    ) -> tuple[tuple[Group, ...], tuple[Tie, ...]]:
+    """The groups of first throws and the ties that a relaxed book pins (`full`: the
+    coarsest book's ties, if known)."""
+    first = {a: i for i, a in enumerate(
+        k for k, a in enumerate(rulebook.atoms(model)) if a.kind == "throw" and a.key[1] == 1)}
+    if full is None:
+        full = book_ties(model, rulebook.root_rules(model))
+    groups = tuple(tuple(sorted(first[k] for k in g)) for g in book.get("throw", ()))
+    ties = tuple(tuple(sorted(set(t) & g)) for kind, p in book.items() if kind != "throw"
+                 for g in p for t in full if len(set(t) & g) > 1)
+    return groups, ties
+
+
+def relaxed_programs(model: HandModel, k: int
+                     ) -> list[tuple[tuple[Group, ...], tuple[Tie, ...]]]:
+    """The distinct programs (`relaxed_program`) of `relaxed_books(model, k)`, the finest
+    only: one whose groups and ties all lie inside another's relaxes it."""
+    full = book_ties(model, rulebook.root_rules(model))
+    programs = list(dict.fromkeys(
+        (tuple(sorted(g)), tuple(sorted(t)))
+        for g, t in (relaxed_program(model, b, full) for b in relaxed_books(model, k))))
+
+    def relaxes(p, q) -> bool:
+        return all(any(set(a) <= set(b) for b in q[0]) for a in p[0]) and all(
+            any(set(a) <= set(b) for b in q[1]) for a in p[1])
+
+    return [p for p in programs if not any(q != p and relaxes(q, p) for q in programs)]
+
+
+def all_scopes_bound(model: HandModel, k: int, time_limit: float = 60.0,
+                     integer: bool = False) -> tuple[float, list[Bound]]:
+    """A proved lower bound on every book of at most k rules in the family (any scopes, any
+    cuts, any keep rules): the least bound over what such books can pin
+    (`relaxed_programs`), with each one's result. An LP stopped by its time limit proves
+    nothing: the bound is then 0."""
+    results = [bound(model, groups, time_limit, integer, ties=ties)
+               for groups, ties in relaxed_programs(model, k)]
+    return min(r.bound for r in results), results
+
+
+def book_ties(model: HandModel, rules: Sequence[Rule]) -> tuple[Tie, ...]:
+    """The betting decisions `rules` tie: those of one rule, with the same actions, whose
+    mass is the same sequence of the player's (the same parent columns), so that the rule's
+    one action gives them the same plan."""
+    from solver import lp as sequence_lp
+
+    rules = [rulebook.canonical(model, r) for r in rules]
+    atoms = rulebook.atoms(model)
+    owner = rulebook.assign(rules, atoms)
+    lps = {int(p): sequence_lp.sequence_form(model, p)[0] for p in (CAPTAIN, OPPONENT)}
+    parents: dict[tuple, list[np.ndarray]] = {}
+    tied: dict[tuple, list[int]] = {}
+    for k, (atom, i) in enumerate(zip(atoms, owner)):
+        if atom.kind not in ("open", "face"):
+            continue
+        tc, to, history = atom.key
+        lp = lps[atom.player]
+        if (atom.player, tc, to) not in parents:
+            parents[(atom.player, tc, to)] = sequence_lp.parent_sequences(lp, (tc, to))
+        node = model.tree((tc, to)).node(history)
+        parent = parents[(atom.player, tc, to)][node.index]
+        tied.setdefault((i, atom.player, node.actions, tuple(parent.tolist())), []).append(k)
+    return tuple(tuple(g) for g in tied.values() if len(g) > 1)
