@@ -107,12 +107,17 @@ def _default_model():
 
 def test_a_default_front_point_has_a_bound_above_zero():
     """The default game's 3-rule book (0.2259): no book with its scopes, whatever its cuts,
-    costs less than 0.0297 (proved: the LP's optimum), the same for every book of 3 rules
-    (one scope per kind)."""
+    costs less than 0.0884 (proved: the LP's optimum), the same for every book of 3 rules
+    (one scope per kind). The first throws alone bound 0.0021; the ties (the opponent's
+    throwing whatever the captain's count, the captain's betting whatever the opponent's)
+    make the rest."""
     model = _default_model()
     result = json.loads((FRONT / "front_default_03.json").read_text())["result"]
     rules = [rulebook.Rule.from_dict(d) for d in result["rule_list"]]
     found = cheatsheet_bound.book_bound(model, rules, 120, integer=False)
     assert found.proved_optimal
-    assert found.bound == pytest.approx(0.0297062, abs=1e-6)
-    assert 0.02 < found.bound < result["exploitability"]
+    assert found.bound == pytest.approx(0.0884363, abs=1e-6)
+    assert 0.08 < found.bound < result["exploitability"]
+    alone = cheatsheet_bound.bound(model, cheatsheet_bound.book_groups(model, rules), 120,
+                                   integer=False)
+    assert alone.bound == pytest.approx(0.0021106, abs=1e-6)

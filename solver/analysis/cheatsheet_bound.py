@@ -112,17 +112,21 @@ class _Relaxation:
             self._tie(tie)
 
     def _tie(self, tie: "Tie") -> None:
-        """Decisions of one rule reached through the same sequence of the player's (the
-        captain's opening bet whatever the opponent's throw count): the same frequencies
-        times the same mass, so the same plan, x_a = x_a' action by action."""
+        """Decisions of one rule reached through the same (or tied) sequences of the
+        player's (`book_ties`): the same frequencies times the same mass, so the same
+        plan, x_a = x_a' action by action."""
         atoms = rulebook.atoms(self.model)
         first, *others = (atoms[k] for k in tie)
         lp, offset = self.sides[first.player]
-        index = lp.primal.betting[first.key] + offset
         for atom in others:
-            other = lp.primal.betting[atom.key] + offset
-            for a in range(index.shape[0] - 1):          # the last one by the flow rows
-                self.rows.add(np.stack([index[a], other[a]], axis=1), [1.0, -1.0], 0.0, 0.0)
+            if atom.kind == "throw":                     # every legal (action, hand)
+                one, two = (lp.primal.throw[a.key[0], a.key[1] - 1] for a in (first, atom))
+                legal = (one >= 0) & (two >= 0)
+                pairs = np.stack([one[legal], two[legal]], axis=1)
+            else:                                        # the last one by the flow rows
+                one, two = lp.primal.betting[first.key], lp.primal.betting[atom.key]
+                pairs = np.stack([one[:-1].ravel(), two[:-1].ravel()], axis=1)
+            self.rows.add(pairs + offset, [1.0, -1.0], 0.0, 0.0)
 
     def _staircase(self, integer: bool) -> np.ndarray:
         n = self.model.num_hands
@@ -179,8 +183,9 @@ def relevant_atoms(model: HandModel) -> dict[str, frozenset[int]]:
     out: dict[str, set[int]] = {kind: set() for kind in {a.kind for a in atoms}}
     if model.params.reroll != "keep":
         out["throw"] = {k for k, a in enumerate(atoms) if a.kind == "throw" and a.key[1] == 1}
-    for tie in book_ties(model, rulebook.root_rules(model)):
-        out[atoms[tie[0]].kind].update(tie)
+    for tie in book_ties(model, rulebook.root_rules(model), propagate=False):
+        if atoms[tie[0]].kind != "throw":     # (a throw's tie needs one keep rule too)
+            out[atoms[tie[0]].kind].update(tie)
     return {kind: frozenset(v) for kind, v in out.items()}
 
 
@@ -261,7 +266,7 @@ def relaxed_program(model: HandModel, book: dict[str, Partition],
     first = {a: i for i, a in enumerate(
         k for k, a in enumerate(rulebook.atoms(model)) if a.kind == "throw" and a.key[1] == 1)}
     if full is None:
-        full = book_ties(model, rulebook.root_rules(model))
+        full = book_ties(model, rulebook.root_rules(model), propagate=False)
     groups = tuple(tuple(sorted(first[k] for k in g)) for g in book.get("throw", ()))
     ties = tuple(tuple(sorted(set(t) & g)) for kind, p in book.items() if kind != "throw"
                  for g in p for t in full if len(set(t) & g) > 1)
@@ -271,8 +276,14 @@ def relaxed_program(model: HandModel, book: dict[str, Partition],
 def relaxed_programs(model: HandModel, k: int
                      ) -> list[tuple[tuple[Group, ...], tuple[Tie, ...]]]:
     """The distinct programs (`relaxed_program`) of `relaxed_books(model, k)`, the finest
-    only: one whose groups and ties all lie inside another's relaxes it."""
-    full = book_ties(model, rulebook.root_rules(model))
+    only: one whose groups and ties all lie inside another's relaxes it. Their ties are
+    those through the very same sequence (`book_ties` without `propagate`: tied
+    sequences upstream depend on the other rules' scopes), but with one rule per kind the
+    scopes are known and the program is that book's, every tie in."""
+    root = rulebook.root_rules(model)
+    if k == len(relevant_atoms(model)):         # one rule per kind: the scopes are known
+        return [(book_groups(model, root), tuple(sorted(book_ties(model, root))))]
+    full = book_ties(model, root, propagate=False)
     programs = list(dict.fromkeys(
         (tuple(sorted(g)), tuple(sorted(t)))
         for g, t in (relaxed_program(model, b, full) for b in relaxed_books(model, k))))
@@ -295,26 +306,78 @@ def all_scopes_bound(model: HandModel, k: int, time_limit: float = 60.0,
     return min(r.bound for r in results), results
 
 
-def book_ties(model: HandModel, rules: Sequence[Rule]) -> tuple[Tie, ...]:
-    """The betting decisions `rules` tie: those of one rule, with the same actions, whose
-    mass is the same sequence of the player's (the same parent columns), so that the rule's
-    one action gives them the same plan."""
-    from solver import lp as sequence_lp
-
+def book_ties(model: HandModel, rules: Sequence[Rule], propagate: bool = True
+              ) -> tuple[Tie, ...]:
+    """The decisions `rules` tie: those of one rule (and, for a throw, one keep rule), of
+    one player, with the same actions, whose mass is the same sequence of the player's, or
+    (`propagate`) sequences tied already: the same frequencies times the same mass give the
+    same plan. Tied first throws make the opponent's throwing the same whatever the
+    captain's count (if its throw rules cover every count), and a captain's opening bet
+    tied across the opponent's throw counts ties his decisions after it. Without
+    `propagate`, only decisions reached through the very same sequence (true whatever the
+    other rules' scopes, `relaxed_programs`)."""
     rules = [rulebook.canonical(model, r) for r in rules]
     atoms = rulebook.atoms(model)
     owner = rulebook.assign(rules, atoms)
-    lps = {int(p): sequence_lp.sequence_form(model, p)[0] for p in (CAPTAIN, OPPONENT)}
-    parents: dict[tuple, list[np.ndarray]] = {}
+    keep_owner = ({(a.player, a.key): i for a, i in zip(atoms, owner) if a.kind == "keep"}
+                  if model.params.reroll == "keep" else {})
+    labels = _Labels(model, propagate)
     tied: dict[tuple, list[int]] = {}
     for k, (atom, i) in enumerate(zip(atoms, owner)):
-        if atom.kind not in ("open", "face"):
+        if atom.kind == "keep":
             continue
-        tc, to, history = atom.key
-        lp = lps[atom.player]
-        if (atom.player, tc, to) not in parents:
-            parents[(atom.player, tc, to)] = sequence_lp.parent_sequences(lp, (tc, to))
-        node = model.tree((tc, to)).node(history)
-        parent = parents[(atom.player, tc, to)][node.index]
-        tied.setdefault((i, atom.player, node.actions, tuple(parent.tolist())), []).append(k)
+        incoming, children = labels.place(atom)
+        key = (i, keep_owner.get((atom.player, atom.key)), int(atom.player), incoming)
+        tied.setdefault(key, []).append(k)
+        labels.name(children, key)
     return tuple(tuple(g) for g in tied.values() if len(g) > 1)
+
+
+class _Labels:
+    """Names for the sheet player's sequences (per hand, a column tuple) so that tied
+    sequences share a name: a sequence's name is its columns, or, once a tie group's
+    children are named, that group and the action."""
+
+    def __init__(self, model: HandModel, propagate: bool):
+        from solver import lp as sequence_lp
+
+        self.model, self.propagate = model, propagate
+        self.lps = {int(p): sequence_lp.sequence_form(model, p)[0] for p in (CAPTAIN, OPPONENT)}
+        self.parents: dict[tuple, list[np.ndarray]] = {}
+        self.names: dict[tuple, object] = {}
+
+    def _name(self, columns: np.ndarray) -> object:
+        key = tuple(columns.ravel().tolist())
+        return self.names.get(key, key) if self.propagate else key
+
+    def place(self, atom: Atom) -> tuple[object, list[np.ndarray]]:
+        """The name of the mass reaching `atom` (with its actions), and its action columns."""
+        from solver import lp as sequence_lp
+
+        lp = self.lps[int(atom.player)]
+        if atom.kind == "throw":
+            c, t = atom.key
+            index = lp.primal.throw[c, t - 1]
+            incoming = ("prior",) if t == 1 else ("after", self._name(
+                lp.primal.throw[c, t - 2]))
+            return incoming, self._throw_children(lp, c, t)
+        tc, to, history = atom.key
+        if (atom.player, tc, to) not in self.parents:
+            self.parents[(atom.player, tc, to)] = sequence_lp.parent_sequences(lp, (tc, to))
+        node = self.model.tree((tc, to)).node(history)
+        parent = self.parents[(atom.player, tc, to)][node.index]
+        index = lp.primal.betting[atom.key]
+        return (node.actions, self._name(parent)), list(index)
+
+    def _throw_children(self, lp, c: int, t: int) -> list[np.ndarray]:
+        """The throw's action columns, whole (its name: the mass after it), then its stop
+        column, then, after the last decision, the stop column of the last throw."""
+        index = lp.primal.throw[c, t - 1]
+        out = [index, index[0]]
+        if t == self.model.throws - 1:
+            out.append(lp.primal.throw[c, t][0])
+        return out
+
+    def name(self, children: list[np.ndarray], key: tuple) -> None:
+        for a, columns in enumerate(children):
+            self.names[tuple(columns.ravel().tolist())] = (key, a)
