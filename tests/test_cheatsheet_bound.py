@@ -121,3 +121,28 @@ def test_a_default_front_point_has_a_bound_above_zero():
     alone = cheatsheet_bound.bound(model, cheatsheet_bound.book_groups(model, rules), 120,
                                    integer=False)
     assert alone.bound == pytest.approx(0.0021106, abs=1e-6)
+
+
+@pytest.mark.parametrize("game", ["default", "french", "keep"])
+def test_published_front_points_state_their_bounds(game):
+    """Every published front point records a proved bound for its scopes, never above its
+    cost (each book is in its own class), and, for the smallest sizes, one over every book
+    of at most that many rules, never above the book's own bound nor rising with k; the
+    smallest book's bound is well above 0."""
+    files = sorted(FRONT.glob(f"front_{game}_*.json"))
+    results = [json.loads(path.read_text())["result"] for path in files]
+    table = (FRONT / "front.md").read_text()
+    every = []
+    for path, result in zip(files, results):
+        entry = result["lower_bound"]
+        assert entry["scopes"]["status"] == "optimal"
+        assert 0.0 <= entry["scopes"]["bound"] <= result["exploitability"]
+        assert entry["scopes"]["gap"] == pytest.approx(
+            result["exploitability"] - entry["scopes"]["bound"], abs=1e-12)
+        assert f"its scopes: {entry['scopes']['bound']:.4f}" in table.split(path.name)[1]
+        if "all_scopes" in entry:
+            assert entry["all_scopes"]["bound"] <= entry["scopes"]["bound"] + 1e-12
+            every.append(entry["all_scopes"]["bound"])
+    assert len(every) >= 2 and all(a >= b - 1e-12 for a, b in zip(every, every[1:]))
+    assert results[0]["lower_bound"]["scopes"]["bound"] > 0.05
+    assert every[0] == pytest.approx(results[0]["lower_bound"]["scopes"]["bound"], abs=1e-12)
