@@ -146,3 +146,20 @@ def test_published_front_points_state_their_bounds(game):
     assert len(every) >= 2 and all(a >= b - 1e-12 for a, b in zip(every, every[1:]))
     assert results[0]["lower_bound"]["scopes"]["bound"] > 0.05
     assert every[0] == pytest.approx(results[0]["lower_bound"]["scopes"]["bound"], abs=1e-12)
+
+
+def test_the_books_of_one_rule_more_are_every_split():
+    """One rule more than one per kind: a kind's decisions cut into two scopes, every way
+    (default game: 2 ways for the throws, 7 for the openings, 10 for the faced bets), each
+    a book that partitions the decisions; their programs, the finest kept, are what the
+    bound over every book of 4 rules solves."""
+    model = _default_model()
+    books = cheatsheet_bound.split_books(model)
+    counts: dict[str, int] = {}
+    for book in books:
+        rulebook.assign(book, rulebook.atoms(model))            # raises unless a partition
+        kinds = [r.kind for r in book]
+        split = next(k for k in kinds if kinds.count(k) == 2)
+        counts[split] = counts.get(split, 0) + 1
+    assert counts == {"throw": 2, "open": 7, "face": 10}
+    assert len(cheatsheet_bound.relaxed_programs(model, 4)) == 8

@@ -279,20 +279,52 @@ def relaxed_programs(model: HandModel, k: int
     only: one whose groups and ties all lie inside another's relaxes it. Their ties are
     those through the very same sequence (`book_ties` without `propagate`: tied
     sequences upstream depend on the other rules' scopes), but with one rule per kind the
-    scopes are known and the program is that book's, every tie in."""
+    scopes are known and the program is that book's, every tie in; with one rule more,
+    every such book (`split_books`) is tried, every tie in too."""
     root = rulebook.root_rules(model)
-    if k == len(relevant_atoms(model)):         # one rule per kind: the scopes are known
-        return [(book_groups(model, root), tuple(sorted(book_ties(model, root))))]
+    kinds = len(relevant_atoms(model))
+    if k <= kinds + 1:     # one rule per kind, or one kind split in two: every book, ties in
+        books = [root] + (split_books(model) if k == kinds + 1 else [])
+        programs = list(dict.fromkeys((tuple(sorted(book_groups(model, b))),
+                                       tuple(sorted(book_ties(model, b)))) for b in books))
+        return [p for p in programs if not any(q != p and _relaxes(q, p) for q in programs)]
     full = book_ties(model, root, propagate=False)
     programs = list(dict.fromkeys(
         (tuple(sorted(g)), tuple(sorted(t)))
         for g, t in (relaxed_program(model, b, full) for b in relaxed_books(model, k))))
 
-    def relaxes(p, q) -> bool:
-        return all(any(set(a) <= set(b) for b in q[0]) for a in p[0]) and all(
-            any(set(a) <= set(b) for b in q[1]) for a in p[1])
+    return [p for p in programs if not any(q != p and _relaxes(q, p) for q in programs)]
 
-    return [p for p in programs if not any(q != p and relaxes(q, p) for q in programs)]
+
+def _relaxes(p, q) -> bool:
+    """Whether program p pins nothing that q does not (its groups and ties inside q's)."""
+    return all(any(set(a) <= set(b) for b in q[0]) for a in p[0]) and all(
+        any(set(a) <= set(b) for b in q[1]) for a in p[1])
+
+
+def split_books(model: HandModel) -> list[list[Rule]]:
+    """Every book of one rule per kind but one kind, split in two rules (two scopes that
+    partition its decisions): every way one rule more than `root_rules` can cut them."""
+    atoms = rulebook.atoms(model)
+    root = rulebook.root_rules(model)
+    out = []
+    for index, rule in enumerate(root):
+        mine = frozenset(k for k, a in enumerate(atoms) if a.kind == rule.kind)
+        dom = rulebook.domains(model)[rule.kind]
+        intervals = [[(lo, hi) for lo in range(a, b + 1) for hi in range(lo, b + 1)]
+                     for a, b in dom.values()]
+        cover: dict[frozenset[int], tuple] = {}
+        for scope in itertools.product(*intervals):
+            scope = rulebook.normalize_scope(model, rule.kind, scope)
+            covered = frozenset(k for k in mine
+                                if Rule(rule.kind, scope, ()).covers(atoms[k]))
+            if covered and covered != mine:
+                cover.setdefault(covered, scope)
+        pairs = {frozenset([c, mine - c]) for c in cover if mine - c in cover}
+        for pair in pairs:
+            halves = [dataclasses.replace(rule, scope=cover[c]) for c in sorted(pair, key=min)]
+            out.append(root[:index] + halves + root[index + 1:])
+    return out
 
 
 def all_scopes_bound(model: HandModel, k: int, time_limit: float = 60.0,
