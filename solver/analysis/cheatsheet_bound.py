@@ -1,4 +1,4 @@
-"""Proved lower bounds on what a cheat sheet of k rules costs: the first throw pinned alone.
+"""Proved lower bounds on what a cheat sheet of k rules costs: a relaxation kept exact.
 
 Why the whole MILP (`cheatsheet_milp`) proves nothing on the real games: its relaxation
 lets a rule's binaries be fractional, and the McCormick rows of u = b * m then let the plan
@@ -7,25 +7,30 @@ decision, every throw after the first); the relaxed plan is nearly the unrestric
 sequence-form LP, whose exploitability is 0. And the program (73k columns, 187k rows with 3
 rules) is too big for HiGHS to solve even that relaxation in 10 minutes.
 
-Where the mass does not depend on the sheet player's own choices, the product is linear and
-exact: at his **first throw** the mass of hand h is the prior p(h), so the rule's stop
-frequency s(h) = sum_j b[j, pos(h)] / 4 gives x_stop(h) = p(h) s(h), a linear row. This
-module keeps those rows alone (every other decision free, as in the plain LP) and solves
-that small program (both players' LPs, one staircase of binaries per throw rule, 29k
-columns): every book whose first-throw decisions are grouped as `groups` says is a plan of
-it, so its optimum, or HiGHS's dual bound when the time limit stops it, is a **proved lower
-bound** on the exploitability of every such book. A rule's sharing of one cut between the
-captain and the opponent (who knows how often the captain threw), and the quarters of the
-staircase, are what it costs.
+This module keeps only rows that every book with the given scopes satisfies exactly, every
+other decision free as in the plain LP (both players' LPs side by side, ~29k columns):
 
-Over **every** book of at most k rules: a book needs a rule of each other kind of decision
-(open, face, and keep under ``reroll="keep"``), so at most k - that many throw rules; its
-first-throw decisions fall into at most that many groups, each the decisions one scope
-(intervals of player, seen, throw) covers. `all_scopes_bound` enumerates those groupings
-(a finer grouping only relaxes, so the finest ones reachable suffice) and takes the least
-bound: no book of at most k rules in the family costs less. Under ``reroll="keep"`` a throw
-rule may also stop "if it keeps nothing", no cut in the ranking: such rules' decisions are
-left free in `book_bound`, and `all_scopes_bound` is not offered.
+* **the first throws**: the mass of hand h there is the prior p(h) (chance alone), so a
+  throw rule's stop frequency s(h) = sum_j b[j, pos(h)] / 4 gives x_stop(h) = p(h) s(h), a
+  linear row, one staircase per throw rule (`book_groups`);
+* **ties** (`book_ties`): decisions of one rule (and one keep rule), of one player, with the
+  same actions, reached through the same sequence of his or through sequences tied already,
+  have the same plan x_a = x_a' (the same frequencies times the same mass): the opponent's
+  throwing whatever the captain's count, the captain's betting whatever the opponent's.
+
+Every such book is a plan of the program, so its optimum (an LP HiGHS proves optimal; with
+`integer`, the staircases' quarters too, and HiGHS's dual bound if the time limit stops it)
+is a **proved lower bound** on the exploitability of every book with those scopes, whatever
+its cuts, bands and keep rules (`book_bound`).
+
+Over **every** book of at most k rules (`all_scopes_bound`): a book needs one rule per kind
+of decision; with exactly that the scopes are known, with one rule more every book is tried
+(`split_books`), and beyond, `relaxed_books` enumerates how the spare rules can split each
+kind's pinned decisions (sets one scope covers; ties through the very same sequence only,
+since tied sequences upstream depend on the other rules' scopes; a finer grouping only
+relaxes, so the finest suffice). Under ``reroll="keep"`` a throw rule may stop "if it keeps
+nothing", no cut in the ranking: its first throws are then left free, and there the bound
+over every book pins no first throw at all.
 """
 
 from __future__ import annotations
