@@ -1,6 +1,6 @@
 """How the manche's stages are solved (solver/manche/stage_solve.py): each solve of a stage
 starts where its last one ended and reaches the same equilibrium value as a cold solve, the
-double oracle starts from the pool below, and the stages run side by side in worker
+double oracle from its last tree and basis, and the stages run side by side in worker
 processes with the numbers of a solve in one process."""
 
 from __future__ import annotations
@@ -37,10 +37,10 @@ def nudged(values: dict[MancheState, float], state: MancheState, by: float
 def test_a_stage_solved_again_starts_from_its_last_basis():
     state = MancheState(4, 0, 1)
     values = rough_values(SMALL)
-    first = solve_stage(SMALL, state, values, None, None)
+    first = solve_stage(SMALL, state, values, None)
     assert first.method == "LP of the whole tree" and first.start.basis is not None
     moved = nudged(values, state, 1e-4)
-    again = solve_stage(SMALL, state, moved, first.start, None)
+    again = solve_stage(SMALL, state, moved, first.start)
     cold, _ = solve_lp_from(model_at(SMALL, state, moved), None)
     assert again.value == pytest.approx(cold.value, abs=1e-12)
     assert again.value != pytest.approx(first.value, abs=1e-9)     # the leaves did move

@@ -13,9 +13,10 @@ is followed by a policy evaluation: the stage strategies are held fixed and the 
 give are solved from the component's small linear system (`solver.round.markov`), Newton's
 method on V - val(V); a step that does not shrink the residual falls back to a Shapley step.
 The numbers are then proved by `certify`, never by this residual.
-Newton's first step needs a guess, and LPs solved at a poor one are as dear as any: so the
-guess comes first from the same Newton steps with stage strategies from a few hundred
-iterations of predictive CFR+ (`WARM_STEPS` x `stage_solve.WARM_ITERATIONS`), as in the round.
+Newton's first step starts from 1/2, with LPs: the round's guess by CFR strategies first
+cost more here than the extra round of warm LP solves it saved (docs/manche.md, "Session
+12": a round of a stage's LP from its last basis takes about a second, a CFR guess of a
+large stage ten or more).
 
 How a stage is solved, and where each solve starts from the last one, is
 solver/manche/stage_solve.py. The components of one pool are independent (their hands lead
@@ -42,7 +43,6 @@ from solver.manche.stage_solve import (
     Solved,
     Start,
     Values,
-    cfr_stage,
     default_workers,
     model_at,
     solve_stage,
@@ -58,7 +58,6 @@ STOP_RESIDUAL = 1e-12
 # certificate proves what the strategies are worth, whatever the residual)
 NOISE_RESIDUAL = 1e-9
 MAX_ROUNDS = 30
-WARM_STEPS = 2
 
 __all__ = ["MancheSolution", "Stage", "components", "solve_manche", "value_of"]
 
@@ -84,9 +83,11 @@ class MancheSolution:
     components: tuple[tuple[MancheState, ...], ...]
     history: dict[int, list[float]]             # component -> residual per round
     seconds: float
-    # seconds of each component's stage tasks (CFR guesses and LPs), summed over the
+    # seconds of each component's stage solves, summed over the
     # worker processes that ran them
     component_seconds: tuple[float, ...] = ()
+    # every stage solve in the order run: the state, its seconds and how it was solved
+    tasks: tuple[tuple[MancheState, float, str], ...] = ()
 
     @property
     def start_value(self) -> float:
@@ -103,8 +104,8 @@ def components(chips: int) -> list[tuple[MancheState, ...]]:
     return out
 
 
-# A stage task a component asks for: ("lp" or "cfr", the state, the values its leaves pay)
-Task = tuple[str, MancheState, Values]
+# A stage task a component asks for: the state and the values its leaves pay
+Task = tuple[MancheState, Values]
 Steps = Generator[list[Task], list[Stage], tuple[dict[MancheState, Stage], list[float]]]
 
 
@@ -114,36 +115,23 @@ def _call(fn: Callable[..., Any], *args: Any) -> Any:
 
 
 class _Stages:
-    """Runs the stage tasks of a round, keeping where each stage's next solve starts and the
-    decisions each pool's double oracles kept (the start of the pool above)."""
+    """Runs the stage solves of a round, keeping where each stage's next solve starts."""
 
     def __init__(self, params: MancheParams, runner: Runner) -> None:
         self.params, self.runner = params, runner
         self.starts: dict[MancheState, Start] = {}
-        self.kept: dict[int, frozenset[str]] = {}
+        self.log: list[tuple[MancheState, float, str]] = []
 
     def run(self, tasks: list[Task]) -> list[Stage]:
-        calls: list[tuple[Any, ...]] = []
-        for kind, state, values in tasks:
-            if kind == "lp":
-                calls.append((solve_stage, self.params, state, values,
-                              self.starts.get(state), self.kept.get(state.pool - 1)))
-            else:
-                calls.append((cfr_stage, self.params, state, values))
+        calls = [(solve_stage, self.params, state, values, self.starts.get(state))
+                 for state, values in tasks]
         out = []
-        for (kind, state, values), result in zip(tasks, self.runner.map(_call, calls)):
-            model = model_at(self.params, state, values)
-            if kind == "lp":
-                assert isinstance(result, Solved)
-                self.starts[state] = result.start
-                if result.start.kept is not None:
-                    self.kept[state.pool] = self.kept.get(state.pool, frozenset()) \
-                        | result.start.kept
-                out.append(Stage(model, result.strategy, result.value, result.method,
-                                 result.seconds))
-            else:
-                strategy, seconds = result
-                out.append(Stage(model, strategy, float("nan"), "pcfr+", seconds))
+        for (state, values), result in zip(tasks, self.runner.map(_call, calls)):
+            assert isinstance(result, Solved)
+            self.starts[state] = result.start
+            out.append(Stage(model_at(self.params, state, values), result.strategy,
+                             result.value, result.method, result.seconds))
+            self.log.append((state, result.seconds, result.method))
         return out
 
 
@@ -163,22 +151,6 @@ def _evaluate(params: MancheParams, component: tuple[MancheState, ...],
     return markov.solve(markov.chain(rows))
 
 
-def _warm_guess(params: MancheParams, component: tuple[MancheState, ...], values: Values
-                ) -> Generator[list[Task], list[Stage], Values]:
-    """A first guess of the component's values: Newton steps (`_evaluate`) from 1/2 with
-    each stage's strategies from predictive CFR+ (`stage_solve.cfr_stage`) instead of an
-    LP."""
-    guess = dict(values)
-    for _ in range(WARM_STEPS):
-        at = dict(guess)
-        stages = dict(zip(component, (yield [("cfr", s, at) for s in component])))
-        try:
-            guess.update(_evaluate(params, component, stages, guess))
-        except np.linalg.LinAlgError:
-            return {s: values[s] for s in component}
-    return {s: min(1.0, max(0.0, guess[s])) for s in component}
-
-
 def _component(params: MancheParams, component: tuple[MancheState, ...], known: Values
                ) -> Steps:
     """One component's stages, from 1/2: Newton steps where they shrink the residual,
@@ -186,10 +158,9 @@ def _component(params: MancheParams, component: tuple[MancheState, ...], known: 
     it yields each round's stage tasks and is sent their results."""
     values = dict(known)
     values.update({s: 0.5 for s in component})
-    values.update((yield from _warm_guess(params, component, values)))
 
     def tasks(at: Values) -> list[Task]:
-        return [("lp", s, at) for s in component]
+        return [(s, at) for s in component]
 
     def residual_of(found: dict[MancheState, Stage], at: Values) -> float:
         return max(abs(found[s].value - at[s]) for s in component)
@@ -271,4 +242,4 @@ def solve_manche(params: MancheParams, progress: Step | None = None,
         runner.close()
     progress("solved", total, total)
     return MancheSolution(params, values, known, solved, tuple(order), history,
-                          time.perf_counter() - begin, tuple(spent))
+                          time.perf_counter() - begin, tuple(spent), tuple(stages.log))
