@@ -31,7 +31,7 @@ from __future__ import annotations
 import dataclasses
 import time
 from fractions import Fraction
-from typing import Any, Callable, Generator
+from typing import Any, Generator
 
 import numpy as np
 
@@ -43,6 +43,7 @@ from solver.manche.stage_solve import (
     Solved,
     Start,
     Values,
+    call,
     default_workers,
     model_at,
     solve_stage,
@@ -109,11 +110,6 @@ Task = tuple[MancheState, Values]
 Steps = Generator[list[Task], list[Stage], tuple[dict[MancheState, Stage], list[float]]]
 
 
-def _call(fn: Callable[..., Any], *args: Any) -> Any:
-    """A worker's task: fn(*args) (one function for the pool's map, any task)."""
-    return fn(*args)
-
-
 class _Stages:
     """Runs the stage solves of a round, keeping where each stage's next solve starts."""
 
@@ -126,7 +122,7 @@ class _Stages:
         calls = [(solve_stage, self.params, state, values, self.starts.get(state))
                  for state, values in tasks]
         out = []
-        for (state, values), result in zip(tasks, self.runner.map(_call, calls)):
+        for (state, values), result in zip(tasks, self.runner.map(call, calls)):
             assert isinstance(result, Solved)
             self.starts[state] = result.start
             out.append(Stage(model_at(self.params, state, values), result.strategy,
@@ -151,13 +147,27 @@ def _evaluate(params: MancheParams, component: tuple[MancheState, ...],
     return markov.solve(markov.chain(rows))
 
 
+GUESS = "half"
+
+
+def _guess(state: MancheState, known: Values) -> float:
+    """Where Newton's method starts: 1/2, or with GUESS "neighbours" the mean of the two
+    states of the pool below that hold one chip more (solved already)."""
+    if GUESS != "neighbours":
+        return 0.5
+    near = [known[n] for n in (MancheState(state.pool - 1, state.first, state.second + 1),
+                               MancheState(state.pool - 1, state.first + 1, state.second))
+            if n in known]
+    return sum(near) / len(near) if near else 0.5
+
+
 def _component(params: MancheParams, component: tuple[MancheState, ...], known: Values
                ) -> Steps:
     """One component's stages, from 1/2: Newton steps where they shrink the residual,
     else Shapley steps; and the residual after each round of stage solves. A generator:
     it yields each round's stage tasks and is sent their results."""
     values = dict(known)
-    values.update({s: 0.5 for s in component})
+    values.update({s: _guess(s, known) for s in component})
 
     def tasks(at: Values) -> list[Task]:
         return [(s, at) for s in component]

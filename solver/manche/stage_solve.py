@@ -111,6 +111,11 @@ def default_workers(params: MancheParams) -> int:
     return max(1, min(4, os.cpu_count() or 1))
 
 
+def call(fn: Callable[..., Any], *args: Any) -> Any:
+    """A worker's task: fn(*args) (one function for the pool's map, any task)."""
+    return fn(*args)
+
+
 class Runner:
     """Runs batches of stage tasks (`solve_stage`, `cfr_stage`, ...) on worker processes,
     or in this process for one worker; results in the order asked."""
