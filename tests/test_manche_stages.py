@@ -91,3 +91,39 @@ def test_the_double_oracle_solves_the_default_stages_from_pool_3():
     assert [uses_double_oracle(base_model(default, p)) for p in (2, 3)] == [False, True]
     assert [uses_double_oracle(base_model(small, p)) for p in (5, 6)] == [False, True]
     assert DOUBLE_ORACLE_ROWS < 4032
+
+
+def test_a_stage_first_solved_by_the_double_oracle_starts_cold_from_default_start():
+    """The first solve of a large stage is the double oracle from `default_start` (the
+    pool below's trees were larger than needed: docs/manche.md, "Session 12"), the
+    same restricted trees and value as `double_oracle` run alone."""
+    params = MancheParams(chips=6, faces=3, throws=2)      # pool 6: 2 560 betting rows
+    state = MancheState(6, 0, 0)
+    values = rough_values(params)
+    solved = solve_stage(params, state, values, None)
+    model = model_at(params, state, values)
+    alone = double_oracle(model)
+    assert solved.method.startswith("restricted LP")
+    assert solved.start.kept == alone.kept
+    assert solved.value == pytest.approx(alone.solution.value, abs=1e-12)
+    assert alone.decisions < alone.full_decisions
+
+
+def test_every_stage_solve_is_logged_and_newton_starts_at_one_half():
+    """`MancheSolution.tasks`: each played state solved once a round, from V = 1/2 (no CFR
+    guess), its last solve the one kept; each component took at least 2 rounds."""
+    params = MancheParams(chips=4, faces=3, throws=2)
+    solution = solve_manche(params, workers=1)
+    logged = [state for state, _, _ in solution.tasks]
+    assert set(logged) == set(solution.stages)
+    for state, stage in solution.stages.items():
+        last = [method for s, _, method in solution.tasks if s == state][-1]
+        assert last == stage.method
+    for number, component in enumerate(solution.components):
+        rounds = len(solution.history[number])
+        assert rounds >= 2 and solution.history[number][-1] <= 1e-9
+        assert all(logged.count(s) >= rounds for s in component)
+        # the first round's residual is that of the stages solved at 1/2
+        at_half = {**solution.values, **{s: 0.5 for s in component}}
+        first = max(abs(solve_stage(params, s, at_half, None).value - 0.5) for s in component)
+        assert solution.history[number][0] == pytest.approx(first, abs=1e-12)
