@@ -11,7 +11,7 @@ import pytest
 from games.le_bidou.manche import MancheParams, MancheState, all_states, decided
 from solver.lp import solve_lp_from
 from solver.manche.certify import certify_manche
-from solver.manche.solve import solve_manche
+from solver.manche.solve import first_guess, solve_manche
 from solver.manche.stage_solve import model_at, solve_stage
 from solver.restricted import double_oracle
 
@@ -109,11 +109,15 @@ def test_a_stage_first_solved_by_the_double_oracle_starts_cold_from_default_star
     assert alone.decisions < alone.full_decisions
 
 
-def test_every_stage_solve_is_logged_and_newton_starts_at_one_half():
-    """`MancheSolution.tasks`: each played state solved once a round, from V = 1/2 (no CFR
-    guess), its last solve the one kept; each component took at least 2 rounds."""
+def test_every_stage_solve_is_logged_and_newton_starts_from_the_pool_below():
+    """`MancheSolution.tasks`: each played state solved once a round, from the mean of the
+    two states of the pool below one chip away (no CFR guess), its last solve the one
+    kept; each component took at least 2 rounds."""
     params = MancheParams(chips=4, faces=3, throws=2)
     solution = solve_manche(params, workers=1)
+    assert first_guess(MancheState(2, 1, 1), solution.values) == pytest.approx(
+        (solution.values[MancheState(1, 1, 2)] + solution.values[MancheState(1, 2, 1)]) / 2)
+    assert first_guess(MancheState(1, 1, 2), solution.values) == 0.5    # pool 0: no state
     logged = [state for state, _, _ in solution.tasks]
     assert set(logged) == set(solution.stages)
     for state, stage in solution.stages.items():
@@ -123,7 +127,8 @@ def test_every_stage_solve_is_logged_and_newton_starts_at_one_half():
         rounds = len(solution.history[number])
         assert rounds >= 2 and solution.history[number][-1] <= 1e-9
         assert all(logged.count(s) >= rounds for s in component)
-        # the first round's residual is that of the stages solved at 1/2
-        at_half = {**solution.values, **{s: 0.5 for s in component}}
-        first = max(abs(solve_stage(params, s, at_half, None).value - 0.5) for s in component)
+        # the first round's residual is that of the stages solved at the guess
+        guess = {s: first_guess(s, solution.values) for s in component}
+        at = {**solution.values, **guess}
+        first = max(abs(solve_stage(params, s, at, None).value - guess[s]) for s in component)
         assert solution.history[number][0] == pytest.approx(first, abs=1e-12)
