@@ -5,11 +5,15 @@ start value.
     python benchmarks/bench_manche.py                          # the small variants
     python benchmarks/bench_manche.py --variant 9,6,3          # the default manche (long)
     python benchmarks/bench_manche.py --variant 5,3,2 --simulate 20000
+    python benchmarks/bench_manche.py --variant 9,6,3 --components --tasks
+    python benchmarks/bench_manche.py --variant 9,3,2 --set stage_solve.DOUBLE_ORACLE_ROWS=600
 
 A variant is CHIPS,FACES,THROWS (reroll keep, French ranking, half stake up). Prints one
 row a variant: seconds of the solve and of the proof, the start value and its proved
 interval, the slowest components; with --simulate N, the Monte Carlo's rate, its standard
-error and how many standard errors it lies from the start value.
+error and how many standard errors it lies from the start value; with --tasks, each pool's
+stage solves (the first of each stage, cold, and the later ones, from its last basis);
+with --set, an experiment (a constant of solver.manche changed before the solve).
 """
 
 from __future__ import annotations
