@@ -5,25 +5,32 @@ start value.
     python benchmarks/bench_manche.py                          # the small variants
     python benchmarks/bench_manche.py --variant 9,6,3          # the default manche (long)
     python benchmarks/bench_manche.py --variant 5,3,2 --simulate 20000
+    python benchmarks/bench_manche.py --variant 9,6,3 --components --tasks
+    python benchmarks/bench_manche.py --variant 9,3,2 --set stage_solve.DOUBLE_ORACLE_ROWS=600
 
 A variant is CHIPS,FACES,THROWS (reroll keep, French ranking, half stake up). Prints one
 row a variant: seconds of the solve and of the proof, the start value and its proved
 interval, the slowest components; with --simulate N, the Monte Carlo's rate, its standard
-error and how many standard errors it lies from the start value.
+error and how many standard errors it lies from the start value; with --tasks, each pool's
+stage solves (the first of each stage, cold, and the later ones, from its last basis);
+with --set, an experiment (a constant of solver.manche changed before the solve).
 """
 
 from __future__ import annotations
 
 import argparse
+import ast
+import importlib
+import json
 import os
 import resource
 import time
 
-from games.le_bidou.manche import MancheParams, start
+from games.le_bidou.manche import MancheParams, MancheState, start
 from solver.manche.certify import certify_manche
 from solver.manche.policy import SolvedPolicy, simulation_rules
 from solver.manche.simulate import estimate
-from solver.manche.solve import solve_manche
+from solver.manche.solve import MancheSolution, solve_manche
 
 SMALL = ("3,3,2", "5,3,2", "5,6,1", "9,3,2")
 
@@ -35,7 +42,29 @@ def cpu_seconds() -> float:
     return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
-def run(variant: str, simulate: int, seed: int, components: bool) -> None:
+def print_tasks(solution: MancheSolution) -> None:
+    """Seconds of the stage solves by pool: each stage's first (cold) and its later ones
+    (the Newton steps, from the last basis), summed over the workers."""
+    table: dict[int, dict[str, list[float]]] = {}
+    seen: set[MancheState] = set()
+    for state, seconds, _ in solution.tasks:
+        column = "lp again" if state in seen else "lp first"
+        seen.add(state)
+        table.setdefault(state.pool, {"lp first": [], "lp again": []})[column].append(seconds)
+    print("         pool   lp first s (solves)   lp again s (solves)")
+    totals = {"lp first": 0.0, "lp again": 0.0}
+    for pool in sorted(table):
+        cells = []
+        for column in totals:
+            times = table[pool][column]
+            totals[column] += sum(times)
+            cells.append(f"{sum(times):9.1f} ({len(times):2})")
+        print(f"         {pool:4}  " + "  ".join(f"{c:>19}" for c in cells))
+    print("         all   " + "  ".join(f"{totals[c]:14.1f}     " for c in totals))
+
+
+def run(variant: str, simulate: int, seed: int, components: bool, tasks: bool,
+        values: str | None) -> None:
     chips, faces, throws = (int(x) for x in variant.split(","))
     params = MancheParams(chips=chips, faces=faces, throws=throws)
     load = os.getloadavg()[0]
@@ -65,6 +94,11 @@ def run(variant: str, simulate: int, seed: int, components: bool) -> None:
                   f"{rounds} rounds  last: " + "; ".join(
                       f"{s.label()} {solution.stages[s].seconds:.1f} s "
                       f"{solution.stages[s].method}" for s in component))
+    if tasks:
+        print_tasks(solution)
+    if values:
+        with open(values, "w") as out:
+            json.dump({s.label(): v for s, v in sorted(solution.values.items())}, out)
     if simulate:
         t = time.perf_counter()
         found = estimate(simulation_rules(params), SolvedPolicy(solution), simulate, seed)
@@ -81,9 +115,24 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--components", action="store_true",
                         help="print every component's wall seconds and last stage solves")
+    parser.add_argument("--tasks", action="store_true",
+                        help="print the stage tasks' seconds by pool: CFR, first LP, later LPs")
+    parser.add_argument("--values", metavar="FILE",
+                        help="write every state's solved value (JSON, by label) to FILE")
+    parser.add_argument("--set", action="append", default=[], metavar="MODULE.NAME=VALUE",
+                        help="an experiment: a constant of solver.manche.MODULE set (a Python "
+                             "literal) before the solve, e.g. solve.WARM_STEPS=0")
     args = parser.parse_args()
+    for setting in args.set:
+        where, value = setting.split("=", 1)
+        module, name = where.rsplit(".", 1)
+        target = importlib.import_module(f"solver.manche.{module}")
+        if not hasattr(target, name):
+            parser.error(f"solver.manche.{module} has no {name}")
+        setattr(target, name, ast.literal_eval(value))
+        print(f"set solver.manche.{module}.{name} = {value}")
     for variant in args.variant or SMALL:
-        run(variant, args.simulate, args.seed, args.components)
+        run(variant, args.simulate, args.seed, args.components, args.tasks, args.values)
 
 
 if __name__ == "__main__":

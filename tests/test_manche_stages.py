@@ -1,6 +1,6 @@
 """How the manche's stages are solved (solver/manche/stage_solve.py): each solve of a stage
 starts where its last one ended and reaches the same equilibrium value as a cold solve, the
-double oracle starts from the pool below, and the stages run side by side in worker
+double oracle from its last tree and basis, and the stages run side by side in worker
 processes with the numbers of a solve in one process."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import pytest
 from games.le_bidou.manche import MancheParams, MancheState, all_states, decided
 from solver.lp import solve_lp_from
 from solver.manche.certify import certify_manche
-from solver.manche.solve import solve_manche
+from solver.manche.solve import first_guess, solve_manche
 from solver.manche.stage_solve import model_at, solve_stage
 from solver.restricted import double_oracle
 
@@ -37,10 +37,10 @@ def nudged(values: dict[MancheState, float], state: MancheState, by: float
 def test_a_stage_solved_again_starts_from_its_last_basis():
     state = MancheState(4, 0, 1)
     values = rough_values(SMALL)
-    first = solve_stage(SMALL, state, values, None, None)
+    first = solve_stage(SMALL, state, values, None)
     assert first.method == "LP of the whole tree" and first.start.basis is not None
     moved = nudged(values, state, 1e-4)
-    again = solve_stage(SMALL, state, moved, first.start, None)
+    again = solve_stage(SMALL, state, moved, first.start)
     cold, _ = solve_lp_from(model_at(SMALL, state, moved), None)
     assert again.value == pytest.approx(cold.value, abs=1e-12)
     assert again.value != pytest.approx(first.value, abs=1e-9)     # the leaves did move
@@ -91,3 +91,44 @@ def test_the_double_oracle_solves_the_default_stages_from_pool_3():
     assert [uses_double_oracle(base_model(default, p)) for p in (2, 3)] == [False, True]
     assert [uses_double_oracle(base_model(small, p)) for p in (5, 6)] == [False, True]
     assert DOUBLE_ORACLE_ROWS < 4032
+
+
+def test_a_stage_first_solved_by_the_double_oracle_starts_cold_from_default_start():
+    """The first solve of a large stage is the double oracle from `default_start` (the
+    pool below's trees were larger than needed: docs/manche.md, "Session 12"), the
+    same restricted trees and value as `double_oracle` run alone."""
+    params = MancheParams(chips=6, faces=3, throws=2)      # pool 6: 2 560 betting rows
+    state = MancheState(6, 0, 0)
+    values = rough_values(params)
+    solved = solve_stage(params, state, values, None)
+    model = model_at(params, state, values)
+    alone = double_oracle(model)
+    assert solved.method.startswith("restricted LP")
+    assert solved.start.kept == alone.kept
+    assert solved.value == pytest.approx(alone.solution.value, abs=1e-12)
+    assert alone.decisions < alone.full_decisions
+
+
+def test_every_stage_solve_is_logged_and_newton_starts_from_the_pool_below():
+    """`MancheSolution.tasks`: each played state solved once a round, from the mean of the
+    two states of the pool below one chip away (no CFR guess), its last solve the one
+    kept; each component took at least 2 rounds."""
+    params = MancheParams(chips=4, faces=3, throws=2)
+    solution = solve_manche(params, workers=1)
+    assert first_guess(MancheState(2, 1, 1), solution.values) == pytest.approx(
+        (solution.values[MancheState(1, 1, 2)] + solution.values[MancheState(1, 2, 1)]) / 2)
+    assert first_guess(MancheState(1, 1, 2), solution.values) == 0.5    # pool 0: no state
+    logged = [state for state, _, _ in solution.tasks]
+    assert set(logged) == set(solution.stages)
+    for state, stage in solution.stages.items():
+        last = [method for s, _, method in solution.tasks if s == state][-1]
+        assert last == stage.method
+    for number, component in enumerate(solution.components):
+        rounds = len(solution.history[number])
+        assert rounds >= 2 and solution.history[number][-1] <= 1e-9
+        assert all(logged.count(s) >= rounds for s in component)
+        # the first round's residual is that of the stages solved at the guess
+        guess = {s: first_guess(s, solution.values) for s in component}
+        at = {**solution.values, **guess}
+        first = max(abs(solve_stage(params, s, at, None).value - guess[s]) for s in component)
+        assert solution.history[number][0] == pytest.approx(first, abs=1e-12)

@@ -22,9 +22,9 @@ interval. Every manche ends with probability 1, whatever either player does, for
 reason: each hand empties some of the pool unless it ties.
 
 The components of one pool are proved side by side, as they are solved (the worker processes
-of solver/manche/stage_solve.py), each from the bounds of the pools below; the tie bounds,
-which read only the stage strategies, all at once. Exact numbers do not depend on which
-process found them.
+of solver/manche/stage_solve.py), each from the bounds of the pools below, and beside them
+the tie bounds of the pool's states, which read only their stage strategies. Exact numbers
+do not depend on which process found them.
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ from solver import best_response
 from solver.certificate import exact_best_response, float_down, float_up
 from solver.manche.solve import MancheSolution
 from solver.manche.stage import stage_model
-from solver.manche.stage_solve import Runner, default_workers
+from solver.manche.stage_solve import Runner, call, default_workers
 from solver.model import HandModel
 from solver.strategy import Strategy
 
@@ -150,13 +150,15 @@ def certify_manche(solution: MancheSolution, workers: int | None = None
         floats[(s, FIRST)], floats[(s, SECOND)] = v, 1 - v
     runner = Runner(default_workers(solution.params) if workers is None else workers)
     try:
-        played = [s for component in solution.components for s in component]
-        ties = dict(zip(played, runner.map(_max_tie, [(_part(solution, (s,)), s)
-                                                      for s in played])))
         for pool in sorted({c[0].pool for c in solution.components}):
+            # the pool's components and its states' tie bounds in one batch: a pool of one
+            # component (8 and 9 at the default) then keeps both workers busy
             mine = [c for c in solution.components if c[0].pool == pool]
-            found = runner.map(_prove_component, [(_part(solution, c), c, floats)
-                                                  for c in mine])
+            states = [s for c in mine for s in c]
+            found = runner.map(call, [(_prove_component, _part(solution, c), c, floats)
+                                       for c in mine]
+                               + [(_max_tie, _part(solution, (s,)), s) for s in states])
+            ties = dict(zip(states, found[len(mine):]))
             for component, bounds in zip(mine, found):
                 _record(component, bounds, ties, proofs, floats)
     finally:

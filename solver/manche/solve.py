@@ -13,9 +13,10 @@ is followed by a policy evaluation: the stage strategies are held fixed and the 
 give are solved from the component's small linear system (`solver.round.markov`), Newton's
 method on V - val(V); a step that does not shrink the residual falls back to a Shapley step.
 The numbers are then proved by `certify`, never by this residual.
-Newton's first step needs a guess, and LPs solved at a poor one are as dear as any: so the
-guess comes first from the same Newton steps with stage strategies from a few hundred
-iterations of predictive CFR+ (`WARM_STEPS` x `stage_solve.WARM_ITERATIONS`), as in the round.
+Newton's method starts from the values of the states one chip away in the pool below
+(`first_guess`), with LPs: the round's guess by CFR strategies first cost more here than the
+extra round of warm LP solves it saved (docs/manche.md, "Session 12": a stage's LP from its
+last basis takes about a second, a CFR guess of a large stage ten or more).
 
 How a stage is solved, and where each solve starts from the last one, is
 solver/manche/stage_solve.py. The components of one pool are independent (their hands lead
@@ -30,7 +31,7 @@ from __future__ import annotations
 import dataclasses
 import time
 from fractions import Fraction
-from typing import Any, Callable, Generator
+from typing import Any, Generator
 
 import numpy as np
 
@@ -42,7 +43,7 @@ from solver.manche.stage_solve import (
     Solved,
     Start,
     Values,
-    cfr_stage,
+    call,
     default_workers,
     model_at,
     solve_stage,
@@ -58,7 +59,6 @@ STOP_RESIDUAL = 1e-12
 # certificate proves what the strategies are worth, whatever the residual)
 NOISE_RESIDUAL = 1e-9
 MAX_ROUNDS = 30
-WARM_STEPS = 2
 
 __all__ = ["MancheSolution", "Stage", "components", "solve_manche", "value_of"]
 
@@ -84,9 +84,11 @@ class MancheSolution:
     components: tuple[tuple[MancheState, ...], ...]
     history: dict[int, list[float]]             # component -> residual per round
     seconds: float
-    # seconds of each component's stage tasks (CFR guesses and LPs), summed over the
+    # seconds of each component's stage solves, summed over the
     # worker processes that ran them
     component_seconds: tuple[float, ...] = ()
+    # every stage solve in the order run: the state, its seconds and how it was solved
+    tasks: tuple[tuple[MancheState, float, str], ...] = ()
 
     @property
     def start_value(self) -> float:
@@ -103,47 +105,29 @@ def components(chips: int) -> list[tuple[MancheState, ...]]:
     return out
 
 
-# A stage task a component asks for: ("lp" or "cfr", the state, the values its leaves pay)
-Task = tuple[str, MancheState, Values]
+# A stage task a component asks for: the state and the values its leaves pay
+Task = tuple[MancheState, Values]
 Steps = Generator[list[Task], list[Stage], tuple[dict[MancheState, Stage], list[float]]]
 
 
-def _call(fn: Callable[..., Any], *args: Any) -> Any:
-    """A worker's task: fn(*args) (one function for the pool's map, any task)."""
-    return fn(*args)
-
-
 class _Stages:
-    """Runs the stage tasks of a round, keeping where each stage's next solve starts and the
-    decisions each pool's double oracles kept (the start of the pool above)."""
+    """Runs the stage solves of a round, keeping where each stage's next solve starts."""
 
     def __init__(self, params: MancheParams, runner: Runner) -> None:
         self.params, self.runner = params, runner
         self.starts: dict[MancheState, Start] = {}
-        self.kept: dict[int, frozenset[str]] = {}
+        self.log: list[tuple[MancheState, float, str]] = []
 
     def run(self, tasks: list[Task]) -> list[Stage]:
-        calls: list[tuple[Any, ...]] = []
-        for kind, state, values in tasks:
-            if kind == "lp":
-                calls.append((solve_stage, self.params, state, values,
-                              self.starts.get(state), self.kept.get(state.pool - 1)))
-            else:
-                calls.append((cfr_stage, self.params, state, values))
+        calls = [(solve_stage, self.params, state, values, self.starts.get(state))
+                 for state, values in tasks]
         out = []
-        for (kind, state, values), result in zip(tasks, self.runner.map(_call, calls)):
-            model = model_at(self.params, state, values)
-            if kind == "lp":
-                assert isinstance(result, Solved)
-                self.starts[state] = result.start
-                if result.start.kept is not None:
-                    self.kept[state.pool] = self.kept.get(state.pool, frozenset()) \
-                        | result.start.kept
-                out.append(Stage(model, result.strategy, result.value, result.method,
-                                 result.seconds))
-            else:
-                strategy, seconds = result
-                out.append(Stage(model, strategy, float("nan"), "pcfr+", seconds))
+        for (state, values), result in zip(tasks, self.runner.map(call, calls)):
+            assert isinstance(result, Solved)
+            self.starts[state] = result.start
+            out.append(Stage(model_at(self.params, state, values), result.strategy,
+                             result.value, result.method, result.seconds))
+            self.log.append((state, result.seconds, result.method))
         return out
 
 
@@ -163,33 +147,27 @@ def _evaluate(params: MancheParams, component: tuple[MancheState, ...],
     return markov.solve(markov.chain(rows))
 
 
-def _warm_guess(params: MancheParams, component: tuple[MancheState, ...], values: Values
-                ) -> Generator[list[Task], list[Stage], Values]:
-    """A first guess of the component's values: Newton steps (`_evaluate`) from 1/2 with
-    each stage's strategies from predictive CFR+ (`stage_solve.cfr_stage`) instead of an
-    LP."""
-    guess = dict(values)
-    for _ in range(WARM_STEPS):
-        at = dict(guess)
-        stages = dict(zip(component, (yield [("cfr", s, at) for s in component])))
-        try:
-            guess.update(_evaluate(params, component, stages, guess))
-        except np.linalg.LinAlgError:
-            return {s: values[s] for s in component}
-    return {s: min(1.0, max(0.0, guess[s])) for s in component}
+def first_guess(state: MancheState, known: Values) -> float:
+    """Where Newton's method starts: the mean of the values of the two states of the pool
+    below that hold one chip more (solved already, or decided), else 1/2. Closer than 1/2
+    (8,0,1: 0.619 for 0.597), so the first LPs are cheaper and the components settle
+    sooner (docs/manche.md, "Session 12")."""
+    near = [known[n] for n in (MancheState(state.pool - 1, state.first, state.second + 1),
+                               MancheState(state.pool - 1, state.first + 1, state.second))
+            if n in known]
+    return sum(near) / len(near) if near else 0.5
 
 
 def _component(params: MancheParams, component: tuple[MancheState, ...], known: Values
                ) -> Steps:
-    """One component's stages, from 1/2: Newton steps where they shrink the residual,
+    """One component's stages, from `first_guess`: Newton steps where they shrink the residual,
     else Shapley steps; and the residual after each round of stage solves. A generator:
     it yields each round's stage tasks and is sent their results."""
     values = dict(known)
-    values.update({s: 0.5 for s in component})
-    values.update((yield from _warm_guess(params, component, values)))
+    values.update({s: first_guess(s, known) for s in component})
 
     def tasks(at: Values) -> list[Task]:
-        return [("lp", s, at) for s in component]
+        return [(s, at) for s in component]
 
     def residual_of(found: dict[MancheState, Stage], at: Values) -> float:
         return max(abs(found[s].value - at[s]) for s in component)
@@ -271,4 +249,4 @@ def solve_manche(params: MancheParams, progress: Step | None = None,
         runner.close()
     progress("solved", total, total)
     return MancheSolution(params, values, known, solved, tuple(order), history,
-                          time.perf_counter() - begin, tuple(spent))
+                          time.perf_counter() - begin, tuple(spent), tuple(stages.log))

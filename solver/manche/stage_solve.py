@@ -1,14 +1,14 @@
 """One stage game of the manche solved, and where its next solve starts; stages run side by
 side in worker processes (the round's pool, `solver.round.solve`).
 
-A stage is solved many times with nearby continuation values: at the CFR guess, then at
-each Newton step (solver/manche/solve.py). Successive solves of one stage have the same LP
-shape and new leaf values, so each starts where the last one ended (`Start`): the whole
-tree's LP from its final basis, the double oracle from its last restricted tree and that
-LP's final basis by name (`solver.warm_lp`). A stage's first solve by the double oracle
-starts from the decisions the stages of the pool below kept (the smaller pool's stakes tree
-is a part of this one). Everything a solve reads is in its arguments, so its result is the
-same in any process and in any order: the manche's numbers do not depend on scheduling.
+A stage is solved many times with nearby continuation values: first with the component's
+own values at 1/2, then at each Newton step (solver/manche/solve.py). Successive solves of
+one stage have the same LP shape and new leaf values, so each starts where the last one
+ended (`Start`): the whole tree's LP from its final basis, the double oracle from its last
+restricted tree and that LP's final basis by name (`solver.warm_lp`). A stage's first solve
+is cold (the double oracle from `default_start`). Everything a solve reads is in its
+arguments, so its result is the same in any process and in any order: the manche's numbers
+do not depend on scheduling.
 """
 
 from __future__ import annotations
@@ -20,18 +20,15 @@ import time
 from typing import Any, Callable, Sequence
 
 from games.le_bidou.manche import After, MancheParams, MancheState
-from solver import cfr_kernel
-from solver.cfr import RULES, CFRSolver
 from solver.lp import Basis, solve_lp_from
 from solver.manche.stage import stage_model
 from solver.model import HandModel
-from solver.restricted import betting_rows, default_start, double_oracle
+from solver.restricted import betting_rows, double_oracle
 from solver.round.solve import _Pool
 from solver.strategy import Strategy
 from solver.warm_lp import KeyedBasis
 
 Values = dict[MancheState, float]
-WARM_ITERATIONS = 300
 
 
 @dataclasses.dataclass(frozen=True)
@@ -84,17 +81,17 @@ def uses_double_oracle(model: HandModel) -> bool:
 
 
 def solve_stage(params: MancheParams, state: MancheState, values: Values,
-                start: Start | None, below: frozenset[str] | None) -> Solved:
-    """The stage equilibrium of `state` at `values`, from `start` (its last solve) or, on a
-    first solve by the double oracle, from `below` (the decisions the pool below kept)."""
+                start: Start | None) -> Solved:
+    """The stage equilibrium of `state` at `values`, from `start` (its last solve), else
+    cold: the double oracle from `default_start` (docs/manche.md, "Session 12": larger
+    first trees, such as the decisions the pool below kept, cost more than they save)."""
     begin = time.perf_counter()
     model = model_at(params, state, values)
     if uses_double_oracle(model):
         if start is not None and start.kept is not None:
-            kept, keyed = start.kept, start.keyed
+            oracle = double_oracle(model, start=start.kept, basis=start.keyed)
         else:
-            kept, keyed = default_start(model) | (below or frozenset()), None
-        oracle = double_oracle(model, start=kept, basis=keyed)
+            oracle = double_oracle(model)
         lp = oracle.solution
         method = (f"restricted LP ({oracle.decisions} of {oracle.full_decisions} "
                   f"decisions, {oracle.rounds} LPs)")
@@ -106,23 +103,17 @@ def solve_stage(params: MancheParams, state: MancheState, values: Values,
     return Solved(lp.strategy, lp.value, method, time.perf_counter() - begin, after)
 
 
-def cfr_stage(params: MancheParams, state: MancheState, values: Values
-              ) -> tuple[Strategy, float]:
-    """A rough stage strategy at `values` (WARM_ITERATIONS of predictive CFR+), and the
-    seconds it took."""
-    begin = time.perf_counter()
-    engine = "compiled" if cfr_kernel.available() else "numpy"
-    cfr = CFRSolver(model_at(params, state, values), RULES["pcfr+"], engine=engine)
-    cfr.run(WARM_ITERATIONS)
-    return cfr.average_strategy(), time.perf_counter() - begin
-
-
 def default_workers(params: MancheParams) -> int:
     """Worker processes for the stage solves: the machine's cores (at most 4) when a stage
     takes long enough (six faces, or a pool above 5) to repay shipping it, else none."""
     if params.faces < 6 and params.chips <= 5:
         return 1
     return max(1, min(4, os.cpu_count() or 1))
+
+
+def call(fn: Callable[..., Any], *args: Any) -> Any:
+    """A worker's task: fn(*args) (one function for the pool's map, any task)."""
+    return fn(*args)
 
 
 class Runner:
