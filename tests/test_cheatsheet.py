@@ -185,7 +185,7 @@ def test_cli_cheatsheet_and_evaluate(tmp_path):
                                   "4", "--out", str(out)],
                            catch_exceptions=False)
     assert result.exit_code == 0, result.output
-    assert result.output.splitlines()[-1].startswith("MILP: ")
+    assert result.output.splitlines()[-1].startswith("Proved: among all cuts")
     assert sorted(p.name for p in out.iterdir()) == sorted(FILES)
     document = json.loads((out / "cheatsheet_strategy.json").read_text())
     assert document["result"]["rules_count"] <= 4

@@ -139,3 +139,33 @@ def test_a_block_solve_with_a_bluff_band_finds_the_exhaustive_optimum(small):
     assert _cost(model, found.rules) == pytest.approx(min(costs.values()), abs=1e-12)
     assert min(costs.values()) > 0.0507                 # the band costs here: the weakest
     assert rulebook.band_end(model, found.rules[i]) in (3, n)   # hand bluffs in the best
+
+
+def test_the_relaxations_bound_lies_below_the_milps_proved_optimum(small):
+    """`relaxed_bound` is over a larger class (every plan with the book's first-throw
+    groups and ties), so it lies below the best cuts the MILP proves for these scopes
+    (on this small hand far below: about 0; tests/test_cheatsheet_bound.py has the
+    default game's 0.0884), and never above the cost it is given."""
+    solution, start = small
+    model = solution.model
+    relaxed = cheatsheet_milp.relaxed_bound(model, start.rules, 1.0)
+    assert relaxed is not None and -1e-12 <= relaxed <= 0.0506591796875 + 1e-9
+    assert cheatsheet_milp.relaxed_bound(model, start.rules, -1.0) == -1.0
+
+
+def test_a_proof_states_the_better_bound_and_what_proved_it():
+    timed_out = cheatsheet.Proof("time limit reached", None, 21.0, 0.0326, relaxed=0.0054)
+    assert timed_out.best_bound == 0.0054 and timed_out.gap(0.0326) == pytest.approx(0.0272)
+    words = timed_out.words(0.0326)
+    assert words == ("none costs less than 0.0054 (gap 0.0272), proved by an LP relaxation "
+                     "(first throws exact, the decisions each rule answers tied; the MILP: "
+                     "time limit reached after 21 s)")
+    milp_better = cheatsheet.Proof("time limit reached", 0.01, 30.0, 0.0326, relaxed=0.0054)
+    assert milp_better.best_bound == 0.01
+    assert milp_better.words(0.0326) == ("none costs less than 0.0100 (gap 0.0226), proved "
+                                         "by the MILP: time limit reached after 30 s")
+    nothing = cheatsheet.Proof("time limit reached", None, 21.0, 0.0326)
+    assert nothing.gap(0.0326) is None
+    assert nothing.words(0.0326) == "no lower bound reached in 21 s (time limit reached)"
+    assert cheatsheet.Proof("optimal", 0.03, 5.0, 0.04, relaxed=0.01).words(0.03) == \
+        "its cuts are proved the best for these scopes (gap 0)"

@@ -232,32 +232,52 @@ class Book:
 
 @dataclasses.dataclass(frozen=True)
 class Proof:
-    """What the MILP (`cheatsheet_milp`) proved about a book's cuts, its scopes fixed:
-    `bound` is a lower bound on the exploitability of every book with these scopes (and
-    keep rules) and staircase cuts (None: HiGHS reached none in its time); `status` is
-    "optimal" when the book's cuts are the best of them."""
+    """What is proved about a book's cuts, its scopes fixed. `bound`: the MILP's
+    (`cheatsheet_milp`) lower bound on the exploitability of every book with these scopes
+    (and keep rules) and staircase cuts (None: HiGHS reached none in its time); `status`
+    is "optimal" when the book's cuts are the best of them. `relaxed`: the lower bound of
+    the LP relaxation of `cheatsheet_bound.book_bound` (first throws exact, the decisions
+    one rule answers alike tied; over a larger class, so a bound for this one too), which
+    the MILP's root does not reach (None: not computed)."""
 
     status: str
     bound: float | None
     seconds: float
     start: float                # the exploitability of the book the MILP started from
+    relaxed: float | None = None
+
+    @property
+    def best_bound(self) -> float | None:
+        found = [b for b in (self.bound, self.relaxed) if b is not None]
+        return max(found) if found else None
 
     def gap(self, cost: float) -> float | None:
-        return None if self.bound is None else max(0.0, cost - self.bound)
+        best = self.best_bound
+        return None if best is None else max(0.0, cost - best)
 
     def words(self, cost: float) -> str:
-        """"cuts proved optimal for these scopes" or the bound reached."""
+        """What is proved, to follow "among all cuts for these rules' situations, ":
+        the cuts optimal, or the better bound reached and what proved it."""
         if self.status == "optimal":
             return "its cuts are proved the best for these scopes (gap 0)"
-        if self.bound is None:
+        best = self.best_bound
+        if best is None:
             return f"no lower bound reached in {self.seconds:.0f} s ({self.status})"
-        return (f"no cuts for these scopes cost less than {self.bound:.4f} (gap "
-                f"{self.gap(cost):.4f}; {self.status} after {self.seconds:.0f} s)")
+        milp = f"the MILP: {self.status} after {self.seconds:.0f} s"
+        if self.relaxed is not None and self.relaxed >= (self.bound or 0.0):
+            by = ("an LP relaxation (first throws exact, the decisions each rule answers "
+                  f"tied; {milp})")
+        else:
+            by = milp
+        return f"none costs less than {best:.4f} (gap {self.gap(cost):.4f}), proved by {by}"
 
     def to_dict(self, cost: float) -> dict[str, Any]:
         return {"status": self.status, "bound": self.bound, "gap": self.gap(cost),
                 "seconds": self.seconds, "start_exploitability": self.start,
-                "family": "staircase cuts, scopes and keep rules fixed"}
+                "family": "staircase cuts, scopes and keep rules fixed",
+                "relaxed_bound": self.relaxed,
+                "relaxed_family": "first throws as the book's throw rules group them, "
+                                  "decisions of one rule tied; every other plan free"}
 
 
 @dataclasses.dataclass(frozen=True)

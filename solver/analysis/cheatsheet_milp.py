@@ -492,12 +492,15 @@ def improve(model: HandModel, start: Sequence[Rule], time_per_rule: float = 10.0
 
 
 def prove(model: HandModel, rules: Sequence[Rule], equilibrium: Strategy, game_value: float,
-          seconds: float, progress: Step | None = None, blocks: bool = True) -> FrontPoint:
+          seconds: float, progress: Step | None = None, blocks: bool = True,
+          relaxation: bool = True) -> FrontPoint:
     """`rules` improved and their cuts proved within about `seconds`: two thirds for the
     block descent (`improve`, one sweep), the rest for the whole MILP from its result
     (`optimize`); the better book of the two, measured by the exact best response, with
     what the MILP proved (`cheatsheet.Proof`). Without `blocks`, the whole MILP alone for
-    `seconds` (a bound for every point of a front at a bounded cost)."""
+    `seconds` (a bound for every point of a front at a bounded cost). With `relaxation`
+    (unless the MILP proved its cuts optimal), also `relaxed_bound`: seconds to a minute
+    more, past `seconds`."""
     begin = time.perf_counter()
     start = _exploitability(model, rules)
     cut_rules = max(1, sum(has_cuts_only(r) for r in rules))
@@ -510,9 +513,23 @@ def prove(model: HandModel, rules: Sequence[Rule], equilibrium: Strategy, game_v
     bound = result.bound if np.isfinite(result.bound) else None
     if bound is not None:
         bound = min(bound, point.exploitability.exploitability)
-    proof = cheatsheet.Proof(status=result.status, bound=bound,
-                             seconds=time.perf_counter() - begin, start=start)
+    seconds_used = time.perf_counter() - begin
+    relaxed = relaxed_bound(model, chosen, point.exploitability.exploitability) \
+        if relaxation and not result.proved_optimal else None
+    proof = cheatsheet.Proof(status=result.status, bound=bound, seconds=seconds_used,
+                             start=start, relaxed=relaxed)
     return dataclasses.replace(point, proof=proof)
+
+
+def relaxed_bound(model: HandModel, rules: Sequence[Rule], cost: float,
+                  time_limit: float = 300.0) -> float | None:
+    """The LP relaxation's proved lower bound for books with `rules`' scopes
+    (`cheatsheet_bound.book_bound`: its root, unlike this MILP's, is above 0), at most
+    `cost`; None if HiGHS does not prove its optimum within `time_limit`."""
+    from solver.analysis.cheatsheet_bound import book_bound   # it imports this module
+
+    found = book_bound(model, rules, time_limit=time_limit, integer=False)
+    return min(found.bound, cost) if found.proved_optimal else None
 
 
 def proved_front(model: HandModel, equilibrium: Strategy, game_value: float,

@@ -85,4 +85,5 @@ def cheatsheet(params: BidouParams, strategy_file: str | None, rules_max: int,
     click.echo(f"{best.size} rules: exploitability {best.exploitability.exploitability:.4f} "
                f"chips per hand, loss against the equilibrium {best.equilibrium_loss:.4f}")
     if best.proof is not None:
-        click.echo(f"MILP: {best.proof.words(best.exploitability.exploitability)}")
+        click.echo("Proved: among all cuts for these rules' situations, "
+                   f"{best.proof.words(best.exploitability.exploitability)}")
