@@ -526,7 +526,7 @@ def relaxed_bound(model: HandModel, rules: Sequence[Rule], cost: float,
     """The LP relaxation's proved lower bound for books with `rules`' scopes
     (`cheatsheet_bound.book_bound`: its root, unlike this MILP's, is above 0), at most
     `cost`; None if HiGHS does not prove its optimum within `time_limit`."""
-    from solver.analysis.cheatsheet_bound import book_bound   # it imports this module
+    from solver.analysis.cheatsheet_bound import book_bound  # it imports this module
 
     found = book_bound(model, rules, time_limit=time_limit, integer=False)
     return min(found.bound, cost) if found.proved_optimal else None
