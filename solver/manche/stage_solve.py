@@ -1,8 +1,8 @@
 """One stage game of the manche solved, and where its next solve starts; stages run side by
 side in worker processes (the round's pool, `solver.round.solve`).
 
-A stage is solved many times with nearby continuation values: first with the component's
-own values at 1/2, then at each Newton step (solver/manche/solve.py). Successive solves of
+A stage is solved many times with nearby continuation values: first at the component's
+first guess (`solve.first_guess`), then at each Newton step (solver/manche/solve.py). Successive solves of
 one stage have the same LP shape and new leaf values, so each starts where the last one
 ended (`Start`): the whole tree's LP from its final basis, the double oracle from its last
 restricted tree and that LP's final basis by name (`solver.warm_lp`). A stage's first solve
