@@ -2,13 +2,13 @@
 side in worker processes (the round's pool, `solver.round.solve`).
 
 A stage is solved many times with nearby continuation values: first at the component's
-first guess (`solve.first_guess`), then at each Newton step (solver/manche/solve.py). Successive solves of
-one stage have the same LP shape and new leaf values, so each starts where the last one
-ended (`Start`): the whole tree's LP from its final basis, the double oracle from its last
-restricted tree and that LP's final basis by name (`solver.warm_lp`). A stage's first solve
-is cold (the double oracle from `default_start`). Everything a solve reads is in its
-arguments, so its result is the same in any process and in any order: the manche's numbers
-do not depend on scheduling.
+first guess (`solve.first_guess`), then at each Newton step (solver/manche/solve.py).
+Successive solves of one stage have the same LP shape and new leaf values, so each starts
+where the last one ended (`Start`): the whole tree's LP from its final basis, the double
+oracle from its last restricted tree and that LP's final basis by name (`solver.warm_lp`).
+A stage's first solve is cold (the double oracle from `default_start`). Everything a solve
+reads is in its arguments, so its result is the same in any process and in any order: the
+manche's numbers do not depend on scheduling.
 """
 
 from __future__ import annotations
