@@ -43,8 +43,16 @@ from typing import Sequence
 import numpy as np
 
 from games.bidou.betting import CAPTAIN, OPPONENT
+from solver import lp as sequence_lp
 from solver.analysis import rulebook
-from solver.analysis.cheatsheet_milp import LEVELS, _Columns, _highs, _RowSet, has_cuts_only
+from solver.analysis.cheatsheet_milp import (
+    LEVELS,
+    _Columns,
+    _highs,
+    _Program,
+    _RowSet,
+    has_cuts_only,
+)
 from solver.analysis.rulebook import Atom, Rule
 from solver.model import HandModel
 
@@ -71,7 +79,14 @@ class Bound:
 def first_throws(model: HandModel) -> list[Atom]:
     """The decisions whose mass is chance alone: each player's first throw (the captain's,
     and the opponent's after each throw count of the captain)."""
-    return [a for a in rulebook.atoms(model) if a.kind == "throw" and a.key[1] == 1]
+    atoms = rulebook.atoms(model)
+    return [atoms[k] for k in _first_throw_indices(model)]
+
+
+def _first_throw_indices(model: HandModel) -> list[int]:
+    """`first_throws` as indices into `rulebook.atoms`."""
+    return [k for k, a in enumerate(rulebook.atoms(model))
+            if a.kind == "throw" and a.key[1] == 1]
 
 
 def book_groups(model: HandModel, rules: Sequence[Rule]) -> tuple[Group, ...]:
@@ -93,8 +108,6 @@ class _Relaxation:
 
     def __init__(self, model: HandModel, groups: Sequence[Group], integer: bool,
                  ties: Sequence[Tie] = ()):
-        from solver.analysis.cheatsheet_milp import _Program
-
         self.model = model
         self.cols, self.rows = _Columns(), _RowSet()
         self.sides = {int(p): _Program._side(self, p)      # type: ignore[arg-type]
@@ -187,22 +200,27 @@ def relevant_atoms(model: HandModel) -> dict[str, frozenset[int]]:
     atoms = rulebook.atoms(model)
     out: dict[str, set[int]] = {kind: set() for kind in {a.kind for a in atoms}}
     if model.params.reroll != "keep":
-        out["throw"] = {k for k, a in enumerate(atoms) if a.kind == "throw" and a.key[1] == 1}
+        out["throw"] = set(_first_throw_indices(model))
     for tie in book_ties(model, rulebook.root_rules(model), propagate=False):
         if atoms[tie[0]].kind != "throw":     # (a throw's tie needs one keep rule too)
             out[atoms[tie[0]].kind].update(tie)
     return {kind: frozenset(v) for kind, v in out.items()}
 
 
+def _every_scope(model: HandModel, kind: str):
+    """Every scope a rule of `kind` can have (an interval per feature), normalized."""
+    intervals = [[(lo, hi) for lo in range(a, b + 1) for hi in range(lo, b + 1)]
+                 for a, b in rulebook.domains(model)[kind].values()]
+    for scope in itertools.product(*intervals):
+        yield rulebook.normalize_scope(model, kind, scope)
+
+
 def scope_groups(model: HandModel, kind: str, relevant: frozenset[int]) -> set[frozenset[int]]:
     """Every set of `relevant` decisions that one rule's scope (of `kind`) covers."""
-    dom = rulebook.domains(model)[kind]
     atoms = rulebook.atoms(model)
     out: set[frozenset[int]] = set()
-    intervals = [[(lo, hi) for lo in range(a, b + 1) for hi in range(lo, b + 1)]
-                 for a, b in dom.values()]
-    for scope in itertools.product(*intervals):
-        rule = Rule(kind, rulebook.normalize_scope(model, kind, scope), ())
+    for scope in _every_scope(model, kind):
+        rule = Rule(kind, scope, ())
         covered = frozenset(k for k in relevant if rule.covers(atoms[k]))
         if covered:
             out.add(covered)
@@ -268,8 +286,7 @@ def relaxed_program(model: HandModel, book: dict[str, Partition],
                     ) -> tuple[tuple[Group, ...], tuple[Tie, ...]]:
     """The groups of first throws and the ties that a relaxed book pins (`full`: the
     coarsest book's ties, if known)."""
-    first = {a: i for i, a in enumerate(
-        k for k, a in enumerate(rulebook.atoms(model)) if a.kind == "throw" and a.key[1] == 1)}
+    first = {a: i for i, a in enumerate(_first_throw_indices(model))}
     if full is None:
         full = book_ties(model, rulebook.root_rules(model), propagate=False)
     groups = tuple(tuple(sorted(first[k] for k in g)) for g in book.get("throw", ()))
@@ -290,14 +307,11 @@ def relaxed_programs(model: HandModel, k: int
     kinds = len(relevant_atoms(model))
     if k <= kinds + 1:     # one rule per kind, or one kind split in two: every book, ties in
         books = [root] + (split_books(model) if k == kinds + 1 else [])
-        programs = list(dict.fromkeys((tuple(sorted(book_groups(model, b))),
-                                       tuple(sorted(book_ties(model, b)))) for b in books))
-        return [p for p in programs if not any(q != p and _relaxes(q, p) for q in programs)]
-    full = book_ties(model, root, propagate=False)
-    programs = list(dict.fromkeys(
-        (tuple(sorted(g)), tuple(sorted(t)))
-        for g, t in (relaxed_program(model, b, full) for b in relaxed_books(model, k))))
-
+        pinned = [(book_groups(model, b), book_ties(model, b)) for b in books]
+    else:
+        full = book_ties(model, root, propagate=False)
+        pinned = [relaxed_program(model, b, full) for b in relaxed_books(model, k)]
+    programs = list(dict.fromkeys((tuple(sorted(g)), tuple(sorted(t))) for g, t in pinned))
     return [p for p in programs if not any(q != p and _relaxes(q, p) for q in programs)]
 
 
@@ -315,12 +329,8 @@ def split_books(model: HandModel) -> list[list[Rule]]:
     out = []
     for index, rule in enumerate(root):
         mine = frozenset(k for k, a in enumerate(atoms) if a.kind == rule.kind)
-        dom = rulebook.domains(model)[rule.kind]
-        intervals = [[(lo, hi) for lo in range(a, b + 1) for hi in range(lo, b + 1)]
-                     for a, b in dom.values()]
         cover: dict[frozenset[int], tuple] = {}
-        for scope in itertools.product(*intervals):
-            scope = rulebook.normalize_scope(model, rule.kind, scope)
+        for scope in _every_scope(model, rule.kind):
             covered = frozenset(k for k in mine
                                 if Rule(rule.kind, scope, ()).covers(atoms[k]))
             if covered and covered != mine:
@@ -376,8 +386,6 @@ class _Labels:
     children are named, that group and the action."""
 
     def __init__(self, model: HandModel, propagate: bool):
-        from solver import lp as sequence_lp
-
         self.model, self.propagate = model, propagate
         self.lps = {int(p): sequence_lp.sequence_form(model, p)[0] for p in (CAPTAIN, OPPONENT)}
         self.parents: dict[tuple, list[np.ndarray]] = {}
@@ -389,12 +397,9 @@ class _Labels:
 
     def place(self, atom: Atom) -> tuple[object, list[np.ndarray]]:
         """The name of the mass reaching `atom` (with its actions), and its action columns."""
-        from solver import lp as sequence_lp
-
         lp = self.lps[int(atom.player)]
         if atom.kind == "throw":
             c, t = atom.key
-            index = lp.primal.throw[c, t - 1]
             incoming = ("prior",) if t == 1 else ("after", self._name(
                 lp.primal.throw[c, t - 2]))
             return incoming, self._throw_children(lp, c, t)
