@@ -22,6 +22,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from games.bidou.betting import CAPTAIN, OPPONENT
+from solver import lp as sequence_lp
 from solver.lp import _SequenceFormLP, _Space
 from solver.model import BidouParams, HandModel, build_model
 from solver.refine import perturbed_lp
@@ -31,8 +32,7 @@ def change_of_variables(model: HandModel, space: _Space, player: int, eta: float
                         ) -> sp.csr_matrix:
     """T with x = T z: identity, plus eta / (1 - k eta) on each decision-hand block."""
     rows, cols, vals = [np.arange(space.size)], [np.arange(space.size)], [np.ones(space.size)]
-
-    def decision(index: np.ndarray) -> None:
+    for index, _ in perturbed_lp.decisions(model, space, player):
         legal = index >= 0
         for h in np.nonzero(legal.sum(axis=0) >= 2)[0]:
             v = index[legal[:, h], h]
@@ -40,14 +40,6 @@ def change_of_variables(model: HandModel, space: _Space, player: int, eta: float
             rows.append(r.ravel())
             cols.append(c.ravel())
             vals.append(np.full(r.size, eta / (1 - len(v) * eta)))
-
-    for c in range(space.throw.shape[0]):
-        for t in range(space.throw.shape[1] - 1):
-            decision(space.throw[c, t])
-    for tc, to in model.public_states:
-        for node in model.tree((tc, to)).nodes:
-            if node.actor == player:
-                decision(space.betting[(tc, to, node.history)])
     rr, cc, vv = (np.concatenate(a) for a in (rows, cols, vals))
     return sp.csr_matrix((vv, (rr, cc)), shape=(space.size, space.size))
 
@@ -59,7 +51,8 @@ def bounds_form(model: HandModel, eta: float) -> highspy.HighsLp:
     T_x = change_of_variables(model, lp.primal, CAPTAIN, eta)
     T_y = change_of_variables(model, lp.dual, OPPONENT, eta)
     M = sp.block_diag([T_x, sp.identity(A_ub.shape[1] - lp.nx)]).tocsr()
-    return _highs_lp(M.T @ c, (T_y.T @ A_ub @ M).tocsr(), (A_eq @ M).tocsr(), b_eq, bounds)
+    return sequence_lp.highs_lp(highspy, M.T @ c, (T_y.T @ A_ub @ M).tocsr(),
+                                (A_eq @ M).tocsr(), b_eq, bounds)
 
 
 def rows_form(model: HandModel, eta: float) -> highspy.HighsLp:
@@ -67,33 +60,13 @@ def rows_form(model: HandModel, eta: float) -> highspy.HighsLp:
     lp.build()
     c, A_ub, A_eq, b_eq, bounds = lp.arrays()
     c, A_ub, A_eq, bounds = perturbed_lp._with_trembles(model, lp, c, A_ub, A_eq, bounds, eta)
-    return _highs_lp(c, A_ub, A_eq, b_eq, bounds)
-
-
-def _highs_lp(c, A_ub, A_eq, b_eq, bounds) -> highspy.HighsLp:
-    A = sp.vstack([A_ub, A_eq]).tocsc()
-    inf = highspy.kHighsInf
-    lp = highspy.HighsLp()
-    lp.num_col_, lp.num_row_ = A.shape[1], A.shape[0]
-    lp.col_cost_ = c
-    lp.col_lower_ = np.where(np.isinf(bounds[:, 0]), -inf, bounds[:, 0])
-    lp.col_upper_ = np.where(np.isinf(bounds[:, 1]), inf, bounds[:, 1])
-    lp.row_lower_ = np.concatenate([np.full(A_ub.shape[0], -inf), b_eq])
-    lp.row_upper_ = np.concatenate([np.zeros(A_ub.shape[0]), b_eq])
-    lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
-    lp.a_matrix_.num_col_, lp.a_matrix_.num_row_ = A.shape[1], A.shape[0]
-    lp.a_matrix_.start_, lp.a_matrix_.index_, lp.a_matrix_.value_ = A.indptr, A.indices, A.data
-    return lp
+    return sequence_lp.highs_lp(highspy, c, A_ub, A_eq, b_eq, bounds)
 
 
 def run(lp: highspy.HighsLp, basis=None, presolve: bool = True):
     """(HiGHS, iterations, value) by its dual simplex at the refined LP's tolerance."""
-    h = getattr(highspy, "_Highs", highspy.Highs)()
-    for option, value in (("output_flag", False), ("solver", "simplex"), ("simplex_strategy", 1),
-                          ("presolve", "on" if presolve else "off"),
-                          ("primal_feasibility_tolerance", perturbed_lp.TOLERANCE),
-                          ("dual_feasibility_tolerance", perturbed_lp.TOLERANCE)):
-        h.setOptionValue(option, value)
+    h = sequence_lp._highs(highspy, "simplex", perturbed_lp.TOLERANCE)
+    h.setOptionValue("presolve", "on" if presolve else "off")
     h.passModel(lp)
     if basis is not None:
         h.setBasis(basis)

@@ -449,19 +449,8 @@ def solve_lp_from(model: HandModel, start: Basis | None, maximizer: int = CAPTAI
 
     begin = time.perf_counter()
     built = built or _Built(model, maximizer)
-    A = sp.vstack([built.A_ub, built.A_eq]).tocsc()
-    inf = highspy.kHighsInf
-    lp = highspy.HighsLp()
-    lp.num_col_, lp.num_row_ = A.shape[1], A.shape[0]
-    lp.col_cost_ = built.c
-    lp.col_lower_ = np.where(np.isinf(built.bounds[:, 0]), -inf, built.bounds[:, 0])
-    lp.col_upper_ = np.where(np.isinf(built.bounds[:, 1]), inf, built.bounds[:, 1])
-    lp.row_lower_ = np.concatenate([np.full(built.A_ub.shape[0], -inf), built.b_eq])
-    lp.row_upper_ = np.concatenate([np.zeros(built.A_ub.shape[0]), built.b_eq])
-    lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
-    lp.a_matrix_.num_col_, lp.a_matrix_.num_row_ = A.shape[1], A.shape[0]
-    lp.a_matrix_.start_, lp.a_matrix_.index_, lp.a_matrix_.value_ = A.indptr, A.indices, A.data
-    shape = (A.shape[1], A.shape[0])
+    lp = highs_lp(highspy, built.c, built.A_ub, built.A_eq, built.b_eq, built.bounds)
+    shape = (lp.num_col_, lp.num_row_)
     # from `start`; else cold; else cold with HiGHS's own tolerances (the tight ones can
     # stall HiGHS on a degenerate stage; the round's certificate judges the result anyway)
     warm = start is not None and start.shape == shape
@@ -493,6 +482,25 @@ def solve_lp_from(model: HandModel, start: Basis | None, maximizer: int = CAPTAI
 
 
 _NAMES = {"simplex": "dual simplex", "ipm": "interior point and crossover"}
+
+
+def highs_lp(highspy, c: np.ndarray, A_ub: sp.spmatrix, A_eq: sp.spmatrix, b_eq: np.ndarray,
+             bounds: np.ndarray):
+    """scipy linprog's arrays (A_ub x <= 0, A_eq x = b_eq, bounds per column) as a
+    highspy.HighsLp, its matrix by columns."""
+    A = sp.vstack([A_ub, A_eq]).tocsc()
+    inf = highspy.kHighsInf
+    lp = highspy.HighsLp()
+    lp.num_col_, lp.num_row_ = A.shape[1], A.shape[0]
+    lp.col_cost_ = c
+    lp.col_lower_ = np.where(np.isinf(bounds[:, 0]), -inf, bounds[:, 0])
+    lp.col_upper_ = np.where(np.isinf(bounds[:, 1]), inf, bounds[:, 1])
+    lp.row_lower_ = np.concatenate([np.full(A_ub.shape[0], -inf), b_eq])
+    lp.row_upper_ = np.concatenate([np.zeros(A_ub.shape[0]), b_eq])
+    lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
+    lp.a_matrix_.num_col_, lp.a_matrix_.num_row_ = A.shape[1], A.shape[0]
+    lp.a_matrix_.start_, lp.a_matrix_.index_, lp.a_matrix_.value_ = A.indptr, A.indices, A.data
+    return lp
 
 
 def _highs(highspy, method: str, tolerance: float):

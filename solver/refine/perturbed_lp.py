@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
+from typing import Iterator
 
 import numpy as np
 import scipy.optimize
@@ -84,19 +85,28 @@ def tremble_rows(model: HandModel, space: _Space, player: int, eta: float
             pieces.append((rows[ok], index[b, hands[ok]],
                            np.where(actions[ok] == b, 1.0 - eta, -eta)))
 
+    for index, parent in decisions(model, space, player):
+        decision(index, parent)
+    rows, cols, vals = (np.concatenate([piece[i] for piece in pieces] or [np.zeros(0)])
+                        for i in range(3))
+    return sp.csr_matrix((vals, (rows.astype(np.int64), cols.astype(np.int64))),
+                         shape=(count, space.size))
+
+
+def decisions(model: HandModel, space: _Space, player: int
+              ) -> Iterator[tuple[np.ndarray, np.ndarray | None]]:
+    """Each decision of `player` that trembles, in `tremble_rows`' order: its (k, n) action
+    variables, and the (n,) sequence before it, or None for a throw (the last throw only
+    stops, so it is not one)."""
     for c in range(space.throw.shape[0]):
-        for t in range(space.throw.shape[1] - 1):       # the last throw only stops
-            decision(space.throw[c, t], None)
+        for t in range(space.throw.shape[1] - 1):
+            yield space.throw[c, t], None
     for tc, to in model.public_states:
         tree = model.tree((tc, to))
         parents = _parents(space, tree, player, tc, to)
         for node in tree.nodes:
             if node.actor == player:
-                decision(space.betting[(tc, to, node.history)], parents[node.index])
-    rows, cols, vals = (np.concatenate([piece[i] for piece in pieces] or [np.zeros(0)])
-                        for i in range(3))
-    return sp.csr_matrix((vals, (rows.astype(np.int64), cols.astype(np.int64))),
-                         shape=(count, space.size))
+                yield space.betting[(tc, to, node.history)], parents[node.index]
 
 
 def sequence_bounds(model: HandModel, space: _Space, player: int, eps: float) -> np.ndarray:
