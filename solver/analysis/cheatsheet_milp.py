@@ -540,11 +540,14 @@ def proved_front(model: HandModel, equilibrium: Strategy, game_value: float,
     """Each book `prove`d (smallest first; only those of `sizes` if given, the others
     measured as they are). Every size stays: a book costing more than the one below it
     (the block descent improved that one and not this one) is replaced by that one split
-    in two (the same strategy, one rule more; `_one_more`), proved like it."""
+    in two (the same strategy, one rule more; `_one_more`), proved like it. Without the
+    relaxation's bound: a front's bounds are `bench_cheatsheet.py --bounds`'s, computed
+    once per point there (over its scopes and over every book of its size)."""
     step = progress or quiet
     out: list[FrontPoint] = []
     for done, book in enumerate(books, 1):
-        point = (prove(model, book, equilibrium, game_value, seconds, blocks=blocks)
+        point = (prove(model, book, equilibrium, game_value, seconds, blocks=blocks,
+                       relaxation=False)
                  if sizes is None or len(book) in sizes
                  else cheatsheet.measure(model, book, equilibrium, game_value))
         if out and len(book) == out[-1].size + 1 and (
