@@ -7,6 +7,7 @@ start value.
     python benchmarks/bench_manche.py --variant 5,3,2 --simulate 20000
     python benchmarks/bench_manche.py --variant 9,6,3 --components --tasks
     python benchmarks/bench_manche.py --variant 9,3,2 --set stage_solve.DOUBLE_ORACLE_ROWS=600
+    python benchmarks/bench_manche.py --whole [--repeats 3] [--against OTHER/.venv/bin/bidou]
 
 A variant is CHIPS,FACES,THROWS (reroll keep, French ranking, half stake up). Prints one
 row a variant: seconds of the solve and of the proof, the start value and its proved
@@ -14,6 +15,13 @@ interval, the slowest components; with --simulate N, the Monte Carlo's rate, its
 error and how many standard errors it lies from the start value; with --tasks, each pool's
 stage solves (the first of each stage, cold, and the later ones, from its last basis);
 with --set, an experiment (a constant of solver.manche changed before the solve).
+
+`--whole` times instead what a user runs, the whole command `bidou manche --out DIR` at the
+defaults (the nine-chip manche: imports, every state solved and proved, the match, the
+report, the chart), in a fresh process each time: medians of its wall seconds and of its CPU
+seconds (its worker processes included), the load before each run, and the start value and
+proved interval it printed; with `--against`, another installation's `bidou` (main's
+checkout, say) runs it too, alternating with this one's so that both see the same load.
 """
 
 from __future__ import annotations
@@ -24,6 +32,10 @@ import importlib
 import json
 import os
 import resource
+import statistics
+import subprocess
+import sys
+import tempfile
 import time
 
 from games.le_bidou.manche import MancheParams, MancheState, start
@@ -33,6 +45,51 @@ from solver.manche.simulate import estimate
 from solver.manche.solve import MancheSolution, solve_manche
 
 SMALL = ("3,3,2", "5,3,2", "5,6,1", "9,3,2")
+
+
+def children_cpu() -> float:
+    """CPU seconds of this process's finished children (and theirs, once waited for)."""
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return children.ru_utime + children.ru_stime
+
+
+def whole_commands(repeats: int, against: str | None) -> None:
+    """Medians of the whole `bidou manche --out DIR` for this checkout and `against`
+    (another installation's `bidou` console script, run by its own interpreter from a
+    folder holding no checkout), alternately; the start value's line each printed."""
+    peers = {"this": (sys.executable, None)}
+    if against:
+        with open(against) as script:            # a console script: "#!/path/to/python"
+            peers["other"] = (script.readline()[2:].strip(), "/")
+    times: dict[str, list[tuple[float, float, float]]] = {peer: [] for peer in peers}
+    shown: dict[str, str] = {}
+    for _ in range(repeats):
+        for peer, (python, folder) in peers.items():
+            with tempfile.TemporaryDirectory() as out:
+                load = os.getloadavg()[0]
+                before, start_at = children_cpu(), time.perf_counter()
+                done = subprocess.run(
+                    [python, "-c", "from solver.app.cli import main; main()", "manche",
+                     "--json", "--out", out], capture_output=True, text=True, cwd=folder)
+                wall, cpu = time.perf_counter() - start_at, children_cpu() - before
+            times[peer].append((wall, cpu, load))
+            try:
+                report = json.loads(done.stdout)
+                shown[peer] = (f"start {report['start_value']:.12f} in "
+                               f"[{report['start_lower']}, {report['start_upper']}], "
+                               f"{len(report['states'])} states, widest "
+                               f"{report['max_width']:.1e}")
+            except (json.JSONDecodeError, KeyError):
+                shown[peer] = "no report: " + done.stderr.strip()[-200:]
+            shown[peer] += f" (exit {done.returncode})"
+            print(f"  {peer:<5} wall {wall:6.1f} s  cpu {cpu:6.1f} s  load {load:4.1f}",
+                  flush=True)
+    medians = {peer: tuple(statistics.median(run[i] for run in runs) for i in range(3))
+               for peer, runs in times.items()}
+    for peer, (wall, cpu, load) in medians.items():
+        ratio = f"  {wall / medians['this'][0]:5.2f}x this" if peer != "this" else ""
+        print(f"bidou manche {peer:<5} median of {repeats}: wall {wall:6.1f} s  cpu "
+              f"{cpu:6.1f} s  load {load:4.1f}{ratio}  {shown[peer]}", flush=True)
 
 
 def cpu_seconds() -> float:
@@ -122,7 +179,15 @@ def main() -> None:
     parser.add_argument("--set", action="append", default=[], metavar="MODULE.NAME=VALUE",
                         help="an experiment: a constant of solver.manche.MODULE set (a Python "
                              "literal) before the solve, e.g. solve.WARM_STEPS=0")
+    parser.add_argument("--whole", action="store_true",
+                        help="time the whole command `bidou manche --out DIR` instead")
+    parser.add_argument("--repeats", type=int, default=3, help="with --whole")
+    parser.add_argument("--against", default=None,
+                        help="with --whole: another installation's bidou, run side by side")
     args = parser.parse_args()
+    if args.whole:
+        whole_commands(args.repeats, args.against)
+        return
     for setting in args.set:
         where, value = setting.split("=", 1)
         module, name = where.rsplit(".", 1)
