@@ -10,8 +10,8 @@ import pytest
 
 from games.le_bidou.manche import MancheParams, MancheState, all_states, decided
 from solver.lp import solve_lp_from
-from solver.manche.certify import certify_manche
-from solver.manche.solve import first_guess, solve_manche
+from solver.manche.certify import PoolProofs, certify_manche
+from solver.manche.solve import decided_values, first_guess, solve_manche
 from solver.manche.stage_solve import model_at, solve_stage
 from solver.restricted import double_oracle
 
@@ -79,6 +79,43 @@ def test_stages_side_by_side_give_the_numbers_of_one_process():
     proved = certify_manche(two, workers=2).states
     assert proved == certify_manche(two, workers=1).states
     assert max(float(p.width) for p in proved.values()) < 1e-13
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_the_proof_beside_the_solve_is_the_proof_after_it(workers):
+    """`PoolProofs` run beside the solve (each pool's proof in the next pool's first batch,
+    the last pool's after it), as `bidou manche` does, proves the exact bounds that
+    `certify_manche` proves after the solve, and leaves the solve's numbers as they were."""
+    params = MancheParams(chips=4, faces=3, throws=2)
+    proofs = PoolProofs(params, decided_values(params))
+    asked: list[int] = []
+    calls = proofs.calls
+
+    def counted(components, strategies, values):
+        asked.append(components[0][0].pool)
+        # only the pools solved so far are known to the proof
+        assert all(s.pool <= asked[-1] for s in strategies)
+        return calls(components, strategies, values)
+
+    proofs.calls = counted                              # type: ignore[method-assign]
+    beside = solve_manche(params, workers=workers, beside=proofs)
+    alone = solve_manche(params, workers=workers)
+    assert asked == sorted({c[0].pool for c in alone.components})
+    assert beside.values == alone.values and beside.history == alone.history
+    assert proofs.certificate().states == certify_manche(alone, workers=1).states
+    assert beside.beside_seconds > 0 and alone.beside_seconds == 0
+
+
+def test_a_pool_that_cannot_be_proved_beside_the_solve_stops_it(monkeypatch):
+    """A proof's failure inside the solve is the certificate's error, not a wrong number:
+    `prove_manche` exits 1 (SolverError) as when proving after the solve."""
+    from solver.errors import SolverError
+    from solver.manche import certify
+    from solver.pipeline.manche import prove_manche
+
+    monkeypatch.setattr(certify, "MARGINS", (-1e-3,))    # above the guarantee: never proves
+    with pytest.raises(SolverError, match="could not be proved"):
+        prove_manche(MancheParams(chips=3, faces=3, throws=2))
 
 
 def test_the_double_oracle_solves_the_default_stages_from_pool_3():

@@ -24,14 +24,17 @@ reason: each hand empties some of the pool unless it ties.
 The components of one pool are proved side by side, as they are solved (the worker processes
 of solver/manche/stage_solve.py), each from the bounds of the pools below, and beside them
 the tie bounds of the pool's states, which read only their stage strategies. Exact numbers
-do not depend on which process found them.
+do not depend on which process found them. A pool's proof reads nothing of the pools above
+it, so `bidou manche` runs it beside the next pool's first stage solves, on workers those
+would leave idle (`PoolProofs`, `solve_manche`'s `beside`): only the last pool's proof is
+left when the solve ends.
 """
 
 from __future__ import annotations
 
 import dataclasses
 from fractions import Fraction
-from typing import Callable
+from typing import Any, Callable
 
 from games.bidou.betting import CAPTAIN, OPPONENT
 from games.le_bidou.manche import After, MancheParams, MancheState
@@ -86,11 +89,6 @@ class _Part:
     values: dict[MancheState, float]
 
 
-def _part(solution: MancheSolution, states: tuple[MancheState, ...]) -> _Part:
-    return _Part(solution.params, {s: solution.stages[s].strategy for s in states},
-                 {s: solution.values[s] for s in states})
-
-
 def _x_value(nxt: After, seat: int, g: Callable[[MancheState, int], Fraction | float]
              ) -> Fraction | float:
     """X's guarantee where a hand leads, X having held `seat` in it."""
@@ -138,32 +136,68 @@ def _max_tie(part: _Part, state: MancheState) -> Fraction:
     return max(_tie_bound(part, state, seat) for seat in (FIRST, SECOND))
 
 
+class PoolProofs:
+    """The proof pool by pool, smallest first (module docstring), as the pools are solved:
+    `calls(...)` gives the worker tasks that prove one pool's components and their tie
+    bounds, `take(...)` records their results. A pool's proof reads the proved bounds of
+    the pools below it, so each pool's results are taken before the next pool's calls are
+    made. The solve runs these calls beside its own stage solves (`solve_manche`'s
+    `beside`), or `certify_manche` runs them after it: the same exact numbers."""
+
+    def __init__(self, params: MancheParams, known: dict[MancheState, Fraction]) -> None:
+        self.params = params
+        self.proofs: dict[MancheState, StateProof] = {
+            s: StateProof(v, v, Fraction(0)) for s, v in known.items()}
+        self.floats: dict[Key, Fraction] = {}   # proved guarantees, rounded down to floats
+        for s, v in known.items():
+            self.floats[(s, FIRST)], self.floats[(s, SECOND)] = v, 1 - v
+        self._asked: list[tuple[MancheState, ...]] | None = None
+
+    def calls(self, components: list[tuple[MancheState, ...]],
+              strategies: dict[MancheState, Strategy], values: dict[MancheState, float]
+              ) -> list[tuple[Any, ...]]:
+        """The tasks proving one pool: each component's proof, then each state's tie bound
+        (in one batch, so that a pool of one component keeps both workers busy)."""
+        assert self._asked is None, "the pool below is not recorded yet"
+        self._asked = list(components)
+
+        def part(states: tuple[MancheState, ...]) -> _Part:
+            return _Part(self.params, {s: strategies[s] for s in states},
+                         {s: values[s] for s in states})
+        floats = dict(self.floats)
+        return ([(_prove_component, part(c), c, floats) for c in components]
+                + [(_max_tie, part((s,)), s) for c in components for s in c])
+
+    def take(self, found: list[Any]) -> None:
+        """Record the results of the last `calls`; MancheCertificateError if a component
+        is not proved."""
+        assert self._asked is not None, "no pool asked"
+        mine, self._asked = self._asked, None
+        states = [s for c in mine for s in c]
+        ties = dict(zip(states, found[len(mine):]))
+        for component, bounds in zip(mine, found):
+            _record(component, bounds, ties, self.proofs, self.floats)
+
+    def certificate(self) -> MancheCertificate:
+        assert self._asked is None, "a pool is not recorded yet"
+        return MancheCertificate(dict(self.proofs))
+
+
 def certify_manche(solution: MancheSolution, workers: int | None = None
                    ) -> MancheCertificate:
     """Every state's proved interval (module docstring), on `workers` processes
     (`stage_solve.default_workers`; 1: this one); MancheCertificateError if a component
-    cannot be proved."""
-    proofs: dict[MancheState, StateProof] = {
-        s: StateProof(v, v, Fraction(0)) for s, v in solution.known.items()}
-    floats: dict[Key, Fraction] = {}            # proved guarantees, rounded down to floats
-    for s, v in solution.known.items():
-        floats[(s, FIRST)], floats[(s, SECOND)] = v, 1 - v
+    cannot be proved. (`solver.pipeline.manche` proves beside the solve instead.)"""
+    proofs = PoolProofs(solution.params, solution.known)
+    strategies = {s: stage.strategy for s, stage in solution.stages.items()}
     runner = Runner(default_workers(solution.params) if workers is None else workers)
     try:
         for pool in sorted({c[0].pool for c in solution.components}):
-            # the pool's components and its states' tie bounds in one batch: a pool of one
-            # component (8 and 9 at the default) then keeps both workers busy
             mine = [c for c in solution.components if c[0].pool == pool]
-            states = [s for c in mine for s in c]
-            found = runner.map(call, [(_prove_component, _part(solution, c), c, floats)
-                                       for c in mine]
-                               + [(_max_tie, _part(solution, (s,)), s) for s in states])
-            ties = dict(zip(states, found[len(mine):]))
-            for component, bounds in zip(mine, found):
-                _record(component, bounds, ties, proofs, floats)
+            proofs.take(runner.map(call, proofs.calls(mine, strategies, solution.values)))
     finally:
         runner.close()
-    return MancheCertificate(proofs)
+    return proofs.certificate()
 
 
 def _record(component: tuple[MancheState, ...], found: dict[Key, Fraction],

@@ -12,7 +12,8 @@ through the tie leaves. As in the round (solver/round/solve.py), each round of s
 is followed by a policy evaluation: the stage strategies are held fixed and the values they
 give are solved from the component's small linear system (`solver.round.markov`), Newton's
 method on V - val(V); a step that does not shrink the residual falls back to a Shapley step.
-The numbers are then proved by `certify`, never by this residual.
+The numbers are then proved by `certify`, never by this residual; that proof may run beside
+the solve (`beside`: each pool's proof in the next pool's first batch of stage solves).
 Newton's method starts from the values of the states one chip away in the pool below
 (`first_guess`), with LPs: the round's guess by CFR strategies first cost more here than the
 extra round of warm LP solves it saved (docs/manche.md, "Session 12": a stage's LP from its
@@ -31,7 +32,7 @@ from __future__ import annotations
 import dataclasses
 import time
 from fractions import Fraction
-from typing import Any, Generator
+from typing import Any, Generator, Protocol
 
 import numpy as np
 
@@ -60,7 +61,8 @@ STOP_RESIDUAL = 1e-12
 NOISE_RESIDUAL = 1e-9
 MAX_ROUNDS = 30
 
-__all__ = ["MancheSolution", "Stage", "components", "solve_manche", "value_of"]
+__all__ = ["Beside", "MancheSolution", "Stage", "components", "decided_values",
+           "solve_manche", "value_of"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -89,6 +91,9 @@ class MancheSolution:
     component_seconds: tuple[float, ...] = ()
     # every stage solve in the order run: the state, its seconds and how it was solved
     tasks: tuple[tuple[MancheState, float, str], ...] = ()
+    # wall seconds of `beside`'s work left after the last pool's stage solves (its
+    # earlier work ran in the pools' batches, inside `seconds`)
+    beside_seconds: float = 0.0
 
     @property
     def start_value(self) -> float:
@@ -110,6 +115,19 @@ Task = tuple[MancheState, Values]
 Steps = Generator[list[Task], list[Stage], tuple[dict[MancheState, Stage], list[float]]]
 
 
+class Beside(Protocol):
+    """Work for the worker processes that reads each pool once it is solved (the proof,
+    `certify.PoolProofs`): its calls for a pool run in the next pool's first batch of stage
+    solves, on workers the stage solves leave idle, and the last pool's after the solve.
+    Each pool's results are taken before the next pool's calls are asked for."""
+
+    def calls(self, components: list[tuple[MancheState, ...]],
+              strategies: dict[MancheState, Strategy], values: Values
+              ) -> list[tuple[Any, ...]]: ...
+
+    def take(self, found: list[Any]) -> None: ...
+
+
 class _Stages:
     """Runs the stage solves of a round, keeping where each stage's next solve starts."""
 
@@ -118,17 +136,21 @@ class _Stages:
         self.starts: dict[MancheState, Start] = {}
         self.log: list[tuple[MancheState, float, str]] = []
 
-    def run(self, tasks: list[Task]) -> list[Stage]:
+    def run(self, tasks: list[Task], extra: list[tuple[Any, ...]] | None = None
+            ) -> tuple[list[Stage], list[Any]]:
+        """The stages of `tasks`, and the results of the `extra` calls run in the same
+        batch, after them (`Beside`)."""
         calls = [(solve_stage, self.params, state, values, self.starts.get(state))
                  for state, values in tasks]
+        found = self.runner.map(call, calls + list(extra or ()))
         out = []
-        for (state, values), result in zip(tasks, self.runner.map(call, calls)):
+        for (state, values), result in zip(tasks, found):
             assert isinstance(result, Solved)
             self.starts[state] = result.start
             out.append(Stage(model_at(self.params, state, values), result.strategy,
                              result.value, result.method, result.seconds))
             self.log.append((state, result.seconds, result.method))
-        return out
+        return out, found[len(calls):]
 
 
 def _evaluate(params: MancheParams, component: tuple[MancheState, ...],
@@ -197,16 +219,21 @@ def _component(params: MancheParams, component: tuple[MancheState, ...], known: 
                       f"{MAX_ROUNDS} rounds (residual {residuals[-1]:.1e})")
 
 
-def _solve_pool(stages: _Stages, steps: list[Steps]
-                ) -> list[tuple[dict[MancheState, Stage], list[float], float]]:
+def _solve_pool(stages: _Stages, steps: list[Steps], extra: list[tuple[Any, ...]]
+                ) -> tuple[list[tuple[dict[MancheState, Stage], list[float], float]],
+                           list[Any]]:
     """Run the components of one pool together: each round, every unfinished component's
-    tasks in one batch. Each component's stages, residuals and task seconds."""
+    tasks in one batch, the first with the `extra` calls after them. Each component's
+    stages, residuals and task seconds; the extra calls' results."""
     results: list[Any] = [None] * len(steps)
     spent = [0.0] * len(steps)
     asked = {number: next(gen) for number, gen in enumerate(steps)}
+    extra_found: list[Any] = []
     while asked:
         batch = [(number, task) for number in sorted(asked) for task in asked[number]]
-        done = stages.run([task for _, task in batch])
+        done, found = stages.run([task for _, task in batch], extra)
+        if extra:
+            extra, extra_found = [], found
         for number in sorted(asked):
             mine = [stage for (n, _), stage in zip(batch, done) if n == number]
             spent[number] += sum(stage.seconds for stage in mine)
@@ -216,17 +243,24 @@ def _solve_pool(stages: _Stages, steps: list[Steps]
                 found, residuals = stop.value
                 results[number] = (found, residuals, spent[number])
                 del asked[number]
-    return results
+    return results, extra_found
+
+
+def decided_values(params: MancheParams) -> dict[MancheState, Fraction]:
+    """The decided states (a player holds more than half of the chips), exactly."""
+    return {s: v for s in all_states(params.chips) if (v := decided(s)) is not None}
 
 
 def solve_manche(params: MancheParams, progress: Step | None = None,
-                 workers: int | None = None) -> MancheSolution:
+                 workers: int | None = None, beside: Beside | None = None
+                 ) -> MancheSolution:
     """Every state's value and stage equilibrium (module docstring), the stages of a pool
-    on `workers` processes (`stage_solve.default_workers`; 1: this one). `progress` hears
-    ("pool P", states solved, states to solve) before each pool."""
+    on `workers` processes (`stage_solve.default_workers`; 1: this one), and `beside`'s
+    work for each pool once it is solved (`Beside`). `progress` hears ("pool P", states
+    solved, states to solve) before each pool."""
     begin = time.perf_counter()
     progress = progress or quiet
-    known = {s: v for s in all_states(params.chips) if (v := decided(s)) is not None}
+    known = decided_values(params)
     values: Values = {s: float(v) for s, v in known.items()}
     order = components(params.chips)
     total = sum(len(c) for c in order)
@@ -235,18 +269,30 @@ def solve_manche(params: MancheParams, progress: Step | None = None,
     solved: dict[MancheState, Stage] = {}
     history: dict[int, list[float]] = {}
     spent: list[float] = []
+    extra: list[tuple[Any, ...]] = []           # beside's calls for the pool just solved
     try:
         for pool in sorted({c[0].pool for c in order}):
             mine = [c for c in order if c[0].pool == pool]
             progress(f"pool {pool}", len(solved), total)
-            found = _solve_pool(stages, [_component(params, c, dict(values)) for c in mine])
+            found, extra_found = _solve_pool(
+                stages, [_component(params, c, dict(values)) for c in mine], extra)
+            if beside is not None and extra:
+                beside.take(extra_found)
             for component, (stage_of, residuals, seconds) in zip(mine, found):
                 history[len(history)] = residuals
                 spent.append(seconds)
                 solved.update(stage_of)
                 values.update({s: stage_of[s].value for s in component})
+            if beside is not None:
+                strategies = {s: solved[s].strategy for c in mine for s in c}
+                extra = beside.calls(mine, strategies, values)
+        solved_at, tail = time.perf_counter(), 0.0
+        progress("solved", total, total)
+        if beside is not None and extra:
+            progress("proving", 0, 1)
+            beside.take(runner.map(call, extra))
+            tail = time.perf_counter() - solved_at
     finally:
         runner.close()
-    progress("solved", total, total)
     return MancheSolution(params, values, known, solved, tuple(order), history,
-                          time.perf_counter() - begin, tuple(spent), tuple(stages.log))
+                          solved_at - begin, tuple(spent), tuple(stages.log), tail)

@@ -46,7 +46,7 @@ def _lines(params: MancheParams, report: dict[str, Any]) -> list[str]:
         f"interval {report['max_width']:.1e}); every manche ends with probability 1, "
         f"whatever either player does (proved)",
         f"seconds:        {report['seconds']:.1f} (solve {report['solve_seconds']:.1f}, "
-        f"proof {report['prove_seconds']:.1f})",
+        f"proving beside it; the last pool's proof {report['prove_seconds']:.1f})",
         "",
         "pool  first  second  value           proved interval                      "
         "exploitability"]
@@ -106,7 +106,7 @@ def manche(chips: int, faces: int, throws: int, reroll: str, ranking: str,
     """Solve a whole manche of Le Bidou (every state: chips left in the pool, chips each
     player has received), each number proved in exact arithmetic, and the match (two
     manches and a belle) on top. Small variants take seconds; the default manche (its
-    pool-9 hand is the default Le Bidou hand) about 40 s on a quiet 2-core machine, its
+    pool-9 hand is the default Le Bidou hand) about 33 s on a quiet 2-core machine, its
     stages side by side on worker processes (docs/manche.md, "Measured").
 
     \b
