@@ -231,9 +231,9 @@ def _solve_pool(stages: _Stages, steps: list[Steps], extra: list[tuple[Any, ...]
     extra_found: list[Any] = []
     while asked:
         batch = [(number, task) for number in sorted(asked) for task in asked[number]]
-        done, found = stages.run([task for _, task in batch], extra)
+        done, beside_found = stages.run([task for _, task in batch], extra)
         if extra:
-            extra, extra_found = [], found
+            extra, extra_found = [], beside_found
         for number in sorted(asked):
             mine = [stage for (n, _), stage in zip(batch, done) if n == number]
             spent[number] += sum(stage.seconds for stage in mine)
