@@ -54,7 +54,8 @@ class InterruptsHeld:
     its workers with it). Python's handlers record either signal instead of acting on it
     (another thread may still take SIGINT). `release()` restores all and delivers what
     came to the handlers it restored (KeyboardInterrupt, `Terminated`), now that there is
-    something whole to close. Main thread only; elsewhere both are no-ops."""
+    something whole to close, by calling them (not by raising the signal again, which a gc
+    callback could swallow). Main thread only; elsewhere both are no-ops."""
 
     HELD = (signal.SIGTERM, signal.SIGINT)        # delivered in this order on release
 
@@ -89,7 +90,15 @@ class InterruptsHeld:
         self._mask = None
         for signum in self.HELD:
             if signum in self.came and deliver:
-                signal.raise_signal(signum)
+                handler = signal.getsignal(signum)
+                if callable(handler):
+                    # called here, so that its exception is raised here: a signal's Python
+                    # handler runs wherever the interpreter next looks, a gc callback
+                    # included (Dask's GC diagnosis), where the exception is printed and
+                    # dropped (a Ctrl-C lost, seen in tests/test_sweep_signals.py)
+                    handler(signum, None)
+                else:
+                    signal.raise_signal(signum)
 
 
 T = TypeVar("T", bound=ContextManager[Any])
