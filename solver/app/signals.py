@@ -3,17 +3,20 @@ on Ctrl-C (SIGINT) and 143 on SIGTERM.
 
 Python turns SIGINT into KeyboardInterrupt, which unwinds through every ``finally`` and
 ``except BaseException`` (the atomic writers delete their ``.tmp-*`` files there). SIGTERM
-would kill the process on the spot, leaving them behind; `sigterm_unwinds` makes it raise
-`Terminated` instead, so it unwinds the same way. What must not be cut short while it
-starts (the sweep's Dask cluster) is started with Ctrl-C and SIGTERM held (`started_whole`),
-and the processes it starts never see Ctrl-C.
+would kill the process on the spot, leaving them behind; `signals_unwind` makes it raise
+`Terminated` instead, so it unwinds the same way, and keeps both out of gc callbacks, which
+would drop them. What must not be cut short while it starts (the sweep's Dask cluster) is
+started with Ctrl-C and SIGTERM held (`started_whole`), and the processes it starts never
+see Ctrl-C.
 """
 
 from __future__ import annotations
 
 import contextlib
+import gc
 import signal
 import threading
+from types import FrameType
 from typing import Any, Callable, ContextManager, Iterator, TypeVar
 
 EXIT_INTERRUPTED = 130          # 128 + SIGINT
@@ -24,22 +27,87 @@ class Terminated(BaseException):
     """SIGTERM arrived; a BaseException so that no ``except Exception`` swallows it."""
 
 
-def _raise_terminated(signum: int, frame: object) -> None:
-    signal.signal(signal.SIGTERM, signal.SIG_IGN)     # a second SIGTERM must not cut cleanup
-    raise Terminated()
+def in_gc_callback(frame: FrameType | None) -> bool:
+    """Whether `frame` (where a signal's handler interrupts the program) runs inside a gc
+    callback: Python prints an exception raised there and drops it."""
+    codes = {getattr(getattr(callback, "__func__", callback), "__code__", None)
+             for callback in gc.callbacks}
+    codes.discard(None)
+    while codes and frame is not None:
+        if frame.f_code in codes:
+            return True
+        frame = frame.f_back
+    return False
+
+
+class _Collections:
+    """Whether a garbage collection runs: a gc callback of our own, first in the list,
+    told of each one's start before the other callbacks and of its stop. The weakref
+    callbacks and finalizers a collection runs drop what they raise, like gc callbacks."""
+
+    def __init__(self) -> None:
+        self.running = False
+
+    def __call__(self, phase: str, info: dict[str, int]) -> None:
+        self.running = phase == "start"
+
+
+def _again_soon(signum: int) -> None:
+    """The signal sent to the main thread again in a moment, by another thread: once it has
+    left the collection (a real signal, which also wakes a sleep or a wait). Not
+    `_thread.interrupt_main` from here: the interpreter would run the handler again at
+    once, still inside it, and again, to the recursion limit."""
+    timer = threading.Timer(0.001, signal.pthread_kill,
+                            args=(threading.main_thread().ident, signum))
+    timer.daemon = True
+    timer.start()
+
+
+def _handlers(collections: _Collections) -> tuple[Callable[[int, FrameType | None], None],
+                                                  Callable[[int, FrameType | None], None]]:
+    """Ctrl-C's and SIGTERM's handlers: KeyboardInterrupt and `Terminated`, each asked for
+    again later when it would be raised where Python drops it (in a collection, or a gc
+    callback: Dask's scheduler registers one, its GC diagnosis, in the process of `bidou
+    sweep`, and a Ctrl-C handled there was lost and the sweep went on)."""
+    def dropped_here(frame: FrameType | None) -> bool:
+        return collections.running or in_gc_callback(frame)
+
+    def interrupt(signum: int, frame: FrameType | None) -> None:
+        if dropped_here(frame):
+            _again_soon(signum)
+            return
+        raise KeyboardInterrupt()
+
+    def terminate(signum: int, frame: FrameType | None) -> None:
+        if dropped_here(frame):
+            _again_soon(signum)
+            return
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)     # a second one must not cut cleanup
+        raise Terminated()
+
+    return interrupt, terminate
 
 
 @contextlib.contextmanager
-def sigterm_unwinds() -> Iterator[None]:
-    """Within the block SIGTERM raises `Terminated` (main thread only; elsewhere a no-op)."""
+def signals_unwind() -> Iterator[None]:
+    """Within the block SIGTERM raises `Terminated` and Ctrl-C KeyboardInterrupt (as it
+    does by default), neither of them where Python would drop it (`_handlers`). Main thread
+    only; elsewhere a no-op."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    previous = signal.signal(signal.SIGTERM, _raise_terminated)
+    collections = _Collections()
+    interrupt, terminate = _handlers(collections)
+    gc.callbacks.insert(0, collections)
+    previous = {signal.SIGTERM: signal.signal(signal.SIGTERM, terminate)}
+    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+        previous[signal.SIGINT] = signal.signal(signal.SIGINT, interrupt)
     try:
         yield
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+        gc.callbacks.remove(collections)
 
 
 class InterruptsHeld:

@@ -15,7 +15,7 @@ from typing import Any, Callable, NoReturn, TypeVar, cast
 import click
 
 from games.bidou.params import ParameterError
-from solver.app.signals import EXIT_INTERRUPTED, EXIT_TERMINATED, Terminated, sigterm_unwinds
+from solver.app.signals import EXIT_INTERRUPTED, EXIT_TERMINATED, Terminated, signals_unwind
 from solver.errors import SolverError
 from solver.files import DestinationError
 from solver.strategy import StrategyFileError
@@ -96,7 +96,7 @@ class Bidou(click.Group):
     def invoke(self, ctx: click.Context) -> Any:
         """Ctrl-C and SIGTERM end with 130 and 143 (not click's "Aborted!" and 1, which
         would read as a solver failure)."""
-        with sigterm_unwinds():
+        with signals_unwind():
             try:
                 return super().invoke(ctx)
             except click.UsageError as error:
