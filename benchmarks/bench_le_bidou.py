@@ -35,12 +35,13 @@ default hand and certifies its strategies: a proved interval without any LP.
 from __future__ import annotations
 
 import argparse
-import resource
 import statistics
 import subprocess
 import sys
 import time
 from typing import Any, Callable
+
+from whole_commands import side_by_side, timed
 
 from games.bidou.params import BidouParams
 from games.le_bidou.params import LeBidouParams
@@ -115,36 +116,24 @@ finally:
 
 def whole_commands(max_stake: int, repeats: int, against: str | None) -> None:
     """Medians of the whole `bidou solve --game le-bidou` for this checkout and `against`
-    (another installation's `bidou`, run by its own interpreter, from a folder holding no
-    checkout), run alternately: wall seconds, CPU seconds (the command and the children it
-    forks) and the command's own CPU seconds (its critical path when each forked child has
-    a core); the value line each printed."""
-    peers = {"this": (sys.executable, None)}
-    if against:
-        with open(against) as script:            # a console script: "#!/path/to/python"
-            peers["other"] = (script.readline()[2:].strip(), "/")
-    times: dict[str, list[tuple[float, float, float]]] = {peer: [] for peer in peers}
-    shown: dict[str, str] = {}
-    for _ in range(repeats):
-        for peer, (python, folder) in peers.items():
-            before = _children_cpu()
-            start = time.perf_counter()
-            done = subprocess.run([python, "-c", OWN_CPU, "solve", "--game", "le-bidou",
-                                   "--max-stake", str(max_stake)], capture_output=True,
-                                  text=True, cwd=folder)
-            own = [float(line.split()[-1]) for line in done.stderr.splitlines()
-                   if line.startswith("own cpu")]
-            times[peer].append((time.perf_counter() - start, _children_cpu() - before,
-                                own[-1] if own else float("nan")))
-            shown[peer] = " | ".join(line for line in done.stdout.splitlines()
-                                     if line.startswith(("certified", "solver says")))
-            shown[peer] += f" (exit {done.returncode})"
-    medians = {peer: tuple(statistics.median(run[i] for run in runs) for i in range(3))
-               for peer, runs in times.items()}
-    for peer, (wall, cpu, own) in medians.items():
-        ratio = f"{wall / medians['this'][0]:6.2f}x this" if peer != "this" else ""
+    (another installation's `bidou`), run alternately (benchmarks/whole_commands.py): wall
+    seconds, CPU seconds (the command and the children it forks) and the command's own CPU
+    seconds (its critical path when each forked child has a core); the value line each
+    printed."""
+    def run(peer: str, python: str, folder: str | None) -> tuple[tuple[float, ...], str]:
+        wall, cpu, done = timed([python, "-c", OWN_CPU, "solve", "--game", "le-bidou",
+                                 "--max-stake", str(max_stake)], folder)
+        own = [float(line.split()[-1]) for line in done.stderr.splitlines()
+               if line.startswith("own cpu")]
+        shown = " | ".join(line for line in done.stdout.splitlines()
+                           if line.startswith(("certified", "solver says")))
+        return (wall, cpu, own[-1] if own else float("nan")), f"{shown} (exit {done.returncode})"
+
+    medians = side_by_side(repeats, against, run)
+    for peer, ((wall, cpu, own), shown) in medians.items():
+        ratio = f"{wall / medians['this'][0][0]:6.2f}x this" if peer != "this" else ""
         print(f"max_stake {max_stake} {peer:<5} wall {wall:8.1f} s  cpu {cpu:8.1f} s  "
-              f"own cpu {own:8.1f} s  {ratio}  {shown[peer]}", flush=True)
+              f"own cpu {own:8.1f} s  {ratio}  {shown}", flush=True)
 
 
 # The phases of `bidou solve --game le-bidou` that `phases` times, by the function that
@@ -225,11 +214,6 @@ def _time_calls(module: Any, name: str, label: str,
 
     timed._timed = True          # type: ignore[attr-defined]
     setattr(module, name, timed)
-
-
-def _children_cpu() -> float:
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
 
 
 def main() -> None:

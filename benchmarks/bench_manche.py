@@ -32,11 +32,10 @@ import importlib
 import json
 import os
 import resource
-import statistics
-import subprocess
-import sys
 import tempfile
 import time
+
+from whole_commands import side_by_side, timed
 
 from games.le_bidou.manche import MancheParams, MancheState, start
 from solver.manche.certify import certify_manche
@@ -47,49 +46,30 @@ from solver.manche.solve import MancheSolution, solve_manche
 SMALL = ("3,3,2", "5,3,2", "5,6,1", "9,3,2")
 
 
-def children_cpu() -> float:
-    """CPU seconds of this process's finished children (and theirs, once waited for)."""
-    children = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return children.ru_utime + children.ru_stime
-
-
 def whole_commands(repeats: int, against: str | None) -> None:
     """Medians of the whole `bidou manche --out DIR` for this checkout and `against`
-    (another installation's `bidou` console script, run by its own interpreter from a
-    folder holding no checkout), alternately; the start value's line each printed."""
-    peers = {"this": (sys.executable, None)}
-    if against:
-        with open(against) as script:            # a console script: "#!/path/to/python"
-            peers["other"] = (script.readline()[2:].strip(), "/")
-    times: dict[str, list[tuple[float, float, float]]] = {peer: [] for peer in peers}
-    shown: dict[str, str] = {}
-    for _ in range(repeats):
-        for peer, (python, folder) in peers.items():
-            with tempfile.TemporaryDirectory() as out:
-                load = os.getloadavg()[0]
-                before, start_at = children_cpu(), time.perf_counter()
-                done = subprocess.run(
-                    [python, "-c", "from solver.app.cli import main; main()", "manche",
-                     "--json", "--out", out], capture_output=True, text=True, cwd=folder)
-                wall, cpu = time.perf_counter() - start_at, children_cpu() - before
-            times[peer].append((wall, cpu, load))
-            try:
-                report = json.loads(done.stdout)
-                shown[peer] = (f"start {report['start_value']:.12f} in "
-                               f"[{report['start_lower']}, {report['start_upper']}], "
-                               f"{len(report['states'])} states, widest "
-                               f"{report['max_width']:.1e}")
-            except (json.JSONDecodeError, KeyError):
-                shown[peer] = "no report: " + done.stderr.strip()[-200:]
-            shown[peer] += f" (exit {done.returncode})"
-            print(f"  {peer:<5} wall {wall:6.1f} s  cpu {cpu:6.1f} s  load {load:4.1f}",
-                  flush=True)
-    medians = {peer: tuple(statistics.median(run[i] for run in runs) for i in range(3))
-               for peer, runs in times.items()}
-    for peer, (wall, cpu, load) in medians.items():
-        ratio = f"  {wall / medians['this'][0]:5.2f}x this" if peer != "this" else ""
+    (another installation's `bidou`), alternately (benchmarks/whole_commands.py): wall and
+    CPU seconds, the load before each run; the start value each proved."""
+    def run(peer: str, python: str, folder: str | None) -> tuple[tuple[float, ...], str]:
+        with tempfile.TemporaryDirectory() as out:
+            load = os.getloadavg()[0]
+            wall, cpu, done = timed([python, "-c", "from solver.app.cli import main; main()",
+                                     "manche", "--json", "--out", out], folder)
+        try:
+            report = json.loads(done.stdout)
+            shown = (f"start {report['start_value']:.12f} in [{report['start_lower']}, "
+                     f"{report['start_upper']}], {len(report['states'])} states, widest "
+                     f"{report['max_width']:.1e}")
+        except (json.JSONDecodeError, KeyError):
+            shown = "no report: " + done.stderr.strip()[-200:]
+        print(f"  {peer:<5} wall {wall:6.1f} s  cpu {cpu:6.1f} s  load {load:4.1f}", flush=True)
+        return (wall, cpu, load), f"{shown} (exit {done.returncode})"
+
+    medians = side_by_side(repeats, against, run)
+    for peer, ((wall, cpu, load), shown) in medians.items():
+        ratio = f"  {wall / medians['this'][0][0]:5.2f}x this" if peer != "this" else ""
         print(f"bidou manche {peer:<5} median of {repeats}: wall {wall:6.1f} s  cpu "
-              f"{cpu:6.1f} s  load {load:4.1f}{ratio}  {shown[peer]}", flush=True)
+              f"{cpu:6.1f} s  load {load:4.1f}{ratio}  {shown}", flush=True)
 
 
 def cpu_seconds() -> float:
