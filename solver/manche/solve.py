@@ -136,13 +136,13 @@ class _Stages:
         self.starts: dict[MancheState, Start] = {}
         self.log: list[tuple[MancheState, float, str]] = []
 
-    def run(self, tasks: list[Task], extra: list[tuple[Any, ...]] | None = None
+    def run(self, tasks: list[Task], extra: list[tuple[Any, ...]]
             ) -> tuple[list[Stage], list[Any]]:
         """The stages of `tasks`, and the results of the `extra` calls run in the same
         batch, after them (`Beside`)."""
         calls = [(solve_stage, self.params, state, values, self.starts.get(state))
                  for state, values in tasks]
-        found = self.runner.map(call, calls + list(extra or ()))
+        found = self.runner.map(call, calls + extra)
         out = []
         for (state, values), result in zip(tasks, found):
             assert isinstance(result, Solved)
