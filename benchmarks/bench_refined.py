@@ -34,14 +34,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import resource
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
-
-from whole_commands import children_cpu
 
 from solver.refine.sequential import verify
 from solver.strategy import load_exact, load_strategy_file
@@ -130,13 +129,13 @@ def _timed(holder, attribute: str, into: list[float]) -> None:
     function = getattr(holder, attribute)
 
     def timed(*args, **kwargs):
-        cpu, wall, children = time.process_time(), time.perf_counter(), children_cpu()
+        cpu, wall, children = time.process_time(), time.perf_counter(), _children_cpu()
         try:
             return function(*args, **kwargs)
         finally:
             into[0] += time.process_time() - cpu
             into[1] += time.perf_counter() - wall
-            into[2] += children_cpu() - children
+            into[2] += _children_cpu() - children
 
     setattr(holder, attribute, timed)
 
@@ -146,11 +145,16 @@ def _run(bidou: list[str], rules: list[str], extra: list[str], out: Path
     """(wall seconds, CPU seconds) of one command. The CPU time (user and system, of the
     command and every process it waited for: the refined recovery's forked child too)
     is what a load shared with other sessions changes least."""
-    before = children_cpu()
+    before = _children_cpu()
     start = time.perf_counter()
     subprocess.run([*bidou, "solve", *rules, *extra, "--out", str(out)], check=True,
                    capture_output=True)
-    return time.perf_counter() - start, children_cpu() - before
+    return time.perf_counter() - start, _children_cpu() - before
+
+
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def main() -> None:

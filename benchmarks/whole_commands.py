@@ -1,7 +1,9 @@
 """Whole commands timed in fresh processes, this checkout's beside another installation's
 (`--against OTHER/.venv/bin/bidou`), alternately so that both see the same load: the
 `--whole` runs of benchmarks/bench_le_bidou.py and bench_manche.py. Run from the
-benchmarks' folder (`python benchmarks/NAME.py` puts it first on the path)."""
+benchmarks' folder (`python benchmarks/NAME.py` puts it first on the path): a benchmark
+that a test loads from its file cannot import it (bench_refined.py, which keeps its own
+`_children_cpu`)."""
 
 from __future__ import annotations
 
