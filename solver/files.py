@@ -260,11 +260,13 @@ def check_directory_destination(path: str | os.PathLike) -> None:
 
 def _check_folder(folder: str, name: str) -> None:
     """The folder exists and takes a new file, or its nearest existing ancestor could."""
-    probe = folder
+    probe, missing = folder, []
     while not os.path.lexists(probe):
-        probe = os.path.dirname(probe)
+        probe, part = os.path.split(probe)
+        missing.append(part)
     if not os.path.isdir(probe):
         raise _refuse(name, f"{probe} is not a folder")
+    _check_name_lengths(probe, missing, name)
     if not os.access(probe, os.W_OK | os.X_OK):
         raise _refuse(name, f"the folder {probe} is not writable")
     try:                                  # access() can be wrong (ACLs, network file systems)
@@ -273,6 +275,18 @@ def _check_folder(folder: str, name: str) -> None:
         raise _refuse(name, f"the folder {probe} is not writable ({error.strerror})") from None
     os.close(fd)
     os.unlink(tmp)
+
+
+def _check_name_lengths(folder: str, parts: Sequence[str], name: str) -> None:
+    """Each folder still to be made fits the file system's name limit (lexists and Path.exists
+    do not say ENAMETOOLONG: the error would come at the first write, after the work)."""
+    try:
+        limit = os.pathconf(folder, "PC_NAME_MAX")
+    except (OSError, ValueError):
+        limit = 255
+    for part in parts:
+        if len(os.fsencode(part)) > limit:
+            raise _refuse(name, f"a name in the path is longer than {limit} bytes")
 
 
 # --- a set of files published together -------------------------------------------------------
@@ -285,8 +299,8 @@ def staging_folder(out_dir: str | os.PathLike) -> Iterator[Path]:
     if this call created it and it is still empty.
     """
     out = Path(out_dir)
-    created = not out.exists()
     try:
+        created = not out.exists()
         out.mkdir(parents=True, exist_ok=True)
         stage = Path(tempfile.mkdtemp(prefix=TEMP_PREFIX, dir=out))
     except OSError as error:
@@ -309,7 +323,7 @@ def publish(stage: Path, out_dir: str | os.PathLike, names: Sequence[str],
     files directly inside `out_dir` and not among `names`.
     """
     out = Path(out_dir)
-    for name in names:
+    for name in dict.fromkeys(names):           # a name listed twice is moved once
         source, target = stage / name, out / name
         try:
             existing = os.lstat(target)

@@ -162,13 +162,18 @@ def _must_not_solve(*args, **kwargs):
     (("export",), "", "folder name is empty"),
     (("charts",), "{file}/sub", "is not a folder"),
     (("convergence", "--iterations", "10"), "{file}", "is a file"),
+    # a folder name over the file system's limit: Path.exists raised ENAMETOOLONG only
+    # once the work was done (a traceback); a file's name was already refused
+    (("export",), "{long}", "longer than 255 bytes"),
+    (("charts",), "{dir}/{long}/sub", "longer than 255 bytes"),
+    (("solve",), "{long}.json", "File name too long"),
 ])
 def test_unusable_destination_is_refused_before_solving(tmp_path, monkeypatch, command, out,
                                                         words):
     (tmp_path / "file").write_text("a file")
     (tmp_path / "dir").mkdir()
     monkeypatch.setattr(solver.solve, "solve", _must_not_solve)
-    out = out.format(file=tmp_path / "file", dir=tmp_path / "dir")
+    out = out.format(file=tmp_path / "file", dir=tmp_path / "dir", long="a" * 300)
     one_error_line(run(*command, *TINY, "--out", out), words)
     assert (tmp_path / "file").read_text() == "a file"
 
@@ -485,10 +490,30 @@ def test_recorded_claims_are_labelled_not_trusted(strategy_file, tmp_path):
     (("solve", *TINY, "--method", "cfr", "--target-exploitability", "nan"), "finite"),
     (("solve", *TINY, "--method", "cfr", "--target-exploitability", "inf"), "finite"),
     (("play", *TINY, "--seed", "-1"), "--seed must be 0 or more"),
+    # each of these failed after the work, with a traceback
+    (("multi", "--chips", "2", "--iterations", "20", "--simulate", "1", "--seed", "-1"),
+     "invalid value for '--seed'"),
+    (("multi", "--chips", "2", "--target", "inf"), "not a finite number"),
+    (("sweep", "--game", "le-bidou", "--faces", "2", "--throws", "1", "--out", "x",
+      "--time-limit", "nan"), "not a finite number"),
+    (("sweep", "--game", "le-bidou", "--faces", "2", "--throws", "1", "--out", "x",
+      "--time-limit", "1e300"), "not in the range"),
+    (("cheatsheet", *TINY, "--out", "x", "--milp-seconds", "nan"), "not a finite number"),
     (("lp", "liars_dice(numdice=0)"), "failed while being walked"),
 ])
 def test_inputs_that_crashed_are_one_line(args, words):
     one_error_line(CliRunner().invoke(main, list(args)), words)
+
+
+def test_a_format_given_twice_counts_once(tmp_path):
+    """`--format png --format png` staged every chart twice and failed at the second move,
+    after the work, with exit 2 and half a folder."""
+    result = run("export", *TINY, "--out", tmp_path / "out", "--format", "png",
+                 "--format", "png")
+    assert result.exit_code == 0, result.output
+    names = sorted(p.name for p in (tmp_path / "out").iterdir())
+    assert "reroll_chart.png" in names and "summary.json" in names
+    assert not [n for n in names if n.endswith((".pdf", ".svg"))] and no_temp_files(tmp_path)
 
 
 def test_aces_flag_means_nothing_without_the_french_ranking(strategy_file, tmp_path):

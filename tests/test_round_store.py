@@ -70,7 +70,7 @@ def test_saved_round_matches_the_full_solve(cache, full):
     from solver.round.advice import strategy_from_json
 
     for state, stage in full.solution.stages.items():
-        kept = strategy_from_json(saved.stages()[state.label()])
+        kept = strategy_from_json(saved.stages()[state.label()], stage.model)
         for ours_t, theirs_t in zip(kept.throw, stage.strategy.throw):
             assert (ours_t == theirs_t).all()
         assert kept.betting.keys() == stage.strategy.betting.keys()
@@ -399,7 +399,7 @@ def test_state_charts_from_the_saved_round_are_re_measured(cache, tmp_path):
     concedes = saved.advice["0,2,2"]["concedes"]
     assert f"it would concede up to {concedes:.1%} win probability here" in result.output
     entry = saved.entry(0, 2, 2)
-    kept = strategy_from_json(saved.stages()["0,2,2"])
+    kept = strategy_from_json(saved.stages()["0,2,2"], _stage_model(saved, entry))
     uniform = strategy_json(uniform_strategy(_stage_model(saved, entry)))
     assert len(uniform["betting"]) == len(kept.betting)
     bad = dataclasses.replace(saved, kept={**saved.stages(), "0,2,2": uniform})
@@ -415,3 +415,21 @@ def _stage_model(saved, entry):
 
     state = ChipState(entry["centre"], entry["captain"], entry["opponent"])
     return stage_model(build_model(SMALL.hand), state, lambda nxt: 0.5)
+
+
+def test_a_one_throw_round_is_read_back_from_its_own_save(tmp_path):
+    """With one throw there is no throw decision: the saved stages' empty throw lists must
+    come back with the stage game's shape (they came back (1, 0), and every query that
+    reads the saved strategies refused the program's own save)."""
+    env = {"XDG_CACHE_HOME": str(tmp_path / "cache")}
+    args = ("--chips", "3", "--faces", "3", "--throws", "1", "--max-level", "2")
+    assert run(env, "round", *args).exit_code == 0
+    result = run(env, "round", *args, "--state", "1,1,1", "--charts", "--out",
+                 str(tmp_path / "charts"))
+    assert result.exit_code == 0, result.output
+    assert "P(the captain wins the round)" in result.output
+    assert (tmp_path / "charts" / "round.json").is_file()
+    result = run(env, "exploit", "--faces", "3", "--throws", "1", "--max-level", "2",
+                 "--lock", "captain", "--profile", "never-bluffs", "--round",
+                 "--state", "1,1,1", "--chips", "3")
+    assert result.exit_code == 0, result.output

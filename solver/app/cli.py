@@ -52,8 +52,10 @@ Examples:
   bidou play                           play five hands against the equilibrium
   bidou stats --faces 4                the ranking of hands with four-sided dice
 
-Every command accepts the rules options (--faces, --throws, --max-level, --reroll,
---ranking); `bidou COMMAND --help` lists them with their ranges.""")
+The commands that solve or read a hand take the rules options (--faces, --throws,
+--max-level, --reroll, --ranking); stats, multi and manche take those that apply to
+them, and lp, results and outputs none. `bidou COMMAND --help` lists each command's
+options with their ranges.""")
 @click.version_option(package_name="bidou-solver")
 def main() -> None:
     """Exact equilibria of two-hand Bidou, the bluffing dice game."""

@@ -47,7 +47,7 @@ class RoundGame:
     def stage(self, state: ChipState) -> tuple[HandModel, Strategy]:
         if state not in self._stages:
             model = stage_model(self.base, state, lambda nxt: nxt.value(self.values))
-            strategy = strategy_from_json(self.saved.stages()[state.label()])
+            strategy = strategy_from_json(self.saved.stages()[state.label()], model)
             self._stages[state] = (model, strategy)
         return self._stages[state]
 

@@ -31,6 +31,7 @@ from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 from games.bidou.params import RANKINGS, REROLL_MODES, BidouParams, ParameterError
 from solver.app.signals import started_whole
+from solver.files import DestinationError, check_directory_destination
 from solver.progress import Step
 
 RULE_COLUMNS = ("faces", "throws", "max_level", "reroll", "ranking", "aces_beat_bidou")
@@ -224,8 +225,12 @@ def check_destination(out_dir: str | os.PathLike) -> Path:
     a FIFO or a symlink.
     """
     out = Path(out_dir)
-    if out.exists() and not out.is_dir():
+    if os.path.lexists(out) and not out.is_dir():
         raise ParameterError(f"--out {out} exists and is not a directory")
+    try:                            # a name over the file system's limit, among others
+        check_directory_destination(out)
+    except DestinationError as error:
+        raise ParameterError(str(error)) from None
     parent = out if out.exists() else _existing_parent(out)
     if not os.access(parent, os.W_OK | os.X_OK):
         raise ParameterError(f"--out {out}: cannot write in {parent}")

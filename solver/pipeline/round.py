@@ -142,7 +142,7 @@ def saved_state_charts(saved: Any, entry: dict[str, Any], label: str, out: str |
     advice = saved.advice[state_label(entry)]
     where = f"the saved round {saved.path}" if saved.path is not None else "the saved round"
     try:
-        strategy = strategy_from_json(saved.stages()[state_label(entry)])
+        strategy = strategy_from_json(saved.stages()[state_label(entry)], model)
         check_strategy(model, strategy)
     except (KeyError, TypeError, ValueError, StrategyFileError) as error:
         raise SolverError(f"{where}: the strategy of {label} does not fit its stage "

@@ -95,7 +95,7 @@ def solution_from_saved(saved: Any) -> RoundSolution:
     for state in sorted(s for s in values if isinstance(s, ChipState)):
         model = stage_model(base, state, lambda nxt: nxt.value(values))
         try:
-            strategy = strategy_from_json(kept[state.label()])
+            strategy = strategy_from_json(kept[state.label()], model)
             check_strategy(model, strategy)
         except (KeyError, TypeError, ValueError, StrategyFileError) as error:
             raise SolverError(f"the saved round's strategy of {state.label()} does not fit "

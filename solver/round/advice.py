@@ -18,7 +18,7 @@ from games.bidou import rules
 from games.bidou.betting import CAPTAIN, OPPONENT, Node
 from solver.model import HandModel
 from solver.reach import end_mass, throw_flow
-from solver.strategy import Strategy
+from solver.strategy import Strategy, uniform_strategy
 
 ROLE = {CAPTAIN: "captain", OPPONENT: "opponent"}
 LIMIT = 6                  # situations named in words, the most frequent first
@@ -182,12 +182,17 @@ def strategy_json(strategy: Strategy) -> dict[str, Any]:
                         for (tc, to, history), array in sorted(strategy.betting.items())]}
 
 
-def strategy_from_json(document: Mapping[str, Any]) -> Strategy:
-    """The inverse of `strategy_json`; ValueError/KeyError/TypeError if malformed (the
-    caller checks the result against its stage model, `solver.strategy.check_strategy`)."""
+def strategy_from_json(document: Mapping[str, Any], model: HandModel) -> Strategy:
+    """The inverse of `strategy_json` for the stage game `model`; ValueError/KeyError/
+    TypeError if malformed (the caller checks the result against `model`,
+    `solver.strategy.check_strategy`). With one throw there is no throw decision, and the
+    empty lists JSON keeps lose the arrays' shape: `model` gives it back."""
     throw = tuple(np.asarray(t, dtype=float) for t in document["throw"])
     if len(throw) != 2:
         raise ValueError("two throwing strategies expected")
+    empty = uniform_strategy(model).throw
+    throw = tuple(t.reshape(e.shape) if t.size == 0 == e.size else t
+                  for t, e in zip(throw, empty))
     betting = {(int(tc), int(to), str(history)): np.asarray(array, dtype=float)
                for tc, to, history, array in document["betting"]}
     return Strategy((throw[0], throw[1]), betting)

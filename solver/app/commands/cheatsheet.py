@@ -11,7 +11,12 @@ import click
 
 from games.bidou.params import BidouParams, ParameterError
 from solver.app.commands.group import guarded
-from solver.app.commands.options import STRATEGY_OPTION, game_options, strategy_source
+from solver.app.commands.options import (
+    STRATEGY_OPTION,
+    FiniteFloat,
+    game_options,
+    strategy_source,
+)
 
 # Each step of the search tries every split of every rule of the `beam` books kept: the
 # work grows in proportion to the beam. 1 is the default and the benchmark's best sheets
@@ -30,7 +35,7 @@ MAX_BEAM = 8
               show_default=True,
               help=f"Rule books kept at each step of the search (slower, often better; at "
                    f"most {MAX_BEAM}).")
-@click.option("--milp-seconds", type=click.FloatRange(min=0), default=60, show_default=True,
+@click.option("--milp-seconds", type=FiniteFloat(min=0), default=60, show_default=True,
               help="Seconds for the MILP to improve the sheet's cuts (mixing ranges of hands "
                    "in quarters) and prove a bound on them; 0: the search's book as it is.")
 @click.option("--top-down/--no-top-down", default=True, show_default=True,

@@ -13,6 +13,7 @@ from solver.app.commands.group import guarded
 from solver.app.commands.options import (
     PLAIN_OPTION,
     STRATEGY_OPTION,
+    format_option,
     game_options,
     strategy_source,
 )
@@ -26,8 +27,7 @@ def _writer_command(name: str, short_help: str, epilog: str,
         guarded, game_options(games=True), STRATEGY_OPTION, PLAIN_OPTION,
         click.option("--out", "out_dir", type=click.Path(file_okay=False), required=True,
                      help="Directory to write into (created if missing)."),
-        click.option("--format", "formats", type=click.Choice(["pdf", "png", "svg"]),
-                     multiple=True, help="Chart formats (repeatable; default: all three)."),
+        format_option("Chart formats (repeatable; default: all three)."),
         click.option("--exact", is_flag=True,
                      help="Recover the exact rational equilibrium first (a few seconds on "
                           "the default game: `bidou solve --exact` takes 4 to 5 s of CPU, "

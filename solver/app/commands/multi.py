@@ -12,6 +12,7 @@ import click
 
 from games.bidou_multi.params import MultiParams, ParameterError
 from solver.app.commands.group import guarded
+from solver.app.commands.options import FiniteFloat
 from solver.errors import SolverError
 
 # solver.multi.cfr.METHODS' names, here so that the command line loads without numpy
@@ -36,7 +37,7 @@ Examples:
 @click.option("--no-discard", is_flag=True, help="Turn off situation 7's discard.")
 @click.option("--iterations", type=int, default=1000, show_default=True,
               help="Most CFR iterations.")
-@click.option("--target", type=float, default=None,
+@click.option("--target", type=FiniteFloat(min=0, min_open=True), default=None,
               help="Stop once every seat's gain is at most this; exit 1 if not reached.")
 @click.option("--check-openspiel", is_flag=True,
               help="Also measure the strategy with OpenSpiel on the faithful game (small "
@@ -54,7 +55,7 @@ Examples:
               help="Also simulate this many whole games (--chips each, to the last player "
               "holding chips), every distinct chip situation's hand solved with --iterations "
               "and --target (a pcfr+ retry if missed).")
-@click.option("--seed", type=int, default=0, show_default=True,
+@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True,
               help="The simulation's random seed.")
 @click.option("--two-player", "two_player", type=click.Path(dir_okay=False, path_type=Path),
               default=None, help="Instead of solving: every seat plays this two-hand "

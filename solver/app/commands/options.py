@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import inspect
+import math
 from typing import TYPE_CHECKING, Any, Callable
 
 import click
@@ -136,6 +137,28 @@ def game_options(func: Callable | None = None, *, only: tuple[str, ...] = RULES,
         if name in only:
             decorated = options[name](decorated)
     return decorated
+
+
+class FiniteFloat(click.FloatRange):
+    """A FloatRange that also refuses nan and inf (click's range lets nan through, and
+    inf passes an open upper end): such a number would fail deep inside the work."""
+
+    name = "finite float"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None
+                ) -> Any:
+        number = super().convert(value, param, ctx)
+        if not math.isfinite(number):
+            self.fail(f"{value!r} is not a finite number.", param, ctx)
+        return number
+
+
+def format_option(help_text: str) -> Callable[[Callable], Callable]:
+    """--format, repeatable; a format given twice counts once (its files would be staged
+    and published twice, and the second move finds the first gone)."""
+    return click.option("--format", "formats", type=click.Choice(["pdf", "png", "svg"]),
+                        multiple=True, help=help_text,
+                        callback=lambda ctx, param, value: tuple(dict.fromkeys(value)))
 
 
 STRATEGY_OPTION = click.option(

@@ -8,7 +8,11 @@ import click
 from games.bidou.params import ParameterError
 from games.catalog import BIDOU, GAMES, LE_BIDOU
 from solver.app.commands.group import EXIT_CANNOT_VOUCH, fail, guarded
+from solver.app.commands.options import FiniteFloat
 from solver.app.signals import EXIT_INTERRUPTED
+
+# A cell's time limit at most a week: its deadline must be a time the clock can hold.
+MAX_TIME_LIMIT = 7 * 24 * 3600.0
 
 
 @click.command("sweep", short_help="Solve a grid of rule sets in parallel on Dask.")
@@ -18,7 +22,7 @@ from solver.app.signals import EXIT_INTERRUPTED
 @click.option("--max-level", default="4", show_default=True, help="Comma-separated levels.")
 @click.option("--reroll", default="all", show_default=True, help="all, keep, or all,keep.")
 @click.option("--ranking", default="encyclopedia", show_default=True,
-              help="encyclopedia, french, or both.")
+              help="encyclopedia, french, or encyclopedia,french.")
 @click.option("--aces-beat-bidou", default="true", show_default=True,
               help="French ranking: true, false, or true,false.")
 @click.option("--exact", is_flag=True, help="Recover each exact rational value (slower).")
@@ -42,7 +46,8 @@ from solver.app.signals import EXIT_INTERRUPTED
               help="Le Bidou: comma-separated highest stakes, 1..9 (default 9).")
 @click.option("--half-stake", default=None,
               help="Le Bidou: up, down, full, or a list such as up,down,full (default up).")
-@click.option("--time-limit", type=click.FloatRange(min=0, min_open=True), default=None,
+@click.option("--time-limit", type=FiniteFloat(min=0, min_open=True, max=MAX_TIME_LIMIT),
+              default=None,
               help="Le Bidou: seconds of wall time a cell may take, LP to exact value "
                    "(default 60); a cell that runs out is a row saying so, tried again by a "
                    "later sweep.")
