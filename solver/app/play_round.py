@@ -211,6 +211,7 @@ def play_round_command(params: Any, chips: int, seed: int | None,
 
     from games.bidou.params import ParameterError
     from games.bidou.round_params import RoundParams
+    from solver.app.answers import read_answer
     from solver.app.progress import Progress
     from solver.app.saved_rounds import read_saved, solve_and_save
 
@@ -226,12 +227,7 @@ def play_round_command(params: Any, chips: int, seed: int | None,
 
     def ask(prompt: str, options: Sequence[str]) -> str:
         while True:
-            try:
-                answer = click.prompt(prompt, prompt_suffix=" ")
-            except click.Abort as error:   # Ctrl-C or end of input
-                if isinstance(error.__context__, KeyboardInterrupt):
-                    raise KeyboardInterrupt from None
-                raise EOFError from None
+            answer = read_answer(prompt)
             choice = play.match_choice(answer, options)
             if choice is not None and choice != "?":
                 return choice

@@ -8,6 +8,7 @@ from typing import Sequence
 import click
 
 from games.bidou.params import BidouParams, ParameterError
+from solver.app.answers import read_answer
 from solver.app.commands.group import guarded
 from solver.app.commands.options import STRATEGY_OPTION, game_options, strategy_source
 
@@ -59,12 +60,7 @@ def play(params: BidouParams, strategy_file: str | None, role: str, hands: int,
 
     def ask(prompt: str, options: Sequence[str]) -> str:
         while True:
-            try:
-                answer = click.prompt(prompt, prompt_suffix=" ")
-            except click.Abort as error:   # click turns both Ctrl-C and end of input into it
-                if isinstance(error.__context__, KeyboardInterrupt):
-                    raise KeyboardInterrupt from None        # exit 130, not a game over
-                raise EOFError from None
+            answer = read_answer(prompt)
             choice = game.match_choice(answer, options)
             if choice == "?":
                 click.echo(game.ranking_text(model))
