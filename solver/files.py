@@ -11,6 +11,7 @@ shell redirection would; a directory, block device or socket is refused. Every f
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import os
 import shutil
@@ -369,6 +370,27 @@ def write_set(files: Mapping[Path, bytes]) -> None:
                 write_bytes_atomic(stages[folder] / path.name, files[path])
         for folder, paths in by_folder.items():
             publish(stages[folder], folder, [path.name for path in paths])
+
+
+# The largest input file any command reads (a strategy file is at most about 2 MB).
+MAX_INPUT_BYTES = 64 * 2**20
+
+
+def read_input_file(path: str | os.PathLike, max_bytes: int = MAX_INPUT_BYTES) -> bytes:
+    """The bytes of the regular file `path`, if it holds at most `max_bytes`; otherwise
+    OSError whose strerror says why in a few words. Anything else could hang or fill
+    memory: a FIFO blocks until someone writes, /dev/zero never ends."""
+    info = os.stat(path)
+    if not stat.S_ISREG(info.st_mode):
+        raise OSError(errno.EINVAL, "not a regular file")
+    if info.st_size > max_bytes:
+        raise OSError(errno.EFBIG, f"{info.st_size:,} bytes is too large (at most "
+                                   f"{max_bytes:,})")
+    with open(path, "rb") as handle:
+        data = handle.read(max_bytes + 1)
+    if len(data) > max_bytes:                   # it grew while being read
+        raise OSError(errno.EFBIG, f"too large (at most {max_bytes:,} bytes)")
+    return data
 
 
 def strict_json(data: bytes) -> Any:

@@ -304,11 +304,12 @@ def _signal_export_while_staging(tmp_path: Path, sig: int) -> subprocess.Complet
          "--format", "png", "--format", "pdf", "--format", "svg"],
         env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 120
-    while not list(out.glob(".tmp-*")) and process.poll() is None:
+    # signalled once the first file is staged: a fixed wait after the staging folder
+    # appeared (0.2 s) sometimes ended with the set already moved in on a fast machine
+    while not list(out.glob(".tmp-*/*")) and process.poll() is None:
         assert time.monotonic() < deadline, "export never started writing"
         time.sleep(0.01)
     assert process.poll() is None, "export finished before it could be signalled"
-    time.sleep(0.2)
     process.send_signal(sig)
     stdout, stderr = process.communicate(timeout=60)
     assert [p.name for p in out.iterdir()] == ["kept.txt"], list(out.iterdir())
@@ -396,6 +397,50 @@ def test_fifo_strategy_is_refused_without_blocking(tmp_path):
     fifo = tmp_path / "s.json"
     os.mkfifo(fifo)
     one_error_line(run("evaluate", "--strategy", fifo), "not a regular file")
+
+
+@pytest.mark.parametrize("args", [
+    ("exploit", *TINY, "--lock", "captain", "--rules", "{fifo}"),
+    ("exploit", *TINY, "--lock", "captain", "--profile", "never-bluffs", "--at", "{fifo}"),
+    ("exploit", *TINY, "--lock", "captain", "--rules", "/dev/zero"),
+    ("multi", "--chips", "2", "--resume", "{fifo}"),
+    ("multi", "--chips", "2", "--redraw", "{fifo}", "--out", "{tmp}/out"),
+    ("multi", "--chips", "2", "--redraw", "/dev/zero", "--out", "{tmp}/out"),
+    ("round", "--faces", "2", "--throws", "1", "--max-level", "1", "--chips", "3",
+     "--cheatsheet", "--base", "{fifo}", "--out", "{tmp}/out"),
+])
+def test_other_input_files_that_are_not_regular_are_refused_without_reading(tmp_path, args):
+    """Each of these blocked forever on a FIFO, or read /dev/zero until memory ran out
+    (solver.files.read_input_file now reads every one); a child process, so that a
+    regression fails by its timeout instead of hanging the suite."""
+    fifo = tmp_path / "in.json"
+    os.mkfifo(fifo)
+    args = [a.format(fifo=fifo, tmp=tmp_path) for a in args]
+    done = subprocess.run([sys.executable, "-m", "solver.app.cli", *args], cwd=ROOT,
+                          capture_output=True, text=True, timeout=60,
+                          env=dict(os.environ, XDG_CACHE_HOME=str(tmp_path / "cache")))
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.count("\n") == 1 and "not a regular file" in done.stderr, done.stderr
+
+
+def test_a_hand_edited_checkpoint_count_is_one_line(tmp_path):
+    """A checkpoint whose iterations are not a whole number raised int()'s ValueError."""
+    import numpy as np
+
+    path = tmp_path / "ck.npz"
+    assert run("multi", "--chips", "2", "--iterations", "20", "--checkpoint",
+               path).exit_code == 0
+    with np.load(path) as archive:
+        arrays = {name: archive[name] for name in archive.files}
+    for bad in ("x", -5, 1.5):
+        meta = json.loads(arrays["meta"].tobytes().decode())
+        meta["iterations"] = bad
+        arrays["meta"] = np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8)
+        edited_path = tmp_path / "edited.npz"
+        np.savez(edited_path, **arrays)
+        one_error_line(CliRunner().invoke(main, ["multi", "--chips", "2", "--iterations",
+                                                 "40", "--resume", str(edited_path)]),
+                       "its iterations must be a whole number")
 
 
 def test_device_strategy_is_refused_without_reading(tmp_path):

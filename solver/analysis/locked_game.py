@@ -21,7 +21,6 @@ import dataclasses
 import json
 import re
 from fractions import Fraction
-from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 import numpy as np
@@ -30,6 +29,7 @@ from games.bidou.betting import CAPTAIN, OPPONENT
 from solver.analysis.locking import LockError, Rows
 from solver.best_response import leaf_matrices
 from solver.certificate import exact_best_response
+from solver.files import read_input_file
 from solver.lp import solve_lp
 from solver.model import HandModel
 from solver.reach import end_mass, own_step
@@ -92,8 +92,11 @@ def situations(spec: str) -> list[Situation]:
     """`--at`: situations joined by ";", or a JSON file (a list of strings or objects)."""
     if spec.endswith(".json"):
         try:
-            document = json.loads(Path(spec).read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, ValueError) as error:
+            document = json.loads(read_input_file(spec).decode("utf-8"))
+        except OSError as error:
+            raise LockError(f"cannot read the situations file {spec}: "
+                            f"{error.strerror or error}") from None
+        except (UnicodeDecodeError, ValueError) as error:
             raise LockError(f"cannot read the situations file {spec}: {error}") from None
         if not isinstance(document, list) or not document:
             raise LockError(f"{spec}: a situations file is a non-empty JSON list")

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import io
 import json
+import math
 import zipfile
 from pathlib import Path
 from typing import Any, Optional
@@ -21,13 +22,15 @@ from typing import Any, Optional
 import numpy as np
 
 from games.bidou_multi.params import MultiParams, ParameterError
-from solver.files import write_bytes_atomic
+from solver.files import read_input_file, write_bytes_atomic
 from solver.multi import cfr
 from solver.multi.cfr import CFRState
 from solver.multi.tree import PublicTree
 
 SCHEMA = "bidou-multi-checkpoint"
 SCHEMA_VERSION = 1
+# A checkpoint is read whole (its arrays are the state); this only keeps out what is not one.
+MAX_CHECKPOINT_BYTES = 4 * 2**30
 
 
 def save(path: str | Path, params: MultiParams, method: str, state: CFRState,
@@ -81,12 +84,22 @@ def _check_meta(path: str | Path, meta: dict[str, Any], params: MultiParams,
                              f"{params.to_game_string()}")
     if meta.get("method") != method:
         raise ParameterError(f"{path} is a checkpoint of {meta.get('method')}, not {method}")
+    iterations, seconds = meta.get("iterations"), meta.get("seconds")
+    if type(iterations) is not int or iterations < 0:
+        raise ParameterError(f"{path}: its iterations must be a whole number, 0 or more, "
+                             f"not {str(iterations)[:40]!r}")
+    if type(seconds) not in (int, float) or not math.isfinite(seconds) or seconds < 0:
+        raise ParameterError(f"{path}: its seconds must be a number, 0 or more, not "
+                             f"{str(seconds)[:40]!r}")
 
 
 def _read(path: str | Path
           ) -> tuple[dict[str, Any], np.ndarray, np.ndarray, Optional[np.ndarray]]:
     try:
-        with np.load(path, allow_pickle=False) as archive:
+        data = read_input_file(path, MAX_CHECKPOINT_BYTES)
+        if not data.startswith(b"PK"):
+            raise ValueError("not a NumPy .npz archive")
+        with np.load(io.BytesIO(data), allow_pickle=False) as archive:
             meta = json.loads(archive["meta"].tobytes().decode())
             if not isinstance(meta, dict):
                 raise ValueError("its meta is not a JSON object")
@@ -94,5 +107,8 @@ def _read(path: str | Path
             return meta, archive["regrets"], archive["strategy_sum"], last
     except FileNotFoundError:
         raise ParameterError(f"cannot read checkpoint {path}: no such file") from None
-    except (OSError, ValueError, KeyError, zipfile.BadZipFile, UnicodeDecodeError) as error:
+    except OSError as error:
+        raise ParameterError(f"cannot read checkpoint {path}: {error.strerror or error}") \
+            from None
+    except (ValueError, KeyError, zipfile.BadZipFile, UnicodeDecodeError) as error:
         raise ParameterError(f"{path} is not a readable {SCHEMA} file ({error})") from None

@@ -337,7 +337,7 @@ def _two_player(params: MultiParams, path: Path, counted: dict[str, int],
 
 def _redraw(path: Path, out_dir: Optional[Path]) -> None:
     """The charts and summary figures of a saved strategy file, without solving again."""
-    from solver.files import check_directory_destination, strict_json, write_set
+    from solver.files import check_directory_destination, read_input_file, strict_json, write_set
     from solver.multi.charts import figures, summary
     from solver.multi.strategy_file import strategy_of_document
     from solver.multi.tree import build_tree
@@ -346,9 +346,12 @@ def _redraw(path: Path, out_dir: Optional[Path]) -> None:
         raise ParameterError("--redraw writes the charts into --out; give it")
     check_directory_destination(out_dir)
     try:
-        doc = strict_json(path.read_bytes())
+        doc = strict_json(read_input_file(path))
         params = MultiParams.from_mapping(doc["rules"])
-    except (OSError, ValueError, KeyError, TypeError) as error:
+    except OSError as error:
+        raise ParameterError(f"cannot read {path} as a multi-strategy file: "
+                             f"{error.strerror or error}") from None
+    except (ValueError, KeyError, TypeError) as error:
         raise ParameterError(f"cannot read {path} as a multi-strategy file: {error}") from None
     tree = build_tree(params)
     try:

@@ -252,6 +252,7 @@ def _base_sheet(rules: Any, base_text: str | None) -> str | None:
     """The hand cheat sheet's text the chip rules change (None: the equilibrium), read and
     checked before any long work (a bad file: one line, exit 2)."""
     from solver.analysis.rulebook import RuleTextError
+    from solver.files import read_input_file
     from solver.model import build_model
     from solver.pipeline.round_sheet_rules import base_from_sheet
 
@@ -261,8 +262,7 @@ def _base_sheet(rules: Any, base_text: str | None) -> str | None:
     if path is None:
         return None
     try:
-        with open(path, encoding="utf-8") as handle:
-            text = handle.read(2_000_000)
+        text = read_input_file(path, 2_000_000).decode("utf-8")
         base_from_sheet(build_model(rules.hand), text)
     except OSError as error:
         raise ParameterError(f"--base {path}: {error.strerror or error}") from None
