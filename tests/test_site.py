@@ -537,6 +537,23 @@ def test_package_data_ships_every_template():
     assert templates and templates == shipped
 
 
+@pytest.mark.parametrize("edit, words", [
+    (lambda states: states[:3], "48 of its 51 states are missing (first 0,2,7)"),
+    (lambda states: states + states[:1], "a state is listed twice"),
+])
+def test_a_round_report_with_states_missing_or_twice_is_refused(edit, words):
+    """A hand-edited round.json short of states raised KeyError deep in the map's stakes
+    (a traceback); one listing a state twice was drawn."""
+    from solver.export.site import check_round
+    from solver.strategy import StrategyFileError
+
+    report = json.loads((OUTPUTS / "round" / "round.json").read_text())
+    check_round("round.json", report)
+    report["states"] = edit(report["states"])
+    with pytest.raises(StrategyFileError, match=re.escape(words)):
+        check_round("round.json", report)
+
+
 @pytest.mark.parametrize("args, message", [
     (["--out", ""], "cannot write into ''"),
     (["--out", "{tmp}/f/sub"], "is not a folder"),

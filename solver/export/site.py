@@ -228,17 +228,28 @@ def check_round(name: str, report: Any) -> None:
         raise StrategyFileError(f"{name}: not a {ROUND_SCHEMA[0]} file of version "
                                 f"{ROUND_SCHEMA[1]}")
     from games.bidou.round_params import RoundParams
+    from solver.round.states import state_graph
 
     try:
-        chips = RoundParams.from_mapping(report["rules"]).chips
+        params = RoundParams.from_mapping(report["rules"])
+        chips = params.chips
         for entry in report["states"]:
             piles = (entry["centre"], entry["captain"], entry["opponent"])
             if sum(piles) != chips or not 0 <= float(entry["value"]) <= 1:
                 raise StrategyFileError(f"{name}: the state {piles} is not a state of a "
                                         f"{chips}-chip round with a probability")
+        listed = _round_values(report)
     except (KeyError, TypeError, ValueError) as error:      # ParameterError: a ValueError
         raise StrategyFileError(f"{name}: a round report's field is missing or malformed "
                                 f"({error})") from None
+    # each state once, none missing: the map looks up where every hand can lead
+    expected = set(state_graph(chips, params.hand.max_level))
+    if len(listed) != len(report["states"]) or set(listed) != expected:
+        missing = sorted(expected - set(listed), key=repr)
+        what = (f"{len(missing)} of its {len(expected)} states are missing (first "
+                f"{missing[0].label()})" if missing else
+                "a state is listed twice or is no state of the round")
+        raise StrategyFileError(f"{name}: not the whole round: {what}")
 
 
 def _round_values(report: Mapping[str, Any]) -> dict:
