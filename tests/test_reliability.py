@@ -562,6 +562,25 @@ def test_a_format_given_twice_counts_once(tmp_path):
     assert not [n for n in names if n.endswith((".pdf", ".svg"))] and no_temp_files(tmp_path)
 
 
+def test_an_error_quoting_a_huge_input_stays_short():
+    """`lp` with a 100 KB game string printed a 200 KB error line; `round --state` with a
+    5000-digit count echoed all of it."""
+    for args in (("lp", "kuhn_poker(" + "x" * 100_000 + ")"),
+                 ("round", "--state", "1" * 5000 + ",1,1")):
+        result = CliRunner().invoke(main, list(args))
+        assert result.exit_code == 2 and result.output.startswith("bidou: error: ")
+        assert result.output.count("\n") == 1 and len(result.output) < 1100, len(result.output)
+
+
+def test_a_closed_standard_output_is_refused_before_the_work():
+    """`bidou solve >&-` ran, printed nothing anywhere and exited 0."""
+    command = f"exec {shlex.quote(sys.executable)} -m solver.app.cli solve {' '.join(TINY)} >&-"
+    done = subprocess.run(["sh", "-c", command], capture_output=True, text=True, timeout=120,
+                          cwd=ROOT)
+    assert done.returncode == 2 and "standard output is closed" in done.stderr, done.stderr
+    assert done.stderr.count("\n") == 1
+
+
 def test_aces_flag_means_nothing_without_the_french_ranking(strategy_file, tmp_path):
     result = run("solve", *TINY, "--no-aces-beat-bidou", "--json")
     assert json.loads(result.output)["rules"]["aces_beat_bidou"] is True

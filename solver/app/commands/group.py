@@ -27,10 +27,37 @@ EXIT_BROKEN_PIPE = 141          # 128 + SIGPIPE: stdout closed by its reader (`|
 F = TypeVar("F", bound=Callable[..., Any])
 
 
+# An error line quoting what was typed (a 100 KB game string, a 5000-digit state) keeps
+# its start and end only.
+MAX_MESSAGE_CHARS = 1000
+
+
+def one_line(message: str) -> str:
+    """`message` as an error line: its line breaks as spaces, at most MAX_MESSAGE_CHARS."""
+    text = " ".join(message.splitlines())
+    if len(text) <= MAX_MESSAGE_CHARS:
+        return text
+    return (f"{text[:MAX_MESSAGE_CHARS * 2 // 3]} ... {text[-MAX_MESSAGE_CHARS // 4:]} "
+            f"({len(text):,} characters)")
+
+
 def fail(message: str, code: int) -> NoReturn:
     """One line on stderr, then exit with `code`."""
-    click.echo(f"bidou: error: {message}", err=True)
+    click.echo(f"bidou: error: {one_line(message)}", err=True)
     sys.exit(code)
+
+
+def _end_line(word: str) -> None:
+    """'bidou: interrupted' on a line of its own: after a progress line on a terminal, a
+    line break first; in a log, nothing else."""
+    click.echo(("\n" if _stderr_is_terminal() else "") + f"bidou: {word}", err=True)
+
+
+def _stderr_is_terminal() -> bool:
+    try:
+        return sys.stderr is not None and sys.stderr.isatty()
+    except (OSError, ValueError):
+        return False
 
 
 def guarded(func: F) -> F:
@@ -67,7 +94,7 @@ class OneLineError(click.ClickException):
     exit_code = EXIT_BAD_INPUT
 
     def show(self, file: Any = None) -> None:
-        click.echo(f"bidou: error: {self.format_message()}", err=True)
+        click.echo(f"bidou: error: {one_line(self.format_message())}", err=True)
 
 
 def _usage_message(error: click.UsageError) -> str:
@@ -96,6 +123,9 @@ class Bidou(click.Group):
     def invoke(self, ctx: click.Context) -> Any:
         """Ctrl-C and SIGTERM end with 130 and 143 (not click's "Aborted!" and 1, which
         would read as a solver failure)."""
+        if sys.stdout is None:          # started with standard output closed (`>&-`)
+            fail("standard output is closed: nothing the command prints could be seen",
+                 EXIT_BAD_INPUT)
         with signals_unwind():
             try:
                 return super().invoke(ctx)
@@ -106,10 +136,10 @@ class Bidou(click.Group):
             except BrokenPipeError:
                 _quiet_broken_pipe()
             except Terminated:
-                click.echo("\nbidou: terminated", err=True)
+                _end_line("terminated")
                 sys.exit(EXIT_TERMINATED)
             except (KeyboardInterrupt, click.exceptions.Abort) as error:
                 if isinstance(error.__context__, EOFError):       # stdin ended at a prompt
                     fail("input ended before the command did", EXIT_BAD_INPUT)
-                click.echo("\nbidou: interrupted", err=True)
+                _end_line("interrupted")
                 sys.exit(EXIT_INTERRUPTED)
