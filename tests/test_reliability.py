@@ -663,6 +663,8 @@ def test_out_dev_stdout_keeps_the_order_of_a_redirected_stdout(tmp_path):
     (("solve", "--method", "bogus"), "invalid value for '--method'"),
     (("solve", "--bogus"), "no such option '--bogus'"),
     (("nonsense",), "no such command 'nonsense'"),
+    # click raises a missing value without the command's context: it named `bidou --help`
+    (("solve", "--faces"), "requires an argument (see `bidou solve --help`)"),
 ])
 def test_usage_errors_are_one_line(args, words):
     result = CliRunner().invoke(main, list(args))

@@ -97,9 +97,16 @@ class OneLineError(click.ClickException):
         click.echo(f"bidou: error: {one_line(self.format_message())}", err=True)
 
 
-def _usage_message(error: click.UsageError) -> str:
+def _usage_message(error: click.UsageError, group: click.Context | None = None) -> str:
+    """The error in one line, naming the help to read: the command's own, also when click
+    raised it without the command's context (an option's missing value)."""
     text = error.format_message().rstrip(".")
-    command = error.ctx.command_path if error.ctx is not None else "bidou"
+    if error.ctx is not None and error.ctx is not group:
+        command = error.ctx.command_path
+    elif group is not None and group.invoked_subcommand:
+        command = f"{group.command_path} {group.invoked_subcommand}"
+    else:
+        command = "bidou"
     return f"{text[:1].lower()}{text[1:]} (see `{command} --help`)"
 
 
@@ -132,7 +139,7 @@ class Bidou(click.Group):
             except click.UsageError as error:
                 if isinstance(error, _HELP_ERRORS):
                     raise
-                raise OneLineError(_usage_message(error)) from None
+                raise OneLineError(_usage_message(error, ctx)) from None
             except BrokenPipeError:
                 _quiet_broken_pipe()
             except Terminated:
