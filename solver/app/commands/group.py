@@ -104,7 +104,7 @@ def _usage_message(error: click.UsageError, group: click.Context | None = None) 
     if error.ctx is not None and error.ctx is not group:
         command = error.ctx.command_path
     elif group is not None and group.invoked_subcommand:
-        command = f"{group.command_path} {group.invoked_subcommand}"
+        command = f"bidou {group.invoked_subcommand}"
     else:
         command = "bidou"
     return f"{text[:1].lower()}{text[1:]} (see `{command} --help`)"
