@@ -572,6 +572,18 @@ def test_an_error_quoting_a_huge_input_stays_short():
         assert result.output.count("\n") == 1 and len(result.output) < 1100, len(result.output)
 
 
+def test_no_negative_exploitability_is_printed():
+    """A best response never gains less than nothing: `solve` and `evaluate` printed the
+    rounding noise of the 3-face one-throw hand as -2.082e-17; they print "< 1e-12"."""
+    from solver.app.commands.printing import gain
+
+    assert gain(-2.08e-17) == gain(4e-13) == "< 1e-12" and gain(0.132) == "1.320e-01"
+    args = ("--faces", "3", "--throws", "1", "--max-level", "2")
+    for output in (run("solve", *args).output, run("solve", *args, "--plain").output):
+        line = next(x for x in output.splitlines() if x.startswith("exploitability:"))
+        assert not re.search(r"(?<![e\d])-\d", line) and "< 1e-12" in line, line
+
+
 def test_a_closed_standard_output_is_refused_before_the_work():
     """`bidou solve >&-` ran, printed nothing anywhere and exited 0."""
     command = f"exec {shlex.quote(sys.executable)} -m solver.app.cli solve {' '.join(TINY)} >&-"

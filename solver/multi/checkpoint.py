@@ -85,10 +85,11 @@ def _check_meta(path: str | Path, meta: dict[str, Any], params: MultiParams,
     if meta.get("method") != method:
         raise ParameterError(f"{path} is a checkpoint of {meta.get('method')}, not {method}")
     iterations, seconds = meta.get("iterations"), meta.get("seconds")
-    if type(iterations) is not int or iterations < 0:
+    if not isinstance(iterations, int) or isinstance(iterations, bool) or iterations < 0:
         raise ParameterError(f"{path}: its iterations must be a whole number, 0 or more, "
                              f"not {str(iterations)[:40]!r}")
-    if type(seconds) not in (int, float) or not math.isfinite(seconds) or seconds < 0:
+    if not isinstance(seconds, (int, float)) or isinstance(seconds, bool) \
+            or not math.isfinite(seconds) or seconds < 0:
         raise ParameterError(f"{path}: its seconds must be a number, 0 or more, not "
                              f"{str(seconds)[:40]!r}")
 

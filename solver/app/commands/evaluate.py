@@ -10,7 +10,7 @@ import click
 from games.catalog import GAMES, GameParams, params_from_rules
 from solver.app.commands.group import guarded
 from solver.app.commands.options import game_options, strategy_source
-from solver.app.commands.printing import proved
+from solver.app.commands.printing import gain, proved
 from solver.strategy import StrategyFileError
 
 
@@ -41,17 +41,17 @@ def _report_lines(report: dict[str, Any], recorded_game_value: float | None) -> 
         f"solved by:      {solved_by}",
         f"pair value:     {pair:+.12f} chips per hand to the captain, both playing the "
         f"file's strategies",
-        f"exploitability: {report['exploitability']:.3e} (NashConv / 2, the mean of the two "
+        f"exploitability: {gain(report['exploitability'])} (NashConv / 2, the mean of the two "
         f"below)",
     ]
     for side, key, who in (("captain", "captain_exploitability", "opponent"),
                            ("opponent", "opponent_exploitability", "captain")):
-        line = (f"  vs {side + ':':9s} a best-responding {who} wins {report[key]:.3e} more "
+        line = (f"  vs {side + ':':9s} a best-responding {who} wins {gain(report[key])} more "
                 f"than the pair value")
         if game_value is not None:
             beyond = (float(game_value) - (pair - report[key]) if side == "captain"
                       else pair + report[key] - float(game_value))
-            line += (f" ({beyond:.3e} more than the game value {game_value:+.6f}"
+            line += (f" ({gain(beyond)} more than the game value {game_value:+.6f}"
                      f"{source})")
         lines.append(line)
     lines.append(f"certified:      {proved(report['certified_value'], 'game value')}")

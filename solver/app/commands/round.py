@@ -12,6 +12,7 @@ import click
 from games.bidou.params import BidouParams, ParameterError
 from solver.app.commands.group import guarded
 from solver.app.commands.options import game_options
+from solver.app.commands.printing import gain
 from solver.app.saved_rounds import (
     check_state,
     parse_state,
@@ -41,7 +42,7 @@ def _state_lines(rules_text: str, state_text: str, entry: dict[str, Any]) -> lis
         f"state:          {state_text} (centre, captain, opponent)",
         f"value:          {entry['value']:.12f} = P({who} wins the round)",
         f"certified:      {entry['lower']} <= value <= {entry['upper']}",
-        f"exploitability: {entry['exploitability']:.1e} (win probability)",
+        f"exploitability: {gain(entry['exploitability'], '.1e')} (win probability)",
         f"P(round ends):  {entry['p_end']:.12f}"]
 
 

@@ -13,7 +13,7 @@ from games.bidou.params import ParameterError
 from games.catalog import GameParams, params_from_rules
 from solver.app.commands.group import EXIT_CANNOT_VOUCH, fail, guarded
 from solver.app.commands.options import game_options
-from solver.app.commands.printing import proved
+from solver.app.commands.printing import gain, proved
 
 # What a CFR method stops at when the command line says neither --iterations nor
 # --target-exploitability. Vanilla CFR converges like 1/sqrt(T): it reaches 1e-3 on the
@@ -30,10 +30,10 @@ def _print_solution(summary: dict[str, Any]) -> None:
         f"method:         {summary['method']} ({summary['status']})"
         + (f", {summary['equilibrium']} equilibrium" if summary.get("equilibrium") else ""),
         f"value:          {summary['value']:+.12f} chips per hand to the captain",
-        f"exploitability: {summary['exploitability']:.3e} "
-        f"(captain {summary['captain_exploitability']:.3e}, "
-        f"opponent {summary['opponent_exploitability']:.3e}; "
-        f"NashConv {summary['nash_conv']:.3e})",
+        f"exploitability: {gain(summary['exploitability'])} "
+        f"(captain {gain(summary['captain_exploitability'])}, "
+        f"opponent {gain(summary['opponent_exploitability'])}; "
+        f"NashConv {gain(summary['nash_conv'])})",
     ]
     if summary.get("certified_value"):
         lines.append(f"certified:      {proved(summary['certified_value'], 'value')}")
