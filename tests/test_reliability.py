@@ -441,6 +441,17 @@ def test_a_hand_edited_checkpoint_count_is_one_line(tmp_path):
         one_error_line(CliRunner().invoke(main, ["multi", "--chips", "2", "--iterations",
                                                  "40", "--resume", str(edited_path)]),
                        "its iterations must be a whole number")
+    with np.load(path) as archive:               # NaN regrets, a negative sum: ran on
+        arrays = {name: archive[name] for name in archive.files}
+    for name, value, words in (("regrets", np.nan, "its regrets are not all finite"),
+                               ("strategy_sum", -1.0, "strategy_sum has negative entries")):
+        edited = dict(arrays)
+        edited[name] = arrays[name].copy()
+        edited[name].flat[0] = value
+        np.savez(tmp_path / "edited.npz", **edited)
+        one_error_line(CliRunner().invoke(main, ["multi", "--chips", "2", "--iterations",
+                                                 "40", "--resume",
+                                                 str(tmp_path / "edited.npz")]), words)
 
 
 def test_device_strategy_is_refused_without_reading(tmp_path):

@@ -540,6 +540,9 @@ def test_package_data_ships_every_template():
 @pytest.mark.parametrize("edit, words", [
     (lambda states: states[:3], "48 of its 51 states are missing (first 0,2,7)"),
     (lambda states: states + states[:1], "a state is listed twice"),
+    (lambda states: [{**states[0], "lower": "zzz"}] + states[1:], "missing or malformed"),
+    (lambda states: [{**states[0], "lower": "2", "upper": "3"}] + states[1:],
+     "outside its proved interval"),
 ])
 def test_a_round_report_with_states_missing_or_twice_is_refused(edit, words):
     """A hand-edited round.json short of states raised KeyError deep in the map's stakes

@@ -238,6 +238,10 @@ def check_round(name: str, report: Any) -> None:
             if sum(piles) != chips or not 0 <= float(entry["value"]) <= 1:
                 raise StrategyFileError(f"{name}: the state {piles} is not a state of a "
                                         f"{chips}-chip round with a probability")
+            low, high = float(entry["lower"]), float(entry["upper"])   # printed as given
+            if not low <= float(entry["value"]) <= high:
+                raise StrategyFileError(f"{name}: the state {piles}'s value lies outside "
+                                        f"its proved interval [{low}, {high}]")
         listed = _round_values(report)
     except (KeyError, TypeError, ValueError) as error:      # ParameterError: a ValueError
         raise StrategyFileError(f"{name}: a round report's field is missing or malformed "

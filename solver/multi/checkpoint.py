@@ -58,6 +58,14 @@ def load(path: str | Path, params: MultiParams, method: str, tree: PublicTree
     if regrets.shape != shape or sums.shape != shape or meta.get("shape") != list(shape):
         raise ParameterError(f"{path} holds arrays of shape {regrets.shape}, the tree needs "
                              f"{shape}")
+    arrays = [("regrets", regrets), ("strategy_sum", sums)] + \
+        ([] if last is None else [("last", last)])
+    for name, array in arrays:
+        if not np.issubdtype(array.dtype, np.number) or not np.isfinite(array).all():
+            raise ParameterError(f"{path}: its {name} are not all finite numbers")
+    if (sums < 0).any():
+        raise ParameterError(f"{path}: its strategy_sum has negative entries (a sum of "
+                             f"probabilities cannot)")
     if cfr.method(method).predictive and (last is None or last.shape != shape):
         raise ParameterError(f"{path} holds no last regrets of shape {shape}, which "
                              f"{method} needs")
