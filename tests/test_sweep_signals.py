@@ -251,3 +251,40 @@ def test_a_signal_that_comes_inside_a_gc_callback_is_raised_once_it_returns(sign
     assert time.perf_counter() - began < 1
     if where == "weakref callback":
         assert watched[0]() is None              # freed by the collection
+
+
+def test_a_resend_is_dropped_once_the_handler_raised_or_the_block_ended():
+    """A signal handled inside a collection is sent again a millisecond later. If the
+    handler raised meanwhile (another delivery) or the command's block ended, that second
+    delivery would come as the command ends, after the interpreter reset the handlers:
+    killed by SIGINT (exit -2 instead of 130, seen once in a fresh-clone CI run)."""
+    from solver.app.signals import _Resends
+
+    got: list[int] = []
+    previous = signal.signal(signal.SIGUSR1, lambda signum, frame: got.append(signum))
+    try:
+        def settled(resends_made) -> int:
+            got.clear()
+            resends_made()
+            deadline = time.monotonic() + 0.5
+            while time.monotonic() < deadline:
+                time.sleep(0.01)
+            return len(got)
+
+        def plain():
+            _Resends(delay=0.05).later(signal.SIGUSR1)
+
+        def raised_meanwhile():
+            resends = _Resends(delay=0.2)
+            resends.later(signal.SIGUSR1)
+            resends.raised += 1
+
+        def stopped():
+            resends = _Resends(delay=0.2)
+            resends.later(signal.SIGUSR1)
+            resends.stop()
+
+        assert settled(plain) == 1
+        assert settled(raised_meanwhile) == 0 and settled(stopped) == 0
+    finally:
+        signal.signal(signal.SIGUSR1, previous)

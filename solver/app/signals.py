@@ -52,19 +52,46 @@ class _Collections:
         self.running = phase == "start"
 
 
-def _again_soon(signum: int) -> None:
-    """The signal sent to the main thread again in a moment, by another thread: once it has
-    left the collection (a real signal, which also wakes a sleep or a wait). Not
-    `_thread.interrupt_main` from here: the interpreter would run the handler again at
-    once, still inside it, and again, to the recursion limit."""
-    timer = threading.Timer(0.001, signal.pthread_kill,
-                            args=(threading.main_thread().ident, signum))
-    timer.daemon = True
-    timer.start()
+class _Resends:
+    """Signals to send the main thread again in a moment, by another thread, once it has
+    left the collection where its handler could not raise (a real signal, which also wakes
+    a sleep or a wait). Not `_thread.interrupt_main` from the handler: the interpreter would
+    run the handler again at once, still inside it, and again, to the recursion limit.
+
+    A resend is dropped if the handler raised meanwhile (`raised`) or the block ended
+    (`stop`): a second delivery would come when the command is already ending, and after
+    the interpreter has reset the handlers, kill it by SIGINT (exit -2, not 130)."""
+
+    def __init__(self, delay: float = 0.001) -> None:
+        self.delay = delay
+        self.raised = 0                     # times a handler raised: a resend's token
+        self.live = True
+        self._timers: list[threading.Timer] = []
+
+    def later(self, signum: int) -> None:
+        token, ident = self.raised, threading.main_thread().ident
+        if ident is None:                   # no main thread: nothing to send to
+            return
+        main: int = ident
+
+        def send() -> None:
+            if self.live and self.raised == token:
+                signal.pthread_kill(main, signum)
+
+        timer = threading.Timer(self.delay, send)
+        timer.daemon = True
+        self._timers.append(timer)
+        timer.start()
+
+    def stop(self) -> None:
+        self.live = False
+        for timer in self._timers:
+            timer.cancel()
 
 
-def _handlers(collections: _Collections) -> tuple[Callable[[int, FrameType | None], None],
-                                                  Callable[[int, FrameType | None], None]]:
+def _handlers(collections: _Collections, resends: _Resends
+              ) -> tuple[Callable[[int, FrameType | None], None],
+                         Callable[[int, FrameType | None], None]]:
     """Ctrl-C's and SIGTERM's handlers: KeyboardInterrupt and `Terminated`, each asked for
     again later when it would be raised where Python drops it (in a collection, or a gc
     callback: Dask's scheduler registers one, its GC diagnosis, in the process of `bidou
@@ -74,14 +101,16 @@ def _handlers(collections: _Collections) -> tuple[Callable[[int, FrameType | Non
 
     def interrupt(signum: int, frame: FrameType | None) -> None:
         if dropped_here(frame):
-            _again_soon(signum)
+            resends.later(signum)
             return
+        resends.raised += 1
         raise KeyboardInterrupt()
 
     def terminate(signum: int, frame: FrameType | None) -> None:
         if dropped_here(frame):
-            _again_soon(signum)
+            resends.later(signum)
             return
+        resends.raised += 1
         signal.signal(signal.SIGTERM, signal.SIG_IGN)     # a second one must not cut cleanup
         raise Terminated()
 
@@ -96,8 +125,8 @@ def signals_unwind() -> Iterator[None]:
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    collections = _Collections()
-    interrupt, terminate = _handlers(collections)
+    collections, resends = _Collections(), _Resends()
+    interrupt, terminate = _handlers(collections, resends)
     gc.callbacks.insert(0, collections)
     previous = {signal.SIGTERM: signal.signal(signal.SIGTERM, terminate)}
     if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
@@ -105,6 +134,7 @@ def signals_unwind() -> Iterator[None]:
     try:
         yield
     finally:
+        resends.stop()
         for signum, handler in previous.items():
             signal.signal(signum, handler)
         gc.callbacks.remove(collections)
