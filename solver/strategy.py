@@ -335,6 +335,8 @@ def read_strategy_document(path: str | os.PathLike) -> Any:
     would fill memory. A key repeated in an object is refused (JSON leaves it undefined;
     Python would keep the last silently).
     """
+    if not os.fspath(path):
+        raise StrategyFileError("cannot read '': the path is empty")
     try:
         info = os.stat(path)
         if not stat.S_ISREG(info.st_mode):
@@ -448,8 +450,9 @@ def exact_from_json(document: Mapping[str, Any], model: HandModel, strategy: Str
             raise StrategyFileError("the exact section misses betting decisions")
     except StrategyFileError:
         raise
-    except (KeyError, TypeError, ValueError, IndexError, ZeroDivisionError):
-        raise StrategyFileError("the exact section of the strategy file is malformed") from None
+    except (KeyError, TypeError, ValueError, IndexError, ZeroDivisionError) as error:
+        raise StrategyFileError(f"the exact section of the strategy file is malformed "
+                                f"({type(error).__name__}: {str(error)[:80]})") from None
     return out
 
 
@@ -504,5 +507,12 @@ def _exact_row(texts: list, floats: np.ndarray, legal: np.ndarray, tol: float, w
 
 def load_exact(path: str | os.PathLike, model: HandModel, strategy: Strategy
                ) -> ExactProbabilities | None:
-    """The exact section of a strategy file already read by `load_strategy_file`."""
-    return exact_from_json(read_strategy_document(path), model, strategy)
+    """The exact section of a strategy file already read by `load_strategy_file`; its
+    errors name the file, as the loader's do."""
+    try:
+        return exact_from_json(read_strategy_document(path), model, strategy)
+    except StrategyFileError as error:
+        name = os.fspath(path)
+        if str(error).startswith(name):
+            raise
+        raise StrategyFileError(f"{name}: {error}") from None

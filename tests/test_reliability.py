@@ -583,6 +583,19 @@ def test_an_error_quoting_a_huge_input_stays_short():
         assert result.output.count("\n") == 1 and len(result.output) < 1100, len(result.output)
 
 
+def test_errors_in_the_exact_section_name_the_file(tmp_path):
+    """The exact section's errors named the field but not the file, and a malformed one
+    said only "malformed"; an empty path read "cannot read : No such file"."""
+    document = json.loads((ROOT / "outputs" / "default" / "strategy.json").read_text())
+    row = document["exact"]["betting"][0]["probabilities"][0]
+    document["exact"]["betting"][0]["probabilities"][0] = row[:-1]
+    path = tmp_path / "short.json"
+    path.write_text(json.dumps(document))
+    one_error_line(run("evaluate", "--strategy", path),
+                   f"{path}: the exact section of the strategy file is malformed (IndexError")
+    one_error_line(run("evaluate", "--strategy", ""), "cannot read '': the path is empty")
+
+
 def test_no_negative_exploitability_is_printed():
     """A best response never gains less than nothing: `solve` and `evaluate` printed the
     rounding noise of the 3-face one-throw hand as -2.082e-17; they print "< 1e-12"."""
