@@ -376,20 +376,22 @@ def write_set(files: Mapping[Path, bytes]) -> None:
 MAX_INPUT_BYTES = 64 * 2**20
 
 
-def read_input_file(path: str | os.PathLike, max_bytes: int = MAX_INPUT_BYTES) -> bytes:
+def read_input_file(path: str | os.PathLike, max_bytes: int = MAX_INPUT_BYTES,
+                    what: str = "") -> bytes:
     """The bytes of the regular file `path`, if it holds at most `max_bytes`; otherwise
-    OSError whose strerror says why in a few words. Anything else could hang or fill
-    memory: a FIFO blocks until someone writes, /dev/zero never ends."""
+    OSError whose strerror says why in a few words (too large for `what`, if named).
+    Anything else could hang or fill memory: a FIFO blocks until someone writes, /dev/zero
+    never ends."""
     info = os.stat(path)
     if not stat.S_ISREG(info.st_mode):
         raise OSError(errno.EINVAL, "not a regular file")
+    large = f"too large{' for ' + what if what else ''} (at most {max_bytes:,} bytes)"
     if info.st_size > max_bytes:
-        raise OSError(errno.EFBIG, f"{info.st_size:,} bytes is too large (at most "
-                                   f"{max_bytes:,})")
+        raise OSError(errno.EFBIG, f"{info.st_size:,} bytes is {large}")
     with open(path, "rb") as handle:
         data = handle.read(max_bytes + 1)
     if len(data) > max_bytes:                   # it grew while being read
-        raise OSError(errno.EFBIG, f"too large (at most {max_bytes:,} bytes)")
+        raise OSError(errno.EFBIG, large)
     return data
 
 

@@ -12,7 +12,6 @@ import json
 import math
 import os
 import re
-import stat
 from fractions import Fraction
 from typing import Any, Mapping
 
@@ -24,7 +23,7 @@ from games.bidou.params import ParameterError
 from games.bidou.rules import throw_action_name
 from games.catalog import params_from_rules
 from solver import schemas
-from solver.files import strict_json
+from solver.files import read_input_file, strict_json
 from solver.model import HandModel, build_model
 
 SCHEMA = "bidou-strategy"
@@ -87,6 +86,12 @@ def uniform_strategy(model: HandModel) -> Strategy:
     return Strategy(throw, betting)
 
 
+def throw_shapes(model: HandModel) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """The shapes of `Strategy.throw` for `model`: the captain's, the opponent's."""
+    T, (A, n) = model.throws, model.throw_legal.shape
+    return (1, T - 1, A, n), (T, T - 1, A, n)
+
+
 def check_strategy(model: HandModel, strategy: Strategy, tol: float = TOLERANCE,
                    labels: Mapping[Any, str] | None = None) -> None:
     """Raise StrategyFileError unless shapes match the model and probabilities are proper.
@@ -94,8 +99,8 @@ def check_strategy(model: HandModel, strategy: Strategy, tol: float = TOLERANCE,
     `labels` names each decision in the messages (CAPTAIN, OPPONENT and betting keys to
     JSON paths, for a strategy file); the default names them by role and node."""
     names = dict(labels or {})
-    T, (A, n) = model.throws, model.throw_legal.shape
-    expected = ((1, T - 1, A, n), (T, T - 1, A, n))
+    n = model.num_hands
+    expected = throw_shapes(model)
     hands = [rules.format_hand(h) for h in model.hands]
     for role in (CAPTAIN, OPPONENT):
         array = strategy.throw[role]
@@ -338,18 +343,9 @@ def read_strategy_document(path: str | os.PathLike) -> Any:
     if not os.fspath(path):
         raise StrategyFileError("cannot read '': the path is empty")
     try:
-        info = os.stat(path)
-        if not stat.S_ISREG(info.st_mode):
-            raise StrategyFileError(f"cannot read {path}: not a regular file")
-        if info.st_size > MAX_FILE_BYTES:
-            raise StrategyFileError(f"cannot read {path}: {info.st_size:,} bytes is too large "
-                                    f"for a strategy file (at most {MAX_FILE_BYTES:,})")
-        with open(path, "rb") as handle:
-            data = handle.read(MAX_FILE_BYTES + 1)
+        data = read_input_file(path, MAX_FILE_BYTES, "a strategy file")
     except OSError as error:
         raise StrategyFileError(f"cannot read {path}: {error.strerror or error}") from None
-    if len(data) > MAX_FILE_BYTES:
-        raise StrategyFileError(f"cannot read {path}: too large for a strategy file")
     try:
         return strict_json(data)
     except RecursionError:

@@ -227,13 +227,10 @@ def check_destination(out_dir: str | os.PathLike) -> Path:
     out = Path(out_dir)
     if os.path.lexists(out) and not out.is_dir():
         raise ParameterError(f"--out {out} exists and is not a directory")
-    try:                            # a name over the file system's limit, among others
+    try:                # the nearest existing folder writable, names within the limit, ...
         check_directory_destination(out)
     except DestinationError as error:
         raise ParameterError(str(error)) from None
-    parent = out if out.exists() else _existing_parent(out)
-    if not os.access(parent, os.W_OK | os.X_OK):
-        raise ParameterError(f"--out {out}: cannot write in {parent}")
     for name in FILES:
         path = out / name
         if os.path.lexists(path) and not stat.S_ISREG(os.lstat(path).st_mode):
@@ -311,15 +308,6 @@ def _take_lock(path: Path) -> int:
             os.write(fd, f"{os.getpid()}\n".encode())
             return fd
         os.close(fd)
-
-
-def _existing_parent(path: Path) -> Path:
-    path = path.absolute()
-    while not path.exists():
-        path = path.parent
-    if not path.is_dir():
-        raise ParameterError(f"--out {path} is not a directory")
-    return path
 
 
 MAX_EXACT_CHARS = 10_000       # an exact value the sweep writes has a few dozen digits

@@ -10,6 +10,7 @@ round keeps every state's strategy, for its charts and `--json`).
 
 from __future__ import annotations
 
+import math
 from typing import Any, Mapping
 
 import numpy as np
@@ -18,7 +19,7 @@ from games.bidou import rules
 from games.bidou.betting import CAPTAIN, OPPONENT, Node
 from solver.model import HandModel
 from solver.reach import end_mass, throw_flow
-from solver.strategy import Strategy, uniform_strategy
+from solver.strategy import Strategy, throw_shapes
 
 ROLE = {CAPTAIN: "captain", OPPONENT: "opponent"}
 LIMIT = 6                  # situations named in words, the most frequent first
@@ -190,9 +191,8 @@ def strategy_from_json(document: Mapping[str, Any], model: HandModel) -> Strateg
     throw = tuple(np.asarray(t, dtype=float) for t in document["throw"])
     if len(throw) != 2:
         raise ValueError("two throwing strategies expected")
-    empty = uniform_strategy(model).throw
-    throw = tuple(t.reshape(e.shape) if t.size == 0 == e.size else t
-                  for t, e in zip(throw, empty))
+    throw = tuple(t.reshape(shape) if t.size == 0 == math.prod(shape) else t
+                  for t, shape in zip(throw, throw_shapes(model)))
     betting = {(int(tc), int(to), str(history)): np.asarray(array, dtype=float)
                for tc, to, history, array in document["betting"]}
     return Strategy((throw[0], throw[1]), betting)

@@ -27,12 +27,11 @@ import dataclasses
 import hashlib
 import json
 import os
-import stat
 from pathlib import Path
 from typing import Any, Mapping
 
 from games.bidou.round_params import RoundParams
-from solver.files import strict_json
+from solver.files import read_input_file, strict_json
 
 SCHEMA = "bidou-solved-round"
 SCHEMA_VERSION = 1
@@ -227,12 +226,7 @@ def _checksum(body: Mapping[str, Any]) -> str:
 def _read_bytes(path: Path) -> bytes:
     """The bytes of a regular file of sane size (FileNotFoundError if there is none)."""
     try:
-        info = os.stat(path)
-        if not stat.S_ISREG(info.st_mode):
-            raise SavedRoundError(f"cannot read {path}: not a regular file")
-        if info.st_size > MAX_BYTES:
-            raise SavedRoundError(f"cannot read {path}: {info.st_size:,} bytes is too large")
-        return path.read_bytes()
+        return read_input_file(path, MAX_BYTES)
     except FileNotFoundError:
         raise
     except OSError as error:
