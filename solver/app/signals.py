@@ -16,7 +16,7 @@ import contextlib
 import gc
 import signal
 import threading
-from types import FrameType
+from types import CodeType, FrameType
 from typing import Any, Callable, ContextManager, Iterator, TypeVar
 
 EXIT_INTERRUPTED = 130          # 128 + SIGINT
@@ -30,14 +30,24 @@ class Terminated(BaseException):
 def in_gc_callback(frame: FrameType | None) -> bool:
     """Whether `frame` (where a signal's handler interrupts the program) runs inside a gc
     callback: Python prints an exception raised there and drops it."""
-    codes = {getattr(getattr(callback, "__func__", callback), "__code__", None)
-             for callback in gc.callbacks}
+    codes = {_code(callback) for callback in gc.callbacks}
     codes.discard(None)
     while codes and frame is not None:
         if frame.f_code in codes:
             return True
         frame = frame.f_back
     return False
+
+
+def _code(callback: Callable[..., object]) -> CodeType | None:
+    """The code a gc callback runs: a function's or a method's, or the ``__call__`` of a
+    callable object (like `_Collections`: a signal handled at the start of its call, before
+    it marks the collection, was once raised there and dropped)."""
+    code = getattr(getattr(callback, "__func__", callback), "__code__", None)
+    if code is None:
+        call = getattr(type(callback), "__call__", None)
+        code = getattr(call, "__code__", None)
+    return code if isinstance(code, CodeType) else None
 
 
 class _Collections:
