@@ -300,3 +300,47 @@ def test_a_resend_is_dropped_once_the_handler_raised_or_the_block_ended():
         assert settled(raised_meanwhile) == 0 and settled(stopped) == 0
     finally:
         signal.signal(signal.SIGUSR1, previous)
+
+
+@pytest.mark.parametrize("where", ["__del__", "weakref.finalize"])
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_a_signal_inside_a_finalizer_run_by_a_dropped_reference_is_raised_after(signum,
+                                                                                where):
+    """A finalizer run when an object's last reference goes (no collection running) drops
+    what it raises, as a gc callback does: a Ctrl-C handled there was lost, and the command
+    went on. `signals_unwind`'s handlers see the finalizer's frame and send it again."""
+    import weakref
+
+    from solver.app.signals import Terminated, signals_unwind
+
+    came = []
+
+    def signal_here(*_):
+        if not came:
+            came.append(where)
+            os.kill(os.getpid(), signum)        # handled in here
+            for _ in range(1000):
+                pass
+
+    class Finalized:
+        def __del__(self):
+            signal_here()
+
+    class Plain:
+        pass
+
+    expected = KeyboardInterrupt if signum == signal.SIGINT else Terminated
+    with signals_unwind():
+        if where == "__del__":
+            thing = Finalized()
+        else:
+            thing = Plain()
+            weakref.finalize(thing, signal_here)
+        began = time.perf_counter()
+        with pytest.raises(expected):
+            del thing                            # the finalizer runs here, no collection
+            for _ in range(500):                 # the signal sent again comes here
+                time.sleep(0.01)
+            raise AssertionError(f"the signal was lost in the {where}")
+    assert came == [where]
+    assert time.perf_counter() - began < 1

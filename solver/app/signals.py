@@ -4,10 +4,10 @@ on Ctrl-C (SIGINT) and 143 on SIGTERM.
 Python turns SIGINT into KeyboardInterrupt, which unwinds through every ``finally`` and
 ``except BaseException`` (the atomic writers delete their ``.tmp-*`` files there). SIGTERM
 would kill the process on the spot, leaving them behind; `signals_unwind` makes it raise
-`Terminated` instead, so it unwinds the same way, and keeps both out of gc callbacks, which
-would drop them. What must not be cut short while it starts (the sweep's Dask cluster) is
-started with Ctrl-C and SIGTERM held (`started_whole`), and the processes it starts never
-see Ctrl-C.
+`Terminated` instead, so it unwinds the same way, and keeps both out of gc callbacks and
+finalizers, which would drop them. What must not be cut short while it starts (the
+sweep's Dask cluster) is started with Ctrl-C and SIGTERM held (`started_whole`), and the
+processes it starts never see Ctrl-C.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ import contextlib
 import gc
 import signal
 import threading
+import weakref
 from types import CodeType, FrameType
 from typing import Any, Callable, ContextManager, Iterator, TypeVar
 
@@ -27,13 +28,15 @@ class Terminated(BaseException):
     """SIGTERM arrived; a BaseException so that no ``except Exception`` swallows it."""
 
 
-def in_gc_callback(frame: FrameType | None) -> bool:
-    """Whether `frame` (where a signal's handler interrupts the program) runs inside a gc
-    callback: Python prints an exception raised there and drops it."""
+def drops_exceptions(frame: FrameType | None) -> bool:
+    """Whether `frame` (where a signal's handler interrupts the program) runs inside code
+    whose exceptions Python prints and drops: a gc callback, a ``__del__`` method or a
+    `weakref.finalize` callback (run when an object's last reference goes, collection or
+    not)."""
     codes = {_code(callback) for callback in gc.callbacks}
-    codes.discard(None)
-    while codes and frame is not None:
-        if frame.f_code in codes:
+    codes.add(_FINALIZE_CALL)
+    while frame is not None:
+        if frame.f_code in codes or frame.f_code.co_name == "__del__":
             return True
         frame = frame.f_back
     return False
@@ -48,6 +51,9 @@ def _code(callback: Callable[..., object]) -> CodeType | None:
         call = getattr(type(callback), "__call__", None)
         code = getattr(call, "__code__", None)
     return code if isinstance(code, CodeType) else None
+
+
+_FINALIZE_CALL = weakref.finalize.__call__.__code__
 
 
 class _Collections:
@@ -107,7 +113,7 @@ def _handlers(collections: _Collections, resends: _Resends
     callback: Dask's scheduler registers one, its GC diagnosis, in the process of `bidou
     sweep`, and a Ctrl-C handled there was lost and the sweep went on)."""
     def dropped_here(frame: FrameType | None) -> bool:
-        return collections.running or in_gc_callback(frame)
+        return collections.running or drops_exceptions(frame)
 
     def interrupt(signum: int, frame: FrameType | None) -> None:
         if dropped_here(frame):
