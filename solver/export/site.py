@@ -202,8 +202,7 @@ def round_document(name: str, report: Mapping[str, Any]) -> dict[str, Any]:
     from games.bidou.round_params import RoundParams
     from solver.round.states import ChipState
 
-    check_round(name, report)
-    values = _round_values(report)
+    values = check_round(name, report)
     states = []
     for entry in report["states"]:
         shown = {key: entry[key] for key in ("centre", "captain", "opponent", "open_throw",
@@ -221,8 +220,9 @@ def round_document(name: str, report: Mapping[str, Any]) -> dict[str, Any]:
             "states": states, "colours": _cividis()}
 
 
-def check_round(name: str, report: Any) -> None:
-    """StrategyFileError (one line) unless `report` is a round report this page can show."""
+def check_round(name: str, report: Any) -> dict:
+    """Each state's value, by state; StrategyFileError (one line) unless `report` is a
+    round report this page can show."""
     if not isinstance(report, Mapping) or \
             (report.get("schema"), report.get("schema_version")) != ROUND_SCHEMA:
         raise StrategyFileError(f"{name}: not a {ROUND_SCHEMA[0]} file of version "
@@ -254,6 +254,7 @@ def check_round(name: str, report: Any) -> None:
                 f"{missing[0].label()})" if missing else
                 "a state is listed twice or is no state of the round")
         raise StrategyFileError(f"{name}: not the whole round: {what}")
+    return listed
 
 
 def _round_values(report: Mapping[str, Any]) -> dict:
