@@ -67,7 +67,12 @@ def test_ctrl_c_to_the_group_is_one_line_at_any_moment_of_the_start(tmp_path, mo
         if process.poll() is None:
             os.killpg(process.pid, signal.SIGKILL)
             process.communicate()
-    if moment == "rows arriving":
+    # Before the rows, the first ones may still come in the moment the signal takes: the
+    # smallest rule sets solve in milliseconds, and on a fast machine a row was in the table
+    # one second after the first worker started (a fresh-clone CI run). Whichever it was,
+    # the line says what is on disk.
+    rows_written = moment == "rows arriving" or table.exists()
+    if rows_written:
         assert err == f"bidou: error: interrupted; the rows solved so far are in {table}\n"
         assert table.read_text().count("\n") >= 2          # the header and a row at least
     else:
