@@ -25,9 +25,10 @@ too, alternating with this one's so that both see the same load, on a row of its
 
 instead says where the refined command's time goes: `bidou solve --out` run once per rule
 set in a fresh process with its steps timed (`time.process_time` and wall seconds: the
-imports, the model, building the perturbed LP, HiGHS, the limit, the exact recovery, with
-its forked child's CPU apart, the completion, the proof, the best response, the strategy
-file, the rest), then the plain command's total beside it.
+imports, the model, building the perturbed LP, HiGHS (the fast LP, and scipy's where the
+fast one's limit is not taken), the limit, the exact recovery, with its forked child's CPU
+apart, the completion, the proof, the independent check of the fast LP's limit, the best
+response, the strategy file, the rest), then the plain command's total beside it.
 """
 
 from __future__ import annotations
@@ -61,16 +62,19 @@ _THIS = [sys.executable, "-c", "from solver.app.cli import main; main()"]
 STEPS = [("solver.model", None, "build_model", "model"),
          ("solver.refine.quasi_perfect", None, "solve_perturbed", "perturbed LP"),
          ("solver.refine.perturbed_lp", None, "tremble_rows", "perturbed LP: tremble rows"),
-         ("scipy.optimize", None, "linprog", "perturbed LP: HiGHS (linprog)"),
+         ("solver.refine.perturbed_lp", None, "_fast", "perturbed LP: HiGHS (fast)"),
+         ("solver.refine.perturbed_lp", None, "_linprog", "perturbed LP: HiGHS (linprog)"),
          ("solver.refine.quasi_perfect", None, "limit", "limit"),
          ("solver.refine.quasi_perfect", None, "exact_limit", "exact recovery (this process)"),
          ("solver.refine.quasi_perfect", None, "complete_sequentially",
           "sequential completion"),
          ("solver.refine.quasi_perfect", None, "prove_fractions", "proof"),
+         ("solver.refine.quasi_perfect", None, "verify", "independent check (fast LP)"),
          ("solver.best_response", None, "exploitability", "best response"),
          ("solver.pipeline.hand", "HandResult", "document", "strategy file: document"),
          ("solver.files", None, "write_json_atomic", "strategy file: written")]
-LP_PARTS = ("perturbed LP: tremble rows", "perturbed LP: HiGHS (linprog)")
+LP_PARTS = ("perturbed LP: tremble rows", "perturbed LP: HiGHS (fast)",
+            "perturbed LP: HiGHS (linprog)")
 
 
 def phases(rules: list[str]) -> list[tuple[str, float, float]]:

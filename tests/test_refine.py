@@ -11,8 +11,14 @@ from games.bidou.params import BidouParams
 from solver.certificate import certify
 from solver.lp import _SequenceFormLP
 from solver.model import build_model
-from solver.refine.check import check, describe, dominated_actions, tremble_violations
-from solver.refine.perturbed_lp import SEQUENCE, sequence_bounds, solve_perturbed
+from solver.refine.check import (
+    Violation,
+    check,
+    describe,
+    dominated_actions,
+    tremble_violations,
+)
+from solver.refine.perturbed_lp import FAST, LINPROG, SEQUENCE, sequence_bounds, solve_perturbed
 from solver.refine.quasi_perfect import _support, limit, refined_equilibrium
 
 SMALL = BidouParams(faces=3, throws=2, max_level=2)
@@ -135,3 +141,47 @@ def test_perturbed_optimum_passes_the_check_at_its_own_tremble():
     # tremble differ: see docs/refined.md)
     float_limit = limit(model, perturbed.chosen, 10 * eta)
     assert len(tremble_violations(model, float_limit, CAPTAIN, eta)) > 0
+
+
+def test_the_fast_lp_is_the_same_optimum_of_the_same_lp():
+    """FAST (highspy unscaled, Dantzig pricing) solves the LP that LINPROG solves: the same
+    value to the tolerance, every action still trembling."""
+    model = build_model(SMALL)
+    scipy_lp = solve_perturbed(model, 1e-3, lp_solver=LINPROG)
+    fast = solve_perturbed(model, 1e-3, lp_solver=FAST)
+    assert (scipy_lp.lp, fast.lp) == (LINPROG, FAST)
+    assert fast.value == pytest.approx(scipy_lp.value, abs=1e-9)
+    assert all((probs >= 1e-3 - 1e-9).all() for probs in fast.strategy.betting.values())
+    with pytest.raises(ValueError, match="an LP solver"):
+        solve_perturbed(model, 1e-3, lp_solver="glop")
+
+
+def test_fast_first_takes_the_fast_lps_limit_only_if_it_passes_the_check(monkeypatch):
+    from solver.refine import quasi_perfect
+    from solver.refine.sequential import SequentialReport, verify
+
+    model = build_model(SMALL)
+    checked = []
+
+    def recorded(model, strategy):
+        checked.append(strategy)
+        return verify(model, strategy)
+
+    monkeypatch.setattr(quasi_perfect, "verify", recorded)
+    fast = refined_equilibrium(model, fast_first=True)
+    assert fast.perturbed.lp == FAST and len(checked) == 1
+    assert fast.certificate.exact == Fraction(-794, 19683)
+    assert verify(model, fast.strategy).passed
+    # a limit the check refuses is not taken: the LINPROG attempts follow, as without it
+    violation = Violation(
+        kind="belief", player=CAPTAIN, where=("bet", (1, 1, "b")), hand=0, action=0,
+        probability=1.0, loss=1.0, tremble=0.0)
+    monkeypatch.setattr(quasi_perfect, "verify", lambda model, strategy: SequentialReport(
+        (), (violation,), (), 1))
+    fallback = refined_equilibrium(model, fast_first=True)
+    assert fallback.perturbed.lp == LINPROG
+    assert fallback.certificate.exact == Fraction(-794, 19683)
+    # without fast_first no check runs and the fast LP is not used (the round's stages)
+    checked.clear()
+    monkeypatch.setattr(quasi_perfect, "verify", recorded)
+    assert refined_equilibrium(model).perturbed.lp == LINPROG and checked == []

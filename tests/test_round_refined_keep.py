@@ -80,12 +80,13 @@ def test_wider_gaps_reread_each_lp_once_smallest_threshold_first(monkeypatch):
     the answer, and the reasons of every attempt are kept when none does."""
     solved, tried = [], []
 
-    def lp(model, eta, kind):
+    def lp(model, eta, kind, lp_solver):
+        assert lp_solver == quasi_perfect.LINPROG     # the round's stages: no fast LP
         solved.append(eta)
         return ("LP", eta)
 
-    def attempt(model, eta, gap, kind, progress, parallel, max_bits, cache):
-        quasi_perfect._perturbed(model, eta, kind, cache)
+    def attempt(model, eta, gap, kind, progress, parallel, max_bits, cache, lp_solver):
+        quasi_perfect._perturbed(model, eta, kind, cache, lp_solver)
         tried.append((eta, gap))
         if (eta, gap) == (1e-4, 100.0):
             return quasi_perfect.Refined(None, {}, None, None, 0.0, gap)

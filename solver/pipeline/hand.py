@@ -160,10 +160,11 @@ def refined_hand(params: BidouParams, progress: Step | None = None) -> HandResul
     with the LPs). SolverError if it cannot be proved or is measurably off."""
     from solver import best_response
     from solver.model import build_model
+    from solver.refine.perturbed_lp import FAST, SOLVERS
     from solver.refine.quasi_perfect import refined_equilibrium
 
     model = build_model(params)
-    refined = refined_equilibrium(model, progress=progress)
+    refined = refined_equilibrium(model, progress=progress, fast_first=True)
     e = best_response.exploitability(model, refined.strategy)
     value = refined.certificate.exact
     if value is None or not e.nash_conv <= solving.LP_TOLERANCE \
@@ -174,7 +175,8 @@ def refined_hand(params: BidouParams, progress: Step | None = None) -> HandResul
     solution = RefinedSolution(
         model=model, method="lp", value=float(value), status="optimal", converged=True,
         message=f"refined equilibrium: limit of the perturbed LP at eta {perturbed.eta:g} "
-                f"({perturbed.kind} trembles), exact value proved",
+                f"({perturbed.kind} trembles; {SOLVERS[perturbed.lp]}), exact value proved"
+                + (", independent check passed" if perturbed.lp == FAST else ""),
         seconds=refined.seconds, iterations=perturbed.iterations, exploitability=e,
         strategy=refined.strategy, certificate=refined.certificate, exact=refined.exact)
     return HandResult(solution, refined.exact, equilibrium=REFINED)

@@ -117,9 +117,10 @@ def _ends(model: HandModel, throw: np.ndarray, d: float) -> np.ndarray:
 def _leaf_payoffs(model: HandModel, tree: BettingTree, player: int) -> list[np.ndarray]:
     """Per leaf, the player's payoff U[own hand, other's hand]."""
     out = []
+    outcome = model.compare.astype(int) + 1          # -1, 0, 1 as indices 0, 1, 2
     for leaf in tree.leaves:
-        table = {o: float(tree.payoff(leaf, o)) for o in (-1, 0, 1)}
-        captain = np.vectorize(table.get)(model.compare.astype(int))
+        # indexed, not np.vectorize'd (0.18 s of the refined command's 0.32 s check)
+        captain = np.array([float(tree.payoff(leaf, o)) for o in (-1, 0, 1)])[outcome]
         out.append(captain if player == CAPTAIN else -captain.T)
     return out
 

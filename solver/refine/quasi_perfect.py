@@ -16,7 +16,8 @@
 
 What is proved exactly is that the result is an equilibrium with the game's value. That
 its play is sequentially rational everywhere is what solver/refine/sequential.py tests
-independently (in floats); that it is the limit of the perturbed optima as eta -> 0
+independently (in floats), in the command itself when the LP was the fast one (step 1 by
+perturbed_lp.FAST, `fast_first`); that it is the limit of the perturbed optima as eta -> 0
 (a basis stable for every smaller eta) is not proved yet: docs/refined.md.
 """
 
@@ -36,8 +37,15 @@ from solver.exact_equilibrium import RecoveryError
 from solver.model import HandModel
 from solver.progress import Step, quiet, within
 from solver.refine.complete import complete_sequentially
-from solver.refine.perturbed_lp import BEHAVIOUR, PerturbedSolution, solve_perturbed
+from solver.refine.perturbed_lp import (
+    BEHAVIOUR,
+    FAST,
+    LINPROG,
+    PerturbedSolution,
+    solve_perturbed,
+)
 from solver.refine.recovery import exact_limit
+from solver.refine.sequential import verify
 from solver.strategy import Strategy, StrategyFileError
 from solver.types import Exact
 
@@ -98,8 +106,8 @@ def from_exact(model: HandModel, like: Strategy, exact: Exact) -> Strategy:
 def refined_equilibrium(model: HandModel, etas: Sequence[float] = ETAS,
                         support_gap: float = SUPPORT_GAP, kind: str = BEHAVIOUR,
                         progress: Step | None = None, parallel: bool = True,
-                        max_bits: int | None = None, wider_gaps: Sequence[float] = ()
-                        ) -> Refined:
+                        max_bits: int | None = None, wider_gaps: Sequence[float] = (),
+                        fast_first: bool = False) -> Refined:
     """The exact refined equilibrium of the hand, from the first tremble size in `etas`
     whose limit proves an exact equilibrium; SolverError, with every reason, if none does.
     `progress(what, done, total)` follows the attempts. With `parallel`, the two players'
@@ -114,18 +122,28 @@ def refined_equilibrium(model: HandModel, etas: Sequence[float] = ETAS,
     captain passing 3.4e-4, 34 eta, after which his exact mass is 0 and a later
     indifference asks a negative probability, at every eta from 1e-6 to 1e-3); read with
     100 eta it is dropped and the limit proves. The hand passes none (its published
-    strategies were found at `support_gap`)."""
+    strategies were found at `support_gap`).
+
+    `fast_first`: the first attempt solves the LP at the first tremble size with the
+    FAST solver (perturbed_lp.py: about half the time on the default hand), and its
+    limit is taken only if it also passes the independent check at every decision
+    (sequential.py's `verify`, 0.3 s); otherwise the attempts above follow, as without it.
+    The hand's pipeline asks it; the round's stage games do not."""
     start = time.perf_counter()
     step = progress or quiet
-    attempts = [(eta, support_gap) for eta in etas] + sorted(
-        ((eta, gap) for gap in wider_gaps for eta in etas), key=lambda pair: pair[0] * pair[1])
-    solved: dict[float, PerturbedSolution | str] = {}
+    attempts = [(eta, support_gap, LINPROG) for eta in etas] + sorted(
+        ((eta, gap, LINPROG) for gap in wider_gaps for eta in etas),
+        key=lambda attempt: attempt[0] * attempt[1])
+    if fast_first and etas:
+        attempts.insert(0, (etas[0], support_gap, FAST))
+    solved: dict[tuple[float, str], PerturbedSolution | str] = {}
     reasons = []
-    for i, (eta, gap) in enumerate(attempts):
-        name = f"eta {eta:g}" + ("" if gap == support_gap else f", gap {gap:g}")
+    for i, (eta, gap, lp_solver) in enumerate(attempts):
+        name = f"eta {eta:g}" + ("" if gap == support_gap else f", gap {gap:g}") + (
+            ", fast LP" if lp_solver == FAST else "")
         try:
             refined = _attempt(model, eta, gap, kind, within(progress, name), parallel,
-                               max_bits, solved)
+                               max_bits, solved, lp_solver)
         except (SolverError, StrategyFileError) as error:   # the latter: exact
             reasons.append(f"{name}: {error}")                # probabilities too large
             continue                                          # for the certificate
@@ -135,15 +153,16 @@ def refined_equilibrium(model: HandModel, etas: Sequence[float] = ETAS,
 
 
 def _perturbed(model: HandModel, eta: float, kind: str,
-               solved: dict[float, PerturbedSolution | str]) -> PerturbedSolution:
-    """The perturbed LP's optimum at `eta`, solved once per refinement (SolverError, again,
-    if HiGHS reached none)."""
-    if eta not in solved:
+               solved: dict[tuple[float, str], PerturbedSolution | str], lp_solver: str
+               ) -> PerturbedSolution:
+    """The perturbed LP's optimum at `eta` by `lp_solver`, solved once per refinement
+    (SolverError, again, if HiGHS reached none)."""
+    if (eta, lp_solver) not in solved:
         try:
-            solved[eta] = solve_perturbed(model, eta, kind)
+            solved[eta, lp_solver] = solve_perturbed(model, eta, kind, lp_solver=lp_solver)
         except SolverError as error:
-            solved[eta] = str(error)
-    found = solved[eta]
+            solved[eta, lp_solver] = str(error)
+    found = solved[eta, lp_solver]
     if isinstance(found, str):
         raise SolverError(found)
     return found
@@ -151,10 +170,11 @@ def _perturbed(model: HandModel, eta: float, kind: str,
 
 def _attempt(model: HandModel, eta: float, support_gap: float, kind: str, progress: Step,
              parallel: bool = True, max_bits: int | None = None,
-             solved: dict[float, PerturbedSolution | str] | None = None) -> Refined:
+             solved: dict[tuple[float, str], PerturbedSolution | str] | None = None,
+             lp_solver: str = LINPROG) -> Refined:
     start = time.perf_counter()
     progress("perturbed LP", 0, 3)
-    perturbed = _perturbed(model, eta, kind, {} if solved is None else solved)
+    perturbed = _perturbed(model, eta, kind, {} if solved is None else solved, lp_solver)
     float_limit = limit(model, perturbed.chosen, support_gap * eta)
     progress("exact recovery", 1, 3)
     try:
@@ -169,6 +189,11 @@ def _attempt(model: HandModel, eta: float, support_gap: float, kind: str, progre
     if certificate.exact is None:
         raise SolverError(f"the limit at eta={eta:g} is not an exact equilibrium (its proof "
                           f"has width {float(certificate.width):.2g})")
+    if lp_solver == FAST:
+        report = verify(model, strategy)
+        if not report.passed:
+            raise SolverError(f"the limit at eta={eta:g} fails the independent check at "
+                              f"{len(report.violations)} (decision, hand) pairs")
     progress("proof", 3, 3)
     return Refined(strategy, completed, certificate, perturbed, time.perf_counter() - start,
                    support_gap)
