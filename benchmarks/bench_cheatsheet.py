@@ -282,6 +282,53 @@ def add_bounds(folder: Path, name: str, all_scopes_max: int, seconds: float = 12
                                             if "all_scopes" in entry else ""))
 
 
+def remeasure(folder: Path, name: str, sheets: Path | None, progress=print) -> None:
+    """Each front file front_<name>_*.json in `folder`, and the published sheet of
+    SHEETS/<name>/, measured again against the published equilibrium: what the rules lose
+    seated against it moves when the equilibrium does (issue 19's faster LP moved the
+    default and french ones), their rules and costs do not (checked). Written back
+    atomically, the rest of each file as it was; the sheet's page drawn again."""
+    import json
+
+    from solver.export.cheatsheet_page import write_cheatsheet
+
+    model, strategy, value = equilibrium(name)
+    leaves = best_response.leaf_matrices(model)
+
+    def measured(result: dict) -> cheatsheet.FrontPoint:
+        rules = [rulebook.Rule.from_dict(d) for d in result["rule_list"]]
+        point = cheatsheet.measure(model, rules, strategy, value, leaves)
+        if abs(point.exploitability.exploitability - result["exploitability"]) > 1e-9:
+            raise SystemExit(f"{name}, {len(rules)} rules: the book costs "
+                             f"{point.exploitability.exploitability} now, "
+                             f"{result['exploitability']} in its file")
+        return point
+
+    front = []
+    for path in sorted(folder.glob(f"front_{name}_*.json")):
+        document = json.loads(path.read_text())
+        point = measured(document["result"])
+        document["result"].update({
+            key: point.to_dict(model)[key] for key in (
+                "captain_loss_vs_equilibrium", "opponent_loss_vs_equilibrium",
+                "equilibrium_loss")})
+        write_json_atomic(path, document)
+        front.append({"rules_count": point.size,
+                      "exploitability": document["result"]["exploitability"],
+                      "equilibrium_loss": point.equilibrium_loss})
+        progress(f"  {path.name}: against the equilibrium {point.versus_equilibrium[0]:.4f}, "
+                 f"{point.versus_equilibrium[1]:.4f}")
+    if sheets is not None:
+        result = json.loads((sheets / name / "cheatsheet_strategy.json").read_text())["result"]
+        point = dataclasses.replace(
+            measured(result), origin=result.get("search"),
+            proof=cheatsheet.Proof.from_dict(result["milp"]) if "milp" in result else None)
+        write_cheatsheet(model, point, sheets / name,
+                         {"equilibrium_value": result["equilibrium_value"], "front": front})
+        progress(f"  {sheets / name}/cheatsheet.*: against the equilibrium "
+                 f"{point.versus_equilibrium[0]:.4f}, {point.versus_equilibrium[1]:.4f}")
+
+
 def _bound_entry(found, cost: float) -> dict:
     return {"bound": found.bound, "gap": max(0.0, cost - found.bound), "status": found.status,
             "seconds": found.seconds}
@@ -415,7 +462,17 @@ def main() -> None:
                         help="with --start: give each front file there its proved lower "
                              "bounds (its scopes; any scopes up to K rules), write them "
                              "back and the table, and search nothing")
+    parser.add_argument("--remeasure", action="store_true",
+                        help="with --start: measure each front file there, and with --sheets "
+                             "each published sheet, again against the published equilibrium "
+                             "(outputs/<game>/strategy.json), write them back and the table, "
+                             "and search nothing")
     args = parser.parse_args()
+    if args.remeasure:
+        for name in args.games.split(","):
+            remeasure(args.start, name, args.sheets)
+        write_front_table(args.start)
+        return
     if args.bounds is not None:
         for name in args.games.split(","):
             add_bounds(args.start, name, args.bounds)

@@ -271,6 +271,12 @@ class Proof:
             by = milp
         return f"none costs less than {best:.4f} (gap {self.gap(cost):.4f}), proved by {by}"
 
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "Proof":
+        """`to_dict` read back (a published sheet's "milp" entry)."""
+        return cls(data["status"], data["bound"], data["seconds"],
+                   data["start_exploitability"], data.get("relaxed_bound"))
+
     def to_dict(self, cost: float) -> dict[str, Any]:
         return {"status": self.status, "bound": self.bound, "gap": self.gap(cost),
                 "seconds": self.seconds, "start_exploitability": self.start,
