@@ -127,7 +127,7 @@ def refined_equilibrium(model: HandModel, etas: Sequence[float] = ETAS,
     `fast_first`: the first attempt solves the LP at the first tremble size with the
     FAST solver (perturbed_lp.py: about half the time on the default hand), and its
     limit is taken only if it also passes the independent check at every decision
-    (sequential.py's `verify`, 0.3 s); otherwise the attempts above follow, as without it.
+    (sequential.py's `verify`, 0.2 s); otherwise the attempts above follow, as without it.
     The hand's pipeline asks it; the round's stage games do not."""
     start = time.perf_counter()
     step = progress or quiet
