@@ -308,8 +308,9 @@ def remeasure(folder: Path, name: str, sheets: Path | None, progress=print) -> N
     for path in sorted(folder.glob(f"front_{name}_*.json")):
         document = json.loads(path.read_text())
         point = measured(document["result"])
+        measured_now = point.to_dict(model)
         document["result"].update({
-            key: point.to_dict(model)[key] for key in (
+            key: measured_now[key] for key in (
                 "captain_loss_vs_equilibrium", "opponent_loss_vs_equilibrium",
                 "equilibrium_loss")})
         write_json_atomic(path, document)

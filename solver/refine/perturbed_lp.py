@@ -52,9 +52,10 @@ BEHAVIOUR, SEQUENCE = "behaviour", "sequence"     # the two perturbations
 # The two ways of solving it. LINPROG: scipy's linprog (the HiGHS scipy bundles, its dual
 # simplex with scaling and steepest-edge pricing): every round's stage games, and the
 # published keep hand, come from it. FAST: HiGHS's own binding (highspy), its dual simplex
-# unscaled and with Dantzig's pricing: on the default hand 1.9-2.4 s against 4.0-4.3 s
-# here (17 961 iterations against 20 666, each cheaper), the same exact value, but its
-# limits are not always perfect (unscaled with steepest edge, french's fails the check at 2
+# unscaled and with Dantzig's pricing: on the default hand 1.75-2.4 s against 3.6-4.3 s
+# (17 961 iterations against 20 666, each cheaper; docs/refined.md, "Speed"), the same
+# exact value, but its limits are not always good (keep's fails its proof at 1e-4, the
+# size it is tried at; unscaled with steepest edge, french's fails the check at 2
 # decisions), so the hand takes it only checked (quasi_perfect's `fast_first`).
 LINPROG, FAST = "linprog", "fast"
 SOLVERS = {LINPROG: "scipy's HiGHS", FAST: "HiGHS unscaled, Dantzig pricing"}
