@@ -33,9 +33,10 @@ from collections.abc import Callable
 
 from games.bidou.betting import CAPTAIN, OPPONENT
 from games.bidou.params import BidouParams
-from solver import best_response, cfr
 from solver.checks import openspiel_bridge
-from solver.model import HandModel, build_model
+from solver.hand import best_response
+from solver.hand.cfr import iterations as cfr
+from solver.hand.model import HandModel, build_model
 
 LP_VALUE = -0.036895667099526           # solve_lp on the default game
 TARGETS = (1e-3, 1e-4, 1e-6)
@@ -71,7 +72,7 @@ def part_engines(model: HandModel) -> None:
     rows = []
     for label, options in (("numpy, dense showdowns", {"showdown": "dense"}),
                            ("numpy, cumulative-sum showdowns", {"showdown": "cumsum"}),
-                           ("C kernel (solver/_cfr_kernel.c)", {"engine": "compiled"})):
+                           ("C kernel (solver/hand/cfr/_kernel.c)", {"engine": "compiled"})):
         engine = cfr.CFRSolver(model, cfr.RULES["cfr+"], **options)
         engine.run(50)
         if options.get("engine") == "compiled":
@@ -247,7 +248,7 @@ def part_mccfr(seconds: float, quick: bool) -> None:
           f"policy converted in {convert:.1f} s)")
     print(f"   ours, cfr+ for the same time:             {ours[0]} iterations, "
           f"exploitability {ours[1]:.3g}")
-    print("   (both scored by solver.best_response, exact)\n")
+    print("   (both scored by solver.hand.best_response, exact)\n")
 
 
 def cfr_for_seconds(model: HandModel, seconds: float) -> tuple[int, float]:

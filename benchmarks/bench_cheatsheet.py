@@ -28,10 +28,10 @@ from typing import Sequence
 import numpy as np
 
 from games.bidou.params import BidouParams
-from solver import best_response
 from solver.analysis import cheatsheet, cheatsheet_compress, rulebook, simplify
-from solver.files import write_json_atomic
-from solver.strategy import strategy_to_json
+from solver.common.files import write_json_atomic
+from solver.hand import best_response
+from solver.hand.strategy import strategy_to_json
 
 GAMES = {"default": BidouParams(), "keep": BidouParams(reroll="keep"),
          "french": BidouParams(ranking="french")}
@@ -66,7 +66,7 @@ def family_references(model, eq) -> dict[str, float]:
     the player's own reach): with "or worse" bluffs (the family before bands) and with
     bluff bands. What the family can state at best, before any sharing of rules."""
     from games.bidou.betting import CAPTAIN, OPPONENT
-    from solver.reach import own_reach
+    from solver.hand.reach import own_reach
 
     order = np.argsort(rulebook.positions(model))
     reach: dict = {}
@@ -97,8 +97,8 @@ def family_references(model, eq) -> dict[str, float]:
 def equilibrium(name: str):
     """The published (refined) equilibrium of `name`, read from outputs/ if it is there,
     else solved now: the cheat sheets' "against the equilibrium" is measured against it."""
+    from solver.hand.strategy import load_strategy_file
     from solver.pipeline.hand import refined_hand
-    from solver.strategy import load_strategy_file
 
     published = Path(__file__).resolve().parents[1] / "outputs" / name / "strategy.json"
     if published.is_file():
@@ -339,7 +339,7 @@ def write_front_table(out: Path) -> Path:
     """`front.md` in `out`: one line per front strategy file there (its recorded costs)."""
     import json
 
-    from solver.files import write_text_atomic
+    from solver.common.files import write_text_atomic
 
     lines = ["# Pareto fronts of cheat sheets", "",
              "Each file is a strategy that `bidou evaluate --strategy FILE` (with the game's "

@@ -18,8 +18,8 @@ import statistics
 import time
 
 from games.bidou.params import BidouParams
-from solver import exact_equilibrium
-from solver.solve import solve
+from solver.hand.exact import equilibrium as exact_equilibrium
+from solver.hand.solve import solve
 
 RULE_SETS = {
     "all": BidouParams(),

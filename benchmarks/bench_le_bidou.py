@@ -13,7 +13,7 @@ responses, the certificate, the strategy file's JSON): where the time goes.
 `--whole S` times the whole command `bidou solve --game le-bidou --max-stake S` (a fresh
 process: imports, model, LPs, best responses, certificate, printing), medians of wall and
 CPU seconds, and of the CPU seconds of the command's own process: the large hand runs
-halves of its work in forked children (solver/side_by_side.py), so on a loaded machine
+halves of its work in forked children (solver/common/side_by_side.py), so on a loaded machine
 its own CPU is what its wall time would be with a core free for each child; with
 `--against`, another installation's `bidou` (main's checkout, say) runs it too,
 alternating with this one's so that both see the same load, and the ratio.
@@ -25,7 +25,7 @@ strategies, on the full model) and the exact recovery, with the value and the in
 width. The stakes tree has 2**max_stake decisions a public state, so the full LP grows
 fast: max_stake 9 (the default) did not finish in 14 minutes on a loaded 2-core machine
 (docs/le-bidou.md). `--restricted` gives the same row for the restricted LP
-(solver/restricted.py, the double oracle) at each value, its time being every LP and
+(solver/hand/lp/restricted.py, the double oracle) at each value, its time being every LP and
 every check of the rounds, with the rounds and the decisions it kept, and its exact value
 by `exact_lift` (recovered on the restricted model, proved on the full); the full LP runs
 beside it where max_stake <= `--full-to`. `--cfr N` then runs N iterations of pcfr+ on the
@@ -45,12 +45,13 @@ from whole_commands import side_by_side, timed
 
 from games.bidou.params import BidouParams
 from games.le_bidou.params import LeBidouParams
-from solver import best_response, cfr
-from solver.certificate import certify
-from solver.exact_equilibrium import recover
-from solver.lp import solve_lp
-from solver.model import HandModel, build_model
-from solver.restricted import double_oracle, exact_lift
+from solver.hand import best_response
+from solver.hand.cfr import iterations as cfr
+from solver.hand.exact.certificate import certify
+from solver.hand.exact.equilibrium import recover
+from solver.hand.lp.restricted import double_oracle, exact_lift
+from solver.hand.lp.sequence_form import solve_lp
+from solver.hand.model import HandModel, build_model
 
 
 def median_time(func: Callable[[], Any], repeats: int) -> tuple[float, Any]:
@@ -138,17 +139,18 @@ def whole_commands(max_stake: int, repeats: int, against: str | None) -> None:
 
 # The phases of `bidou solve --game le-bidou` that `phases` times, by the function that
 # does each: (module, function, label).
-PHASES = (("solver.warm_lp", "_Built", "build the LPs"),
-          ("solver.warm_lp", "lp_keys", "name their columns and rows"),
-          ("solver.warm_lp", "carry", "carry and crash the bases"),
-          ("solver.warm_lp", "solve_lp_from", "HiGHS (and reading its answer)"),
-          ("solver.restricted", "_completions", "checks: completions (this half)"),
-          ("solver.restricted", "_gainful_deviations", "checks: best responses (this half)"),
-          ("solver.restricted", "_check_frontier", "checks, all (critical path)"),
-          ("solver.restricted", "double_oracle", "double oracle, all"),
-          ("solver.best_response", "complete_unreached", "solution: unreached completed"),
-          ("solver.best_response", "exploitability", "solution: float best responses"),
-          ("solver.solve", "certify", "certificate (critical path)"))
+PHASES = (("solver.hand.lp.warm", "_Built", "build the LPs"),
+          ("solver.hand.lp.warm", "lp_keys", "name their columns and rows"),
+          ("solver.hand.lp.warm", "carry", "carry and crash the bases"),
+          ("solver.hand.lp.warm", "solve_lp_from", "HiGHS (and reading its answer)"),
+          ("solver.hand.lp.restricted", "_completions", "checks: completions (this half)"),
+          ("solver.hand.lp.restricted", "_gainful_deviations",
+           "checks: best responses (this half)"),
+          ("solver.hand.lp.restricted", "_check_frontier", "checks, all (critical path)"),
+          ("solver.hand.lp.restricted", "double_oracle", "double oracle, all"),
+          ("solver.hand.best_response", "complete_unreached", "solution: unreached completed"),
+          ("solver.hand.best_response", "exploitability", "solution: float best responses"),
+          ("solver.hand.solve", "certify", "certificate (critical path)"))
 
 
 def phases(max_stake: int) -> None:
@@ -165,13 +167,14 @@ def phases(max_stake: int) -> None:
     imports = float(subprocess.run(        # in a fresh process: this one has imported much
         [sys.executable, "-c", "import time; s = time.process_time(); "
          "import solver.app.cli, solver.app.commands.solve, solver.pipeline.hand, "
-         "solver.restricted, solver.certificate; print(time.process_time() - s)"],
+         "solver.hand.lp.restricted, solver.hand.exact.certificate; "
+         "print(time.process_time() - s)"],
         capture_output=True, text=True, check=True).stdout)
     spent: dict[str, list[float]] = collections.defaultdict(lambda: [0.0, 0])
     for module_name, name, label in PHASES:
         module = importlib.import_module(module_name)
         _time_calls(module, name, label, spent)
-        for other in ("solver.restricted", "solver.warm_lp", "solver.solve"):
+        for other in ("solver.hand.lp.restricted", "solver.hand.lp.warm", "solver.hand.solve"):
             held = importlib.import_module(other)   # a name imported by another module
             if other != module_name and getattr(held, name, None) is not None:
                 _time_calls(held, name, label, spent)

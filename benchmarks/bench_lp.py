@@ -11,10 +11,10 @@ of 0.5 s and 2 s. Part 2: on small variants, the same value computed by
 with medians and the ratio of each peer's time to the compact LP's. The peers that need the
 test extra (cvxpy for OpenSpiel's LP, pygambit) are skipped, with a message, when missing:
 `pip install -e '.[test]'` brings them. Part 3, exact answers:
-the compact LP followed by the exact certificate (solver/certificate.py: bounds proved in
+the compact LP followed by the exact certificate (solver/hand/exact/certificate.py: bounds proved in
 rational arithmetic) beside pygambit's rational LP on the faithful game, which gives the
 exact value; and, on the full games, the certificate alone with the width it proves, then
-the recovery of the exact equilibrium (solver/exact_equilibrium.py) and the value it proves.
+the recovery of the exact equilibrium (solver/hand/exact/equilibrium.py) and the value it proves.
 """
 
 from __future__ import annotations
@@ -27,8 +27,8 @@ from typing import Callable
 
 from games.bidou.params import BidouParams
 from solver.checks.openspiel_bridge import load_game
-from solver.lp import solve_lp
-from solver.model import build_model
+from solver.hand.lp.sequence_form import solve_lp
+from solver.hand.model import build_model
 
 
 def median_time(func: Callable[[], float], repeats: int) -> tuple[float, float]:
@@ -98,10 +98,10 @@ def part_peers(repeats: int, quick: bool) -> None:
 
 
 def part_exact(repeats: int) -> None:
-    from solver.certificate import certify
     from solver.checks.gambit_bridge import gambit_value
-    from solver.exact_equilibrium import exact_value
-    from solver.solve import solve
+    from solver.hand.exact.certificate import certify
+    from solver.hand.exact.equilibrium import exact_value
+    from solver.hand.solve import solve
 
     print("== Exact answers: LP + certificate (ours) beside pygambit's rational LP ==")
     with_gambit = available("pygambit", "pygambit's rational lp_solve")

@@ -19,9 +19,9 @@ import time
 from typing import Any, Callable
 
 from games.le_bidou.manche import MancheParams, MancheState, all_states, decided
-from solver.lp import solve_lp_from
+from solver.hand.lp.restricted import double_oracle
+from solver.hand.lp.sequence_form import solve_lp_from
 from solver.manche.stage_solve import model_at
-from solver.restricted import double_oracle
 
 
 def cpu() -> float:

@@ -14,7 +14,7 @@ then the medians of CPU time (the commands' user and system seconds, which a sha
 machine's load changes least), plain / plain exact / refined; the issue's target
 is a refined default hand within 3x `bidou solve`, whole command. Then, from the files: the
 values (the refined exact value must equal the plain one), the check of what the
-refinement guarantees (solver/refine/sequential.py) on both strategies, and whether the
+refinement guarantees (solver/hand/refined/sequential.py) on both strategies, and whether the
 refined strategy file holds the published one's numbers (outputs/NAME/strategy.json: its
 exact probabilities and their float roundings, every row; a speed-up must change none).
 With `--against`, another installation's `bidou` (say main's checkout) runs every command
@@ -43,8 +43,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from solver.refine.sequential import verify
-from solver.strategy import load_exact, load_strategy_file
+from solver.hand.refined.sequential import verify
+from solver.hand.strategy import load_exact, load_strategy_file
 
 RULE_SETS = {
     "all": [],
@@ -59,20 +59,21 @@ ROOT = Path(__file__).resolve().parents[1]
 _THIS = [sys.executable, "-c", "from solver.app.cli import main; main()"]
 # the refined command's steps, timed where the pipeline looks them up: (module, class or
 # None, attribute, name in the table), in the order they run
-STEPS = [("solver.model", None, "build_model", "model"),
-         ("solver.refine.quasi_perfect", None, "solve_perturbed", "perturbed LP"),
-         ("solver.refine.perturbed_lp", None, "tremble_rows", "perturbed LP: tremble rows"),
-         ("solver.refine.perturbed_lp", None, "_fast", "perturbed LP: HiGHS (fast)"),
-         ("solver.refine.perturbed_lp", None, "_linprog", "perturbed LP: HiGHS (linprog)"),
-         ("solver.refine.quasi_perfect", None, "limit", "limit"),
-         ("solver.refine.quasi_perfect", None, "exact_limit", "exact recovery (this process)"),
-         ("solver.refine.quasi_perfect", None, "complete_sequentially",
+STEPS = [("solver.hand.model", None, "build_model", "model"),
+         ("solver.hand.refined.quasi_perfect", None, "solve_perturbed", "perturbed LP"),
+         ("solver.hand.lp.perturbed", None, "tremble_rows", "perturbed LP: tremble rows"),
+         ("solver.hand.lp.perturbed", None, "_fast", "perturbed LP: HiGHS (fast)"),
+         ("solver.hand.lp.perturbed", None, "_linprog", "perturbed LP: HiGHS (linprog)"),
+         ("solver.hand.refined.quasi_perfect", None, "limit", "limit"),
+         ("solver.hand.refined.quasi_perfect", None, "exact_limit",
+          "exact recovery (this process)"),
+         ("solver.hand.refined.quasi_perfect", None, "complete_sequentially",
           "sequential completion"),
-         ("solver.refine.quasi_perfect", None, "prove_fractions", "proof"),
-         ("solver.refine.quasi_perfect", None, "verify", "independent check (fast LP)"),
-         ("solver.best_response", None, "exploitability", "best response"),
+         ("solver.hand.refined.quasi_perfect", None, "prove_fractions", "proof"),
+         ("solver.hand.refined.quasi_perfect", None, "verify", "independent check (fast LP)"),
+         ("solver.hand.best_response", None, "exploitability", "best response"),
          ("solver.pipeline.hand", "HandResult", "document", "strategy file: document"),
-         ("solver.files", None, "write_json_atomic", "strategy file: written")]
+         ("solver.common.files", None, "write_json_atomic", "strategy file: written")]
 LP_PARTS = ("perturbed LP: tremble rows", "perturbed LP: HiGHS (fast)",
             "perturbed LP: HiGHS (linprog)")
 
@@ -97,8 +98,8 @@ def _time_phases(rules: list[str], out: Path) -> None:
     start = (time.process_time(), time.perf_counter())
     from solver.app.cli import main
     cli = (time.process_time() - start[0], time.perf_counter() - start[1])
+    import solver.hand.refined.quasi_perfect  # noqa: F401
     import solver.pipeline.hand  # noqa: F401  (the refined path's imports, timed apart)
-    import solver.refine.quasi_perfect  # noqa: F401
     imports = (time.process_time() - start[0] - cli[0], time.perf_counter() - start[1] - cli[1])
     spent: dict[str, list[float]] = {}
     for module, owner, attribute, step in STEPS:
@@ -236,7 +237,7 @@ def _published(name: str, path: Path) -> str:
 
 
 def _value(path: Path):
-    from solver.certificate import prove_fractions
+    from solver.hand.exact.certificate import prove_fractions
 
     model, strategy, _ = load_strategy_file(path)
     exact = load_exact(path, model, strategy)

@@ -32,11 +32,11 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from solver import best_response
 from solver.analysis import rulebook
 from solver.analysis.cheatsheet_compress import shape_fit
-from solver.reach import own_reach
-from solver.strategy import Strategy, load_strategy_file
+from solver.hand import best_response
+from solver.hand.reach import own_reach
+from solver.hand.strategy import Strategy, load_strategy_file
 
 OLD = ("21", "pair", "run", "ace", "deuce", "high")
 NEW = OLD + ("high2",)

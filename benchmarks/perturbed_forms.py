@@ -1,6 +1,6 @@
 """The perturbed LP of the refined hand in two forms, side by side (docs/refined.md, "Speed").
 
-*Rows* is what `solver.refine.perturbed_lp.solve_perturbed` solves: one tremble row
+*Rows* is what `solver.hand.lp.perturbed.solve_perturbed` solves: one tremble row
 x[a] >= eta x[parent] per action, hand and decision of either player. *Bounds* is the same
 LP after the change of variables x = T z: within one decision and hand,
 x[a] = z[a] + eta / (1 - k eta) * sum_b z[b] (k legal actions), so the trembles become the
@@ -22,10 +22,10 @@ import numpy as np
 import scipy.sparse as sp
 
 from games.bidou.betting import CAPTAIN, OPPONENT
-from solver import lp as sequence_lp
-from solver.lp import _SequenceFormLP, _Space
-from solver.model import BidouParams, HandModel, build_model
-from solver.refine import perturbed_lp
+from solver.hand.lp import perturbed as perturbed_lp
+from solver.hand.lp import sequence_form as sequence_lp
+from solver.hand.lp.sequence_form import _SequenceFormLP, _Space
+from solver.hand.model import BidouParams, HandModel, build_model
 
 
 def change_of_variables(model: HandModel, space: _Space, player: int, eta: float

@@ -24,13 +24,14 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from games.bidou.round_params import RoundParams  # noqa: E402
-from solver.errors import SolverError  # noqa: E402
-from solver.model import build_model  # noqa: E402
+from solver.common.errors import SolverError  # noqa: E402
+from solver.hand.exact import recovery  # noqa: E402
+from solver.hand.model import build_model  # noqa: E402
+from solver.hand.refined import quasi_perfect  # noqa: E402
+from solver.hand.strategy import StrategyFileError  # noqa: E402
 from solver.pipeline import round_stages  # noqa: E402
-from solver.refine import quasi_perfect, recovery  # noqa: E402
 from solver.round import store  # noqa: E402
 from solver.round.states import ChipState, OpenThrowState  # noqa: E402
-from solver.strategy import StrategyFileError  # noqa: E402
 
 BITS: list[int] = []
 

@@ -16,7 +16,7 @@ import time
 
 from games.bidou.params import BidouParams
 from games.bidou.round_params import RoundParams
-from solver.errors import SolverError
+from solver.common.errors import SolverError
 from solver.round.certify import RoundCertificateError, certify_round
 from solver.round.solve import solve_round
 

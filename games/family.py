@@ -10,7 +10,7 @@ value objects, each with its own rules:
                     + SettlementRule (each leaf's chips to the captain; zero-sum or not)
                     + players
 
-The compact model (`solver/model.py`) and every solver read a description only through
+The compact model (`solver/hand/model.py`) and every solver read a description only through
 these parts, so a new betting structure (Le Bidou's stakes, RULES.md section 5) is a new
 class here beside `OneChipLadder`, and nothing in the solvers changes. `describe(params)`
 gives two-hand Bidou as it is solved today.

@@ -41,9 +41,9 @@ def refined_small():
     """(model, refined equilibrium, plain LP solution) of faces 3, throws 2, max level 2:
     the small variant tests/test_refine.py and tests/test_refine_check.py both examine."""
     from games.bidou.params import BidouParams
-    from solver.model import build_model
-    from solver.refine.quasi_perfect import refined_equilibrium
-    from solver.solve import solve
+    from solver.hand.model import build_model
+    from solver.hand.refined.quasi_perfect import refined_equilibrium
+    from solver.hand.solve import solve
 
     params = BidouParams(faces=3, throws=2, max_level=2)
     model = build_model(params)

@@ -11,13 +11,13 @@ from open_spiel.python.algorithms.action_value import TreeWalkCalculator
 from games.bidou.betting import ACTIONS, CAPTAIN, OPPONENT, Node
 from games.bidou.params import BidouParams
 from solver.analysis.action_values import action_values
-from solver.best_response import policy_value
 from solver.checks.openspiel_bridge import load_game, to_openspiel_policy
-from solver.exact_file import exact_solution
-from solver.model import build_model
-from solver.reach import own_reach
-from solver.solve import solve
-from solver.strategy import Strategy
+from solver.hand.best_response import policy_value
+from solver.hand.exact_solution import exact_solution
+from solver.hand.model import build_model
+from solver.hand.reach import own_reach
+from solver.hand.solve import solve
+from solver.hand.strategy import Strategy
 
 SMALL = BidouParams(faces=3, throws=2, max_level=2)
 KEEP = BidouParams(faces=3, throws=2, max_level=2, reroll="keep", ranking="french")
@@ -60,7 +60,7 @@ def test_root_value_is_the_exact_game_value(exact_small):
 
 
 def test_default_root_value_is_the_published_fraction():
-    from solver.strategy import load_exact, load_strategy_file
+    from solver.hand.strategy import load_exact, load_strategy_file
 
     path = "outputs/default/strategy.json"
     model, strategy, _ = load_strategy_file(path)
@@ -219,7 +219,7 @@ def test_costs_of_a_decision():
 def test_a_round_stage_game_with_continuation_values():
     """A round's stage game (betting limited by the chips, leaves paying continuation
     values, not chips): the mix at the captain's first decision is the stage's value."""
-    from solver.lp import solve_lp
+    from solver.hand.lp.sequence_form import solve_lp
     from solver.round.stage import stage_model
     from solver.round.states import ChipState
 

@@ -14,7 +14,7 @@ from matplotlib.text import Text
 from solver.analysis.action_values import DecisionValues, action_values
 from solver.export import charts
 from solver.export.tables import ranked_indices
-from solver.strategy import load_strategy_file
+from solver.hand.strategy import load_strategy_file
 
 OUTPUTS = Path(__file__).resolve().parent.parent / "outputs"
 A4_MIN_PT = 6.5

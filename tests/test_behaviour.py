@@ -8,9 +8,9 @@ from games.bidou.betting import CAPTAIN, OPPONENT, Leaf
 from games.bidou.params import BidouParams
 from games.bidou.rules import STOP
 from solver.analysis import behaviour
-from solver.model import build_model
-from solver.solve import solve
-from solver.strategy import Strategy, check_strategy, uniform_strategy
+from solver.hand.model import build_model
+from solver.hand.solve import solve
+from solver.hand.strategy import Strategy, check_strategy, uniform_strategy
 
 
 def random_strategy(model, seed):

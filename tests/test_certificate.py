@@ -1,6 +1,6 @@
-"""Exact bounds on the game value (solver/certificate.py): the known exact values lie inside,
-and the exact best responses equal the float ones (solver/best_response.py), an independent
-route, on equilibria and on strategies far from one."""
+"""Exact bounds on the game value (solver/hand/exact/certificate.py): the known exact values lie
+inside, and the exact best responses equal the float ones (solver/hand/best_response.py), an
+independent route, on equilibria and on strategies far from one."""
 
 from __future__ import annotations
 
@@ -10,10 +10,11 @@ import numpy as np
 import pytest
 
 from games.bidou.params import BidouParams
-from solver import best_response, certificate
-from solver.model import build_model
-from solver.solve import solve
-from solver.strategy import uniform_strategy
+from solver.hand import best_response
+from solver.hand.exact import certificate
+from solver.hand.model import build_model
+from solver.hand.solve import solve
+from solver.hand.strategy import uniform_strategy
 
 # exact values of small variants, from pygambit's rational LP on the faithful game
 # (tests/test_crosscheck.py checks them against pygambit itself)

@@ -1,5 +1,5 @@
-"""Tests of the vectorized CFR family (solver/cfr.py) against the LP, the best response and
-OpenSpiel's own CFR+ on the faithful game."""
+"""Tests of the vectorized CFR family (solver/hand/cfr/iterations.py) against the LP, the best
+response and OpenSpiel's own CFR+ on the faithful game."""
 
 from __future__ import annotations
 
@@ -9,10 +9,12 @@ import numpy as np
 import pytest
 
 from games.bidou.params import BidouParams
-from solver import best_response, cfr, cfr_layout
-from solver.lp import solve_lp
-from solver.model import build_model
-from solver.strategy import check_strategy
+from solver.hand import best_response
+from solver.hand.cfr import iterations as cfr
+from solver.hand.cfr import layout as cfr_layout
+from solver.hand.lp.sequence_form import solve_lp
+from solver.hand.model import build_model
+from solver.hand.strategy import check_strategy
 
 DEFAULT_VALUE = -0.036895667099526       # the LP's value of the default game
 
@@ -145,7 +147,7 @@ def test_invalid_arguments(small_models):
 
 
 def test_solve_entry_point():
-    from solver.solve import solve
+    from solver.hand.solve import solve
 
     solution = solve(BidouParams(faces=2, throws=2, max_level=1), method="pcfr+",
                      target_exploitability=1e-4)
@@ -157,7 +159,7 @@ def test_solve_entry_point():
                                     BidouParams(faces=3, throws=2, reroll="keep"),
                                     BidouParams(faces=3, throws=1, max_level=2)])
 def test_vectorized_best_response_matches_best_response(params):
-    """The stopping trigger equals solver.best_response's exploitability to rounding."""
+    """The stopping trigger equals solver.hand.best_response's exploitability to rounding."""
     model = build_model(params)
     for method in cfr.METHODS:
         engine = cfr.CFRSolver(model, cfr.RULES[method])

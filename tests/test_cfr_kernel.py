@@ -1,4 +1,4 @@
-"""The C kernel of the CFR family (solver/_cfr_kernel.c) against the numpy engine it
+"""The C kernel of the CFR family (solver/hand/cfr/_kernel.c) against the numpy engine it
 reproduces: same iterates, to rounding, on variants that exercise every branch."""
 
 from __future__ import annotations
@@ -7,8 +7,9 @@ import numpy as np
 import pytest
 
 from games.bidou.params import BidouParams
-from solver import cfr, cfr_kernel
-from solver.model import build_model
+from solver.hand.cfr import iterations as cfr
+from solver.hand.cfr import kernel as cfr_kernel
+from solver.hand.model import build_model
 
 VARIANTS = {
     "default": BidouParams(),

@@ -13,13 +13,13 @@ from click.testing import CliRunner
 from games.bidou import rules
 from games.bidou.betting import CAPTAIN, OPPONENT
 from games.bidou.params import BidouParams
-from solver import best_response
 from solver.analysis import cheatsheet, rulebook
 from solver.analysis.rulebook import Rule
 from solver.app.cli import main
 from solver.export.cheatsheet_page import FILES, write_cheatsheet
-from solver.solve import solve
-from solver.strategy import load_strategy_file
+from solver.hand import best_response
+from solver.hand.solve import solve
+from solver.hand.strategy import load_strategy_file
 
 TINY = BidouParams(faces=3, throws=2, max_level=2)
 TINY_KEEP = BidouParams(faces=3, throws=2, max_level=2, reroll="keep")
@@ -262,7 +262,7 @@ def test_published_front_files_measure_what_they_record(game):
 
 
 def test_search_reports_each_size_as_what_done_total(tiny):
-    """The one progress protocol (solver/progress.py): what the best book of each size is,
+    """The one progress protocol (solver/common/progress.py): what the best book of each size is,
     its size as `done`, the most rules as `total`."""
     solution, points = tiny
     calls = []

@@ -13,9 +13,9 @@ import pytest
 
 from games.bidou.betting import CAPTAIN, OPPONENT
 from games.bidou.params import BidouParams
-from solver import lp as sequence_lp
 from solver.analysis import cheatsheet, cheatsheet_bound, cheatsheet_milp, rulebook
-from solver.solve import solve
+from solver.hand.lp import sequence_form as sequence_lp
+from solver.hand.solve import solve
 
 # Four hands under the french ranking, two throws, one bet level: sharing one stop cut
 # between the captain and the opponent costs much here (the quarters too), and the 70
@@ -100,7 +100,7 @@ def test_every_front_book_is_a_plan_of_some_relaxed_program():
 
 
 def _default_model():
-    from solver.strategy import load_strategy_file
+    from solver.hand.strategy import load_strategy_file
 
     return load_strategy_file(FRONT / "front_default_03.json")[0]
 

@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 
 from games.bidou.params import BidouParams
-from solver import best_response
 from solver.analysis import cheatsheet, cheatsheet_compress, rulebook
 from solver.analysis.rulebook import STEPS, Atom, Rule
-from solver.solve import solve
+from solver.hand import best_response
+from solver.hand.solve import solve
 
 TINY = BidouParams(faces=3, throws=2, max_level=2)
 

@@ -9,7 +9,7 @@ import pytest
 from games.bidou.params import BidouParams
 from solver.analysis import rulebook
 from solver.analysis.rulebook import Rule, RuleTextError
-from solver.model import build_model
+from solver.hand.model import build_model
 
 
 @pytest.fixture(scope="module")

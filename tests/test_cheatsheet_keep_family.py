@@ -13,7 +13,7 @@ import pytest
 from games.bidou.params import BidouParams
 from solver.analysis import cheatsheet, rulebook
 from solver.analysis.rulebook import Rule, RuleTextError
-from solver.model import build_model
+from solver.hand.model import build_model
 
 
 @pytest.fixture(scope="module")
@@ -160,7 +160,7 @@ def test_random_flagged_throw_rules_read_back(model):
 def test_the_descent_tries_the_flag_and_the_new_preference():
     """On the 3-face keep hand: coordinate descent moves a throw rule's flag (off, on) and
     a keep rule over lists with the new preference."""
-    from solver.solve import solve
+    from solver.hand.solve import solve
 
     tiny = BidouParams(faces=3, throws=2, max_level=2, reroll="keep")
     solution = solve(tiny)
@@ -211,9 +211,9 @@ def test_a_keep_rule_split_by_throw_is_one_rule_more_and_measured(monkeypatch):
     keep rule split after the first throw, descended: one rule more, a keep rule for each
     throw, its cost measured; with two throws there is one throw to keep after, nothing
     to split."""
-    from solver import best_response
     from solver.analysis import cheatsheet_local
-    from solver.solve import solve
+    from solver.hand import best_response
+    from solver.hand.solve import solve
 
     monkeypatch.setattr(cheatsheet, "KEEP_LONGEST", 2)     # 50 lists, not 1100: fast
     small = solve(BidouParams(faces=3, throws=3, max_level=1, reroll="keep")).model

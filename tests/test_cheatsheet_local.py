@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 
 from games.bidou.params import BidouParams
-from solver import best_response
 from solver.analysis import cheatsheet, cheatsheet_compress, cheatsheet_local, rulebook
-from solver.solve import solve
+from solver.hand import best_response
+from solver.hand.solve import solve
 
 TINY = BidouParams(faces=3, throws=2, max_level=2)
 

@@ -9,9 +9,9 @@ import itertools
 import pytest
 
 from games.bidou.params import BidouParams
-from solver import best_response
 from solver.analysis import cheatsheet, cheatsheet_milp, rulebook
-from solver.solve import solve
+from solver.hand import best_response
+from solver.hand.solve import solve
 
 # Four hands (faces 2), one throw decision, one bet level: the smallest hand with every
 # kind of decision, whose whole MILP HiGHS proves in seconds.

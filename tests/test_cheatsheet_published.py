@@ -12,7 +12,7 @@ import pytest
 
 from games.bidou.betting import CAPTAIN, OPPONENT
 from solver.analysis import cheatsheet, rulebook
-from solver.strategy import load_strategy_file
+from solver.hand.strategy import load_strategy_file
 
 OUTPUTS = Path(__file__).resolve().parent.parent / "outputs"
 
@@ -48,11 +48,11 @@ def test_published_sheet_rebuilt_from_its_words_costs_what_it_says(game):
 
 @pytest.mark.parametrize("game", ["default", "french", "keep"])
 def test_published_sheet_advises_no_weakly_dominated_betting_action(game):
-    """The refined charts' check (solver/refine/check.py's `dominated_actions`: with the
+    """The refined charts' check (solver/hand/refined/check.py's `dominated_actions`: with the
     player's own later play as the sheet says, no betting action it plays is weakly
     dominated by another of the same decision) holds for the sheet's strategy too. Throw
     decisions have no such test (their values depend on the betting after them)."""
-    from solver.refine.check import dominated_actions
+    from solver.hand.refined.check import dominated_actions
 
     model, strategy, _ = load_strategy_file(OUTPUTS / game / "cheatsheet_strategy.json")
     for player in (CAPTAIN, OPPONENT):

@@ -13,7 +13,6 @@ from open_spiel.python.algorithms import expected_game_score, sequence_form_lp
 from open_spiel.python.algorithms import exploitability as os_exploitability
 
 from games.bidou.params import BidouParams
-from solver.best_response import exploitability, policy_value
 from solver.checks.openspiel_bridge import (
     from_openspiel_policy,
     load_game,
@@ -21,9 +20,10 @@ from solver.checks.openspiel_bridge import (
     to_openspiel_policy,
 )
 from solver.checks.openspiel_lp import solve_openspiel_game
-from solver.model import build_model
-from solver.solve import solve
-from solver.strategy import uniform_strategy
+from solver.hand.best_response import exploitability, policy_value
+from solver.hand.model import build_model
+from solver.hand.solve import solve
+from solver.hand.strategy import uniform_strategy
 
 VARIANTS = [
     dict(faces=2, throws=1, max_level=1),

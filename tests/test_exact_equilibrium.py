@@ -1,4 +1,4 @@
-"""Exact rational equilibria recovered from the LP (solver/exact_equilibrium.py), proved by
+"""Exact rational equilibria recovered from the LP (solver/hand/exact/equilibrium.py), proved by
 the certificate: the value itself, where simple fractions do not suffice."""
 
 from __future__ import annotations
@@ -11,8 +11,9 @@ import numpy as np
 import pytest
 
 from games.bidou.params import BidouParams
-from solver import certificate, exact_equilibrium
-from solver.solve import solve
+from solver.hand.exact import certificate
+from solver.hand.exact import equilibrium as exact_equilibrium
+from solver.hand.solve import solve
 
 OUTPUTS = Path(__file__).resolve().parent.parent / "outputs"
 
@@ -35,8 +36,8 @@ def test_recovered_equilibrium_proves_the_value(kwargs, exact):
 def test_recovery_from_the_raw_lp_strategy():
     # play at unreached decisions is arbitrary there: the responder's choices at them are
     # revised against the exact point, so no completion is needed
-    from solver.lp import solve_lp
-    from solver.model import build_model
+    from solver.hand.lp.sequence_form import solve_lp
+    from solver.hand.model import build_model
 
     model = build_model(BidouParams(faces=4, throws=3))
     raw = solve_lp(model).strategy

@@ -10,13 +10,13 @@ import pytest
 from games.bidou import rules
 from games.bidou.betting import CAPTAIN, OPPONENT
 from games.bidou.params import BidouParams
-from solver import best_response
 from solver.analysis import simplify
 from solver.export import charts, tables
 from solver.export.bundle import export_all, export_charts, unpack
-from solver.reach import own_reach
-from solver.solve import solve
-from solver.strategy import StrategyFileError, load_strategy_file
+from solver.hand import best_response
+from solver.hand.reach import own_reach
+from solver.hand.solve import solve
+from solver.hand.strategy import StrategyFileError, load_strategy_file
 
 SMALL = BidouParams(faces=3, throws=2, max_level=2)
 SMALL_KEEP = BidouParams(faces=3, throws=2, max_level=2, reroll="keep")

@@ -16,9 +16,9 @@ from open_spiel.python.algorithms import sequence_form_lp
 import games.bidou.game  # noqa: F401  (registers python_bidou)
 from games.bidou.params import BidouParams
 from solver.app.cli import main
-from solver.certificate import float_down, float_up
 from solver.checks.openspiel_exact import prove
 from solver.checks.openspiel_lp import solve_run
+from solver.hand.exact.certificate import float_down, float_up
 from solver.pipeline.hand import solve_hand
 
 
@@ -171,12 +171,12 @@ def test_export_policy_of_an_exact_equilibrium_keeps_the_fractions(tmp_path):
 
 
 def test_export_policy_refuses_a_big_game_before_solving(tmp_path, monkeypatch):
-    import solver.solve
+    import solver.hand.solve
 
     def must_not_solve(*args, **kwargs):
         raise AssertionError("solved a game too big to export")
 
-    monkeypatch.setattr(solver.solve, "solve", must_not_solve)
+    monkeypatch.setattr(solver.hand.solve, "solve", must_not_solve)
     result = run("export-policy", "--out", str(tmp_path / "p.json"))
     assert result.exit_code == 2 and result.output.count("\n") == 1
     assert "bidou: error: export-policy walks every history" in result.output
@@ -232,7 +232,7 @@ def test_parquet_tables_of_the_default_game(tmp_path):
 
     from solver.export.parquet import write_parquet_tables
     from solver.export.tables import betting_table, reroll_table
-    from solver.solve import solve
+    from solver.hand.solve import solve
 
     solution = solve(BidouParams())
     paths = write_parquet_tables(solution.model, solution.strategy, tmp_path)
@@ -309,12 +309,12 @@ def test_new_commands_are_in_the_readme_and_their_help(command, row):
                                      ("export-efg", *SMALL)])
 def test_an_unusable_destination_is_refused_before_any_work(tmp_path, monkeypatch, command):
     import solver.checks.openspiel_lp
-    import solver.solve
+    import solver.hand.solve
 
     def must_not_run(*args, **kwargs):
         raise AssertionError("worked although the destination is unusable")
 
-    monkeypatch.setattr(solver.solve, "solve", must_not_run)
+    monkeypatch.setattr(solver.hand.solve, "solve", must_not_run)
     monkeypatch.setattr(solver.checks.openspiel_lp, "solve_run", must_not_run)
     monkeypatch.setattr(solver.checks.openspiel_lp, "estimate_histories", must_not_run)
     (tmp_path / "file").write_text("x")

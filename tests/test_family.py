@@ -36,9 +36,11 @@ from games.family import (
     Ranking,
     describe,
 )
-from solver import best_response, cfr, lp
-from solver.certificate import certify
-from solver.model import build_model
+from solver.hand import best_response
+from solver.hand.cfr import iterations as cfr
+from solver.hand.exact.certificate import certify
+from solver.hand.lp import sequence_form as lp
+from solver.hand.model import build_model
 
 ARRAYS = ("prior", "strength", "compare", "throw_legal", "transition", "outcome")
 PLAIN = ("hands", "prior_exact", "exceptions", "throw_actions", "public_states", "trees")

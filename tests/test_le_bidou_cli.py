@@ -14,8 +14,8 @@ from click.testing import CliRunner
 from games.le_bidou.params import LeBidouParams
 from solver import schemas
 from solver.app.cli import main
+from solver.hand.strategy import load_strategy_file
 from solver.pipeline.hand import LE_BIDOU_CFR_ROWS, check_solvable, le_bidou_rows
-from solver.strategy import load_strategy_file
 
 SMALL = ("--game", "le-bidou", "--faces", "3", "--throws", "2", "--max-stake", "3")
 # tests/test_le_bidou_solve.py: the same values from the LP and the exact recovery called

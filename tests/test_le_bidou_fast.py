@@ -1,4 +1,4 @@
-"""Le Bidou's hand by the restricted LP (solver/restricted.py, the double oracle): the
+"""Le Bidou's hand by the restricted LP (solver/hand/lp/restricted.py, the double oracle): the
 same value as the full LP, exactly, on a restricted tree; and the pieces it rests on.
 
 Each value is proved on the full model: the lifted strategies' exact best responses
@@ -15,11 +15,12 @@ import pytest
 
 from games.bidou.betting import CAPTAIN, OPPONENT
 from games.le_bidou.params import LeBidouParams
-from solver import best_response, lp
-from solver.certificate import certify, decisions
-from solver.exact_equilibrium import recover
-from solver.model import build_model
-from solver.restricted import double_oracle, exact_lift, restrict, solve_restricted
+from solver.hand import best_response
+from solver.hand.exact.certificate import certify, decisions
+from solver.hand.exact.equilibrium import recover
+from solver.hand.lp import sequence_form as lp
+from solver.hand.lp.restricted import double_oracle, exact_lift, restrict, solve_restricted
+from solver.hand.model import build_model
 
 
 def model_of(**kwargs):
@@ -133,14 +134,14 @@ def test_exact_lift_says_why_when_the_proofs_denominator_is_too_large(stakes_4, 
     denominator (docs/le-bidou.md): exact_lift then proves nothing and says why, instead of
     raising."""
     model, oracle, _ = stakes_4
-    monkeypatch.setattr("solver.certificate.MAX_COMMON_DENOMINATOR_BITS", 8)
+    monkeypatch.setattr("solver.hand.exact.certificate.MAX_COMMON_DENOMINATOR_BITS", 8)
     lifted = exact_lift(model, oracle)
     assert lifted.certificate is None and lifted.exact is None
     assert lifted.reason is not None and "common denominator past 8 bits" in lifted.reason
 
 
 def test_solve_takes_the_restricted_lp_only_above_one_lps_reach():
-    from solver.restricted import ONE_LP_ROWS, betting_rows, too_large_for_one_lp
+    from solver.hand.lp.restricted import ONE_LP_ROWS, betting_rows, too_large_for_one_lp
 
     assert betting_rows(build_model(LeBidouParams(max_stake=5))) == ONE_LP_ROWS == 16128
     assert not too_large_for_one_lp(build_model(LeBidouParams(max_stake=5)))

@@ -11,9 +11,9 @@ from open_spiel.python.algorithms import sequence_form_lp
 import games.le_bidou.game  # noqa: F401  (registers python_le_bidou)
 from games.bidou.params import ParameterError
 from games.le_bidou.params import LeBidouParams
-from solver import lp
 from solver.checks.openspiel_lp import solve_openspiel_game
-from solver.model import build_model
+from solver.hand.lp import sequence_form as lp
+from solver.hand.model import build_model
 
 # Small variants: fewer faces, throws and stakes, every rules option at least once.
 VARIANTS = [

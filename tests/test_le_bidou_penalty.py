@@ -18,9 +18,10 @@ import games.le_bidou.game  # noqa: F401  (registers python_le_bidou)
 from games import catalog
 from games.le_bidou.params import LeBidouParams
 from games.le_bidou.stakes import StakePenalties, build_stakes_tree, half_stake
-from solver import lp, schemas
+from solver import schemas
 from solver.app.cli import main
-from solver.model import build_model
+from solver.hand.lp import sequence_form as lp
+from solver.hand.model import build_model
 
 
 def test_the_full_stake_is_the_whole_first_stake():

@@ -19,7 +19,7 @@ from solver.analysis import behaviour
 from solver.app import le_bidou_results as lbr
 from solver.app import results
 from solver.app.sweep import read_rows, rule_key
-from solver.solve import solve
+from solver.hand.solve import solve
 
 ROOT = Path(__file__).resolve().parent.parent
 SMALL = {rule: LeBidouParams(faces=3, throws=1, max_stake=3, half_stake=rule)

@@ -13,11 +13,13 @@ from fractions import Fraction
 import pytest
 
 from games.le_bidou.params import LeBidouParams
-from solver import best_response, cfr, lp
-from solver.certificate import certify
-from solver.exact_equilibrium import recover
-from solver.model import build_model
-from solver.strategy import uniform_strategy
+from solver.hand import best_response
+from solver.hand.cfr import iterations as cfr
+from solver.hand.exact.certificate import certify
+from solver.hand.exact.equilibrium import recover
+from solver.hand.lp import sequence_form as lp
+from solver.hand.model import build_model
+from solver.hand.strategy import uniform_strategy
 
 EXACT = [
     (dict(faces=3, throws=2, max_stake=3), Fraction(1401991, 9447840)),

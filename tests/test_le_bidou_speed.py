@@ -1,4 +1,4 @@
-"""The double oracle's LPs solved warm (solver/warm_lp.py): each LP of a grown restricted
+"""The double oracle's LPs solved warm (solver/hand/lp/warm.py): each LP of a grown restricted
 tree starts from the last one's basis, carried over by the names of its columns and rows;
 the LP is the same (same value as a cold solve), only its path is shorter."""
 
@@ -8,11 +8,11 @@ import pytest
 
 from games.bidou.betting import CAPTAIN
 from games.le_bidou.params import LeBidouParams
-from solver import best_response
-from solver.lp import _Built, solve_lp, solve_lp_from
-from solver.model import build_model
-from solver.restricted import _check_frontier, default_start, restricted_model
-from solver.warm_lp import KeyedBasis, carry, lifted_guide, lp_keys, solve_grown
+from solver.hand import best_response
+from solver.hand.lp.restricted import _check_frontier, default_start, restricted_model
+from solver.hand.lp.sequence_form import _Built, solve_lp, solve_lp_from
+from solver.hand.lp.warm import KeyedBasis, carry, lifted_guide, lp_keys, solve_grown
+from solver.hand.model import build_model
 
 
 @pytest.fixture(scope="module")
@@ -98,7 +98,7 @@ def test_exact_on_a_hand_too_large_for_one_lp_goes_through_the_restricted_model(
 
     from solver.pipeline.hand import solve_hand
 
-    monkeypatch.setattr("solver.restricted.ONE_LP_ROWS", 0)
+    monkeypatch.setattr("solver.hand.lp.restricted.ONE_LP_ROWS", 0)
     result = solve_hand(LeBidouParams(faces=3, throws=2, max_stake=3), exact=True)
     assert "restricted LP" in result.solution.message
     assert result.why_not is None and result.exact is not None
@@ -108,8 +108,8 @@ def test_exact_on_a_hand_too_large_for_one_lp_goes_through_the_restricted_model(
 
 
 def test_the_certificate_reads_the_betting_it_needs_and_proves_the_same_bounds():
-    from solver import certificate
-    from solver.solve import solve
+    from solver.hand.exact import certificate
+    from solver.hand.solve import solve
 
     model = build_model(LeBidouParams(faces=3, throws=2, max_stake=4).description())
     strategy = solve(model.description).strategy
@@ -157,7 +157,7 @@ def test_a_completions_lp_is_built_from_its_nonzeros_into_the_same_matrix(grown)
     gave them, so HiGHS takes the same path and the double oracle the same rounds."""
     import numpy as np
 
-    from solver import restricted
+    from solver.hand.lp import restricted
 
     model, small, _ = grown
     lp, _ = solve_grown(small)
@@ -190,8 +190,8 @@ def test_the_certificate_skips_zero_vectors_and_scaling_by_one_and_proves_the_sa
     import math
     from fractions import Fraction
 
-    from solver import certificate
-    from solver.solve import solve
+    from solver.hand.exact import certificate
+    from solver.hand.solve import solve
 
     vectors = [([0, 0, 0], 7 ** 9), ([1, 2, 3], 6), ([4, 0, 5], 4), ([6, 7, 8], 12)]
     scaled, den = certificate._rescale(vectors)
@@ -219,7 +219,7 @@ def test_a_completions_lp_reaches_highs_as_arrays_and_ends_where_a_highs_lp_does
     import highspy
     import numpy as np
 
-    from solver import restricted
+    from solver.hand.lp import restricted
 
     def as_highs_lp(c, lower, upper, A, row_lower, row_upper):
         inf = highspy.kHighsInf

@@ -1,4 +1,4 @@
-"""The large Le Bidou hand's two cores (solver/side_by_side.py): the double oracle's check
+"""The large Le Bidou hand's two cores (solver/common/side_by_side.py): the double oracle's check
 and the certificate's proof run each player's half in a forked child, and give exactly
 what one process gives; a child that fails or dies has its half computed here."""
 
@@ -10,11 +10,11 @@ import numpy as np
 import pytest
 
 from games.le_bidou.params import LeBidouParams
-from solver import certificate
-from solver.certificate import certify
-from solver.model import build_model
-from solver.restricted import double_oracle
-from solver.side_by_side import can_fork, side_by_side
+from solver.common.side_by_side import can_fork, side_by_side
+from solver.hand.exact import certificate
+from solver.hand.exact.certificate import certify
+from solver.hand.lp.restricted import double_oracle
+from solver.hand.model import build_model
 
 needs_fork = pytest.mark.skipif(not can_fork(), reason="no second process can be forked here")
 
@@ -75,14 +75,15 @@ def test_the_double_oracle_side_by_side_is_the_one_process_double_oracle():
 
 @needs_fork
 def test_the_certificate_side_by_side_proves_the_same_interval(monkeypatch):
-    from solver import best_response, lp
+    from solver.hand import best_response
+    from solver.hand.lp import sequence_form as lp
 
     model = build_model(LeBidouParams(faces=3, throws=2, max_stake=3).description())
     strategy = best_response.complete_unreached(model, lp.solve_lp(model).strategy)
     alone = certify(model, strategy)
     monkeypatch.setattr(certificate, "SIDE_BY_SIDE_ROWS", 0)
     calls = []
-    monkeypatch.setattr("solver.certificate.side_by_side",
+    monkeypatch.setattr("solver.hand.exact.certificate.side_by_side",
                         lambda here, there, parallel: calls.append(parallel)
                         or side_by_side(here, there, parallel))
     assert certify(model, strategy) == alone and calls and all(calls)
@@ -91,7 +92,8 @@ def test_the_certificate_side_by_side_proves_the_same_interval(monkeypatch):
 
 @needs_fork
 def test_the_solutions_best_responses_side_by_side_are_the_one_process_ones():
-    from solver import best_response, lp
+    from solver.hand import best_response
+    from solver.hand.lp import sequence_form as lp
 
     model = build_model(LeBidouParams(faces=3, throws=2, max_stake=3).description())
     raw = lp.solve_lp(model).strategy

@@ -14,14 +14,14 @@ import numpy as np
 import pytest
 
 from games.le_bidou.params import LeBidouParams
-from solver import best_response
 from solver.analysis import stakes_sheet
 from solver.analysis.stakes_sheet import StakeRule
-from solver.model import build_model
+from solver.hand import best_response
+from solver.hand.model import build_model
+from solver.hand.strategy import strategy_from_json
 from solver.pipeline import stakes_cheatsheet
 from solver.pipeline.hand import solve_hand
 from solver.schemas import validate
-from solver.strategy import strategy_from_json
 
 ROOT = Path(__file__).resolve().parent.parent / "outputs"
 SMALL = LeBidouParams(faces=3, throws=2, max_stake=3)

@@ -105,7 +105,7 @@ def test_the_certificate_measures_the_strategies_not_the_values():
     proof must widen (what that strategy concedes) and still hold the true value."""
     import dataclasses
 
-    from solver.cfr import RULES, CFRSolver
+    from solver.hand.cfr.iterations import RULES, CFRSolver
     from solver.manche.certify import certify_manche
 
     solution = proved(3).solution

@@ -32,7 +32,7 @@ def test_the_simulator_imports_nothing_of_the_project():
 def test_its_ranking_is_the_models(aces):
     """Two implementations of RULES.md 2.2 agree on every pair of the 56 hands."""
     from games.le_bidou.params import LeBidouParams
-    from solver.model import build_model
+    from solver.hand.model import build_model
 
     model = build_model(LeBidouParams(max_stake=1, aces_beat_bidou=aces))
     for (i, a), (j, b) in itertools.product(enumerate(model.hands), repeat=2):

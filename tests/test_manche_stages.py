@@ -9,11 +9,11 @@ import numpy as np
 import pytest
 
 from games.le_bidou.manche import MancheParams, MancheState, all_states, decided
-from solver.lp import solve_lp_from
+from solver.hand.lp.restricted import double_oracle
+from solver.hand.lp.sequence_form import solve_lp_from
 from solver.manche.certify import PoolProofs, certify_manche
 from solver.manche.solve import decided_values, first_guess, solve_manche
 from solver.manche.stage_solve import model_at, solve_stage
-from solver.restricted import double_oracle
 
 SMALL = MancheParams(chips=5, faces=3, throws=2)
 
@@ -109,7 +109,7 @@ def test_the_proof_beside_the_solve_is_the_proof_after_it(workers):
 def test_a_pool_that_cannot_be_proved_beside_the_solve_stops_it(monkeypatch):
     """A proof's failure inside the solve is the certificate's error, not a wrong number:
     `prove_manche` exits 1 (SolverError) as when proving after the solve."""
-    from solver.errors import SolverError
+    from solver.common.errors import SolverError
     from solver.manche import certify
     from solver.pipeline.manche import prove_manche
 

@@ -19,12 +19,12 @@ from games.bidou.betting import CAPTAIN, OPPONENT
 from games.bidou.params import BidouParams
 from games.bidou_multi.params import MultiParams, ParameterError
 from solver.app.cli import main
+from solver.hand.solve import solve
+from solver.hand.strategy import strategy_to_json
 from solver.multi import best_response
 from solver.multi.faithful import openspiel_gains
 from solver.multi.tree import build_tree
 from solver.multi.two_player_profile import check_compatible, mapped_profile
-from solver.solve import solve
-from solver.strategy import strategy_to_json
 
 
 @functools.lru_cache(maxsize=None)

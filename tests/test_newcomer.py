@@ -15,8 +15,8 @@ from solver.app.cli import main
 from solver.app.progress import Progress
 from solver.export import numbers
 from solver.export.bundle import export_all, summary_markdown, unpack
-from solver.solve import solve
-from solver.strategy import load_strategy_file
+from solver.hand.solve import solve
+from solver.hand.strategy import load_strategy_file
 
 SMALL = ("--faces", "3", "--throws", "2", "--max-level", "2")
 REPO = Path(__file__).resolve().parent.parent

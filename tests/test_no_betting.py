@@ -11,7 +11,7 @@ from scipy.optimize import linprog
 from games.bidou.params import BidouParams
 from games.bidou.rules import STOP
 from solver.analysis.no_betting import exact_guarantee, solve_throw_game, stop_rule
-from solver.model import build_model
+from solver.hand.model import build_model
 
 
 def pure_strategies(model):

@@ -18,7 +18,7 @@ from solver.checks.openspiel_lp import (
     solve_openspiel_game,
     to_tabular_policy,
 )
-from solver.errors import SolverError
+from solver.common.errors import SolverError
 
 LEDUC_VALUE = -0.085606424078  # published value of Leduc hold'em to player 0
 

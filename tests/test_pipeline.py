@@ -9,12 +9,12 @@ import pytest
 
 from games.bidou.params import BidouParams
 from games.bidou.round_params import RoundParams
-from solver import best_response
-from solver.errors import SolverError
-from solver.exact_file import exact_solution
+from solver.common.errors import SolverError
+from solver.hand import best_response
+from solver.hand.exact_solution import exact_solution
+from solver.hand.solve import solve
 from solver.pipeline.hand import solve_hand, with_exact
 from solver.pipeline.round import prove_round
-from solver.solve import solve
 
 SMALL = BidouParams(faces=3, throws=2, max_level=2)      # exact value -794/19683
 
@@ -71,11 +71,12 @@ def test_the_round_pipeline_proves_every_state():
 
 
 def test_disjoint_proofs_are_refused(monkeypatch):
-    import solver.exact_file
-    from solver.certificate import Certificate
+    import solver.hand.exact_solution
+    from solver.hand.exact.certificate import Certificate
 
     lp = solve(SMALL)
-    monkeypatch.setattr(solver.exact_file, "recover", lambda model, strategy, progress=None:
-                        solver.exact_file.Recovered(Certificate(Fraction(1), Fraction(1))))
+    exact_solution = solver.hand.exact_solution
+    monkeypatch.setattr(exact_solution, "recover", lambda model, strategy, progress=None:
+                        exact_solution.Recovered(Certificate(Fraction(1), Fraction(1))))
     with pytest.raises(SolverError, match="refusing to report either"):
         with_exact(lp)

@@ -15,7 +15,7 @@ from solver.app.play import (
     match_choice,
     play_hand,
 )
-from solver.solve import solve
+from solver.hand.solve import solve
 
 
 @pytest.fixture(scope="module")

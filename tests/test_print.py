@@ -32,7 +32,7 @@ from solver.analysis.simplify import simplify
 from solver.export import charts
 from solver.export.cheatsheet_page import cheatsheet_figure
 from solver.export.round_charts import width_bound, win_probability_figure
-from solver.strategy import load_strategy_file
+from solver.hand.strategy import load_strategy_file
 
 ROOT = Path(__file__).resolve().parent.parent
 OUTPUTS = ROOT / "outputs"

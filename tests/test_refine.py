@@ -1,4 +1,4 @@
-"""The refined equilibrium (solver/refine) and its independent check, on small variants."""
+"""The refined equilibrium (solver/hand/refined) and its independent check, on small variants."""
 
 from fractions import Fraction
 
@@ -8,18 +8,18 @@ import pytest
 from games.bidou import rules
 from games.bidou.betting import CAPTAIN, OPPONENT
 from games.bidou.params import BidouParams
-from solver.certificate import certify
-from solver.lp import _SequenceFormLP
-from solver.model import build_model
-from solver.refine.check import (
+from solver.hand.exact.certificate import certify
+from solver.hand.lp.perturbed import FAST, LINPROG, SEQUENCE, sequence_bounds, solve_perturbed
+from solver.hand.lp.sequence_form import _SequenceFormLP
+from solver.hand.model import build_model
+from solver.hand.refined.check import (
     Violation,
     check,
     describe,
     dominated_actions,
     tremble_violations,
 )
-from solver.refine.perturbed_lp import FAST, LINPROG, SEQUENCE, sequence_bounds, solve_perturbed
-from solver.refine.quasi_perfect import _support, limit, refined_equilibrium
+from solver.hand.refined.quasi_perfect import _support, limit, refined_equilibrium
 
 SMALL = BidouParams(faces=3, throws=2, max_level=2)
 KUHN_LIKE = BidouParams(faces=2, throws=1, max_level=1)      # 4 hands, one bet, no throws
@@ -157,8 +157,8 @@ def test_the_fast_lp_is_the_same_optimum_of_the_same_lp():
 
 
 def test_fast_first_takes_the_fast_lps_limit_only_if_it_passes_the_check(monkeypatch):
-    from solver.refine import quasi_perfect
-    from solver.refine.sequential import SequentialReport, verify
+    from solver.hand.refined import quasi_perfect
+    from solver.hand.refined.sequential import SequentialReport, verify
 
     model = build_model(SMALL)
     checked = []

@@ -1,4 +1,4 @@
-"""What the refined equilibrium guarantees, and the check of it (solver/refine/sequential.py),
+"""What the refined equilibrium guarantees, and the check of it (solver/hand/refined/sequential.py),
 on a variant small enough to enumerate; why the uniform-tremble test asks too much."""
 
 from fractions import Fraction
@@ -9,11 +9,11 @@ import pytest
 from games.bidou import rules
 from games.bidou.betting import CAPTAIN, OPPONENT
 from games.bidou.params import BidouParams
-from solver.certificate import prove_fractions
-from solver.refine.check import check, describe, tremble_violations
-from solver.refine.complete import complete_sequentially
-from solver.refine.perturbed_lp import solve_perturbed
-from solver.refine.sequential import _best_margin, verify
+from solver.hand.exact.certificate import prove_fractions
+from solver.hand.lp.perturbed import solve_perturbed
+from solver.hand.refined.check import check, describe, tremble_violations
+from solver.hand.refined.complete import complete_sequentially
+from solver.hand.refined.sequential import _best_margin, verify
 
 SMALL = BidouParams(faces=3, throws=2, max_level=2)
 

@@ -12,10 +12,10 @@ import pytest
 from games.bidou import rules
 from games.bidou.betting import CAPTAIN, OPPONENT
 from games.bidou.params import BidouParams
-from solver.model import HandModel
+from solver.hand.model import HandModel
+from solver.hand.refined.sequential import verify
+from solver.hand.strategy import Strategy, load_strategy_file
 from solver.pipeline.hand import PLAIN, REFINED, solve_hand
-from solver.refine.sequential import verify
-from solver.strategy import Strategy, load_strategy_file
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_VALUE = Fraction(-67764799477, 1836660096000)

@@ -7,11 +7,11 @@ from fractions import Fraction
 
 from games.bidou.betting import CAPTAIN, OPPONENT
 from games.bidou.params import BidouParams
-from solver.exact_equilibrium import ZERO, _eliminate, _Responder, _showdown_values, _total
-from solver.model import build_model
-from solver.refine.perturbed_lp import solve_perturbed
-from solver.refine.quasi_perfect import limit
-from solver.refine.recovery import as_pairs, can_fork, exact_limit, from_pairs
+from solver.hand.exact.equilibrium import ZERO, _eliminate, _Responder, _showdown_values, _total
+from solver.hand.exact.recovery import as_pairs, can_fork, exact_limit, from_pairs
+from solver.hand.lp.perturbed import solve_perturbed
+from solver.hand.model import build_model
+from solver.hand.refined.quasi_perfect import limit
 
 SMALL = BidouParams(faces=3, throws=2, max_level=2)
 
@@ -62,7 +62,7 @@ def test_the_childs_answer_as_integer_pairs_is_the_same_fractions():
 
 
 def test_recovery_in_two_processes_is_the_serial_one(monkeypatch):
-    from solver.refine import recovery
+    from solver.hand.exact import recovery
 
     model = build_model(SMALL)
     float_limit = limit(model, solve_perturbed(model, 1e-4).chosen, 1e-3)
@@ -89,7 +89,7 @@ def test_a_second_round_keeps_the_columns_its_switches_do_not_reach(monkeypatch)
     """The recovery's second round recomputes only the columns of unknowns that reach a
     public state where the responder's choice switched; the result is the full
     recomputation's, and on the faces-3 variant columns are kept in both players' rounds."""
-    from solver import exact_equilibrium
+    from solver.hand.exact import equilibrium as exact_equilibrium
 
     model = build_model(SMALL)
     float_limit = limit(model, solve_perturbed(model, 1e-4).chosen, 1e-3)
@@ -113,8 +113,8 @@ def test_the_childs_recovery_error_reaches_the_caller(monkeypatch):
     with its reason, as from the serial recovery."""
     import pytest
 
-    from solver.exact_equilibrium import RecoveryError
-    from solver.refine import recovery
+    from solver.hand.exact import recovery
+    from solver.hand.exact.equilibrium import RecoveryError
 
     model = build_model(BidouParams(faces=2, throws=1, max_level=1))
     float_limit = limit(model, solve_perturbed(model, 1e-4).chosen, 1e-3)
@@ -140,8 +140,8 @@ def test_a_failing_captain_does_not_wait_on_a_child_with_a_long_answer(monkeypat
 
     import pytest
 
-    from solver.exact_equilibrium import RecoveryError
-    from solver.refine import recovery
+    from solver.hand.exact import recovery
+    from solver.hand.exact.equilibrium import RecoveryError
 
     model = build_model(BidouParams(faces=2, throws=1, max_level=1))
     float_limit = limit(model, solve_perturbed(model, 1e-4).chosen, 1e-3)
@@ -162,7 +162,7 @@ def test_a_betting_unknown_moves_its_own_hand_only():
     """`_difference` computes a betting unknown's leaf reach change for its own hand only:
     on the faces-3 variant that is the full difference, for every unknown of both
     players (throwing ones, computed in full, included)."""
-    from solver.exact_equilibrium import _difference, _plans
+    from solver.hand.exact.equilibrium import _difference, _plans
 
     model = build_model(SMALL)
     float_limit = limit(model, solve_perturbed(model, 1e-4).chosen, 1e-3)
@@ -187,7 +187,7 @@ def test_a_betting_unknown_moves_its_own_hand_only():
 
 
 def test_a_total_skipping_shared_zeros_is_the_sum():
-    from solver.exact_equilibrium import ZERO, _total
+    from solver.hand.exact.equilibrium import ZERO, _total
 
     rng = random.Random(11)
     for size in (0, 1, 2, 7):
@@ -203,7 +203,7 @@ def _tremble_rows_by_loops(model, space, player, eta):
     of each decision, in that order (the reference the numpy version must equal)."""
     import scipy.sparse as sp
 
-    from solver.lp import _parents
+    from solver.hand.lp.sequence_form import _parents
 
     rows, cols, vals, count = [], [], [], 0
     decisions = [(space.throw[c, t], None) for c in range(space.throw.shape[0])
@@ -238,8 +238,8 @@ def test_tremble_rows_built_by_numpy_are_the_loops_rows():
     throwing decisions of several actions."""
     import numpy as np
 
-    from solver.lp import _SequenceFormLP
-    from solver.refine.perturbed_lp import tremble_rows
+    from solver.hand.lp.perturbed import tremble_rows
+    from solver.hand.lp.sequence_form import _SequenceFormLP
 
     for params in (BidouParams(), BidouParams(reroll="keep"), SMALL,
                    BidouParams(faces=2, throws=1, max_level=1)):

@@ -25,18 +25,18 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-import solver.solve
+import solver.hand.solve
 from games.bidou.params import BidouParams
-from solver import files
 from solver.app.cli import main
-from solver.export.bundle import export_all, unpack
-from solver.files import (
+from solver.common import files
+from solver.common.files import (
     DestinationError,
     check_directory_destination,
     check_file_destination,
     write_bytes_atomic,
 )
-from solver.strategy import StrategyFileError, load_strategy_file
+from solver.export.bundle import export_all, unpack
+from solver.hand.strategy import StrategyFileError, load_strategy_file
 
 ROOT = Path(__file__).resolve().parents[1]
 TINY = ("--faces", "2", "--throws", "2", "--max-level", "1")
@@ -106,7 +106,7 @@ def test_a_character_device_stays_a_device(tmp_path):
 def test_a_block_device_is_refused_before_solving(tmp_path, monkeypatch):
     block = tmp_path / "disk"
     mknod_or_skip(block, stat.S_IFBLK | 0o600, os.makedev(7, 0))
-    monkeypatch.setattr(solver.solve, "solve", _must_not_solve)
+    monkeypatch.setattr(solver.hand.solve, "solve", _must_not_solve)
     one_error_line(run("solve", *TINY, "--out", block), "it is a block device")
     with pytest.raises(DestinationError, match="block device"):
         write_bytes_atomic(block, b"x")
@@ -173,7 +173,7 @@ def test_unusable_destination_is_refused_before_solving(tmp_path, monkeypatch, c
                                                         words):
     (tmp_path / "file").write_text("a file")
     (tmp_path / "dir").mkdir()
-    monkeypatch.setattr(solver.solve, "solve", _must_not_solve)
+    monkeypatch.setattr(solver.hand.solve, "solve", _must_not_solve)
     out = out.format(file=tmp_path / "file", dir=tmp_path / "dir", long="a" * 300)
     one_error_line(run(*command, *TINY, "--out", out), words)
     assert (tmp_path / "file").read_text() == "a file"
@@ -181,12 +181,12 @@ def test_unusable_destination_is_refused_before_solving(tmp_path, monkeypatch, c
 
 def test_outputs_root_that_is_a_file_is_refused_before_solving(tmp_path, monkeypatch):
     (tmp_path / "file").write_text("a file")
-    monkeypatch.setattr(solver.solve, "solve", _must_not_solve)
+    monkeypatch.setattr(solver.hand.solve, "solve", _must_not_solve)
     one_error_line(run("outputs", "--root", tmp_path / "file" / "x"), "is not a folder")
 
 
 def test_immutable_folder_is_refused_before_solving(immutable, monkeypatch):
-    monkeypatch.setattr(solver.solve, "solve", _must_not_solve)
+    monkeypatch.setattr(solver.hand.solve, "solve", _must_not_solve)
     one_error_line(run("solve", *TINY, "--out", immutable / "s.json"), "not writable")
     one_error_line(run("export", *TINY, "--out", immutable / "e"), "not writable")
     assert list(immutable.iterdir()) == []
@@ -228,13 +228,13 @@ def test_full_disk_during_export_leaves_the_old_set(tmp_path, strategy_file, mon
 
 
 def test_failed_exact_leaves_no_out_file(tmp_path, monkeypatch):
-    import solver.exact_file
+    import solver.hand.exact_solution
 
-    monkeypatch.setattr(solver.exact_file, "recover",
-                        lambda model, strategy, progress=None: solver.exact_file.Recovered(
+    monkeypatch.setattr(solver.hand.exact_solution, "recover",
+                        lambda model, strategy, progress=None: solver.hand.exact_solution.Recovered(
                             None, reason="a reason"))
     # and the certificate's own simple-fraction reading, which proves small games exactly
-    monkeypatch.setattr(solver.certificate, "simple_fractions", lambda *args, **kw: None)
+    monkeypatch.setattr(solver.hand.exact.certificate, "simple_fractions", lambda *args, **kw: None)
     out = tmp_path / "s.json"
     result = run("solve", *TINY, "--plain", "--exact", "--out", out)   # the plain recovery
     one_error_line(result, "no strategy file written", code=1)
@@ -246,8 +246,8 @@ def test_failed_exact_leaves_no_out_file(tmp_path, monkeypatch):
 
 def test_repeated_export_removes_what_it_no_longer_lists(tmp_path):
     out = tmp_path / "e"
-    big = solver.solve.solve(BidouParams(faces=2, throws=2, max_level=1))
-    small = solver.solve.solve(BidouParams(faces=2, throws=1, max_level=1))
+    big = solver.hand.solve.solve(BidouParams(faces=2, throws=2, max_level=1))
+    small = solver.hand.solve.solve(BidouParams(faces=2, throws=1, max_level=1))
     export_all(big, out, formats=("png",), dpi=20)
     assert (out / "betting_chart_c2_o2.png").exists() and (out / "reroll_chart.png").exists()
     (out / "my notes.txt").write_text("mine")
@@ -262,7 +262,7 @@ def test_interrupted_export_changes_nothing(tmp_path, monkeypatch):
     from solver.export import charts
 
     out = tmp_path / "e"
-    tiny = solver.solve.solve(BidouParams(faces=2, throws=1, max_level=1))
+    tiny = solver.hand.solve.solve(BidouParams(faces=2, throws=1, max_level=1))
     export_all(tiny, out, formats=("png",), dpi=20)
     before = {p.name: p.read_bytes() for p in out.iterdir()}
     calls = []
@@ -276,7 +276,7 @@ def test_interrupted_export_changes_nothing(tmp_path, monkeypatch):
 
     monkeypatch.setattr(charts, "figure_bytes", interrupted)
     with pytest.raises(KeyboardInterrupt):
-        export_all(solver.solve.solve(BidouParams(faces=2, throws=2, max_level=1)), out,
+        export_all(solver.hand.solve.solve(BidouParams(faces=2, throws=2, max_level=1)), out,
                    formats=("png",), dpi=20)
     assert {p.name: p.read_bytes() for p in out.iterdir()} == before
 
@@ -286,7 +286,7 @@ def test_failed_first_export_leaves_no_folder(tmp_path, monkeypatch):
 
     monkeypatch.setattr(charts, "figure_bytes", lambda *a, **k: (_ for _ in ()).throw(
         RuntimeError("render failed")))
-    tiny = solver.solve.solve(BidouParams(faces=2, throws=1, max_level=1))
+    tiny = solver.hand.solve.solve(BidouParams(faces=2, throws=1, max_level=1))
     with pytest.raises(RuntimeError):
         export_all(tiny, tmp_path / "new", formats=("png",))
     assert list(tmp_path.iterdir()) == []
@@ -345,7 +345,7 @@ def test_ctrl_c_in_process_exits_130(monkeypatch):
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(solver.solve, "solve", interrupted)
+    monkeypatch.setattr(solver.hand.solve, "solve", interrupted)
     result = run("solve", *TINY, "--plain")                 # the plain LP's solve
     assert result.exit_code == 130 and "bidou: interrupted" in result.output
 
@@ -411,7 +411,7 @@ def test_fifo_strategy_is_refused_without_blocking(tmp_path):
 ])
 def test_other_input_files_that_are_not_regular_are_refused_without_reading(tmp_path, args):
     """Each of these blocked forever on a FIFO, or read /dev/zero until memory ran out
-    (solver.files.read_input_file now reads every one); a child process, so that a
+    (solver.common.files.read_input_file now reads every one); a child process, so that a
     regression fails by its timeout instead of hanging the suite."""
     fifo = tmp_path / "in.json"
     os.mkfifo(fifo)
@@ -518,7 +518,7 @@ def test_strict_types_in_strategy_files(strategy_file, tmp_path, change, words):
 
 
 def test_non_numeric_value_in_unpack_is_a_strategy_error():
-    tiny = solver.solve.solve(BidouParams(faces=2, throws=1, max_level=1))
+    tiny = solver.hand.solve.solve(BidouParams(faces=2, throws=1, max_level=1))
     with pytest.raises(StrategyFileError, match="not a number"):
         unpack((tiny.model, tiny.strategy, {"value": "oops"}))
 

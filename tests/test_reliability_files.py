@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from test_reliability import one_error_line, run  # the same CLI runner and error check
 
-from solver.strategy import (
+from solver.hand.strategy import (
     MAX_COMMON_DENOMINATOR_BITS,
     StrategyFileError,
     exact_number,
@@ -104,8 +104,8 @@ def test_huge_common_denominators_are_refused_naming_the_field(tmp_path):
 
 
 def test_the_certificate_bounds_the_common_denominator(exact_file):
-    from solver.certificate import prove_fractions
-    from solver.strategy import load_exact
+    from solver.hand.exact.certificate import prove_fractions
+    from solver.hand.strategy import load_exact
 
     model, strategy, _ = load_strategy_file(exact_file)
     fractions = {k: list(v) for k, v in load_exact(exact_file, model, strategy).items()}
@@ -123,7 +123,7 @@ def test_the_published_exact_files_stay_within_the_bound():
     for name in ("default", "french", "keep"):
         path = ROOT / "outputs" / name / "strategy.json"
         model, strategy, _ = load_strategy_file(path)
-        from solver.strategy import load_exact
+        from solver.hand.strategy import load_exact
         assert load_exact(path, model, strategy) is not None
 
 
@@ -303,7 +303,7 @@ def test_results_with_a_garbage_exact_value_is_one_line_before_solving(tmp_path,
 
 def test_results_root_read_only_is_refused_before_solving(tmp_path, monkeypatch):
     import solver.app.results
-    from solver import files
+    from solver.common import files
 
     root = _sweep_root(tmp_path)
     monkeypatch.setattr(solver.app.results, "solve_featured", _no_work)
@@ -322,7 +322,7 @@ def _fail_at(monkeypatch, calls: int) -> None:
     """os.fsync raises ENOSPC from its `calls`-th call on (a disk filling up mid-set)."""
     import errno
 
-    from solver import files
+    from solver.common import files
 
     real, count = files.os.fsync, [0]
 

@@ -9,12 +9,12 @@ from pathlib import Path
 import pytest
 
 from games.bidou.params import BidouParams
-from solver import lp
 from solver.analysis import behaviour
 from solver.analysis.no_betting import solve_throw_game
 from solver.app import results
 from solver.app.sweep import read_rows, rule_key, solve_row
-from solver.model import build_model
+from solver.hand.lp import sequence_form as lp
+from solver.hand.model import build_model
 from solver.pipeline.hand import solve_hand
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -132,7 +132,7 @@ def test_the_folk_rule_with_betting_solved_again():
     """The restricted game of section 5 (the captain's throwing pinned to "stop with a 6 or
     better", everything else optimized): the LP again, and its guarantee proved exactly
     matches what the page says; pinning costs, and never gains."""
-    from solver.certificate import exact_best_response
+    from solver.hand.exact.certificate import exact_best_response
 
     published = DOC["games"]["default"]["folk"]["with_betting"]
     model = build_model(BidouParams())

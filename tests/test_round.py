@@ -164,7 +164,7 @@ def test_round_command_bad_input(args, words):
 def test_cfr_guess_is_close_and_newton_agrees_with_shapley(small):
     """The CFR guess that starts each cyclic component lands near the solved values (so the
     LPs' Newton steps start close), and the solve agrees with plain value iteration."""
-    from solver.model import build_model
+    from solver.hand.model import build_model
     from solver.round.solve import _warm_guess
 
     solution, _ = small
@@ -185,8 +185,8 @@ def test_chip_counting_play_in_the_round(small):
     win probability from both seats, and the proof agrees with a Markov chain written
     apart (`evaluate.pair_values`): a best reply does at least as well against chip
     counting as the round's equilibrium strategy does."""
+    from solver.hand.solve import solve
     from solver.round.compare import chip_counting, chip_counting_round
-    from solver.solve import solve
 
     solution, proof = small
     hand = solve(SMALL.hand)

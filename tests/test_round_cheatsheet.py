@@ -19,7 +19,7 @@ from games.bidou.round_params import RoundParams
 from solver.analysis.rulebook import RuleTextError
 from solver.app.cli import main
 from solver.export.round_cheatsheet_page import cost_rows
-from solver.model import build_model
+from solver.hand.model import build_model
 from solver.pipeline.round_sheet_rules import (
     Base,
     SheetPlay,
@@ -200,9 +200,9 @@ def test_exact_transitions_agree_with_the_float_ones(made):
 def test_exact_leaf_probabilities_follow_the_ranking_s_exceptions():
     """French ranking (1-1-1 beats 2-1-1, which is ranked above it): the exact showdown
     sums move those pairs, and agree with the float leaf probabilities."""
+    from solver.hand.strategy import uniform_strategy
     from solver.pipeline.round_sheet_exact import _ExactPair
     from solver.round.stage import leaf_probabilities
-    from solver.strategy import uniform_strategy
 
     model = build_model(BidouParams(faces=3, throws=2, ranking="french"))
     assert model.exceptions
@@ -223,7 +223,7 @@ def test_exact_leaf_probabilities_follow_the_ranking_s_exceptions():
 def test_a_cost_that_cannot_be_proved_is_not_printed(made, monkeypatch, tmp_path):
     """No proof, no sheet: prove_cost raises SolverError and the command exits 1, writing
     nothing."""
-    from solver.errors import SolverError
+    from solver.common.errors import SolverError
     from solver.pipeline import round_cheatsheet
     from solver.round.certify import RoundCertificateError
 

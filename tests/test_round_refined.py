@@ -13,7 +13,10 @@ from click.testing import CliRunner
 from games.bidou.params import BidouParams
 from games.bidou.round_params import RoundParams
 from solver.app.cli import main
-from solver.model import build_model
+from solver.hand.model import build_model
+from solver.hand.refined.check import dominated_actions
+from solver.hand.refined.quasi_perfect import refined_equilibrium
+from solver.hand.refined.sequential import verify
 from solver.pipeline.round import prove_round
 from solver.pipeline.round_stages import (
     REFINED,
@@ -21,9 +24,6 @@ from solver.pipeline.round_stages import (
     exact_stage_model,
     undominated,
 )
-from solver.refine.check import dominated_actions
-from solver.refine.quasi_perfect import refined_equilibrium
-from solver.refine.sequential import verify
 from solver.round.states import ChipState
 
 SMALL = RoundParams(chips=4, hand=BidouParams(faces=2, throws=2, max_level=2))
@@ -140,7 +140,7 @@ def test_a_saved_round_of_the_other_kind_is_solved_again(tmp_path):
 def test_a_stage_that_cannot_be_refined_keeps_its_lp_vertex(both, monkeypatch):
     """A refinement that fails (no exact limit, or exact probabilities past the
     certificate's denominator) leaves that stage's LP vertex, and the report lists it."""
-    from solver.errors import SolverError
+    from solver.common.errors import SolverError
     from solver.pipeline import round_stages
 
     _, plain = both

@@ -13,11 +13,11 @@ from click.testing import CliRunner
 from games.bidou.params import BidouParams
 from games.bidou.round_params import RoundParams
 from solver.app.cli import main
-from solver.model import build_model
+from solver.hand.model import build_model
+from solver.hand.refined.check import dominated_actions
+from solver.hand.refined.sequential import verify
 from solver.pipeline.round_cheatsheet import solution_from_saved
 from solver.pipeline.round_stages import exact_stage_model
-from solver.refine.check import dominated_actions
-from solver.refine.sequential import verify
 from solver.round import store
 from solver.round.certify import certify_round
 from solver.round.report import state_entry

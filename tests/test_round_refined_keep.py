@@ -18,12 +18,12 @@ from pathlib import Path
 import pytest
 
 from games.bidou.round_params import RoundParams
-from solver.errors import SolverError
-from solver.model import build_model
+from solver.common.errors import SolverError
+from solver.hand.model import build_model
+from solver.hand.refined import quasi_perfect
+from solver.hand.strategy import MAX_COMMON_DENOMINATOR_BITS
 from solver.pipeline import round_stages
-from solver.refine import quasi_perfect
 from solver.round.states import ChipState, OpenThrowState
-from solver.strategy import MAX_COMMON_DENOMINATOR_BITS
 
 STAGE = (5, 2, 2)          # kept plain by the file's bound (6831 bits at eta 1e-4)
 SAVED = Path(__file__).resolve().parent.parent / "outputs" / "round-keep" / "solved_round.json"
@@ -64,7 +64,7 @@ def test_a_keep_stage_past_the_file_bound_refines_and_passes(monkeypatch):
         return kept[-1]
 
     monkeypatch.setattr(round_stages, "refined_equilibrium", keep)
-    monkeypatch.setattr("solver.refine.recovery.can_fork", lambda: False)
+    monkeypatch.setattr("solver.hand.exact.recovery.can_fork", lambda: False)
     state = ChipState(*STAGE)
     found = round_stages.refine_stage(build_model(params.hand), state, values)
     assert found.failed is None and found.violations == 0
@@ -109,8 +109,8 @@ def test_the_stage_bound_is_only_the_stages():
     it) and otherwise keeps the strategy file's 4096 bits, so hostile files are refused as
     before; the stage refinement's own bound is well above what the keep round needed."""
     from games.bidou.params import BidouParams
-    from solver.certificate import prove_fractions
-    from solver.strategy import StrategyFileError
+    from solver.hand.exact.certificate import prove_fractions
+    from solver.hand.strategy import StrategyFileError
 
     model = build_model(BidouParams(faces=2, throws=1, max_level=1))
     refined = quasi_perfect.refined_equilibrium(model, parallel=False)

@@ -168,7 +168,7 @@ def test_a_round_whose_advice_fails_is_still_answered(tmp_path, monkeypatch):
     """The round is proved even if the hand game's equilibrium (for the advice) is not:
     the state is answered, with a note that nothing was saved, and exit 0."""
     import solver.pipeline.round as pipeline
-    from solver.errors import SolverError
+    from solver.common.errors import SolverError
 
     def fail(*args, **kwargs):
         raise SolverError("the hand could not be proved")
@@ -385,10 +385,10 @@ def test_state_charts_from_the_saved_round_are_re_measured(cache, tmp_path):
     uniform one, with a valid file around it) is refused before anything is drawn."""
     import dataclasses
 
-    from solver.errors import SolverError
+    from solver.common.errors import SolverError
+    from solver.hand.strategy import uniform_strategy
     from solver.pipeline.round import saved_state_charts
     from solver.round.advice import strategy_from_json, strategy_json
-    from solver.strategy import uniform_strategy
 
     env, path = cache
     out = tmp_path / "charts"
@@ -409,7 +409,7 @@ def test_state_charts_from_the_saved_round_are_re_measured(cache, tmp_path):
 
 
 def _stage_model(saved, entry):
-    from solver.model import build_model
+    from solver.hand.model import build_model
     from solver.round.stage import stage_model
     from solver.round.states import ChipState
 

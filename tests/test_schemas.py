@@ -17,8 +17,9 @@ from referencing import Registry, Resource
 from test_reliability import one_error_line, run  # the same CLI runner and error check
 
 from games.bidou.params import MAX_LEVEL_LIMIT
-from solver import schemas, strategy
+from solver import schemas
 from solver.app import sweep
+from solver.hand import strategy
 from solver.pipeline import round_cheatsheet
 from solver.round import report as round_report
 from solver.schemas import SchemaViolation, validate

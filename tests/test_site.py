@@ -261,7 +261,7 @@ def _assert_values(browser: Browser, name: str, tc: int, to: int, history: str) 
     file), and at an on-path decision every action the equilibrium plays is worth the
     most (mixing indifference, four decimals)."""
     from solver.analysis.action_values import action_values
-    from solver.strategy import load_strategy_file
+    from solver.hand.strategy import load_strategy_file
 
     model, strategy, _ = load_strategy_file(OUTPUTS / name / "strategy.json")
     decision = action_values(model, strategy).bet(tc, to, history)
@@ -392,7 +392,7 @@ def test_reroll_page_says_what_to_keep(site, browser, tmp_path):
     assert "stop 100%" in cell("6-6-6", 0)
     # each action's value is in the cell's title: the library's, to four decimals
     from solver.analysis.action_values import action_values
-    from solver.strategy import load_strategy_file
+    from solver.hand.strategy import load_strategy_file
 
     model, strategy, _ = load_strategy_file(OUTPUTS / "default" / "strategy.json")
     stop_value = action_values(model, strategy).throw(0, 0, 0).values[h][0]
@@ -548,7 +548,7 @@ def test_a_round_report_with_states_missing_or_twice_is_refused(edit, words):
     """A hand-edited round.json short of states raised KeyError deep in the map's stakes
     (a traceback); one listing a state twice was drawn."""
     from solver.export.site import check_round
-    from solver.strategy import StrategyFileError
+    from solver.hand.strategy import StrategyFileError
 
     report = json.loads((OUTPUTS / "round" / "round.json").read_text())
     check_round("round.json", report)

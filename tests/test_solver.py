@@ -9,14 +9,15 @@ import scipy.optimize
 
 from games.bidou.betting import CAPTAIN, OPPONENT, build_tree, hand_payoff
 from games.bidou.params import BidouParams
-from solver import best_response, lp
-from solver.best_response import exploitability
-from solver.errors import SolverError
-from solver.files import write_json_atomic
-from solver.model import build_model
-from solver.reach import own_reach
-from solver.solve import solve
-from solver.strategy import (
+from solver.common.errors import SolverError
+from solver.common.files import write_json_atomic
+from solver.hand import best_response
+from solver.hand.best_response import exploitability
+from solver.hand.lp import sequence_form as lp
+from solver.hand.model import build_model
+from solver.hand.reach import own_reach
+from solver.hand.solve import solve
+from solver.hand.strategy import (
     StrategyFileError,
     check_strategy,
     load_strategy_file,

@@ -16,7 +16,7 @@ import solver
 from games.bidou.params import BidouParams, ParameterError
 from solver.app import sweep
 from solver.app.cli import main
-from solver.solve import solve
+from solver.hand.solve import solve
 
 WORKTREE = Path(solver.__file__).resolve().parent
 

@@ -14,8 +14,8 @@ import pytest
 from games.bidou.betting import CAPTAIN, OPPONENT
 from games.bidou.params import BidouParams
 from solver.app import sweep
-from solver.certificate import exact_best_response, float_up
-from solver.solve import solve
+from solver.hand.exact.certificate import exact_best_response, float_up
+from solver.hand.solve import solve
 
 ROOT = Path(__file__).resolve().parent.parent
 PUBLISHED = ROOT / "docs" / "data"

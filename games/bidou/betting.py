@@ -2,7 +2,7 @@
 every chip goes (docs/rules.md, "Betting" and "The round").
 
 Everything here is a pure function of the rules, shared by the faithful OpenSpiel game
-(`games/bidou/game.py`) and the compact model (`solver/model.py`), so neither restates them.
+(`games/bidou/game.py`) and the compact model (`solver/hand/model.py`), so neither restates them.
 The hand game bets without limit of supply (`supply=None`); the round passes the chips each
 player can draw from (`Supply`), which limits the legal bets and says where each chip comes
 from and goes to (`settle`).

@@ -14,7 +14,7 @@ uniform trembles: every legal action of every decision of his is kept with proba
 least e (`(1 - k e) p + e`), and e -> 0. Each reach is then a polynomial in e whose lowest
 term is what the limit keeps; this module carries exactly that term (`_Lead`: the power of
 e and its coefficient), so the limit is computed, not approximated by a small e. Such
-decisions are marked `off_path`. solver/refine/check.py tests the refined equilibrium
+decisions are marked `off_path`. solver/hand/refined/check.py tests the refined equilibrium
 against trembles of given sizes in floats; nothing here is shared with it.
 
 Numbers are Fractions when the strategy's exact probabilities are given (`exact`, as
@@ -30,9 +30,9 @@ from typing import Callable, Sequence, Union
 
 from games.bidou.betting import CAPTAIN, OPPONENT, BettingTree, Leaf, Node
 from games.bidou.rules import STOP, throw_action_name
-from solver.model import HandModel
-from solver.strategy import Strategy
-from solver.types import Exact
+from solver.common.types import Exact
+from solver.hand.model import HandModel
+from solver.hand.strategy import Strategy
 
 Number = Union[float, Fraction]
 # A float probability at or below this is an action the strategy does not play (LP noise);

@@ -2,7 +2,7 @@
 
 Pure functions of a model and a strategy pair. Everything is computed from the joint
 probability of reaching each betting node and leaf with each pair of hands, which is the
-product of the two players' own reaches (solver/reach.py) and the public state's: the
+product of the two players' own reaches (solver/hand/reach.py) and the public state's: the
 players' private chances are independent, and each player's reach depends only on his
 own hand.
 
@@ -26,9 +26,9 @@ import numpy as np
 from games.bidou.betting import CAPTAIN, OPPONENT, Action, BettingTree, Node
 from games.bidou.betting import Leaf as BettingLeaf
 from games.bidou.rules import STOP
-from solver.model import HandModel
-from solver.reach import end_mass
-from solver.strategy import Strategy
+from solver.hand.model import HandModel
+from solver.hand.reach import end_mass
+from solver.hand.strategy import Strategy
 
 
 @dataclasses.dataclass(frozen=True)
@@ -113,7 +113,7 @@ def outcomes(model: HandModel, strategy: Strategy) -> Outcomes:
 def stop_table(model: HandModel, strategy: Strategy) -> list[dict]:
     """For each player, context (captain's throws, for the opponent) and throw before the
     last: P(stop | hand) for every hand, and the probability of stopping there at all."""
-    from solver.reach import throw_flow
+    from solver.hand.reach import throw_flow
 
     rows = []
     for role in (CAPTAIN, OPPONENT):

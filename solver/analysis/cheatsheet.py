@@ -25,12 +25,12 @@ from typing import Any, Sequence
 import numpy as np
 
 from games.bidou.betting import CAPTAIN, OPPONENT
-from solver import best_response
 from solver.analysis import rulebook
 from solver.analysis.rulebook import FEATURES, KEEP_PATTERNS, STEPS, Atom, Rule
-from solver.model import HandModel
-from solver.progress import Step, quiet
-from solver.strategy import Strategy
+from solver.common.progress import Step, quiet
+from solver.hand import best_response
+from solver.hand.model import HandModel
+from solver.hand.strategy import Strategy
 
 IMPROVEMENT = 1e-10
 MAX_SWEEPS = 6

@@ -43,7 +43,6 @@ from typing import Sequence
 import numpy as np
 
 from games.bidou.betting import CAPTAIN, OPPONENT
-from solver import lp as sequence_lp
 from solver.analysis import rulebook
 from solver.analysis.cheatsheet_milp import (
     LEVELS,
@@ -54,7 +53,8 @@ from solver.analysis.cheatsheet_milp import (
     has_cuts_only,
 )
 from solver.analysis.rulebook import Atom, Rule
-from solver.model import HandModel
+from solver.hand.lp import sequence_form as sequence_lp
+from solver.hand.model import HandModel
 
 Group = tuple[int, ...]          # indices into `first_throws(model)`
 Tie = tuple[int, ...]            # indices into `rulebook.atoms(model)`

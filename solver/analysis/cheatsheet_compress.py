@@ -31,10 +31,10 @@ from games.bidou.betting import CAPTAIN, OPPONENT
 from solver.analysis import rulebook
 from solver.analysis.cheatsheet import IMPROVEMENT, Book, FrontPoint
 from solver.analysis.rulebook import FEATURES, STEPS, Atom, Rule
-from solver.model import HandModel
-from solver.progress import Step, quiet
-from solver.reach import own_reach
-from solver.strategy import Strategy
+from solver.common.progress import Step, quiet
+from solver.hand.model import HandModel
+from solver.hand.reach import own_reach
+from solver.hand.strategy import Strategy
 
 QUARTERS = np.arange(STEPS + 1) / STEPS
 SHORTLIST = 6              # merges measured exactly at each step (ranked by the fit's cost)
@@ -455,7 +455,7 @@ def keep_rules_of(rules: Sequence[Rule]) -> list[Rule]:
 
 def cost(model: HandModel, rules: Sequence[Rule], leaves: dict | None = None) -> float:
     """The exact exploitability of the strategy `rules` state."""
-    from solver import best_response
+    from solver.hand import best_response
 
     strategy = rulebook.build_strategy(model, rules)
     return best_response.exploitability(model, strategy, leaves).exploitability
@@ -465,7 +465,7 @@ def best_of(model: HandModel, *fronts: Sequence[Sequence[Rule]]
             ) -> list[tuple[tuple[Rule, ...], int]]:
     """The Pareto front of several searches' books: at each size the cheapest book (and the
     index of the front it came from), kept if it beats every smaller one; smallest first."""
-    from solver import best_response
+    from solver.hand import best_response
 
     leaves = best_response.leaf_matrices(model)
     by_size: dict[int, tuple[float, tuple[Rule, ...], int]] = {}

@@ -24,7 +24,6 @@ from __future__ import annotations
 import time
 from typing import Sequence
 
-from solver import best_response
 from solver.analysis.cheatsheet import IMPROVEMENT, Book, FrontPoint
 from solver.analysis.cheatsheet_compress import (
     FRONT_WINDOW,
@@ -36,9 +35,10 @@ from solver.analysis.cheatsheet_compress import (
     pareto_of,
 )
 from solver.analysis.rulebook import FEATURES, Rule
-from solver.model import HandModel
-from solver.progress import Step, quiet
-from solver.strategy import Strategy
+from solver.common.progress import Step, quiet
+from solver.hand import best_response
+from solver.hand.model import HandModel
+from solver.hand.strategy import Strategy
 
 BEAM = 3                   # books kept at each size
 ROUNDS = 1                 # up and down passes after the first down pass, at most

@@ -8,8 +8,9 @@ scopes (and, under ``reroll="keep"``, fixed keep rules and fixed throw rules tha
 when the keep rule keeps nothing), the cuts minimizing the
 exploitability of the strategy the book states, as one MILP solved by HiGHS:
 
-* **the sheet player's plan** x is the sequence-form plan of the LP (`solver.lp`), pinned
-  to what the rules state: at every decision the mass of an action is a quarter of the sum
+* **the sheet player's plan** x is the sequence-form plan of the LP
+  (`solver.hand.lp.sequence_form`), pinned to what the rules state: at every decision the
+  mass of an action is a quarter of the sum
   of u[j, h] = b[j, pos(h)] * m(h), m(h) the mass reaching the decision with hand h, each
   product linearized exactly (McCormick: b is binary and 0 <= m <= U(h), U the most mass
   any plan can bring there);
@@ -35,13 +36,13 @@ import numpy as np
 import scipy.sparse as sp
 
 from games.bidou.betting import CAPTAIN, OPPONENT
-from solver import lp as sequence_lp
 from solver.analysis import cheatsheet, rulebook
 from solver.analysis.cheatsheet import FrontPoint
 from solver.analysis.rulebook import STEPS, Atom, Rule
-from solver.model import HandModel
-from solver.progress import Step, quiet
-from solver.strategy import Strategy
+from solver.common.progress import Step, quiet
+from solver.hand.lp import sequence_form as sequence_lp
+from solver.hand.model import HandModel
+from solver.hand.strategy import Strategy
 
 LEVELS = STEPS                  # quarter levels of a staircase
 INFINITY = 1e30
@@ -435,7 +436,7 @@ def optimize(model: HandModel, start: Sequence[Rule], time_limit: float = 60.0,
 
 
 def _exploitability(model: HandModel, rules: Sequence[Rule]) -> float:
-    from solver import best_response
+    from solver.hand import best_response
 
     return best_response.exploitability(model, rulebook.build_strategy(model, rules)
                                         ).exploitability

@@ -7,7 +7,7 @@ for nothing bet yet; any part left out matches every value), several joined by "
 JSON file listing them (strings, or objects with captain_throws, opponent_throws, history).
 `solve_locked_game` then solves the game where the locked player plays his locked
 behaviour there and as well as he can elsewhere, and the other player as well as he can
-everywhere: the sequence-form LP with those decisions pinned (`solver.lp`'s
+everywhere: the sequence-form LP with those decisions pinned (`solver.hand.lp.sequence_form`'s
 `fixed_behaviour`), the locked player as its primal.
 
 Each player's exploitability in the locked game is measured by a best response that is
@@ -27,13 +27,13 @@ import numpy as np
 
 from games.bidou.betting import CAPTAIN, OPPONENT
 from solver.analysis.locking import LockError, Rows
-from solver.best_response import leaf_matrices
-from solver.certificate import exact_best_response
-from solver.files import read_input_file
-from solver.lp import solve_lp
-from solver.model import HandModel
-from solver.reach import end_mass, own_step
-from solver.strategy import Strategy
+from solver.common.files import read_input_file
+from solver.hand.best_response import leaf_matrices
+from solver.hand.exact.certificate import exact_best_response
+from solver.hand.lp.sequence_form import solve_lp
+from solver.hand.model import HandModel
+from solver.hand.reach import end_mass, own_step
+from solver.hand.strategy import Strategy
 
 _TOKEN = re.compile(r"^(?:C(\d+)|O(\d+))$")
 

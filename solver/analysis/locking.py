@@ -17,7 +17,7 @@ a named profile derived from the refined equilibrium (docs/exploit.md defines ea
 * ``cheatsheet``: the published cheat sheet's rules for these rules (outputs/*/cheatsheet.md).
 
 Profiles compose in the order given (``folk-stop,never-bluffs``). The locked behaviour is
-kept as exact rational probabilities (`Rows`, keyed like `solver.types.Exact`): an
+kept as exact rational probabilities (`Rows`, keyed like `solver.common.types.Exact`): an
 equilibrium's exact fractions, a rule book's quarters, a file's exact section, or else each
 float rounded to a binary fraction as the certificate reads it. Everything later (the
 exact best response, the exact value of the pair) reads these rows, so every number
@@ -34,10 +34,10 @@ import numpy as np
 from games.bidou import rules
 from games.bidou.betting import CAPTAIN, OPPONENT
 from solver.analysis import rulebook
-from solver.certificate import Q, decisions, exact_probabilities
-from solver.model import HandModel
-from solver.reach import end_mass, own_step
-from solver.strategy import Strategy
+from solver.hand.exact.certificate import Q, decisions, exact_probabilities
+from solver.hand.model import HandModel
+from solver.hand.reach import end_mass, own_step
+from solver.hand.strategy import Strategy
 
 # Exact probabilities of a strategy by decision: ("throw", role, context, throw, hand) or
 # ("bet", (tc, to, history), hand), a row of Fractions over the decision's actions.
@@ -250,7 +250,7 @@ def rule_book_rows(model: HandModel, lines: Iterable[str], player: int) -> Rows:
                         f"{error}") from None
     pos = rulebook.positions(model)
     keeps = rulebook.keep_plan(model, book, mine, owners)
-    from solver.strategy import uniform_strategy
+    from solver.hand.strategy import uniform_strategy
 
     strategy = uniform_strategy(model)
     for atom, i in zip(mine, owners):

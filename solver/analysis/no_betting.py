@@ -12,7 +12,7 @@ value is the largest W with W <= stop value and W <= E_a[W at the next throw]; p
 in the LP gives one maximin LP for each player (scipy's HiGHS). The LP's strategies are then
 made exact (simple fractions) and each player's guarantee is recomputed by an exact best
 response in `Fraction`s: [lower, upper] is proved by the minimax theorem, a single value
-when the fractions are an equilibrium. Nothing here uses solver/lp.py.
+when the fractions are an equilibrium. Nothing here uses solver/hand/lp/sequence_form.py.
 """
 
 from __future__ import annotations
@@ -25,8 +25,8 @@ from scipy import sparse
 from scipy.optimize import linprog
 
 from games.bidou.rules import STOP
-from solver.certificate import Certificate
-from solver.model import HandModel
+from solver.hand.exact.certificate import Certificate
+from solver.hand.model import HandModel
 
 SHOWDOWN = 2        # chips won at a level-1 showdown
 

@@ -53,8 +53,8 @@ import numpy as np
 
 from games.bidou import rules
 from games.bidou.betting import CAPTAIN, OPPONENT
-from solver.model import HandModel
-from solver.strategy import Strategy, uniform_strategy
+from solver.hand.model import HandModel
+from solver.hand.strategy import Strategy, uniform_strategy
 
 KINDS = ("throw", "keep", "open", "face")
 FEATURES = {

@@ -34,12 +34,12 @@ import numpy as np
 from games.bidou import rules
 from games.bidou.betting import CAPTAIN, OPPONENT, ROLE_NAMES
 from games.bidou.rules import STOP, throw_action_name
-from solver import best_response
 from solver.analysis.rulebook import positions
-from solver.best_response import Exploitability
-from solver.evaluate import Evaluation, evaluate
-from solver.model import HandModel
-from solver.strategy import Strategy
+from solver.hand import best_response
+from solver.hand.best_response import Exploitability
+from solver.hand.evaluate import Evaluation, evaluate
+from solver.hand.model import HandModel
+from solver.hand.strategy import Strategy
 
 MAX_SWEEPS = 20
 IMPROVEMENT = 1e-12

@@ -37,9 +37,9 @@ import numpy as np
 
 from games.bidou import rules
 from games.bidou.betting import CAPTAIN, OPPONENT
-from solver.model import HandModel
-from solver.reach import own_step, throw_flow
-from solver.strategy import Strategy
+from solver.hand.model import HandModel
+from solver.hand.reach import own_step, throw_flow
+from solver.hand.strategy import Strategy
 
 KINDS = ("propose", "first", "raise")
 # A decision never met under the equilibrium counts this much of its own reach (see above).

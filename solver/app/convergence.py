@@ -12,10 +12,10 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from solver.files import publish, staging_folder, write_bytes_atomic  # noqa: E402
-from solver.model import HandModel  # noqa: E402
-from solver.progress import Step  # noqa: E402
-from solver.solve import CFR_METHODS, Solution, solve  # noqa: E402
+from solver.common.files import publish, staging_folder, write_bytes_atomic  # noqa: E402
+from solver.common.progress import Step  # noqa: E402
+from solver.hand.model import HandModel  # noqa: E402
+from solver.hand.solve import CFR_METHODS, Solution, solve  # noqa: E402
 
 # Okabe-Ito colours, with distinct markers and dashes so grayscale prints still separate.
 STYLES = {

@@ -60,7 +60,7 @@ def update_charts_doc(outputs: str | Path, path: str | Path | None = None,
                       write: bool = True) -> bool:
     """Rewrite (or with `write=False` only compare) the generated passages of
     docs/charts.md; True if the doc was current."""
-    from solver.files import write_text_atomic
+    from solver.common.files import write_text_atomic
 
     path = Path(path or charts_doc_path())
     text = path.read_text(encoding="utf-8")

@@ -9,7 +9,7 @@ ranking (`BidouParams(reroll="keep", ranking="french")`, its value read from the
 table `docs/data/sweep.csv`, proved there). The penalty rules, `half_stake` up, down and
 full, are compared on the default hand itself (stakes up to 9: the restricted LP's warm
 double oracle solves each in seconds; the rounding up is the headline, solved once). Each hand is
-solved by the LP (the restricted LP above 16 128 rows, `solver/restricted.py`) and its
+solved by the LP (the restricted LP above 16 128 rows, `solver/hand/lp/restricted.py`) and its
 value proved by the certificate; the behaviour (how often each stake is proposed, the
 bluffs) is that of the LP's vertex: Le Bidou has no refined equilibrium on its stakes trees
 (docs/le-bidou.md), so these numbers depend on the equilibrium chosen, and the page says so.
@@ -32,9 +32,9 @@ from games.bidou.params import BidouParams
 from games.le_bidou.params import LeBidouParams
 from games.le_bidou.stakes import CALL, WITHDRAW
 from solver.analysis import behaviour
-from solver.model import HandModel
-from solver.progress import Step
-from solver.strategy import Strategy
+from solver.common.progress import Step
+from solver.hand.model import HandModel
+from solver.hand.strategy import Strategy
 
 COMMAND = "bidou results --le-bidou"
 HEADLINE = LeBidouParams()
@@ -110,7 +110,7 @@ def answers(model: HandModel, strategy: Strategy) -> dict[str, float]:
 def hand_numbers(solution) -> dict[str, Any]:
     """One Le Bidou hand: its proved value, both exploitabilities by the exact best
     response, the solver's status, how hands end and the stakes proposed."""
-    from solver.certificate import decimal
+    from solver.hand.exact.certificate import decimal
 
     model, strategy, proof = solution.model, solution.strategy, solution.certificate
     e = solution.exploitability
@@ -149,8 +149,8 @@ def one_chip(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
 def compute(rows: Sequence[Mapping[str, Any]], progress: Step | None = None) -> dict[str, Any]:
     """The Le Bidou part of docs/data/results.json: the HEADLINE hand and every hand of
     PENALTIES solved and proved."""
-    from solver.errors import SolverError
-    from solver.solve import solve
+    from solver.common.errors import SolverError
+    from solver.hand.solve import solve
 
     wanted = {"headline": HEADLINE, **PENALTIES}
     solved: dict[LeBidouParams, dict[str, Any]] = {}

@@ -31,7 +31,7 @@ from typing import Any, Mapping, Sequence
 from games.bidou.params import ParameterError
 from games.le_bidou.params import LeBidouParams
 from solver.app.sweep import enclosed, parse_list, proved_exploitability
-from solver.progress import Step
+from solver.common.progress import Step
 
 TABLE = "le_bidou_sweep.csv"
 RULE_COLUMNS = ("faces", "throws", "reroll", "ranking", "aces_beat_bidou", "max_stake",
@@ -86,9 +86,9 @@ def rule_key(row: Mapping[str, Any] | LeBidouParams) -> tuple:
 def cell_rows(rules: Mapping[str, Any]) -> Any:
     """The rows of one cell as they are proved: first by the LP and the certificate, then
     with the exact value if its recovery succeeds (a generator: the child prints each)."""
-    import solver.exact_equilibrium  # noqa: F401  (imports are not the solve's time)
-    import solver.lp  # noqa: F401
-    from solver.solve import solve, with_exact_value
+    import solver.hand.exact.equilibrium  # noqa: F401  (imports are not the solve's time)
+    import solver.hand.lp.sequence_form  # noqa: F401
+    from solver.hand.solve import solve, with_exact_value
 
     params = LeBidouParams.from_mapping(dict(rules))
     start = time.perf_counter()
@@ -211,7 +211,7 @@ def write_csv(out_dir: str | os.PathLike, rows: Sequence[Mapping[str, Any]]) -> 
     """The table, atomically, rows by size then rules; proved bounds and exploitability in
     decimals rounded outward that read back as the same floats."""
     from solver.app.sweep import decimal_text
-    from solver.files import write_text_atomic
+    from solver.common.files import write_text_atomic
 
     path = Path(out_dir) / TABLE
     ordered = sorted(({**r, "status": status_of(r)} for r in rows),

@@ -23,11 +23,11 @@ from typing import Any, Mapping
 
 from games.le_bidou.manche import MancheParams
 from solver.app.round_outputs import same_at_printed_precision
-from solver.certificate import decimal
+from solver.common.progress import Step
 from solver.export.charts import figure_bytes
 from solver.export.round_charts import width_bound
+from solver.hand.exact.certificate import decimal
 from solver.manche.simulate import Estimate
-from solver.progress import Step
 
 # The published manche: the default rules (9 chips, 6 faces, 3 throws, stakes up to the
 # pool, half stake rounded up, the winner of a manche first in the next).

@@ -252,7 +252,7 @@ def part_of(default: Path, poor_fish: Optional[Path], whole: Optional[Path],
 
 def main(argv: Optional[Sequence[str]] = None) -> None:
     from solver.app import results
-    from solver.files import write_set
+    from solver.common.files import write_set
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--default", type=Path, default=None,

@@ -32,10 +32,10 @@ from solver.app.round_outputs import (
     stale_round_files,
     write_round,
 )
+from solver.common.progress import Step, within
 from solver.export.bundle import export_all
+from solver.hand.solve import Solution
 from solver.pipeline.hand import HandResult, solve_hand, with_exact
-from solver.progress import Step, within
-from solver.solve import Solution
 
 VARIANTS: dict[str, BidouParams] = {
     "default": BidouParams(),
@@ -137,7 +137,7 @@ def le_bidou_pages(root: str | Path, pages: dict[str, bytes]) -> list[Path]:
     """Le Bidou's pages (`fresh_le_bidou_pages`) written under `root`/le-bidou, beside the
     hand's files, staged and moved in together (`files.write_set`), so that `bidou outputs`
     writes them and `--check` compares them (`stale_files`)."""
-    from solver.files import write_set
+    from solver.common.files import write_set
 
     folder = Path(root) / LE_BIDOU_FOLDER
     files = {folder / name: data for name, data in pages.items()}

@@ -28,8 +28,8 @@ from games.bidou.betting import Leaf as BettingLeaf
 from games.bidou.betting import Node as BettingNode
 from games.bidou.rules import STOP, throw_action_name
 from solver.analysis.action_values import action_values
-from solver.model import HandModel
-from solver.strategy import Strategy
+from solver.hand.model import HandModel
+from solver.hand.strategy import Strategy
 
 Ask = Callable[[str, Sequence[str]], str]
 COST_SHOWN = 5e-4        # chips: a smaller cost prints as none (3 decimals are printed)

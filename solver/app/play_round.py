@@ -19,14 +19,14 @@ import numpy as np
 from games.bidou import rules
 from games.bidou.betting import CAPTAIN, OPPONENT, ROLE_NAMES
 from solver.app import play
-from solver.model import HandModel, build_model
+from solver.hand.model import HandModel, build_model
+from solver.hand.strategy import Strategy
 from solver.round.advice import _history_words, strategy_from_json
 from solver.round.open_throw_table import action_word, open_throw_policies
 from solver.round.stage import stage_model
 from solver.round.states import ChipState, OpenThrowState, State, after_leaf, after_open_throw
 from solver.round.states import start as round_start
 from solver.round.store import SavedRound
-from solver.strategy import Strategy
 
 
 class RoundGame:

@@ -1,7 +1,7 @@
 """Progress of long work on one line of a terminal, and nothing when stderr is not one.
 
 Library functions that take a while accept an optional callback of the one protocol
-`progress(what, done, total)` (`solver.progress.Step`). They know nothing of terminals;
+`progress(what, done, total)` (`solver.common.progress.Step`). They know nothing of terminals;
 `Progress` turns the calls into a line on stderr that is rewritten in place.
 """
 
@@ -10,7 +10,7 @@ from __future__ import annotations
 import sys
 from typing import TextIO
 
-from solver.progress import Step, quiet, within
+from solver.common.progress import Step, quiet, within
 
 __all__ = ["Progress", "Step", "quiet", "within"]
 

@@ -11,11 +11,11 @@ from typing import Any, Callable, Mapping
 
 from games.bidou.params import BidouParams
 from games.bidou.round_params import RoundParams
-from solver.certificate import decimal
+from solver.common.progress import Step
 from solver.export.charts import figure_bytes
 from solver.export.round_charts import width_bound, win_probability_figure
+from solver.hand.exact.certificate import decimal
 from solver.pipeline.round import prove_round
-from solver.progress import Step
 from solver.round.match import match_table
 
 ROUNDS: dict[str, RoundParams] = {
@@ -194,7 +194,7 @@ def _one(p: float) -> str:
 def write_round(root: str | Path, name: str, report: Mapping[str, Any]) -> list[Path]:
     """outputs/<name>: the round's files, staged and moved in together (a failure leaves
     the previous set whole, never a new chart beside an old report)."""
-    from solver.files import write_set
+    from solver.common.files import write_set
 
     folder = Path(root) / name
     files = {folder / filename: data for filename, data in round_files(report).items()}

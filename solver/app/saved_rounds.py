@@ -12,7 +12,7 @@ from typing import Any
 import click
 
 from games.bidou.params import ParameterError
-from solver.errors import SolverError
+from solver.common.errors import SolverError
 
 
 def parse_state(text: str, chips: int) -> tuple[int, int, int]:
@@ -116,7 +116,7 @@ def solve_and_save(rules: Any, progress: Any, plain: bool = False) -> tuple[Any,
     """Solve and prove the round, then keep it in the user's cache (a cache that cannot be
     written is a note, not a failure): the proved round and the saved round. With `plain`
     the stage games keep the LPs' vertices (not refined)."""
-    from solver.files import DestinationError
+    from solver.common.files import DestinationError
     from solver.pipeline.round import prove_round, saved_round
     from solver.round.store import cache_path, in_memory, load, save
 

@@ -2,7 +2,7 @@
 
     bidou sweep --faces 2,3,4 --throws 1,2 --reroll all,keep --out DIR
 
-Every rule set is one task: `solver.solve.solve(params)` (LP, then the exact certificate;
+Every rule set is one task: `solver.hand.solve.solve(params)` (LP, then the exact certificate;
 `exact=True` also recovers the exact rational value) run on a Dask worker, reduced to one
 tidy row (`COLUMNS`). Rows go to `DIR/sweep.csv` as they arrive (atomically, so an
 interrupted sweep keeps every finished row and the next run skips them), then to
@@ -31,8 +31,8 @@ from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 from games.bidou.params import RANKINGS, REROLL_MODES, BidouParams, ParameterError
 from solver.app.signals import started_whole
-from solver.files import DestinationError, check_directory_destination
-from solver.progress import Step
+from solver.common.files import DestinationError, check_directory_destination
+from solver.common.progress import Step
 
 RULE_COLUMNS = ("faces", "throws", "max_level", "reroll", "ranking", "aces_beat_bidou")
 COLUMNS = RULE_COLUMNS + ("value", "lower", "upper", "exact", "exploitability", "seconds")
@@ -132,9 +132,9 @@ def solve_row(rules: Mapping[str, Any], exact: bool = False) -> dict[str, Any]:
     `exploitability` is proved, rounded up, never negative. `exact` is the proved fraction,
     or None.
     """
-    import solver.exact_equilibrium  # noqa: F401  (imports are not the solve's time)
-    import solver.lp  # noqa: F401
-    from solver.solve import solve
+    import solver.hand.exact.equilibrium  # noqa: F401  (imports are not the solve's time)
+    import solver.hand.lp.sequence_form  # noqa: F401
+    from solver.hand.solve import solve
 
     params = BidouParams.from_mapping(dict(rules))
     start = time.perf_counter()
@@ -153,7 +153,7 @@ def proved_exploitability(model: Any, strategy: Any) -> Fraction:
     responses: a proved number, never negative. The float best response's figure is the
     rounding of a nonnegative quantity and came out at -1e-17 in 7 of the 360 rows."""
     from games.bidou.betting import CAPTAIN, OPPONENT
-    from solver.certificate import exact_best_response
+    from solver.hand.exact.certificate import exact_best_response
 
     return (exact_best_response(model, strategy, CAPTAIN)
             + exact_best_response(model, strategy, OPPONENT)) / 2
@@ -168,7 +168,7 @@ def enclosed(value: float, lower: Fraction, upper: Fraction, exact: Fraction | N
     the value, as a float and as the decimal the table prints (`decimal_text`); the
     exploitability is rounded up and at least 0. `lower`, `upper` and `exploitability` may
     be floats read back from a table: the same numbers come out (idempotent)."""
-    from solver.certificate import float_down, float_up
+    from solver.hand.exact.certificate import float_down, float_up
 
     lower, upper = Fraction(lower), Fraction(upper)
     if exact is not None:
@@ -405,7 +405,7 @@ def write_csv(out_dir: str | os.PathLike, rows: Sequence[Mapping[str, Any]]) -> 
     """sweep.csv, atomically: every row `enclosed_row` (an old row is repaired, a new one
     unchanged), the value in its shortest repr, the bounds and the exploitability in
     decimals rounded outward that read back as the same floats (`decimal_text`)."""
-    from solver.files import write_text_atomic
+    from solver.common.files import write_text_atomic
 
     path = Path(out_dir) / "sweep.csv"
     frame = frame_of([enclosed_row(r) for r in rows]).astype({
@@ -419,7 +419,7 @@ def write_csv(out_dir: str | os.PathLike, rows: Sequence[Mapping[str, Any]]) -> 
 def write_table(out_dir: str | os.PathLike, rows: Sequence[Mapping[str, Any]]) -> list[Path]:
     """sweep.csv, sweep.parquet and sweep.png, each written atomically, from the rows
     `enclosed_row`."""
-    from solver.files import write_bytes_atomic
+    from solver.common.files import write_bytes_atomic
 
     rows = [enclosed_row(r) for r in rows]
     paths = [write_csv(out_dir, rows)]

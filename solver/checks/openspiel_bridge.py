@@ -22,8 +22,8 @@ from games.bidou import rules
 from games.bidou.betting import ACTIONS, CAPTAIN, OPPONENT, Node
 from games.bidou.params import BidouParams
 from games.bidou.rules import STOP, throw_action_name
-from solver.model import HandModel, build_model
-from solver.strategy import Strategy
+from solver.hand.model import HandModel, build_model
+from solver.hand.strategy import Strategy
 
 
 def load_game(params: BidouParams) -> pyspiel.Game:
@@ -53,7 +53,8 @@ def faithful_decisions(model: HandModel, tabular: policy_lib.TabularPolicy
     """For each state of a TabularPolicy of the faithful game: (its row, its legal action
     ids, the compact decision it plays, the index of each legal action in that decision).
 
-    The decision is keyed as in `solver.certificate.decisions` (and `solver.types.Exact`):
+    The decision is keyed as in `solver.hand.exact.certificate.decisions` (and
+    `solver.common.types.Exact`):
     ("throw", role, context, throw, hand) or ("bet", (tc, to, history), hand); the faithful
     state reads only what the compact strategy conditions on.
     """
@@ -101,7 +102,7 @@ def from_openspiel_policy(model: HandModel,
     (throws, hand, public betting); its behaviour is their average weighted by the
     player's own reach (own chance included), which keeps each player's realization plan
     over (public state, hand, betting) and so every payoff and the exploitability: any
-    OpenSpiel policy can then be scored by `solver.best_response`. Enumerates each
+    OpenSpiel policy can then be scored by `solver.hand.best_response`. Enumerates each
     player's own histories: O(hands^throws) strings, so it is for small variants and for
     samplers' tables (MCCFR's) on the default game.
     """

@@ -55,7 +55,7 @@ import pyspiel
 import scipy.sparse as sp
 from scipy.optimize import linprog
 
-from solver.errors import SolverError
+from solver.common.errors import SolverError
 
 __all__ = [
     "LPRun",

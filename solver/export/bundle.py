@@ -20,7 +20,7 @@
 alone. `source` is a `solve.Solution`, or a tuple ``(model, strategy)`` or
 ``(model, strategy, summary)``, whose exploitability and certified interval are measured
 afresh (`unpack`). `exact`, exact rational probabilities of the strategy
-(`solver.exact_file.recover`), proves the value itself and is saved in ``strategy.json``.
+(`solver.hand.exact_solution.recover`), proves the value itself and is saved in ``strategy.json``.
 Every file is written atomically, and the same strategy writes the same bytes: measured
 numbers are rounded (`numbers.stable`), run times left out, figures carry no dates.
 `progress(what, done, total)`, if given, hears of every step. matplotlib is imported only
@@ -37,8 +37,9 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from solver.analysis import simplify
-from solver.certificate import Certificate
-from solver.evaluate import Evaluation, evaluate
+from solver.common.files import publish, staging_folder, write_json_atomic, write_text_atomic
+from solver.common.progress import Step, quiet, scaled
+from solver.common.types import Exact
 from solver.export import numbers, tables
 from solver.export.chart_files import (
     BOOKLET,
@@ -48,17 +49,16 @@ from solver.export.chart_files import (
     old_charts,
     one_chip_betting,
 )
-from solver.files import publish, staging_folder, write_json_atomic, write_text_atomic
-from solver.model import HandModel
-from solver.progress import Step, quiet, scaled
-from solver.strategy import (
+from solver.hand.evaluate import Evaluation, evaluate
+from solver.hand.exact.certificate import Certificate
+from solver.hand.model import HandModel
+from solver.hand.strategy import (
     MAX_FILE_BYTES,
     Strategy,
     StrategyFileError,
     exact_to_json,
     strategy_to_json,
 )
-from solver.types import Exact
 
 __all__ = ["export_all", "export_charts", "unpack", "summary_markdown", "docs_images", "FORMATS"]
 
@@ -131,7 +131,7 @@ def _with_exact(model: HandModel, strategy: Strategy, summary: dict[str, Any],
     """The summary with its certified interval narrowed by what `exact` proves."""
     if exact is None:
         return summary
-    from solver.certificate import prove_fractions
+    from solver.hand.exact.certificate import prove_fractions
 
     proof = prove_fractions(model, strategy, {k: list(v) for k, v in exact.items()})
     known = summary.get("certified_value")
@@ -320,9 +320,9 @@ def docs_images(out_dir: str | os.PathLike = "docs/img", dpi: float = 150,
 
     from games.bidou.betting import CAPTAIN
     from solver.analysis.action_values import action_values
+    from solver.common.files import write_bytes_atomic
     from solver.export import charts
-    from solver.files import write_bytes_atomic
-    from solver.strategy import load_exact, load_strategy_file
+    from solver.hand.strategy import load_exact, load_strategy_file
 
     def published(name: str) -> tuple[HandModel, Strategy, dict[str, Any]]:
         path = Path(outputs) / name / "strategy.json"

@@ -8,7 +8,7 @@ import re
 from typing import Sequence
 
 from games.family import OneChipLadder
-from solver.model import HandModel
+from solver.hand.model import HandModel
 
 FORMATS = ("pdf", "png", "svg")
 BOOKLET = "betting_charts.pdf"     # the betting pages as one PDF, with an index page

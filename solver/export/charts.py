@@ -47,6 +47,9 @@ from matplotlib.textpath import TextToPath
 from games.bidou import rules
 from games.bidou.betting import CAPTAIN, OPPONENT, ROLE_NAMES
 from games.bidou.rules import STOP
+from solver.common.files import write_bytes_atomic
+from solver.common.progress import Step
+from solver.common.types import Reach
 from solver.export.chart_files import (
     BOOKLET,
     FORMATS,
@@ -56,12 +59,9 @@ from solver.export.chart_files import (
 )
 from solver.export.numbers import NOISE, NOISE_TEXT, quality
 from solver.export.tables import PURE_TOL, REACH_TOL, hand_label, ranked_indices
-from solver.files import write_bytes_atomic
-from solver.model import HandModel
-from solver.progress import Step
-from solver.reach import own_reach
-from solver.strategy import Strategy
-from solver.types import Reach
+from solver.hand.model import HandModel
+from solver.hand.reach import own_reach
+from solver.hand.strategy import Strategy
 
 if TYPE_CHECKING:
     from matplotlib.typing import RcKeyType
@@ -769,13 +769,13 @@ def _styled(builder):
 
 def _summary(model: HandModel, strategy: Strategy,
              summary: Mapping[str, Any] | None) -> dict[str, Any]:
-    """The summary as given: charts draw what was measured (`solver.evaluate`, through
+    """The summary as given: charts draw what was measured (`solver.hand.evaluate`, through
     `export.measure`), they do not measure; a number not given is not printed."""
     return dict(summary or {})
 
 
 def _own_reach(model: HandModel, strategy: Strategy, reach: Reach | None) -> Reach:
-    """Both players' own reach: the measured one when given (`solver.evaluate`), else
+    """Both players' own reach: the measured one when given (`solver.hand.evaluate`), else
     computed for this chart (a strategy no solver measured, the simplified one say)."""
     return reach or (own_reach(model, strategy, CAPTAIN), own_reach(model, strategy, OPPONENT))
 
@@ -1264,7 +1264,7 @@ def write_charts(model: HandModel, strategy: Strategy, out_dir: str | os.PathLik
 
     `simplified` (from `simplify.simplify`) is computed if not given; `progress(what, done,
     total)`, if given, hears of each chart before it is drawn; `reach` is both players' own
-    reach as measured (`solver.evaluate`), computed once here if not given.
+    reach as measured (`solver.hand.evaluate`), computed once here if not given.
     """
     out = Path(out_dir)
     reach = _own_reach(model, strategy, reach)

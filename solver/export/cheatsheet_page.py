@@ -19,6 +19,7 @@ from matplotlib.figure import Figure
 from games.bidou import rules
 from solver.analysis import rulebook
 from solver.analysis.cheatsheet import FrontPoint
+from solver.common.files import write_bytes_atomic, write_json_atomic, write_text_atomic
 from solver.export.charts import (
     A4_PORTRAIT,
     BET_STYLES,
@@ -34,9 +35,8 @@ from solver.export.charts import (
     signed,
 )
 from solver.export.tables import hand_label
-from solver.files import write_bytes_atomic, write_json_atomic, write_text_atomic
-from solver.model import HandModel
-from solver.strategy import Strategy, strategy_to_json
+from solver.hand.model import HandModel
+from solver.hand.strategy import Strategy, strategy_to_json
 
 LETTER = (8.5, 11.0)
 PAGES = {"a4": A4_PORTRAIT, "letter": LETTER}

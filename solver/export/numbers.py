@@ -73,7 +73,7 @@ def quality(summary: Mapping[str, Any]) -> str:
     bound the exact-arithmetic certificate proves (half its width), or, without a
     certificate, the measured exploitability.
     """
-    from solver.certificate import Certificate
+    from solver.hand.exact.certificate import Certificate
 
     proof = summary.get("certified_value")
     if proof:

@@ -21,12 +21,12 @@ import os
 from pathlib import Path
 from typing import Any
 
-from solver.evaluate import reach_of
+from solver.common.files import write_bytes_atomic
+from solver.common.types import Reach
 from solver.export.tables import Table, betting_table, reroll_table
-from solver.files import write_bytes_atomic
-from solver.model import HandModel
-from solver.strategy import Strategy
-from solver.types import Reach
+from solver.hand.evaluate import reach_of
+from solver.hand.model import HandModel
+from solver.hand.strategy import Strategy
 
 SCHEMA_VERSION = 1
 SKIPPED = ("play",)          # the mix spelled for people ("stop 58% / 2 42%")

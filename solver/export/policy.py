@@ -22,7 +22,7 @@ import os
 from fractions import Fraction
 from typing import Any, Mapping, Sequence
 
-from solver.files import write_json_atomic
+from solver.common.files import write_json_atomic
 
 SCHEMA = "bidou-openspiel-policy"
 SCHEMA_VERSION = 1
@@ -53,7 +53,7 @@ def _player(policy: PlayerPolicy) -> dict[str, dict[str, Any]]:
 
 
 def write_policy(path: str | os.PathLike, document: Mapping[str, Any]) -> None:
-    """Write the document atomically (solver/files.py)."""
+    """Write the document atomically (solver/common/files.py)."""
     write_json_atomic(path, document)
 
 

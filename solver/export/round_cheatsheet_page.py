@@ -158,7 +158,7 @@ def round_cheatsheet_figure(document: Mapping[str, Any]) -> Figure:
 
 def round_cheatsheet_files(document: Mapping[str, Any], dpi: float = 150) -> dict[str, bytes]:
     """cheatsheet.md, cheatsheet.pdf and cheatsheet.png, by name (the caller writes them
-    together: `solver.files.write_set`)."""
+    together: `solver.common.files.write_set`)."""
     figure = round_cheatsheet_figure(document)
     return {"cheatsheet.md": round_cheatsheet_markdown(document).encode(),
             "cheatsheet.pdf": figure_bytes(figure, "pdf"),

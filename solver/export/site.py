@@ -32,14 +32,14 @@ from games.bidou import rules
 from games.bidou.betting import CAPTAIN, OPPONENT, ROLE_NAMES
 from games.bidou.rules import STOP
 from solver.analysis.action_values import ActionValues, action_values, bet_where, throw_where
+from solver.common.files import write_set
+from solver.common.types import Exact, Reach
 from solver.export import numbers
 from solver.export.bundle import measure
 from solver.export.charts import BET_STYLES, OFF_PATH_BAND, OFF_PATH_EDGE, THROW_STYLES, Style
 from solver.export.tables import REACH_TOL, facing, hand_label, ranked_indices, spell_history
-from solver.files import write_set
-from solver.model import HandModel
-from solver.strategy import Strategy, StrategyFileError
-from solver.types import Exact, Reach
+from solver.hand.model import HandModel
+from solver.hand.strategy import Strategy, StrategyFileError
 
 SCHEMA = "bidou-site"
 SCHEMA_VERSION = 1

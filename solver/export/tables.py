@@ -43,11 +43,11 @@ from games.bidou import rules
 from games.bidou.betting import ACTIONS, CAPTAIN, OPPONENT, ROLE_NAMES
 from games.bidou.rules import throw_action_name
 from solver.analysis.action_values import ActionValues, action_values
-from solver.evaluate import reach_of
-from solver.files import write_text_atomic
-from solver.model import HandModel
-from solver.strategy import Strategy
-from solver.types import Reach
+from solver.common.files import write_text_atomic
+from solver.common.types import Reach
+from solver.hand.evaluate import reach_of
+from solver.hand.model import HandModel
+from solver.hand.strategy import Strategy
 
 BETTING_ACTIONS = tuple(action.value for action in ACTIONS)
 TABLE_SCHEMA = "bidou-table"

@@ -38,13 +38,13 @@ from typing import Any, Callable
 
 from games.bidou.betting import CAPTAIN, OPPONENT
 from games.le_bidou.manche import After, MancheParams, MancheState
-from solver import best_response
-from solver.certificate import exact_best_response, float_down, float_up
+from solver.hand import best_response
+from solver.hand.exact.certificate import exact_best_response, float_down, float_up
+from solver.hand.model import HandModel
+from solver.hand.strategy import Strategy
 from solver.manche.solve import MancheSolution
 from solver.manche.stage import stage_model
 from solver.manche.stage_solve import Runner, call, default_workers
-from solver.model import HandModel
-from solver.strategy import Strategy
 
 FIRST, SECOND = 0, 1
 Key = tuple[MancheState, int]                  # a state and X's seat there

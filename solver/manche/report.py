@@ -9,10 +9,10 @@ from fractions import Fraction
 from typing import Any
 
 from games.le_bidou.manche import MancheState, match_win, start
-from solver.certificate import decimal, float_down, float_up
+from solver.hand.exact.certificate import decimal, float_down, float_up
+from solver.hand.result import versions
 from solver.manche.certify import MancheCertificate
 from solver.manche.solve import MancheSolution
-from solver.result import versions
 
 SCHEMA = "bidou-manche"
 SCHEMA_VERSION = 1

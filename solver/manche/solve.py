@@ -37,7 +37,10 @@ from typing import Any, Generator, Protocol
 import numpy as np
 
 from games.le_bidou.manche import MancheParams, MancheState, all_states, decided, start
-from solver.errors import SolverError
+from solver.common.errors import SolverError
+from solver.common.progress import Step, quiet
+from solver.hand.model import HandModel
+from solver.hand.strategy import Strategy
 from solver.manche.stage import transitions
 from solver.manche.stage_solve import (
     Runner,
@@ -50,10 +53,7 @@ from solver.manche.stage_solve import (
     solve_stage,
     value_of,
 )
-from solver.model import HandModel
-from solver.progress import Step, quiet
 from solver.round import markov
-from solver.strategy import Strategy
 
 STOP_RESIDUAL = 1e-12
 # a round that does not improve below this is the LPs' own noise: stop there (the

@@ -11,9 +11,9 @@ from typing import Callable
 
 from games.bidou.betting import OUTCOMES, Role
 from games.le_bidou.manche import After, MancheParams, MancheState, after_hand, received
-from solver.model import HandModel, build_model
+from solver.hand.model import HandModel, build_model
+from solver.hand.strategy import Strategy
 from solver.round.stage import leaf_probabilities
-from solver.strategy import Strategy
 
 Value = Callable[[After], float | Fraction]
 

@@ -5,7 +5,7 @@ A stage is solved many times with nearby continuation values: first at the compo
 first guess (`solve.first_guess`), then at each Newton step (solver/manche/solve.py).
 Successive solves of one stage have the same LP shape and new leaf values, so each starts
 where the last one ended (`Start`): the whole tree's LP from its final basis, the double
-oracle from its last restricted tree and that LP's final basis by name (`solver.warm_lp`).
+oracle from its last restricted tree and that LP's final basis by name (`solver.hand.lp.warm`).
 A stage's first solve is cold (the double oracle from `default_start`). Everything a solve
 reads is in its arguments, so its result is the same in any process and in any order: the
 manche's numbers do not depend on scheduling.
@@ -20,13 +20,13 @@ import time
 from typing import Any, Callable, Sequence
 
 from games.le_bidou.manche import After, MancheParams, MancheState
-from solver.lp import Basis, solve_lp_from
+from solver.hand.lp.restricted import betting_rows, double_oracle
+from solver.hand.lp.sequence_form import Basis, solve_lp_from
+from solver.hand.lp.warm import KeyedBasis
+from solver.hand.model import HandModel
+from solver.hand.strategy import Strategy
 from solver.manche.stage import stage_model
-from solver.model import HandModel
-from solver.restricted import betting_rows, double_oracle
 from solver.round.solve import _Pool
-from solver.strategy import Strategy
-from solver.warm_lp import KeyedBasis
 
 Values = dict[MancheState, float]
 
@@ -66,7 +66,7 @@ def model_at(params: MancheParams, state: MancheState, values: Values) -> HandMo
     return stage_model(params, state, lambda nxt: value_of(nxt, values))
 
 
-# Above this many betting rows (`solver.restricted.betting_rows`) a stage is solved by the
+# Above this many betting rows (`solver.hand.lp.restricted.betting_rows`) a stage is solved by the
 # double oracle: far below the hand's own bound (`restricted.ONE_LP_ROWS`), as a stage is
 # solved again and again from its last tree and basis (docs/manche.md, "Measured": pool 3
 # of the default manche, 4 032 rows, 10.8 s of CPU cold by one LP, 2.5 s by the double

@@ -22,7 +22,7 @@ from typing import Any, Optional
 import numpy as np
 
 from games.bidou_multi.params import MultiParams, ParameterError
-from solver.files import read_input_file, write_bytes_atomic
+from solver.common.files import read_input_file, write_bytes_atomic
 from solver.multi import cfr
 from solver.multi.cfr import CFRState
 from solver.multi.tree import PublicTree

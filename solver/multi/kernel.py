@@ -10,7 +10,7 @@ hand beats his" is a running sum along the ranking, O(H) a terminal instead of t
 pairwise products; the numbers agree with numpy's to rounding (tests/test_multi_kernel.py);
 benchmarks/bench_multi.py measures both side by side.
 
-Built by `pip install` like `solver._cfr_kernel` (pyproject.toml, `optional`: without a C
+Built by `pip install` like `solver.hand.cfr._kernel` (pyproject.toml, `optional`: without a C
 compiler `available()` is False and the numpy walks run). Memory: the kernel holds, per
 public node, each player's range and value (2 x nodes x players x hands doubles), and per
 edge sigma, own value, regret and average (4 x edges x hands): `memory_bytes`.

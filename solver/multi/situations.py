@@ -33,10 +33,10 @@ import numpy as np
 
 from games.bidou import rules
 from games.bidou_multi.params import MultiParams, ParameterError, TwoLeftParams
-from solver.files import strict_json, write_json_atomic
+from solver.common.files import strict_json, write_json_atomic
+from solver.common.progress import Step, quiet
 from solver.multi.solve import DEFAULT_METHOD, pick_engine, solve
 from solver.multi.tree import PublicTree, build_tree
-from solver.progress import Step, quiet
 
 Stores = tuple[int, ...]
 

@@ -45,9 +45,9 @@ from games.bidou import rules
 from games.bidou.betting import CAPTAIN, OPPONENT
 from games.bidou_multi import betting
 from games.bidou_multi.params import MultiParams, ParameterError
-from solver.model import HandModel
+from solver.hand.model import HandModel
+from solver.hand.strategy import Strategy
 from solver.multi.tree import AGAIN, STOP, PublicTree
-from solver.strategy import Strategy
 
 # The rules both games must share for the map to mean anything.
 SHARED_RULES = ("faces", "throws", "reroll", "ranking", "aces_beat_bidou")

@@ -29,7 +29,7 @@ import numpy as np
 from games.bidou import rules
 from games.bidou_multi import betting
 from games.bidou_multi.params import MultiParams
-from solver.progress import Step, quiet
+from solver.common.progress import Step, quiet
 
 STOP = "stop"
 MAX_HANDS = 10_000          # a game longer than this is counted as unfinished

@@ -1,12 +1,12 @@
 """The hand pipeline: solve (LP or CFR), certify, recover the exact equilibrium if asked,
 and re-measure the strategy kept; one result for `bidou solve`, `export`, `outputs`, ...
 
-The LP's default is the refined equilibrium (solver/refine: the limit of the perturbed LP,
+The LP's default is the refined equilibrium (solver/hand/refined: the limit of the perturbed LP,
 proved exactly, sequentially rational at every decision, docs/refined.md); `plain=True`
 gives the plain LP's vertex, an arbitrary equilibrium whose play where the other player's
 strategy never goes may be anything. Every strategy file says which (`equilibrium`).
 
-The exact recovery is `solver.exact_file.exact_solution` (the one implementation): with
+The exact recovery is `solver.hand.exact_solution.exact_solution` (the one implementation): with
 it the strategy kept is the float rounding of the exact one, and its strategy file holds
 the exact probabilities, so reading it back proves the exact value again.
 """
@@ -19,19 +19,19 @@ from typing import Any, Union
 from games.bidou.params import BidouParams, ParameterError
 from games.catalog import GameParams
 from games.le_bidou.params import LeBidouParams
-from solver import exact_file
-from solver import solve as solving
-from solver.errors import SolverError
-from solver.model import HandModel
-from solver.progress import Step, quiet
-from solver.result import Solution
-from solver.strategy import Strategy, exact_to_json
-from solver.types import Exact
+from solver.common.errors import SolverError
+from solver.common.progress import Step, quiet
+from solver.common.types import Exact
+from solver.hand import exact_solution as exact_file
+from solver.hand import solve as solving
+from solver.hand.model import HandModel
+from solver.hand.result import Solution
+from solver.hand.strategy import Strategy, exact_to_json
 
 # A solved hand as the export layer reads it: a Solution, or what a strategy file holds.
 Source = Union[Solution, tuple[HandModel, Strategy, dict[str, Any]]]
 
-REFINED = "refined"        # solver/refine: exact, sequentially rational everywhere
+REFINED = "refined"        # solver/hand/refined: exact, sequentially rational everywhere
 PLAIN = "plain LP vertex"  # solver/lp: an arbitrary equilibrium off the path
 
 # Above this many betting rows (public states x decisions x hands: max_stake 5 with the
@@ -89,7 +89,7 @@ def le_bidou_rows(params: LeBidouParams) -> int:
 def check_solvable(params: GameParams, method: str, iterations: int | None) -> None:
     """ParameterError (one line, before any work) for CFR without a bound on its iterations
     on a large Le Bidou hand: it would run for hours with nothing to show. The LP solves
-    every hand (the largest by the restricted LP of solver/restricted.py, minutes)."""
+    every hand (the largest by the restricted LP of solver/hand/lp/restricted.py, minutes)."""
     if not isinstance(params, LeBidouParams) or method == "lp" or iterations is not None:
         return
     rows = le_bidou_rows(params)
@@ -107,15 +107,15 @@ def solve_hand(params: GameParams, method: str = "lp", iterations: int | None = 
                progress: Step | None = None, exact_progress: Step | None = None,
                plain: bool = False) -> HandResult:
     """Solve and certify one hand: by the LP, its refined equilibrium (`refined_hand`,
-    always exact) unless `plain`; otherwise `solver.solve.solve`, and with `exact` its
+    always exact) unless `plain`; otherwise `solver.hand.solve.solve`, and with `exact` its
     exact equilibrium recovered too (`with_exact`). `progress` hears the solve,
     `exact_progress` the recovery (default: `progress`). Le Bidou's LP gives its plain
     vertex: the refined equilibrium's limit is not recovered on its stakes trees."""
     if method == "lp" and not plain and isinstance(params, BidouParams):
         return refined_hand(params, progress)
     if method == "lp" and exact and isinstance(params, LeBidouParams):
-        from solver.model import build_model
-        from solver.restricted import too_large_for_one_lp
+        from solver.hand.lp.restricted import too_large_for_one_lp
+        from solver.hand.model import build_model
 
         model = build_model(params.description())
         if too_large_for_one_lp(model):
@@ -132,13 +132,13 @@ def solve_hand(params: GameParams, method: str = "lp", iterations: int | None = 
 def restricted_exact_hand(model: HandModel, progress: Step | None = None,
                           exact_progress: Step | None = None) -> HandResult:
     """A Le Bidou hand too large for one LP, with its exact value: the double oracle
-    (solver/restricted.py), its lifted pair measured and certified as any LP solution, then
+    (solver/hand/lp/restricted.py), its lifted pair measured and certified as any LP solution, then
     `exact_lift` (the exact equilibrium recovered on the restricted model, lifted, proved
     on the full model). Its exact probabilities become the strategy kept (measured again)."""
     import time
 
-    from solver import best_response
-    from solver.restricted import double_oracle, exact_lift
+    from solver.hand import best_response
+    from solver.hand.lp.restricted import double_oracle, exact_lift
 
     start = time.perf_counter()
     oracle = double_oracle(model, progress=progress)
@@ -156,12 +156,12 @@ def restricted_exact_hand(model: HandModel, progress: Step | None = None,
 
 def refined_hand(params: BidouParams, progress: Step | None = None) -> HandResult:
     """The refined equilibrium of the hand, its value proved exactly; its exploitability
-    measured by the exact best response (solver/best_response.py, which shares no code
+    measured by the exact best response (solver/hand/best_response.py, which shares no code
     with the LPs). SolverError if it cannot be proved or is measurably off."""
-    from solver import best_response
-    from solver.model import build_model
-    from solver.refine.perturbed_lp import FAST, SOLVERS
-    from solver.refine.quasi_perfect import refined_equilibrium
+    from solver.hand import best_response
+    from solver.hand.lp.perturbed import FAST, SOLVERS
+    from solver.hand.model import build_model
+    from solver.hand.refined.quasi_perfect import refined_equilibrium
 
     model = build_model(params)
     refined = refined_equilibrium(model, progress=progress, fast_first=True)
@@ -193,7 +193,7 @@ def hand_source(params: GameParams, strategy_file: str | None, plain: bool = Fal
     """A solved hand: read from a strategy file (not measured yet: the export layer
     measures it), or solved now with the LP: its refined equilibrium unless `plain` (Le
     Bidou: always its plain vertex, as `solve_hand` says)."""
-    from solver.strategy import load_strategy_file
+    from solver.hand.strategy import load_strategy_file
 
     if strategy_file is None:
         if plain or not isinstance(params, BidouParams):
@@ -208,7 +208,7 @@ def exact_source(source: Source, strategy_file: str | None, exact: bool,
     `exact` those recovered now (the source's strategy then becomes their rounding).
     SolverError if `exact` asks for them and none can be recovered."""
     from solver.export.bundle import unpack
-    from solver.strategy import load_exact
+    from solver.hand.strategy import load_exact
 
     fractions: Exact | None = None
     if strategy_file is not None and isinstance(source, tuple):
@@ -234,7 +234,7 @@ def file_report(source: tuple[HandModel, Strategy, dict[str, Any]], strategy_fil
     and the game value the file records (None, or a finite number: a claim to be shown
     as one, never as a finding)."""
     from solver.export.bundle import unpack
-    from solver.strategy import load_exact
+    from solver.hand.strategy import load_exact
 
     model, strategy, recorded = source
     recorded_game_value = _recorded_number((recorded or {}).get("game_value"), "game_value")
@@ -253,7 +253,7 @@ def _recorded_number(value: Any, field: str) -> float | None:
     the field) unless it is a finite JSON number."""
     import math
 
-    from solver.strategy import StrategyFileError
+    from solver.hand.strategy import StrategyFileError
 
     if value is None:
         return None

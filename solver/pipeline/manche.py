@@ -11,11 +11,11 @@ import time
 from typing import Any
 
 from games.le_bidou.manche import MancheParams
-from solver.errors import SolverError
+from solver.common.errors import SolverError
+from solver.common.progress import Step
 from solver.manche.certify import MancheCertificate, MancheCertificateError, PoolProofs
 from solver.manche.report import manche_report
 from solver.manche.solve import MancheSolution, decided_values, solve_manche
-from solver.progress import Step
 
 
 @dataclasses.dataclass(frozen=True)

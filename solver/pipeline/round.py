@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from games.bidou.round_params import RoundParams
-from solver.errors import SolverError
-from solver.progress import Step
+from solver.common.errors import SolverError
+from solver.common.progress import Step
 from solver.round.certify import RoundCertificate, RoundCertificateError, certify_round
 from solver.round.report import round_report, state_entry
 from solver.round.solve import RoundSolution, solve_round
@@ -69,7 +69,7 @@ def shown_strategy(model: Any, strategy: Any, equilibrium: str | None) -> Any:
     """The stage strategy a chart draws: a refined one as it is (its off-path play is
     already sequentially rational); the LP's vertex with its unreached decisions filled
     by a best response (`complete_unreached`), as before the refinement."""
-    from solver.best_response import complete_unreached
+    from solver.hand.best_response import complete_unreached
     from solver.round.store import REFINED
 
     return strategy if equilibrium == REFINED else complete_unreached(model, strategy)
@@ -123,15 +123,15 @@ def saved_state_charts(saved: Any, entry: dict[str, Any], label: str, out: str |
     stage model is built again with the file's values, its strategy is checked against it
     and re-measured (a best response may gain no more than the file says, else
     SolverError), then charted."""
-    from solver import best_response
     from solver.export.round_charts import write_state_charts
-    from solver.model import build_model
+    from solver.hand import best_response
+    from solver.hand.model import build_model
+    from solver.hand.strategy import StrategyFileError, check_strategy
     from solver.round.advice import strategy_from_json
     from solver.round.compare import Difference
     from solver.round.stage import stage_model
     from solver.round.states import ChipState, OpenThrowState
     from solver.round.store import state_label
-    from solver.strategy import StrategyFileError, check_strategy
 
     values: dict[Any, float] = {}
     for s in saved.report["states"]:

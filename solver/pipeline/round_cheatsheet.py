@@ -36,8 +36,10 @@ import numpy as np
 from games.bidou.betting import CAPTAIN, OPPONENT
 from solver.analysis import rulebook
 from solver.analysis.rulebook import STEPS, Rule
-from solver.errors import SolverError
-from solver.model import HandModel, build_model
+from solver.common.errors import SolverError
+from solver.common.progress import Step, quiet
+from solver.hand.model import HandModel, build_model
+from solver.hand.strategy import Strategy
 from solver.pipeline.round_sheet_exact import PairProofError, exact_rows, prove_pair
 from solver.pipeline.round_sheet_rules import (
     Base,
@@ -48,7 +50,6 @@ from solver.pipeline.round_sheet_rules import (
     sheet_strategies,
     strategy_in_stage,
 )
-from solver.progress import Step, quiet
 from solver.round.certify import (
     FIRST,
     SECOND,
@@ -61,7 +62,6 @@ from solver.round.certify import (
 )
 from solver.round.solve import OpenStage, RoundSolution, Stage
 from solver.round.states import ChipState, OpenThrowState, State, start
-from solver.strategy import Strategy
 
 # The document's kind and version (solver/schemas/round-cheatsheet.schema.json).
 SCHEMA, SCHEMA_VERSION = "bidou-round-cheatsheet", 1
@@ -78,11 +78,11 @@ def solution_from_saved(saved: Any) -> RoundSolution:
     """The round a saved round (`solver.round.store.SavedRound`) describes: every chip
     state's stage game built again from the saved values, with its saved strategy; every
     open throw solved again exactly (`open_throw_table.open_throw_policies`)."""
+    from solver.hand.strategy import StrategyFileError, check_strategy
     from solver.round.advice import strategy_from_json
     from solver.round.open_throw_table import open_throw_policies
     from solver.round.stage import stage_model
     from solver.round.states import solve_order, state_graph
-    from solver.strategy import StrategyFileError, check_strategy
 
     params = saved.params
     values: dict[State, float] = {}
@@ -211,7 +211,7 @@ class _Targets:
     how often the decision is met with each hand (both playing the stage equilibrium)."""
 
     def __init__(self, solution: RoundSolution, hand: HandModel):
-        from solver.reach import own_reach
+        from solver.hand.reach import own_reach
 
         self.hand = hand
         self.reach: dict[tuple[ChipState, int], Any] = {}

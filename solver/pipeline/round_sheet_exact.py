@@ -23,13 +23,13 @@ from typing import Callable, Mapping
 import numpy as np
 
 from games.bidou.betting import CAPTAIN, OPPONENT, SHOWDOWN, Role
-from solver.certificate import exact_probabilities
-from solver.model import HandModel
+from solver.hand.exact.certificate import exact_probabilities
+from solver.hand.model import HandModel
+from solver.hand.strategy import Strategy
 from solver.round import markov
 from solver.round.evaluate import combined
 from solver.round.solve import RoundSolution
 from solver.round.states import ChipState, Next, OpenThrowState, State, after_leaf, after_open_throw
-from solver.strategy import Strategy
 
 ETAS = (Fraction(1, 10 ** 12), Fraction(1, 10 ** 10), Fraction(1, 10 ** 8))
 Key = tuple[State, int]          # (state, 0 if the person is captain or first thrower)

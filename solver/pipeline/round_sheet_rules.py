@@ -27,9 +27,9 @@ import numpy as np
 from games.bidou.betting import CAPTAIN, OPPONENT
 from solver.analysis import rulebook
 from solver.analysis.rulebook import Rule, RuleTextError
-from solver.model import HandModel
+from solver.hand.model import HandModel
+from solver.hand.strategy import Strategy
 from solver.round.states import ChipState
-from solver.strategy import Strategy
 
 # an action the chips forbid at a decision, and the one played instead
 INSTEAD = {"raise": "call", "bet": "pass"}

@@ -4,7 +4,7 @@ continuation values, played by its refined equilibrium instead of the LP's verte
 The round's solve (solver/round/solve.py) finds every state's value with plain stage LPs:
 an arbitrary equilibrium of each stage, whose play where the other player never goes may
 be anything. Once the values are known, each stage game is a hand like any other, only
-its leaves pay win probabilities instead of chips, so `refined_equilibrium` (solver/refine)
+its leaves pay win probabilities instead of chips, so `refined_equilibrium` (solver/hand/refined)
 applies to it as it is: the leaves are read as exact fractions, the float continuation
 values rounded to a grid of 2^-GRID_BITS (the refine code's exact recovery computes with
 the leaf payoffs: a float payoff there would make it silently inexact, and 53-bit ones
@@ -27,7 +27,7 @@ reads the round's own values, not the grid). The values stay the solve's: a refi
 stage's exact value differs from the LP's float by the grid and rounding (at most 3.1e-13
 on the default round).
 
-This module is in the pipeline because solver/round and solver/refine are independent
+This module is in the pipeline because solver/round and solver/hand/refined are independent
 layers (docs/architecture.md); the work runs on the round's worker processes
 (`solve.map_stages`).
 """
@@ -42,19 +42,19 @@ from typing import Any
 
 from games.bidou.betting import CAPTAIN, OPPONENT
 from games.bidou.params import BidouParams
-from solver.certificate import prove_fractions
-from solver.errors import SolverError
-from solver.model import HandModel, build_model
-from solver.progress import Step
-from solver.refine.check import dominated_actions
-from solver.refine.quasi_perfect import ETAS, as_fractions, refined_equilibrium
-from solver.refine.sequential import verify
+from solver.common.errors import SolverError
+from solver.common.progress import Step
+from solver.common.types import Exact
+from solver.hand.exact.certificate import prove_fractions
+from solver.hand.model import HandModel, build_model
+from solver.hand.refined.check import dominated_actions
+from solver.hand.refined.quasi_perfect import ETAS, as_fractions, refined_equilibrium
+from solver.hand.refined.sequential import verify
+from solver.hand.strategy import Strategy, StrategyFileError
 from solver.round.solve import RoundSolution, Stage, Values, map_stages
 from solver.round.stage import stage_model
 from solver.round.states import ChipState
 from solver.round.store import REFINED
-from solver.strategy import Strategy, StrategyFileError
-from solver.types import Exact
 
 MAX_PASSES = 10          # rounds of moving mass off weakly dominated actions
 # The refinement solves the stage game with its payoffs (win probabilities) as

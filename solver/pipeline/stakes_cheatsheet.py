@@ -9,7 +9,7 @@ The cost is measured on the whole Le Bidou model, every decision reached or not:
 player's loss against a best-responding adversary who knows the rules
 (`best_response.exploitability`), and against the equilibrium (the sheet seated against the
 solved strategy, `best_response.policy_value`). The dominance check is
-`solver.refine.check.dominated_actions` on the sheet's strategy, for both players: at no
+`solver.hand.refined.check.dominated_actions` on the sheet's strategy, for both players: at no
 decision does an action the rules advise do no better than another against every hand and
 every later play of the adversary, and worse against one (his own later play being the
 rules'). A sheet with such advice is refused (ValueError), not published.
@@ -22,12 +22,12 @@ import json
 from typing import Any, Sequence
 
 from games.bidou.betting import CAPTAIN, OPPONENT
-from solver import best_response
 from solver.analysis import stakes_sheet
 from solver.analysis.cheatsheet import mix
 from solver.analysis.stakes_sheet import StakeRule
-from solver.model import HandModel
-from solver.strategy import Strategy, strategy_to_json
+from solver.hand import best_response
+from solver.hand.model import HandModel
+from solver.hand.strategy import Strategy, strategy_to_json
 
 SHEET, CHART, STRATEGY = "cheatsheet.md", "cheatsheet", "cheatsheet_strategy.json"
 CHART_FORMATS = ("png",)
@@ -84,7 +84,7 @@ def measure_rules(model: HandModel, rules: Sequence[StakeRule], equilibrium: Str
     as_opponent = best_response.policy_value(model, mix(equilibrium, strategy, model), leaves)
     dominated = -1
     if check_dominance:
-        from solver.refine.check import dominated_actions
+        from solver.hand.refined.check import dominated_actions
 
         dominated = sum(len(dominated_actions(model, strategy, player))
                         for player in (CAPTAIN, OPPONENT))
@@ -166,7 +166,7 @@ def _dominance_words(dominated: int) -> str:
         return f"Weakly dominated advice at {dominated} (decision, hand) pairs."
     return ("No advice is weakly dominated: at no decision does an advised action do no "
             "better than another against every hand and every later play of the adversary, "
-            "and worse against one (solver/refine/check.py, both players, every decision "
+            "and worse against one (solver/hand/refined/check.py, both players, every decision "
             "reached or not).")
 
 

@@ -17,9 +17,9 @@ import numpy as np
 
 from games.bidou import rules
 from games.bidou.betting import CAPTAIN, OPPONENT, Node
-from solver.model import HandModel
-from solver.reach import end_mass, throw_flow
-from solver.strategy import Strategy, throw_shapes
+from solver.hand.model import HandModel
+from solver.hand.reach import end_mass, throw_flow
+from solver.hand.strategy import Strategy, throw_shapes
 
 ROLE = {CAPTAIN: "captain", OPPONENT: "opponent"}
 LIMIT = 6                  # situations named in words, the most frequent first
@@ -186,7 +186,7 @@ def strategy_json(strategy: Strategy) -> dict[str, Any]:
 def strategy_from_json(document: Mapping[str, Any], model: HandModel) -> Strategy:
     """The inverse of `strategy_json` for the stage game `model`; ValueError/KeyError/
     TypeError if malformed (the caller checks the result against `model`,
-    `solver.strategy.check_strategy`). With one throw there is no throw decision, and the
+    `solver.hand.strategy.check_strategy`). With one throw there is no throw decision, and the
     empty lists JSON keeps lose the arrays' shape: `model` gives it back."""
     throw = tuple(np.asarray(t, dtype=float) for t in document["throw"])
     if len(throw) != 2:

@@ -11,8 +11,8 @@ from __future__ import annotations
 from fractions import Fraction
 
 from games.bidou.round_params import RoundParams
-from solver.lp import solve_lp
-from solver.model import build_model
+from solver.hand.lp.sequence_form import solve_lp
+from solver.hand.model import build_model
 from solver.round.open_throw import open_throw_step
 from solver.round.stage import stage_model
 from solver.round.states import ChipState, OpenThrowState, State, after_open_throw, state_graph

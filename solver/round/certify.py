@@ -44,10 +44,11 @@ from typing import Callable, Mapping
 import numpy as np
 
 from games.bidou.betting import CAPTAIN, OPPONENT
-from solver import best_response
-from solver.best_response import BestResponse
-from solver.certificate import exact_best_response
-from solver.model import HandModel
+from solver.hand import best_response
+from solver.hand.best_response import BestResponse
+from solver.hand.exact.certificate import exact_best_response
+from solver.hand.model import HandModel
+from solver.hand.strategy import Strategy
 from solver.round import markov
 from solver.round.open_throw import least_end_chance, reply_to_open_throw
 from solver.round.solve import RoundSolution
@@ -60,7 +61,6 @@ from solver.round.states import (
     after_open_throw,
     state_graph,
 )
-from solver.strategy import Strategy
 
 ETAS = (Fraction(1, 10 ** 14), Fraction(1, 10 ** 12), Fraction(1, 10 ** 10))
 MAX_DURATION = 1e6          # hands: a deviator who can make the round last longer fails

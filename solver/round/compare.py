@@ -8,13 +8,13 @@ import dataclasses
 
 import numpy as np
 
-from solver import best_response
-from solver.model import HandModel
-from solver.reach import own_reach
+from solver.hand import best_response
+from solver.hand.model import HandModel
+from solver.hand.reach import own_reach
+from solver.hand.strategy import Strategy
 from solver.round.certify import RoundCertificate, certify_round
 from solver.round.solve import RoundSolution
 from solver.round.states import ChipState
-from solver.strategy import Strategy
 
 
 @dataclasses.dataclass(frozen=True)

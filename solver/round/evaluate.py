@@ -9,12 +9,12 @@ from typing import Callable
 import numpy as np
 
 from games.bidou.betting import CAPTAIN, OPPONENT
-from solver.model import HandModel
+from solver.hand.model import HandModel
+from solver.hand.strategy import Strategy
 from solver.round import markov
 from solver.round.solve import RoundSolution
 from solver.round.stage import transitions
 from solver.round.states import ChipState, OpenThrowState, State, after_open_throw
-from solver.strategy import Strategy
 
 Change = Callable[[ChipState, Strategy], Strategy]
 Key = tuple[State, int]          # (state, 0 if person A is captain or first thrower, else 1)

@@ -10,10 +10,10 @@ import numpy as np
 
 from games.bidou import rules
 from games.bidou.betting import CAPTAIN, OPPONENT, Node
+from solver.hand.strategy import Strategy
 from solver.round.simulate import Action, Chips, Hand
 from solver.round.solve import RoundSolution
 from solver.round.states import ChipState, OpenThrowState
-from solver.strategy import Strategy
 
 ROLES = {"captain": CAPTAIN, "opponent": OPPONENT}
 

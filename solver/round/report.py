@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from solver.certificate import decimal
-from solver.result import versions
+from solver.hand.exact.certificate import decimal
+from solver.hand.result import versions
 from solver.round.certify import RoundCertificate
 from solver.round.solve import RoundSolution
 from solver.round.states import ChipState, OpenThrowState, State, start

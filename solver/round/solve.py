@@ -41,12 +41,13 @@ import numpy as np
 
 from games.bidou.params import BidouParams
 from games.bidou.round_params import RoundParams
-from solver import cfr_kernel
-from solver.cfr import RULES, CFRSolver
-from solver.errors import SolverError
-from solver.lp import Basis, solve_lp_from
-from solver.model import HandModel, build_model
-from solver.progress import Step
+from solver.common.errors import SolverError
+from solver.common.progress import Step
+from solver.hand.cfr import kernel as cfr_kernel
+from solver.hand.cfr.iterations import RULES, CFRSolver
+from solver.hand.lp.sequence_form import Basis, solve_lp_from
+from solver.hand.model import HandModel, build_model
+from solver.hand.strategy import Strategy
 from solver.round import markov
 from solver.round.open_throw import SolvedOpenThrow, solve_open_throw
 from solver.round.stage import stage_model, transitions
@@ -60,7 +61,6 @@ from solver.round.states import (
     start,
     state_graph,
 )
-from solver.strategy import Strategy
 
 STOP_RESIDUAL = 1e-13
 MAX_ROUNDS = 60

@@ -11,10 +11,10 @@ from typing import Callable
 import numpy as np
 
 from games.bidou.betting import CAPTAIN, OPPONENT, OUTCOMES, Leaf, Node, Role
-from solver.model import HandModel
-from solver.reach import end_mass
+from solver.hand.model import HandModel
+from solver.hand.reach import end_mass
+from solver.hand.strategy import Strategy
 from solver.round.states import ChipState, Next, after_leaf
-from solver.strategy import Strategy
 
 Value = Callable[[Next], float | Fraction]
 NodeReach = tuple[np.ndarray, np.ndarray]      # both players' own reach at a node, by hand

@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from games.bidou.round_params import RoundParams
-from solver.files import read_input_file, strict_json
+from solver.common.files import read_input_file, strict_json
 
 SCHEMA = "bidou-solved-round"
 SCHEMA_VERSION = 1
@@ -152,9 +152,9 @@ def encode(document: Mapping[str, Any]) -> bytes:
 
 
 def save(files: Mapping[Path, bytes]) -> None:
-    """Write a saved round's files together (solver/files.py's write_set: both or neither),
+    """Write a saved round's files together (solver/common/files.py's write_set: both or neither),
     creating a cache folder private to the user."""
-    from solver.files import write_set
+    from solver.common.files import write_set
 
     for path in files:
         Path(path).parent.mkdir(parents=True, exist_ok=True, mode=0o700)

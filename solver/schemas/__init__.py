@@ -5,7 +5,7 @@ the documentation of each format and the first check of every reader: a file is 
 against its schema before use, and refused with one line naming the JSON path (a JSON
 Pointer, "/throw/captain/0/1") and what the entry there must be. The readers keep the
 checks a schema cannot state (shapes that depend on the rules, sums to 1, bounded exact
-numbers: solver/strategy.py).
+numbers: solver/hand/strategy.py).
 
 Each schema's leaves carry an "x-must" annotation, the short phrase a refusal quotes ("a
 probability: a number from 0 to 1"), so the message says what the entry must look like

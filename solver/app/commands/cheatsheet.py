@@ -54,9 +54,9 @@ def cheatsheet(params: BidouParams, strategy_file: str | None, rules_max: int,
     from solver.analysis.cheatsheet_local import with_local_search
     from solver.analysis.rulebook import root_rules
     from solver.app.progress import Progress
+    from solver.common.files import check_directory_destination, publish, staging_folder
     from solver.export.bundle import unpack
     from solver.export.cheatsheet_page import FILES, write_cheatsheet
-    from solver.files import check_directory_destination, publish, staging_folder
 
     check_directory_destination(out_dir)            # '', file/sub, read-only: before the work
     source = strategy_source(params, strategy_file, rules_given)

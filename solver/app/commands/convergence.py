@@ -26,9 +26,9 @@ def convergence(params: BidouParams, iterations: int, out_dir: str) -> None:
     """Exploitability against iterations and seconds for every CFR method (PNG and PDF)."""
     from solver.app.convergence import run_methods, write_convergence
     from solver.app.progress import Progress
-    from solver.files import check_directory_destination
-    from solver.lp import solve_lp
-    from solver.model import build_model
+    from solver.common.files import check_directory_destination
+    from solver.hand.lp.sequence_form import solve_lp
+    from solver.hand.model import build_model
 
     check_directory_destination(out_dir)
     model = build_model(params)

@@ -11,7 +11,7 @@ from games.catalog import GAMES, GameParams, params_from_rules
 from solver.app.commands.group import guarded
 from solver.app.commands.options import game_options, strategy_source
 from solver.app.commands.printing import gain, proved
-from solver.strategy import StrategyFileError
+from solver.hand.strategy import StrategyFileError
 
 
 def _report_lines(report: dict[str, Any], recorded_game_value: float | None) -> list[str]:
@@ -19,7 +19,7 @@ def _report_lines(report: dict[str, Any], recorded_game_value: float | None) -> 
     one the exact probabilities prove; else the one the file records (a simplified or
     cheat-sheet strategy records its equilibrium's), said to be the file's, and only if
     the interval the strategies prove contains it (StrategyFileError otherwise)."""
-    from solver.certificate import Certificate
+    from solver.hand.exact.certificate import Certificate
 
     rules = params_from_rules(report["rules"])
     proof = Certificate.from_dict(report["certified_value"])

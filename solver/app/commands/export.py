@@ -48,10 +48,10 @@ def _write(writer_name: str, params: GameParams, strategy_file: str | None, out_
            formats: tuple[str, ...], rules_given: tuple[str, ...], exact: bool,
            plain: bool, **writer_options: bool) -> None:
     from solver.app.progress import Progress
+    from solver.common.files import check_directory_destination
+    from solver.common.progress import within
     from solver.export import bundle
-    from solver.files import check_directory_destination
     from solver.pipeline.hand import exact_source
-    from solver.progress import within
 
     check_directory_destination(out_dir)
     with Progress() as progress:

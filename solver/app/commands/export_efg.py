@@ -35,7 +35,7 @@ def export_efg(params: BidouParams, out_file: str) -> None:
     """The faithful game of a small variant as a Gambit .efg file (exact rationals)."""
     from solver.app.commands.faithful import faithful_game
     from solver.checks.gambit_bridge import export_efg as efg_text
-    from solver.files import check_file_destination, write_text_atomic
+    from solver.common.files import check_file_destination, write_text_atomic
 
     check_file_destination(out_file)
     game = faithful_game(params, "export-efg", EFG_MAX_HISTORIES)

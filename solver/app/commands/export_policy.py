@@ -12,8 +12,8 @@ import click
 from games.bidou.params import BidouParams
 from solver.app.commands.group import guarded
 from solver.app.commands.options import STRATEGY_OPTION, game_options, strategy_source
-from solver.model import HandModel
-from solver.types import Exact
+from solver.common.types import Exact
+from solver.hand.model import HandModel
 
 # What the policy file's `result` keeps of the measured summary.
 RESULT_KEYS = ("method", "status", "value", "on_policy_value", "exploitability", "nash_conv",
@@ -49,6 +49,7 @@ def export_policy(params: BidouParams, strategy_file: str | None, out_file: str,
     fractions when the strategy has them."""
     from solver.app.commands.faithful import faithful_game
     from solver.checks.openspiel_bridge import to_openspiel_policy
+    from solver.common.files import check_file_destination
     from solver.export.bundle import unpack
     from solver.export.policy import (
         PlayerPolicy,
@@ -56,7 +57,6 @@ def export_policy(params: BidouParams, strategy_file: str | None, out_file: str,
         policy_document,
         write_policy,
     )
-    from solver.files import check_file_destination
     from solver.pipeline.hand import exact_source
 
     check_file_destination(out_file)

@@ -16,9 +16,9 @@ import click
 
 from games.bidou.params import ParameterError
 from solver.app.signals import EXIT_INTERRUPTED, EXIT_TERMINATED, Terminated, signals_unwind
-from solver.errors import SolverError
-from solver.files import DestinationError
-from solver.strategy import StrategyFileError
+from solver.common.errors import SolverError
+from solver.common.files import DestinationError
+from solver.hand.strategy import StrategyFileError
 
 EXIT_CANNOT_VOUCH = 1           # the solver could not prove what was asked
 EXIT_BAD_INPUT = 2              # parameters, files or destinations the user gave

@@ -54,7 +54,7 @@ def lp(game_string: str, as_json: bool, out_file: str | None) -> None:
     """Sequence-form LP of any small two-player zero-sum OpenSpiel game (e.g. kuhn_poker),
     with its value proved exact when the LP's strategies rationalise to an equilibrium."""
     from solver.checks.openspiel_exact import prove
-    from solver.files import check_file_destination
+    from solver.common.files import check_file_destination
 
     if out_file is not None:
         check_file_destination(out_file)
@@ -101,7 +101,7 @@ def _solve(game_string: str) -> LPRun:
 
 def _summary(game_string: str, run: LPRun, proof: ExactValue) -> dict[str, Any]:
     """The --json object (and the policy file's `result`)."""
-    from solver.certificate import float_down, float_up
+    from solver.hand.exact.certificate import float_down, float_up
 
     solution = run.solution
     # the same words as `bidou solve`: a solution that is returned is optimal (any other
@@ -123,7 +123,7 @@ def _proved(proof: ExactValue) -> str:
 
 
 def _line(game_string: str, run: LPRun, proof: ExactValue) -> str:
-    from solver.certificate import float_down, float_up
+    from solver.hand.exact.certificate import float_down, float_up
 
     solution = run.solution
     tail = f"({solution.message}, {solution.seconds:.3f} s)"

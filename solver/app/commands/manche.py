@@ -60,8 +60,8 @@ def _lines(params: MancheParams, report: dict[str, Any]) -> list[str]:
 def _write(report: dict[str, Any], out: str) -> list[str]:
     """manche.json and the win-probability chart (PDF, PNG, SVG), staged in a hidden folder
     and moved in together (`files.publish`)."""
+    from solver.common.files import publish, staging_folder, write_json_atomic
     from solver.export.manche_chart import write_manche_chart
-    from solver.files import publish, staging_folder, write_json_atomic
 
     with staging_folder(out) as stage:
         write_json_atomic(stage / "manche.json", report)
@@ -116,7 +116,7 @@ def manche(chips: int, faces: int, throws: int, reroll: str, ranking: str,
       bidou manche --out manche                        manche.json and the chart
     """
     from solver.app.progress import Progress
-    from solver.files import check_directory_destination
+    from solver.common.files import check_directory_destination
     from solver.pipeline.manche import prove_manche
 
     if ranking != "french":

@@ -13,7 +13,7 @@ import click
 from games.bidou_multi.params import MultiParams, ParameterError
 from solver.app.commands.group import guarded
 from solver.app.commands.options import FiniteFloat
-from solver.errors import SolverError
+from solver.common.errors import SolverError
 
 # solver.multi.cfr.METHODS' names, here so that the command line loads without numpy
 # (tests/test_multi_solver.py checks they are the same).
@@ -135,7 +135,7 @@ def multi(players: int, chips: int, faces: int, throws: int, poor_fish: bool,
 
 def _write(solution, out_dir: Path, rational: Optional[dict], whole: Optional[dict]) -> None:
     """The strategy file and the charts, as one set (`files.write_set`)."""
-    from solver.files import write_set
+    from solver.common.files import write_set
     from solver.multi.charts import figures, summary
     from solver.multi.strategy_file import document
 
@@ -193,7 +193,7 @@ def _checkpointing(params: MultiParams, method: str, out_dir: Optional[Path],
                    checkpoint_file: Optional[Path], every: int, seconds: Optional[float],
                    resume_file: Optional[Path]):
     """Before any work: the destinations and the checkpoint to resume from."""
-    from solver.files import check_directory_destination, check_file_destination
+    from solver.common.files import check_directory_destination, check_file_destination
     from solver.multi import checkpoint
     from solver.multi.solve import Checkpointing
 
@@ -246,7 +246,7 @@ class _Settings:
 
 def _check_cache(cache_dir: Path) -> None:
     """Before any work: the cache is a writable folder, or can be made one."""
-    from solver.files import check_directory_destination
+    from solver.common.files import check_directory_destination
 
     check_directory_destination(cache_dir)
 
@@ -302,11 +302,11 @@ def _two_player(params: MultiParams, path: Path, counted: dict[str, int],
     (solver/multi/two_player_profile.py): the values and each seat's certified gain."""
     import time
 
-    from solver.files import check_directory_destination, write_json_atomic
+    from solver.common.files import check_directory_destination, write_json_atomic
+    from solver.hand.strategy import load_strategy_file
     from solver.multi import best_response
     from solver.multi.tree import build_tree
     from solver.multi.two_player_profile import check_compatible, mapped_profile
-    from solver.strategy import load_strategy_file
 
     if out_dir is not None:
         check_directory_destination(out_dir)
@@ -337,7 +337,12 @@ def _two_player(params: MultiParams, path: Path, counted: dict[str, int],
 
 def _redraw(path: Path, out_dir: Optional[Path]) -> None:
     """The charts and summary figures of a saved strategy file, without solving again."""
-    from solver.files import check_directory_destination, read_input_file, strict_json, write_set
+    from solver.common.files import (
+        check_directory_destination,
+        read_input_file,
+        strict_json,
+        write_set,
+    )
     from solver.multi.charts import figures, summary
     from solver.multi.strategy_file import strategy_of_document
     from solver.multi.tree import build_tree

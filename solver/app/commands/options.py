@@ -14,7 +14,7 @@ from games.bidou.params import MAX_LEVEL_LIMIT, RANKINGS, REROLL_MODES, BidouPar
 from games.catalog import BIDOU, GAMES, LE_BIDOU, GameParams, game_name, params_class
 from games.le_bidou.params import LeBidouParams
 from games.le_bidou.stakes import HALF_STAKE_ROUNDING, STAKE_LIMIT
-from solver.strategy import StrategyFileError
+from solver.hand.strategy import StrategyFileError
 
 if TYPE_CHECKING:
     from solver.pipeline.hand import Source

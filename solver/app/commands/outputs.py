@@ -36,7 +36,7 @@ def outputs(root: str | None, check: bool) -> None:
     from solver.app.docs import charts_doc_path, update_charts_doc
     from solver.app.outputs import VARIANTS, project_outputs, stale_files, write_outputs
     from solver.app.progress import Progress
-    from solver.files import check_directory_destination
+    from solver.common.files import check_directory_destination
 
     if root is None:
         found = project_outputs()

@@ -7,7 +7,7 @@ from typing import Any
 
 def proved(certificate: dict[str, Any], subject: str) -> str:
     """What a certificate proves, in one line (bounds rounded outward)."""
-    from solver.certificate import Certificate
+    from solver.hand.exact.certificate import Certificate
 
     proof = Certificate.from_dict(certificate)
     if proof.exact is not None:

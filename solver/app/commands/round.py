@@ -103,8 +103,8 @@ def _write_charts(report: dict[str, Any], state: Any, out: str, as_json: bool) -
     """round.json, the win-probability chart and, for a chip state `(saved, entry,
     label)`, its charts: staged in a hidden folder and moved in together
     (`files.publish`), so a failure leaves the previous set whole."""
+    from solver.common.files import publish, staging_folder, write_json_atomic
     from solver.export.round_charts import write_round_chart
-    from solver.files import publish, staging_folder, write_json_atomic
     from solver.pipeline.round import saved_state_charts
 
     sentence = None
@@ -187,7 +187,7 @@ def round_command(params: BidouParams, chips: int, state_text: str | None, open_
       bidou round --cheatsheet --out DIR  the round cheat sheet, costs proved
     """
     from games.bidou.round_params import RoundParams
-    from solver.files import check_directory_destination, check_file_destination
+    from solver.common.files import check_directory_destination, check_file_destination
     from solver.round.store import PLAIN, REFINED
 
     rules = RoundParams(chips=chips, hand=params)
@@ -253,8 +253,8 @@ def _base_sheet(rules: Any, base_text: str | None) -> str | None:
     """The hand cheat sheet's text the chip rules change (None: the equilibrium), read and
     checked before any long work (a bad file: one line, exit 2)."""
     from solver.analysis.rulebook import RuleTextError
-    from solver.files import read_input_file
-    from solver.model import build_model
+    from solver.common.files import read_input_file
+    from solver.hand.model import build_model
     from solver.pipeline.round_sheet_rules import base_from_sheet
 
     if base_text == "equilibrium":
@@ -278,8 +278,8 @@ def _cheatsheet_command(rules: Any, sheet_text: str | None, seconds: float, fres
     """The round cheat sheet (`solver.pipeline.round_cheatsheet`) from the saved round,
     or from a solve saved now, written into `out` (the three files together, or none)."""
     from solver.app.progress import Progress
+    from solver.common.files import check_directory_destination, publish, staging_folder
     from solver.export.round_cheatsheet_page import FILES, cost_rows
-    from solver.files import check_directory_destination, publish, staging_folder
     from solver.pipeline.round_cheatsheet import round_cheatsheet_files, solution_from_saved
 
     check_directory_destination(out)
@@ -306,7 +306,7 @@ def _state_command(rules: Any, saved: Any, wanted: tuple[int, int, int], state_t
                    as_json: bool, charts: bool, out: str | None, plain: bool) -> None:
     """One state, from the saved round (`saved`) or from a solve saved now."""
     from solver.app.progress import Progress
-    from solver.files import write_json_atomic
+    from solver.common.files import write_json_atomic
 
     source = f"read from {saved.path}" if saved is not None else None
     if saved is None:
@@ -345,7 +345,7 @@ def _round_command(rules: Any, as_json: bool, charts: bool, out: str | None,
                    plain: bool) -> None:
     """The whole round, solved and proved now (and saved for later queries)."""
     from solver.app.progress import Progress
-    from solver.files import write_json_atomic
+    from solver.common.files import write_json_atomic
 
     with Progress() as progress:
         proved, saved = solve_and_save(rules, progress, plain)

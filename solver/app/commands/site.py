@@ -15,7 +15,7 @@ from solver.app.commands.options import game_options
 
 def _published_hand(folder: Path) -> tuple[Any, Any] | None:
     """(source, exact probabilities) of `folder/strategy.json`, or None if there is none."""
-    from solver.strategy import StrategyFileError, load_exact, load_strategy_file
+    from solver.hand.strategy import StrategyFileError, load_exact, load_strategy_file
 
     path = folder / "strategy.json"
     if not path.is_file():
@@ -62,7 +62,7 @@ def _rounds(root: Path | None) -> dict[str, Any]:
     """The published rounds' reports (round.json), by folder name."""
     from solver.app.round_outputs import ROUNDS
     from solver.export.site import check_round
-    from solver.strategy import read_strategy_document
+    from solver.hand.strategy import read_strategy_document
 
     found = {}
     for name in ROUNDS:
@@ -93,8 +93,8 @@ def site(params: BidouParams, rules_given: tuple[str, ...], out_dir: str,
     play; the reroll advice; the round's win-probability map. Each page holds its data."""
     from solver.app.outputs import project_outputs
     from solver.app.progress import Progress
+    from solver.common.files import check_directory_destination
     from solver.export.site import write_site
-    from solver.files import check_directory_destination
 
     check_directory_destination(out_dir)
     folder = Path(root) if root is not None else project_outputs()

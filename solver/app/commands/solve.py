@@ -120,9 +120,9 @@ def solve(params: GameParams, method: str, iterations: int | None,
     large hand needs --iterations.
     """
     from solver.app.progress import Progress
-    from solver.files import check_file_destination, write_json_atomic
+    from solver.common.files import check_file_destination, write_json_atomic
+    from solver.common.progress import within
     from solver.pipeline.hand import check_solvable, solve_hand
-    from solver.progress import within
 
     if plain and method != "lp":
         raise ParameterError(f"--plain applies to the LP (--method lp), not {method}")

@@ -9,7 +9,7 @@ import numpy as np
 
 # Exact rational probabilities of a strategy, by decision key: ("throw", role, context,
 # throw, hand) or ("bet", node, hand), each a row of Fractions over the decision's actions
-# (solver/exact_equilibrium.py recovers them; strategy files keep them).
+# (solver/hand/exact/equilibrium.py recovers them; strategy files keep them).
 Exact = Mapping[tuple, Sequence[Fraction]]
 
 # One player's own reach: (throw reach shaped like Strategy.throw[player], betting reach per

@@ -11,7 +11,7 @@ ran: where a child cannot be forked safely (`can_fork`: no "fork" start method, 
 daemonic worker such as the round's pool or a sweep cell, beside other Python threads, one
 core), or when it dies or fails, its half is computed here, after this one's.
 
-solver/refine/recovery.py runs the exact recovery's two systems through it, its
+solver/hand/exact/recovery.py runs the exact recovery's two systems through it, its
 RecoveryError passed back from the child (`passes`) rather than computed again.
 """
 

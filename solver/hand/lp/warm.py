@@ -1,13 +1,14 @@
 """The LP of a grown restricted tree, solved from the final basis of the LP before it.
 
-The double oracle (solver/restricted.py) solves one LP per round, each on a tree that only
+The double oracle (solver/hand/lp/restricted.py) solves one LP per round, each on a tree that only
 grows: the next LP has every column and row of the last one (the same sequences, best-reply
 rows, totals and cumulative sums) and a few more, for the decisions brought in. Solved cold,
 each LP repeats the whole path of the one before (Le Bidou's default hand: five LPs of 4 536
 to 50 031 columns, 24 000 dual simplex iterations the last). So each column and row is named
 by what it stands for (`lp_keys`), the last basis is carried over by name (`carry`: a new
 column is nonbasic at its bound, a new row basic, i.e. its slack, which keeps the basis
-square) and HiGHS's dual simplex starts from it (`solver.lp.solve_lp_from`, which drops a
+square) and HiGHS's dual simplex starts from it (`solver.hand.lp.sequence_form.solve_lp_from`,
+which drops a
 start that leads nowhere for a cold solve). The LP is the same one; only the path changes.
 
 Two shortcuts on that path (docs/le-bidou.md, "Session 11"): the new equality rows are
@@ -26,9 +27,9 @@ from typing import Callable, Sequence
 import numpy as np
 
 from games.bidou.betting import CAPTAIN
-from solver.lp import Basis, LPSolution, _Built, _Space, solve_lp_from
-from solver.model import HandModel
-from solver.strategy import Strategy
+from solver.hand.lp.sequence_form import Basis, LPSolution, _Built, _Space, solve_lp_from
+from solver.hand.model import HandModel
+from solver.hand.strategy import Strategy
 
 Key = tuple
 

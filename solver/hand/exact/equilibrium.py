@@ -27,9 +27,11 @@ work as it is; the completion by `best_response.complete_unreached` is only a se
 What cannot work is refused before the exact work: strategies more than 1e-7 from
 equilibrium (NashConv) and supports with more than MAX_UNKNOWNS unknowns (a CFR average).
 A failure says why (`recover(...).reason`); `progress(step, done, total)` (the library's
-`solver.progress.Step`) follows the work: ("captain's strategy", 12, 58), then ("proof", 0, 1).
+`solver.common.progress.Step`) follows the work: ("captain's strategy", 12, 58), then ("proof", 0,
+1).
 
-Nothing here is trusted: the strategies go to `solver.certificate`, whose bounds meet only
+Nothing here is trusted: the strategies go to `solver.hand.exact.certificate`, whose bounds meet
+only
 if they are an exact equilibrium. `exact_value` returns None whenever the supports or the
 system do not give strategies (the float interval stands then), and an interval, not a
 value, if the strategies it finds are not an equilibrium.
@@ -48,12 +50,12 @@ import numpy as np
 import scipy.linalg
 
 from games.bidou.betting import CAPTAIN, OPPONENT, ROLE_NAMES, Leaf, Node
-from solver import best_response
-from solver.certificate import Certificate, prove_fractions
-from solver.model import HandModel
-from solver.progress import Step
-from solver.reach import own_reach
-from solver.strategy import Strategy
+from solver.common.progress import Step
+from solver.hand import best_response
+from solver.hand.exact.certificate import Certificate, prove_fractions
+from solver.hand.model import HandModel
+from solver.hand.reach import own_reach
+from solver.hand.strategy import Strategy
 
 SUPPORT = 1e-9        # a float probability above this is in the support
 ZERO = Fraction(0)

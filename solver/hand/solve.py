@@ -1,8 +1,8 @@
 """One entry point for solving a hand: `solve(params, method=...) -> Solution`.
 
 Every method returns the same `Solution`, whose exploitability always comes from the exact
-best response (solver/best_response.py), never from the method's own bookkeeping, and whose
-value is bracketed by bounds proved in exact rational arithmetic (solver/certificate.py).
+best response (solver/hand/best_response.py), never from the method's own bookkeeping, and whose
+value is bracketed by bounds proved in exact rational arithmetic (solver/hand/exact/certificate.py).
 """
 
 from __future__ import annotations
@@ -13,15 +13,16 @@ from typing import TYPE_CHECKING
 
 from games.catalog import GameParams
 from games.family import HandDescription
-from solver import best_response, cfr
-from solver.certificate import certify
-from solver.errors import SolverError
-from solver.model import HandModel, build_model
-from solver.progress import Step
-from solver.result import Solution, versions
+from solver.common.errors import SolverError
+from solver.common.progress import Step
+from solver.hand import best_response
+from solver.hand.cfr import iterations as cfr
+from solver.hand.exact.certificate import certify
+from solver.hand.model import HandModel, build_model
+from solver.hand.result import Solution, versions
 
 if TYPE_CHECKING:
-    from solver.lp import LPSolution
+    from solver.hand.lp.sequence_form import LPSolution
 
 __all__ = ["solve", "Solution", "versions", "METHODS", "LP_METHODS", "CFR_METHODS"]
 
@@ -48,7 +49,8 @@ def solve(params: GameParams | HandDescription, method: str = "lp", iterations: 
     calling `progress(what, done, total)` at each check. With `exact`, the exact rational
     equilibrium is recovered from the strategies and proves the value itself
     (`Solution.certificate.exact`) when it can, reporting its steps to `progress` too; the
-    strategy stays the solver's (`solver.exact_file.exact_solution` also keeps the exact one).
+    strategy stays the solver's (`solver.hand.exact_solution.exact_solution` also keeps the exact
+    one).
     """
     if method not in METHODS:
         raise ValueError(f"method must be one of {', '.join(METHODS)}, got {method!r}")
@@ -94,8 +96,8 @@ def with_exact_value(solution: Solution, progress: Step | None = None) -> Soluti
 def exact_recovery(solution: Solution, progress: Step | None = None
                    ) -> tuple[Solution, str | None]:
     """`with_exact_value`, and why the value is not proved (None when it is); the recovery
-    itself is `solver.exact_file.exact_solution`, the one every caller shares."""
-    from solver.exact_file import exact_solution  # scipy.linalg: only when asked
+    itself is `solver.hand.exact_solution.exact_solution`, the one every caller shares."""
+    from solver.hand.exact_solution import exact_solution  # scipy.linalg: only when asked
 
     found = exact_solution(solution, progress)
     message = solution.message
@@ -106,8 +108,10 @@ def exact_recovery(solution: Solution, progress: Step | None = None
 
 
 def _solve_lp(model: HandModel, progress: Step | None = None) -> Solution:
-    from solver.lp import solve_lp  # scipy.optimize is slow to import; CFR needs none
-    from solver.restricted import solve_restricted, too_large_for_one_lp
+    from solver.hand.lp.restricted import solve_restricted, too_large_for_one_lp
+    from solver.hand.lp.sequence_form import (
+        solve_lp,  # scipy.optimize is slow to import; CFR needs none
+    )
 
     start = time.perf_counter()
     lp = solve_restricted(model, progress=progress) if too_large_for_one_lp(model) \
@@ -120,7 +124,7 @@ def lp_solution(model: HandModel, lp: LPSolution, start: float) -> Solution:
     its unreached decisions completed and its exploitability measured by the exact best
     response (SolverError if it is off); `start` is when the solve began
     (`time.perf_counter()`)."""
-    from solver.restricted import too_large_for_one_lp
+    from solver.hand.lp.restricted import too_large_for_one_lp
 
     leaves = best_response.leaf_matrices(model)
     # each player's best response on its own core where each takes a fifth of a second

@@ -10,7 +10,7 @@ rule gives the belief, and the best reply to it is what a perfect equilibrium pl
 Changing play at a decision its player never reaches changes no payoff of any strategy
 pair (his reach below it is zero), so the result is the same equilibrium with the same
 value: the caller proves it again anyway. Decisions the other's strategy never reaches
-keep the limit's play (no belief follows from his strategy; solver/refine/sequential.py
+keep the limit's play (no belief follows from his strategy; solver/hand/refined/sequential.py
 checks that some belief justifies it), except an action that a fold or call beats against
 every hand of his (`_ending_replies`: safe, see there).
 """
@@ -22,11 +22,11 @@ from fractions import Fraction
 import numpy as np
 
 from games.bidou.betting import CAPTAIN, OPPONENT
-from solver import best_response
-from solver.model import HandModel
-from solver.reach import end_mass, own_reach, own_step
-from solver.strategy import Strategy
-from solver.types import Exact
+from solver.common.types import Exact
+from solver.hand import best_response
+from solver.hand.model import HandModel
+from solver.hand.reach import end_mass, own_reach, own_step
+from solver.hand.strategy import Strategy
 
 MAX_PASSES = 4        # of the two completions in turn; a pass that changes nothing ends them
 

@@ -1,7 +1,8 @@
 """An independent check that play is sensible everywhere, reached or not.
 
-It shares no code with the LPs (solver/lp.py, solver/refine/perturbed_lp.py) nor with
-solver/best_response.py: only the model's data (hands, transitions, betting trees, leaf
+It shares no code with the LPs (solver/hand/lp/sequence_form.py, solver/hand/lp/perturbed.py) nor
+with
+solver/hand/best_response.py: only the model's data (hands, transitions, betting trees, leaf
 payoffs, `compare`). Two tests, at every decision of both players and every hand:
 
 - **Best response to trembles.** The other player's strategy is made to tremble (each
@@ -27,8 +28,8 @@ import numpy as np
 
 from games.bidou import rules
 from games.bidou.betting import CAPTAIN, OPPONENT, BettingTree, Node
-from solver.model import HandModel
-from solver.strategy import Strategy
+from solver.hand.model import HandModel
+from solver.hand.strategy import Strategy
 
 PLAYED = 1e-9          # a probability above this is an action played
 TOLERANCE = 1e-7       # chips (per unit of the other player's reach) an action may lose

@@ -7,8 +7,8 @@ from __future__ import annotations
 import numpy as np
 
 from games.bidou.betting import CAPTAIN, Node
-from solver.model import HandModel
-from solver.strategy import Strategy
+from solver.hand.model import HandModel
+from solver.hand.strategy import Strategy
 
 
 def throw_flow(model: HandModel, throw: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -15,10 +15,10 @@ import dataclasses
 import numpy as np
 
 from games.bidou.betting import CAPTAIN, OPPONENT, Node
-from solver.model import HandModel
-from solver.reach import end_mass, own_reach
-from solver.side_by_side import side_by_side
-from solver.strategy import Strategy
+from solver.common.side_by_side import side_by_side
+from solver.hand.model import HandModel
+from solver.hand.reach import end_mass, own_reach
+from solver.hand.strategy import Strategy
 
 
 @dataclasses.dataclass(frozen=True)
@@ -195,7 +195,7 @@ def policy_value(model: HandModel, strategy: Strategy, leaves: dict | None = Non
 def exploitability(model: HandModel, strategy: Strategy,
                    leaves: dict | None = None, parallel: bool = False) -> Exploitability:
     """The pair's value and what each player's best response gets against it; with
-    `parallel` the opponent's best response in a forked child (solver/side_by_side.py:
+    `parallel` the opponent's best response in a forked child (solver/common/side_by_side.py:
     the same numbers; Le Bidou's large trees, where each takes a fifth of a second)."""
     leaves = leaves or leaf_matrices(model)
     (value, best), guaranteed = side_by_side(

@@ -21,16 +21,16 @@ is then lifted to the full tree and checked against every raise it leaves out:
   out of the tree that the best responses raise to join it, each with the last raises its
   completion played, and the LP is solved again. The tree only grows, so this ends.
 
-Each LP of a round starts from the final basis of the round before (solver/warm_lp.py: the
+Each LP of a round starts from the final basis of the round before (solver/hand/lp/warm.py: the
 tree only grows, so the basis carries over by name, its new rows crashed by the lifted
 strategies): the default hand's five LPs take a fifth of their cold time. Each round's
 check uses both cores on a large tree: every other
-completion, then the opponent's best response, in a forked child (solver/side_by_side.py;
+completion, then the opponent's best response, in a forked child (solver/common/side_by_side.py;
 the completions are independent, and a player's best response reads only the other's
 play), with the same result as in one process. Nothing here is trusted either:
 `solve_restricted` returns the lifted pair as an `LPSolution` of the full model, which the
 caller checks as every LP solution is (the float best response on the full model, then
-`solver.certificate.certify` in exact arithmetic on the full model). A decision below a
+`solver.hand.exact.certificate.certify` in exact arithmetic on the full model). A decision below a
 completed one is reached only through a raise its own actor never makes (the one out of
 the tree, or a raise the completion does not play), so any play there proves the same
 bounds. `exact_lift` gives the exact value: the exact equilibrium recovered on the
@@ -53,18 +53,19 @@ import numpy as np
 import scipy.sparse as sp
 
 from games.bidou.betting import CAPTAIN, OPPONENT, BettingTree, Edge, Leaf, Node, Role
-from solver import best_response, certificate
-from solver.errors import SolverError
-from solver.lp import LPSolution, solve_lp
-from solver.model import HandModel, build_model
-from solver.progress import Step, quiet
-from solver.reach import end_mass
-from solver.side_by_side import side_by_side
-from solver.strategy import Strategy, StrategyFileError
-from solver.warm_lp import Guide, KeyedBasis, lifted_guide, solve_grown
+from solver.common.errors import SolverError
+from solver.common.progress import Step, quiet
+from solver.common.side_by_side import side_by_side
+from solver.hand import best_response
+from solver.hand.exact import certificate
+from solver.hand.lp.sequence_form import LPSolution, solve_lp
+from solver.hand.lp.warm import Guide, KeyedBasis, lifted_guide, solve_grown
+from solver.hand.model import HandModel, build_model
+from solver.hand.reach import end_mass
+from solver.hand.strategy import Strategy, StrategyFileError
 
 if TYPE_CHECKING:
-    from solver.exact_equilibrium import Recovery
+    from solver.hand.exact.equilibrium import Recovery
 
 # A best response gaining more than this (chips a hand) over the restricted value brings
 # its raises out of the tree into it; a completion's raise is played when its weight (the
@@ -406,7 +407,7 @@ def double_oracle(model: HandModel, start: Iterable[str] | None = None,
     """Solve `model` on restricted trees grown from `start` (`default_start`) by the raises
     that gain against the completed restricted equilibrium, until none does (module
     docstring); `progress("restricted LP: 12 decisions", round, 0)` before each LP. Each LP
-    starts from the last one's basis (`solver.warm_lp`), the first from `basis` (the final
+    starts from the last one's basis (`solver.hand.lp.warm`), the first from `basis` (the final
     basis of an LP of the same game with other leaf values: a stage game solved again),
     unless `method` names a scipy method (then each is solved cold by it). Each round's
     check runs the two players' sides at once (`_check_frontier`) when `parallel` (default:
@@ -457,7 +458,7 @@ def _check_frontier(model: HandModel, small: HandModel, strategy: Strategy, valu
     restricted tree, if it gains over `value` at all, with the last raises their
     completions play. Each completion is computed on its own, and each player's best
     response reads only the other's play, so with `parallel` a forked child computes every
-    other completion, then the opponent's best response (solver/side_by_side.py): the
+    other completion, then the opponent's best response (solver/common/side_by_side.py): the
     same result either way."""
     spots = _spots(model, small, strategy)
     (ours, our_raises), (theirs, their_raises) = side_by_side(
@@ -584,7 +585,8 @@ def too_large_for_one_lp(model: HandModel) -> bool:
 
 def solve_restricted(model: HandModel, method: str | None = None,
                      progress: Step | None = None) -> LPSolution:
-    """What `solver.lp.solve_lp` returns for `model` (its value and both strategies on the
+    """What `solver.hand.lp.sequence_form.solve_lp` returns for `model` (its value and both
+    strategies on the
     full model), by the double oracle: for betting trees too large for one LP. `reach` and
     `size` are those of the last restricted LP; `seconds` counts every round."""
     return double_oracle(model, method=method, progress=progress).solution
@@ -606,7 +608,9 @@ def exact_lift(model: HandModel, oracle: DoubleOracle,
     otherwise they are an interval (and `reason` says so). No certificate, and the reason,
     when nothing is recovered or the proof's common denominator passes the certificate's
     bound (`strategy.MAX_COMMON_DENOMINATOR_BITS`: the default Le Bidou hand)."""
-    from solver import exact_equilibrium  # scipy.linalg: only when an exact value is asked
+    from solver.hand.exact import (
+        equilibrium as exact_equilibrium,  # scipy.linalg: only when an exact value is asked
+    )
 
     small = restricted_model(model, oracle.kept)
     try:

@@ -1,8 +1,8 @@
 """The CFR family (CFR, CFR+, DCFR, predictive CFR+) on the compact hand model, vectorized.
 
-    solve_cfr(model, "cfr+", target_exploitability=1e-6) -> solver.result.Solution
+    solve_cfr(model, "cfr+", target_exploitability=1e-6) -> solver.hand.result.Solution
 
-The game is the one of `solver.model`: each player's throwing turn is a small decision
+The game is the one of `solver.hand.model`: each player's throwing turn is a small decision
 process over (throw, hand) (the opponent has one per captain throw count), and the betting
 is one tree per public state (captain's throws, opponent's throws) with a row per hand.
 
@@ -41,7 +41,7 @@ Nothing loops over hands. Hands are sorted by strength inside the solver. The be
 trees of all public states are flattened into one array of nodes (actions padded to K
 slots, depth-sorted so each depth is a slice) processed layer by layer, so an iteration is
 about 180 numpy calls on arrays of at most (K, nodes, hands) = (3, 90, 56), whatever the
-number of hands; everything else is precomputed once per model (`solver.cfr_layout`).
+number of hands; everything else is precomputed once per model (`solver.hand.cfr.layout`).
 Showdown values against a reach vector come from the ranking structure (strength order
 plus the sparse `model.exceptions`), in one of two equivalent forms: `showdown="cumsum"`
 (cumulative sums in strength order, O(n) per leaf) or `showdown="dense"` (one BLAS product
@@ -52,13 +52,13 @@ so it is the default; the tests check both agree.
 Engines
 -------
 Nearly all of a numpy iteration's time is the overhead of its numpy calls. `solve_cfr`
-therefore runs, when it was built at install, the C kernel of `solver.cfr_kernel`: the same
+therefore runs, when it was built at install, the C kernel of `solver.hand.cfr.kernel`: the same
 arithmetic as loops over the same arrays, batches of iterations per call, several times
 faster (benchmarks/bench_cfr.py measures both). The numpy engine stays
 as the reference the kernel is tested against, and as the fallback where no C compiler was
 available (`engine="numpy"`). `Solution.message` says which engine ran.
 
-Checks and stopping are decided by the exact best response of `solver.best_response`, never
+Checks and stopping are decided by the exact best response of `solver.hand.best_response`, never
 by CFR's own bookkeeping (see `solve_cfr`).
 """
 
@@ -72,12 +72,13 @@ from collections.abc import Callable
 import numpy as np
 
 from games.bidou.betting import CAPTAIN, OPPONENT
-from solver import best_response, cfr_kernel
-from solver.cfr_layout import PlayerArrays, build_layout, normalized
-from solver.model import HandModel
-from solver.progress import Step, quiet
-from solver.result import Solution
-from solver.strategy import Strategy
+from solver.common.progress import Step, quiet
+from solver.hand import best_response
+from solver.hand.cfr import kernel as cfr_kernel
+from solver.hand.cfr.layout import PlayerArrays, build_layout, normalized
+from solver.hand.model import HandModel
+from solver.hand.result import Solution
+from solver.hand.strategy import Strategy
 
 METHODS = ("cfr", "cfr+", "dcfr", "pcfr+")
 ENGINES = ("compiled", "numpy")
@@ -126,7 +127,7 @@ class CFRSolver:
     """The iteration. `run(k)` performs k iterations of `rule`, `iterate()` one.
 
     engine="numpy" runs the vectorized numpy code of this module; engine="compiled" runs
-    the same arithmetic in C (`solver.cfr_kernel`) on the same arrays, without coming back
+    the same arithmetic in C (`solver.hand.cfr.kernel`) on the same arrays, without coming back
     to Python between iterations (about 7 times faster on the default game). The showdown
     form of the compiled engine is always the cumulative sums.
     """
@@ -338,7 +339,7 @@ class CFRSolver:
         The average realization plan is the accumulated one divided by the total weight,
         so no behaviour strategy is formed. About the cost of one iteration: a cheap
         trigger for the stopping test, which `solve_cfr` confirms with
-        `solver.best_response` before it stops.
+        `solver.hand.best_response` before it stops.
         """
         cap, opp = self.players
         lay = self.lay
@@ -393,7 +394,7 @@ class CFRSolver:
 # --- the solver ---------------------------------------------------------------------------------
 
 class _Checker:
-    """Exact exploitability by `solver.best_response`, leaf matrices built once."""
+    """Exact exploitability by `solver.hand.best_response`, leaf matrices built once."""
 
     def __init__(self, model: HandModel):
         self.model = model
@@ -458,7 +459,7 @@ def solve_cfr(model: HandModel, method: str, iterations: int | None = None,
 
     Checks. The exploitability that is reported, recorded in `history` (iteration,
     seconds, exploitability) and announced as `progress(f"{method}: exploitability {e}",
-    iteration, iteration cap)` is always `solver.best_response`'s, on the average
+    iteration, iteration cap)` is always `solver.hand.best_response`'s, on the average
     strategy: every `check_every` iterations, or by default at iterations 10, 20, 40, ...
     and at the last one. With a target and the default schedule, a vectorized exact best
     response on the average realization plan (equal to `best_response`'s to rounding, and

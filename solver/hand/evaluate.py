@@ -10,13 +10,13 @@ from __future__ import annotations
 import dataclasses
 
 from games.bidou.betting import CAPTAIN, OPPONENT
-from solver import best_response
-from solver.best_response import Exploitability
-from solver.certificate import Certificate, certify
-from solver.model import HandModel
-from solver.reach import own_reach
-from solver.strategy import Strategy
-from solver.types import OwnReach, Reach
+from solver.common.types import OwnReach, Reach
+from solver.hand import best_response
+from solver.hand.best_response import Exploitability
+from solver.hand.exact.certificate import Certificate, certify
+from solver.hand.model import HandModel
+from solver.hand.reach import own_reach
+from solver.hand.strategy import Strategy
 
 __all__ = ["Evaluation", "evaluate", "reach_of", "OwnReach", "Reach"]
 

@@ -18,8 +18,9 @@ sequential rationality):
   (`kind="belief"`). The limit's belief is one such belief.
 - **Nowhere weakly dominated** (check.py's `dominated_actions`).
 
-Like check.py it shares no code with the LPs (solver/lp.py, perturbed_lp.py) nor with
-solver/best_response.py: only the model's data and check.py's own helpers.
+Like check.py it shares no code with the LPs (solver/hand/lp/sequence_form.py, perturbed_lp.py) nor
+with
+solver/hand/best_response.py: only the model's data and check.py's own helpers.
 """
 
 from __future__ import annotations
@@ -29,8 +30,8 @@ import dataclasses
 import numpy as np
 
 from games.bidou.betting import CAPTAIN, OPPONENT, Node
-from solver.model import HandModel
-from solver.refine.check import (
+from solver.hand.model import HandModel
+from solver.hand.refined.check import (
     PLAYED,
     TOLERANCE,
     Violation,
@@ -38,7 +39,7 @@ from solver.refine.check import (
     _leaf_payoffs,
     dominated_actions,
 )
-from solver.strategy import Strategy
+from solver.hand.strategy import Strategy
 
 
 @dataclasses.dataclass(frozen=True)

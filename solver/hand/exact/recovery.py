@@ -1,6 +1,6 @@
 """The exact recovery of the limit, with the two players' systems solved side by side.
 
-solver/exact_equilibrium.py recovers each player's exact strategy from the other's
+solver/hand/exact/equilibrium.py recovers each player's exact strategy from the other's
 indifferences; the two systems share nothing but the float strategy they start from
 (`_recover_role` of one player reads only its plans), so they can run at once. On the
 default game each takes about half of the recovery (two rounds each, Fractions
@@ -24,12 +24,12 @@ from __future__ import annotations
 from fractions import Fraction
 
 from games.bidou.betting import CAPTAIN, OPPONENT
-from solver.exact_equilibrium import RecoveryError, _plans, _recover_role
-from solver.model import HandModel
-from solver.progress import Step
-from solver.side_by_side import can_fork, side_by_side
-from solver.strategy import Strategy
-from solver.types import Exact
+from solver.common.progress import Step
+from solver.common.side_by_side import can_fork, side_by_side
+from solver.common.types import Exact
+from solver.hand.exact.equilibrium import RecoveryError, _plans, _recover_role
+from solver.hand.model import HandModel
+from solver.hand.strategy import Strategy
 
 
 def exact_limit(model: HandModel, strategy: Strategy, progress: Step | None = None,

@@ -14,14 +14,14 @@ import dataclasses
 
 import numpy as np
 
-from solver import best_response
-from solver.certificate import Certificate
-from solver.errors import SolverError
-from solver.model import HandModel
-from solver.progress import Step
-from solver.result import Solution
-from solver.strategy import Strategy
-from solver.types import Exact
+from solver.common.errors import SolverError
+from solver.common.progress import Step
+from solver.common.types import Exact
+from solver.hand import best_response
+from solver.hand.exact.certificate import Certificate
+from solver.hand.model import HandModel
+from solver.hand.result import Solution
+from solver.hand.strategy import Strategy
 
 
 @dataclasses.dataclass(frozen=True)
@@ -54,7 +54,7 @@ def recover(model: HandModel, strategy: Strategy, progress: Step | None = None) 
     exact probabilities when they prove the value. `progress(step, done, total)` follows
     the work."""
     # scipy.linalg (a fifth of a second to import) only when an exact recovery is asked for
-    from solver import exact_equilibrium
+    from solver.hand.exact import equilibrium as exact_equilibrium
 
     found = exact_equilibrium.recover(model, strategy, progress)
     if found.exact is None or found.strategy is None:

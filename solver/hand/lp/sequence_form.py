@@ -22,9 +22,9 @@ import numpy as np
 import scipy.sparse as sp
 
 from games.bidou.betting import CAPTAIN, OPPONENT, BettingTree
-from solver.errors import SolverError
-from solver.model import HandModel
-from solver.strategy import Strategy
+from solver.common.errors import SolverError
+from solver.hand.model import HandModel
+from solver.hand.strategy import Strategy
 
 
 @dataclasses.dataclass
@@ -441,7 +441,7 @@ def solve_lp_from(model: HandModel, start: Basis | None, maximizer: int = CAPTAI
     """`solve_lp` by HiGHS's dual simplex starting from `start` (a basis of an LP of the
     same shape, else ignored), with its final basis. A start that does not lead to an
     optimum is dropped for a cold solve; raise SolverError unless that reaches one.
-    `built`: the LP of `model` for `maximizer` already built (solver/warm_lp.py names its
+    `built`: the LP of `model` for `maximizer` already built (solver/hand/lp/warm.py names its
     rows and columns first), not built again. `cold="ipm"`: without a start, HiGHS's
     interior point method then its crossover to a vertex (and its basis) first, the dual
     simplex only if that fails (the double oracle's first LP: 0.5 s against 1.2 s)."""

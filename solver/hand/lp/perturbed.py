@@ -16,7 +16,8 @@ form a flow), the captain's as lower bounds on x, the opponent's through the obj
 quasi-perfect; in floats its deep bounds (eta^5) are below what HiGHS resolves
 (docs/refined.md).
 
-The LP is built from solver/lp.py's `_SequenceFormLP` (its layout, showdown rows and totals)
+The LP is built from solver/hand/lp/sequence_form.py's `_SequenceFormLP` (its layout, showdown rows
+and totals)
 without its leaf-row substitution, and its plans are turned into behaviour with lp.py's own
 readers: this module depends on those private names (`_SequenceFormLP`, `_Space`,
 `_parents`, `_behaviour_throw`, `_behaviour_betting`, and `_highs` for HiGHS's settings).
@@ -32,8 +33,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from games.bidou.betting import CAPTAIN, OPPONENT
-from solver.errors import SolverError
-from solver.lp import (
+from solver.common.errors import SolverError
+from solver.hand.lp.sequence_form import (
     _behaviour_betting,
     _behaviour_throw,
     _highs,
@@ -42,8 +43,8 @@ from solver.lp import (
     _Space,
     highs_lp,
 )
-from solver.model import HandModel
-from solver.strategy import Strategy
+from solver.hand.model import HandModel
+from solver.hand.strategy import Strategy
 
 # HiGHS's feasibility tolerances for the perturbed LP: a decision reached only through
 # trembles weighs eta^k in the objective, so HiGHS's default 1e-7 would not see it.

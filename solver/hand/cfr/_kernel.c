@@ -1,6 +1,6 @@
-/* The CFR iteration of solver/cfr.py in C: the same arithmetic as the numpy engine, on the
- * same arrays, updated in place. solver/cfr_kernel.py loads it through ctypes and says why
- * it exists; the layout of every array is the one documented in solver/cfr.py (_Layout,
+/* The CFR iteration of solver/hand/cfr/iterations.py in C: the same arithmetic as the numpy engine, on the
+ * same arrays, updated in place. solver/hand/cfr/kernel.py loads it through ctypes and says why
+ * it exists; the layout of every array is the one documented in solver/hand/cfr/iterations.py (_Layout,
  * _Player), all C-contiguous float64 or int64.
  *
  * The file is also a (method-less) Python extension module, so that setuptools builds and
@@ -371,7 +371,7 @@ CLONES double cfr_run(int64_t iterations, int64_t t, Player *cap, Player *opp, c
 /* The layout of the three structs as this compiler laid them out: for struct `which`
  * (0 Layout, 1 Player, 2 Rule), its size then the offset of each field in declaration
  * order, written to `out` (room for `room` numbers). Returns how many were written, or -1.
- * solver/cfr_kernel.py compares them with its ctypes structs when it loads the library,
+ * solver/hand/cfr/kernel.py compares them with its ctypes structs when it loads the library,
  * so a field added on one side only fails loudly instead of reading the wrong memory. */
 #define OFF(S, f) (int64_t)offsetof(S, f)
 int64_t cfr_struct_layout(int64_t which, int64_t *out, int64_t room)
@@ -407,6 +407,6 @@ int64_t cfr_struct_layout(int64_t which, int64_t *out, int64_t room)
 }
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_cfr_kernel",
-                                    "C kernel of solver.cfr, called through ctypes.", -1, NULL};
+                                    "C kernel of solver.hand.cfr.iterations, called through ctypes.", -1, NULL};
 
 PyMODINIT_FUNC PyInit__cfr_kernel(void) { return PyModule_Create(&module); }

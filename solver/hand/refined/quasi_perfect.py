@@ -6,16 +6,16 @@
    a trembling opponent.
 2. Take the limit: at each decision, what the optimum chooses beyond its trembles, the
    actions chosen with at most `support_gap` * eta dropped (they vanish with eta).
-3. Recover the exact rational equilibrium with these supports (solver/exact_equilibrium.py:
+3. Recover the exact rational equilibrium with these supports (solver/hand/exact/equilibrium.py:
    fixed supports, indifference systems in Fractions; the play at decisions a player never
    reaches becomes the float limit's choice, made pure) and prove its value with
-   solver/certificate.py: the bounds meet at the game's value, as the plain LP's do.
+   solver/hand/exact/certificate.py: the bounds meet at the game's value, as the plain LP's do.
 4. Where a player's own strategy never goes but the other's does, play his best reply to
    Bayes's beliefs (complete.py): the LP resolves those decisions only to its tolerance,
    and play there pays nothing, so the proof is unchanged (and run on the result).
 
 What is proved exactly is that the result is an equilibrium with the game's value. That
-its play is sequentially rational everywhere is what solver/refine/sequential.py tests
+its play is sequentially rational everywhere is what solver/hand/refined/sequential.py tests
 independently (in floats), in the command itself when the LP was the fast one (step 1 by
 perturbed_lp.FAST, `fast_first`); that it is the limit of the perturbed optima as eta -> 0
 (a basis stable for every smaller eta) is not proved yet: docs/refined.md.
@@ -31,23 +31,23 @@ from typing import Sequence
 import numpy as np
 
 from games.bidou.betting import CAPTAIN, OPPONENT
-from solver.certificate import Certificate, prove_fractions
-from solver.errors import SolverError
-from solver.exact_equilibrium import RecoveryError
-from solver.model import HandModel
-from solver.progress import Step, quiet, within
-from solver.refine.complete import complete_sequentially
-from solver.refine.perturbed_lp import (
+from solver.common.errors import SolverError
+from solver.common.progress import Step, quiet, within
+from solver.common.types import Exact
+from solver.hand.exact.certificate import Certificate, prove_fractions
+from solver.hand.exact.equilibrium import RecoveryError
+from solver.hand.exact.recovery import exact_limit
+from solver.hand.lp.perturbed import (
     BEHAVIOUR,
     FAST,
     LINPROG,
     PerturbedSolution,
     solve_perturbed,
 )
-from solver.refine.recovery import exact_limit
-from solver.refine.sequential import verify
-from solver.strategy import Strategy, StrategyFileError
-from solver.types import Exact
+from solver.hand.model import HandModel
+from solver.hand.refined.complete import complete_sequentially
+from solver.hand.refined.sequential import verify
+from solver.hand.strategy import Strategy, StrategyFileError
 
 ETA = 1e-4             # the tremble of the float LP
 # tried in turn: the first limit that proves an exact equilibrium is the answer

@@ -8,10 +8,10 @@ from importlib import metadata
 from typing import Any
 
 from games.bidou.params import BidouParams
-from solver.best_response import Exploitability
-from solver.certificate import Certificate
-from solver.model import HandModel
-from solver.strategy import Strategy, strategy_to_json
+from solver.hand.best_response import Exploitability
+from solver.hand.exact.certificate import Certificate
+from solver.hand.model import HandModel
+from solver.hand.strategy import Strategy, strategy_to_json
 
 
 @dataclasses.dataclass(frozen=True)
@@ -29,7 +29,7 @@ class Solution:
     exploitability: Exploitability
     strategy: Strategy
     history: tuple[tuple[int, float, float], ...] = ()   # (iteration, seconds, exploitability)
-    certificate: Certificate | None = None   # exact bounds on the value (solver.certificate)
+    certificate: Certificate | None = None   # exact bounds on the value (exact.certificate)
 
     @property
     def params(self) -> BidouParams:

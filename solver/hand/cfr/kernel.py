@@ -1,14 +1,16 @@
-"""The CFR iteration of `solver.cfr` in C (solver/_cfr_kernel.c), called through ctypes.
+"""The CFR iteration of `solver.hand.cfr.iterations` in C (solver/hand/cfr/_kernel.c), called
+through ctypes.
 
 Why C: the numpy engine spends almost all of an iteration in the overhead of ~180 numpy
 calls on arrays of a few thousand numbers. The kernel runs the same arithmetic as plain loops
-over the same arrays (`solver.cfr_layout`'s `Layout` and `PlayerArrays`, updated in place)
+over the same arrays (`solver.hand.cfr.layout`'s `Layout` and `PlayerArrays`, updated in place)
 and performs batches of iterations per call. A JIT (numba) was measured too: as fast, but
 with seconds of start-up and compilation in every process, against a millisecond to load
 this library (benchmarks/bench_cfr.py has the numbers).
 
 The extension is built by `pip install` (setuptools, `optional`: without a C compiler the
-install still succeeds, `available()` is False and `solver.cfr` runs the numpy engine).
+install still succeeds, `available()` is False and `solver.hand.cfr.iterations` runs the numpy
+engine).
 Showdowns always take the cumulative-sum form (O(n) a leaf). Both engines produce the
 same iterates up to rounding (tests/test_cfr_kernel.py).
 """
@@ -73,12 +75,12 @@ def check_layout(lib: ctypes.CDLL) -> None:
                           if i >= len(ours) or i >= len(theirs) or ours[i] != theirs[i]), "?")
             raise KernelLayoutError(
                 f"the C kernel's {struct.__name__.strip('_')} struct differs from "
-                f"solver/cfr_kernel.py at {where} (C: {theirs}, Python: {ours}); "
+                f"solver/hand/cfr/kernel.py at {where} (C: {theirs}, Python: {ours}); "
                 "reinstall (pip install -e .) to rebuild it")
 
 
 def _library() -> ctypes.CDLL | None:
-    spec = importlib.util.find_spec("solver._cfr_kernel")
+    spec = importlib.util.find_spec("solver.hand.cfr._kernel")
     if spec is None or spec.origin is None:
         return None
     lib = ctypes.CDLL(spec.origin)
@@ -115,8 +117,8 @@ class Kernel:
     def __init__(self, layout: dict[str, Any], players: Sequence[dict[str, Any]],
                  rule: dict[str, Any]):
         if _LIB is None:
-            raise RuntimeError("the C kernel of solver.cfr was not built (no C compiler at "
-                               "install?); use engine='numpy'")
+            raise RuntimeError("the C kernel of solver.hand.cfr.iterations was not built (no C "
+                               "compiler at install?); use engine='numpy'")
         self._lib = _LIB
         self._arrays: list[np.ndarray] = []    # keep every array the structs point into
 

@@ -1,7 +1,8 @@
 """The arrays one CFR iteration reads and writes, laid out once per model.
 
-`solver.cfr` runs its numpy iteration on them and `solver.cfr_kernel` hands the same
-arrays, in place, to the C kernel (solver/_cfr_kernel.c), whose structs mirror `Layout`
+`solver.hand.cfr.iterations` runs its numpy iteration on them and `solver.hand.cfr.kernel` hands
+the same
+arrays, in place, to the C kernel (solver/hand/cfr/_kernel.c), whose structs mirror `Layout`
 and `PlayerArrays` field by field (the kernel module checks the offsets when it loads).
 """
 
@@ -12,7 +13,7 @@ import dataclasses
 import numpy as np
 
 from games.bidou.betting import CAPTAIN, OPPONENT, BettingTree, Leaf
-from solver.model import HandModel
+from solver.hand.model import HandModel
 
 
 @dataclasses.dataclass(frozen=True)

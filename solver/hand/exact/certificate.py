@@ -1,6 +1,6 @@
 """Bounds on the value of the game, proved in exact rational arithmetic.
 
-The LP and CFR compute in floating point, and so does `solver.best_response`. This module
+The LP and CFR compute in floating point, and so does `solver.hand.best_response`. This module
 proves, with no rounding anywhere, an interval that contains the value of the game:
 
     lower = what the captain's strategy guarantees against every opponent strategy;
@@ -30,9 +30,9 @@ from fractions import Fraction
 import numpy as np
 
 from games.bidou.betting import CAPTAIN, OPPONENT, Leaf, Node
-from solver.model import HandModel
-from solver.side_by_side import side_by_side
-from solver.strategy import MAX_COMMON_DENOMINATOR_BITS, Strategy, StrategyFileError
+from solver.common.side_by_side import side_by_side
+from solver.hand.model import HandModel
+from solver.hand.strategy import MAX_COMMON_DENOMINATOR_BITS, Strategy, StrategyFileError
 
 Q_BITS = 53
 Q = 1 << Q_BITS                   # exact probabilities are integers over Q
@@ -146,7 +146,7 @@ def _distribution(row: list[Fraction]) -> bool:
 
 
 # Above this many betting rows (decisions x hands) the two exact best responses of a proof
-# run side by side (solver/side_by_side.py): Le Bidou's large hands, where each takes
+# run side by side (solver/common/side_by_side.py): Le Bidou's large hands, where each takes
 # seconds; below it a fork costs more than it saves.
 SIDE_BY_SIDE_ROWS = 9 * 2**5 * 56
 

@@ -23,8 +23,8 @@ from games.bidou.params import ParameterError
 from games.bidou.rules import throw_action_name
 from games.catalog import params_from_rules
 from solver import schemas
-from solver.files import read_input_file, strict_json
-from solver.model import HandModel, build_model
+from solver.common.files import read_input_file, strict_json
+from solver.hand.model import HandModel, build_model
 
 SCHEMA = "bidou-strategy"
 # Version 2 adds the optional "exact" section (exact rational probabilities, written by
