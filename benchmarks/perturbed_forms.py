@@ -24,11 +24,11 @@ import scipy.sparse as sp
 from games.bidou.betting import CAPTAIN, OPPONENT
 from solver.hand.lp import perturbed as perturbed_lp
 from solver.hand.lp import sequence_form as sequence_lp
-from solver.hand.lp.sequence_form import _SequenceFormLP, _Space
+from solver.hand.lp.sequence_form import PlayerSpace, SequenceFormLP
 from solver.hand.model import BidouParams, HandModel, build_model
 
 
-def change_of_variables(model: HandModel, space: _Space, player: int, eta: float
+def change_of_variables(model: HandModel, space: PlayerSpace, player: int, eta: float
                         ) -> sp.csr_matrix:
     """T with x = T z: identity, plus eta / (1 - k eta) on each decision-hand block."""
     rows, cols, vals = [np.arange(space.size)], [np.arange(space.size)], [np.ones(space.size)]
@@ -45,7 +45,7 @@ def change_of_variables(model: HandModel, space: _Space, player: int, eta: float
 
 
 def bounds_form(model: HandModel, eta: float) -> highspy.HighsLp:
-    lp = _SequenceFormLP(model, CAPTAIN)
+    lp = SequenceFormLP(model, CAPTAIN)
     lp.build()
     c, A_ub, A_eq, b_eq, bounds = lp.arrays()
     T_x = change_of_variables(model, lp.primal, CAPTAIN, eta)
@@ -56,7 +56,7 @@ def bounds_form(model: HandModel, eta: float) -> highspy.HighsLp:
 
 
 def rows_form(model: HandModel, eta: float) -> highspy.HighsLp:
-    lp = _SequenceFormLP(model, CAPTAIN)
+    lp = SequenceFormLP(model, CAPTAIN)
     lp.build()
     c, A_ub, A_eq, b_eq, bounds = lp.arrays()
     c, A_ub, A_eq, bounds = perturbed_lp._with_trembles(model, lp, c, A_ub, A_eq, bounds, eta)

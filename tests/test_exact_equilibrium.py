@@ -143,7 +143,7 @@ def test_cfr_averages_are_refused_quickly():
     plans = [exact_equilibrium._Plan(solution.model, solution.strategy, role) for role in (0, 1)]
     assert max(len(p.unknowns) for p in plans) > exact_equilibrium.MAX_UNKNOWNS
     with pytest.raises(exact_equilibrium.RecoveryError, match="unknowns, more than 400"):
-        exact_equilibrium._plans(solution.model, solution.strategy)
+        exact_equilibrium.both_plans(solution.model, solution.strategy)
     assert exact_equilibrium.exact_value(solution.model, solution.strategy) is None
     solved = solve(BidouParams(), method="pcfr+", target_exploitability=1e-3, exact=True)
     assert solved.certificate.exact is None and "exact value not proved" in solved.message

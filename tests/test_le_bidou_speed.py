@@ -10,7 +10,7 @@ from games.bidou.betting import CAPTAIN
 from games.le_bidou.params import LeBidouParams
 from solver.hand import best_response
 from solver.hand.lp.restricted import _check_frontier, default_start, restricted_model
-from solver.hand.lp.sequence_form import _Built, solve_lp, solve_lp_from
+from solver.hand.lp.sequence_form import BuiltLP, solve_lp, solve_lp_from
 from solver.hand.lp.warm import KeyedBasis, carry, lifted_guide, lp_keys, solve_grown
 from solver.hand.model import build_model
 
@@ -28,12 +28,12 @@ def grown():
 def test_every_column_and_row_has_its_own_name(grown):
     _, small, large = grown
     for model in (small, large):
-        built = _Built(model, CAPTAIN)
+        built = BuiltLP(model, CAPTAIN)
         cols, rows = lp_keys(model, built)
         assert len(cols) == len(set(cols)) == built.A_ub.shape[1]
         assert len(rows) == len(set(rows)) == built.A_ub.shape[0] + built.A_eq.shape[0]
-    small_cols, small_rows = lp_keys(small, _Built(small, CAPTAIN))
-    large_cols, large_rows = lp_keys(large, _Built(large, CAPTAIN))
+    small_cols, small_rows = lp_keys(small, BuiltLP(small, CAPTAIN))
+    large_cols, large_rows = lp_keys(large, BuiltLP(large, CAPTAIN))
     # the tree only grows: every column and row of the small LP is one of the large LP's
     assert set(small_cols) < set(large_cols) and set(small_rows) < set(large_rows)
 
@@ -63,7 +63,7 @@ def test_the_lifted_strategies_guide_a_start_that_already_holds_the_new_flows(gr
     lp, basis = solve_grown(small)
     lifted, _ = _check_frontier(model, small, lp.strategy, lp.value,
                                 best_response.leaf_matrices(model))
-    built = _Built(large, CAPTAIN)
+    built = BuiltLP(large, CAPTAIN)
     cols, rows = lp_keys(large, built)
     free = built.bounds[:, 0] == -float("inf")
     plain = carry(basis, cols, rows, free)
@@ -81,7 +81,7 @@ def test_the_lifted_strategies_guide_a_start_that_already_holds_the_new_flows(gr
 def test_a_basis_that_names_what_the_lp_lacks_is_not_carried(grown):
     _, small, large = grown
     _, basis = solve_grown(large)
-    built = _Built(small, CAPTAIN)
+    built = BuiltLP(small, CAPTAIN)
     cols, rows = lp_keys(small, built)
     free = built.bounds[:, 0] == -float("inf")
     assert carry(KeyedBasis({}, {}), cols, rows, free) is not None   # all slacks: square

@@ -10,7 +10,7 @@ from games.bidou.betting import CAPTAIN, OPPONENT
 from games.bidou.params import BidouParams
 from solver.hand.exact.certificate import certify
 from solver.hand.lp.perturbed import FAST, LINPROG, SEQUENCE, sequence_bounds, solve_perturbed
-from solver.hand.lp.sequence_form import _SequenceFormLP
+from solver.hand.lp.sequence_form import SequenceFormLP
 from solver.hand.model import build_model
 from solver.hand.refined.check import (
     Violation,
@@ -59,7 +59,7 @@ def test_miltersen_sorensen_perturbation_gives_the_same_exact_value():
 def test_sequence_bounds_are_a_consistent_flow():
     """Miltersen and Sørensen's bounds: each decision's bounds leave room in its parent."""
     model = build_model(SMALL)
-    lp = _SequenceFormLP(model, CAPTAIN)
+    lp = SequenceFormLP(model, CAPTAIN)
     eps = 1e-2
     bound = sequence_bounds(model, lp.primal, CAPTAIN, eps)
     stop = lp.primal.throw[0, 0, 0]                    # stopping at the first throw

@@ -118,14 +118,14 @@ def test_the_childs_recovery_error_reaches_the_caller(monkeypatch):
 
     model = build_model(BidouParams(faces=2, throws=1, max_level=1))
     float_limit = limit(model, solve_perturbed(model, 1e-4).chosen, 1e-3)
-    solve_role = recovery._recover_role
+    solve_role = recovery.recover_role
 
     def failing(model, strategy, plans, role, progress):
         if role == OPPONENT:
             raise RecoveryError("the opponent's supports are not an equilibrium's")
         return solve_role(model, strategy, plans, role, progress)
 
-    monkeypatch.setattr(recovery, "_recover_role", failing)
+    monkeypatch.setattr(recovery, "recover_role", failing)
     monkeypatch.setattr(recovery, "can_fork", lambda: True)
     for parallel in (True, False):
         with pytest.raises(RecoveryError, match="opponent's supports"):
@@ -152,7 +152,7 @@ def test_a_failing_captain_does_not_wait_on_a_child_with_a_long_answer(monkeypat
             raise RecoveryError("the captain's supports are not an equilibrium's")
         return {("pad", i): [Fraction(1, 3)] * 8 for i in range(20000)}   # ~1 MB pickled
 
-    monkeypatch.setattr(recovery, "_recover_role", captain_fails)
+    monkeypatch.setattr(recovery, "recover_role", captain_fails)
     monkeypatch.setattr(recovery, "can_fork", lambda: True)
     with pytest.raises(RecoveryError, match="captain's supports"):
         exact_limit(model, float_limit, parallel=True)
@@ -162,11 +162,11 @@ def test_a_betting_unknown_moves_its_own_hand_only():
     """`_difference` computes a betting unknown's leaf reach change for its own hand only:
     on the faces-3 variant that is the full difference, for every unknown of both
     players (throwing ones, computed in full, included)."""
-    from solver.hand.exact.equilibrium import _difference, _plans
+    from solver.hand.exact.equilibrium import _difference, both_plans
 
     model = build_model(SMALL)
     float_limit = limit(model, solve_perturbed(model, 1e-4).chosen, 1e-3)
-    plans = _plans(model, float_limit)
+    plans = both_plans(model, float_limit)
     kinds = set()
     for role in (CAPTAIN, OPPONENT):
         plan = plans[role]
@@ -203,14 +203,14 @@ def _tremble_rows_by_loops(model, space, player, eta):
     of each decision, in that order (the reference the numpy version must equal)."""
     import scipy.sparse as sp
 
-    from solver.hand.lp.sequence_form import _parents
+    from solver.hand.lp.sequence_form import last_sequences
 
     rows, cols, vals, count = [], [], [], 0
     decisions = [(space.throw[c, t], None) for c in range(space.throw.shape[0])
                  for t in range(space.throw.shape[1] - 1)]
     for tc, to in model.public_states:
         tree = model.tree((tc, to))
-        parents = _parents(space, tree, player, tc, to)
+        parents = last_sequences(space, tree, player, tc, to)
         decisions += [(space.betting[(tc, to, node.history)], parents[node.index])
                       for node in tree.nodes if node.actor == player]
     for index, parent in decisions:
@@ -239,12 +239,12 @@ def test_tremble_rows_built_by_numpy_are_the_loops_rows():
     import numpy as np
 
     from solver.hand.lp.perturbed import tremble_rows
-    from solver.hand.lp.sequence_form import _SequenceFormLP
+    from solver.hand.lp.sequence_form import SequenceFormLP
 
     for params in (BidouParams(), BidouParams(reroll="keep"), SMALL,
                    BidouParams(faces=2, throws=1, max_level=1)):
         model = build_model(params)
-        lp = _SequenceFormLP(model, CAPTAIN)
+        lp = SequenceFormLP(model, CAPTAIN)
         for space, player in ((lp.primal, CAPTAIN), (lp.dual, OPPONENT)):
             new = tremble_rows(model, space, player, 1e-4)
             old = _tremble_rows_by_loops(model, space, player, 1e-4)

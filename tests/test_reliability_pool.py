@@ -82,7 +82,7 @@ def test_a_killed_worker_fails_the_round_in_one_line(tmp_path):
     assert (tmp_path / "first").exists()
     assert code == 1, err
     lines = err.strip().splitlines()
-    assert lines[-1].startswith("bidou: error: a stage worker process of the round died "
+    assert lines[-1].startswith("bidou: error: a worker process of the round died "
                                 "(killed by signal 9 (SIGKILL)"), err
     assert "Traceback" not in err
 

@@ -44,13 +44,13 @@ import numpy as np
 
 from games.bidou.betting import CAPTAIN, OPPONENT
 from solver.analysis import rulebook
-from solver.analysis.cheatsheet_milp import (
+from solver.analysis.cheatsheet_program import (
     LEVELS,
-    _Columns,
-    _highs,
-    _Program,
-    _RowSet,
+    Columns,
+    Program,
+    RowSet,
     has_cuts_only,
+    load_program,
 )
 from solver.analysis.rulebook import Atom, Rule
 from solver.hand.lp import sequence_form as sequence_lp
@@ -103,14 +103,14 @@ def book_groups(model: HandModel, rules: Sequence[Rule]) -> tuple[Group, ...]:
 
 class _Relaxation:
     """Both players' sequence-form LPs (the plan primal, the adversary's reply dual, as in
-    `cheatsheet_milp._Program`) and, per group, one staircase pinning the first-throw stop
+    `cheatsheet_milp.Program`) and, per group, one staircase pinning the first-throw stop
     frequencies: x_stop(h) = p(h) / 4 * sum_j b[j, pos(h)]."""
 
     def __init__(self, model: HandModel, groups: Sequence[Group], integer: bool,
                  ties: Sequence[Tie] = ()):
         self.model = model
-        self.cols, self.rows = _Columns(), _RowSet()
-        self.sides = {int(p): _Program._side(self, p)      # type: ignore[arg-type]
+        self.cols, self.rows = Columns(), RowSet()
+        self.sides = {int(p): Program._side(self, p)      # type: ignore[arg-type]
                       for p in (CAPTAIN, OPPONENT)}
         pos = rulebook.positions(model)
         atoms = first_throws(model)
@@ -165,7 +165,7 @@ def bound(model: HandModel, groups: Sequence[Group], time_limit: float = 60.0,
 
     begin = time.perf_counter()
     program = _Relaxation(model, groups, integer, ties)
-    h = _highs(program, time_limit, threads, presolve=False)    # type: ignore[arg-type]
+    h = load_program(program, time_limit, threads, presolve=False)    # type: ignore[arg-type]
     h.run()
     info, status = h.getInfo(), h.getModelStatus()
     optimal = status == highspy.HighsModelStatus.kOptimal

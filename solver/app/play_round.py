@@ -21,7 +21,7 @@ from games.bidou.betting import CAPTAIN, OPPONENT, ROLE_NAMES
 from solver.app import play
 from solver.hand.model import HandModel, build_model
 from solver.hand.strategy import Strategy
-from solver.round.advice import _history_words, strategy_from_json
+from solver.round.advice import history_words, strategy_from_json
 from solver.round.open_throw_table import action_word, open_throw_policies
 from solver.round.stage import stage_model
 from solver.round.states import ChipState, OpenThrowState, State, after_leaf, after_open_throw
@@ -75,7 +75,7 @@ def _hand(model: HandModel, strategy: Strategy, human: int, rng: np.random.Gener
                          + f" [{'/'.join(node.actions)}]", list(node.actions))
             reviews.append(play.Review(
                 f"betting with {rules.format_hand(model.hands[hands[human]])}"
-                + (f" after {', '.join(_history_words(history))}" if history
+                + (f" after {', '.join(history_words(history))}" if history
                    else ", opening"), action,
                 {a: float(p) for a, p in zip(node.actions, probs)},
                 advisor.bet_values((tc, to), history, human, hands[human])))

@@ -756,7 +756,7 @@ def draw_title(canvas: Canvas, title: str, model: HandModel, summary: Mapping[st
     return y + 0.62
 
 
-def _styled(builder):
+def styled(builder):
     """Run a figure builder under the charts' rc settings (fonts, hatch width, SVG salt)."""
     @functools.wraps(builder)
     def wrapper(*args, **kwargs):
@@ -808,7 +808,7 @@ def _layout_rows(n: int, available: float, cap: float = 0.24) -> float:
     return min(cap, available / n)
 
 
-@_styled
+@styled
 def reroll_figure(model: HandModel, strategy: Strategy,
                   summary: Mapping[str, Any] | None = None, reach: Reach | None = None
                   ) -> Figure:
@@ -890,7 +890,7 @@ def _wrap_text(canvas: Canvas, x: float, y: float, text: str, width: float, size
     return y + len(lines) * line_h
 
 
-@_styled
+@styled
 def betting_figure(model: HandModel, strategy: Strategy, public: tuple[int, int],
                    summary: Mapping[str, Any] | None = None, reach: Reach | None = None,
                    values: Any = None, decider: int | None = None,
@@ -982,7 +982,7 @@ def _with_values(model: HandModel, cells: list[Cell], decision: Any) -> list[Cel
             for cell, h in zip(cells, ranked_indices(model))]
 
 
-@_styled
+@styled
 def booklet_index_figure(model: HandModel, summary: Mapping[str, Any] | None = None) -> Figure:
     """The first page of the betting booklet: which page, then which column."""
     canvas = Canvas(A4_PORTRAIT)
@@ -1062,7 +1062,7 @@ def booklet_bytes(model: HandModel, strategy: Strategy,
 
 # --- the "remember this" chart -----------------------------------------------------------
 
-@_styled
+@styled
 def remember_figure(simplified, summary: Mapping[str, Any] | None = None) -> Figure:
     """One landscape A4 page: the simplified strategy of `simplify.simplify` and its cost.
 

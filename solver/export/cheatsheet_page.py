@@ -28,11 +28,11 @@ from solver.export.charts import (
     Canvas,
     Cell,
     Segment,
-    _styled,
     draw_cell,
     draw_legend,
     figure_bytes,
     signed,
+    styled,
 )
 from solver.export.tables import hand_label
 from solver.hand.model import HandModel
@@ -186,7 +186,7 @@ def _text_column(canvas: Canvas, model: HandModel, point: FrontPoint, x: float, 
     return y
 
 
-@_styled
+@styled
 def cheatsheet_figure(model: HandModel, point: FrontPoint, page: str = "a4") -> Figure:
     """The printable page."""
     canvas = Canvas(PAGES[page])

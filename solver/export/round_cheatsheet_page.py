@@ -15,7 +15,7 @@ from typing import Any, Mapping
 
 from matplotlib.figure import Figure
 
-from solver.export.charts import A4_PORTRAIT, MIN_LABEL_PT, Canvas, _styled, figure_bytes
+from solver.export.charts import A4_PORTRAIT, MIN_LABEL_PT, Canvas, figure_bytes, styled
 from solver.export.cheatsheet_page import wrap
 
 FILES = ("cheatsheet.md", "cheatsheet.pdf", "cheatsheet.png")
@@ -144,7 +144,7 @@ def _page(canvas: Canvas, document: Mapping[str, Any], size: float, draw: bool) 
     return y
 
 
-@_styled
+@styled
 def round_cheatsheet_figure(document: Mapping[str, Any]) -> Figure:
     """The printable page (A4): the largest type at which everything fits."""
     canvas = Canvas(A4_PORTRAIT)

@@ -20,13 +20,13 @@ import time
 from typing import Any, Callable, Sequence
 
 from games.le_bidou.manche import After, MancheParams, MancheState
+from solver.common.workers import WorkerPool
 from solver.hand.lp.restricted import betting_rows, double_oracle
 from solver.hand.lp.sequence_form import Basis, solve_lp_from
 from solver.hand.lp.warm import KeyedBasis
 from solver.hand.model import HandModel
 from solver.hand.strategy import Strategy
 from solver.manche.stage import stage_model
-from solver.round.solve import _Pool
 
 Values = dict[MancheState, float]
 
@@ -122,7 +122,7 @@ class Runner:
 
     def __init__(self, workers: int) -> None:
         method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
-        self.pool = _Pool(workers, method) if workers > 1 else None
+        self.pool = WorkerPool(workers, method, what="manche") if workers > 1 else None
 
     def map(self, fn: Callable[..., Any], calls: Sequence[tuple[Any, ...]]) -> list[Any]:
         if self.pool is None or len(calls) <= 1:

@@ -58,7 +58,7 @@ def _betting_changes(stage: HandModel, ours: Strategy, mapped: Strategy) -> list
         a = _likeliest(ours.betting[(tc, to, history)])
         b = _likeliest(mapped.betting[(tc, to, history)])
         where = (f"the {ROLE[node.actor]} at throws {tc}-{to} (captain-opponent), "
-                 + (f"after {', '.join(_history_words(history))}" if history
+                 + (f"after {', '.join(history_words(history))}" if history
                     else "first to bet"))
         changes += _grouped(stage, where, weight, a, b, [str(x) for x in node.actions])
     return changes
@@ -124,7 +124,7 @@ def _grouped(stage: HandModel, where: str, weight: np.ndarray, ours: np.ndarray,
     return out
 
 
-def _history_words(history: str) -> list[str]:
+def history_words(history: str) -> list[str]:
     words = {"p": "pass", "b": "bet", "f": "fold", "c": "call", "r": "raise"}
     return [words.get(letter, letter) for letter in history]
 

@@ -29,10 +29,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import multiprocessing
-import multiprocessing.connection
 import os
-import signal
 import time
 from fractions import Fraction
 from typing import Any, Callable, Sequence
@@ -43,6 +40,7 @@ from games.bidou.params import BidouParams
 from games.bidou.round_params import RoundParams
 from solver.common.errors import SolverError
 from solver.common.progress import Step
+from solver.common.workers import WorkerPool, start_method
 from solver.hand.cfr import kernel as cfr_kernel
 from solver.hand.cfr.iterations import RULES, CFRSolver
 from solver.hand.lp.sequence_form import Basis, solve_lp_from
@@ -184,134 +182,6 @@ def _solve_task(params: RoundParams, state: State, values: Values,
     return stage.strategy, stage.value, basis
 
 
-def _worker_main(conn: Any) -> None:
-    """A stage worker: run the tasks the parent sends (None: stop), send back each result.
-
-    Signals are the parent's business: Ctrl-C reaches the whole process group, and the
-    parent, not 4 workers with 4 tracebacks, reports it; SIGTERM kills a worker at once
-    (the parent's handler, inherited by fork, would only raise inside the task)."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    while True:
-        try:
-            task = conn.recv()
-        except EOFError:                     # the parent is gone
-            return
-        if task is None:
-            return
-        fn, args = task
-        try:
-            reply: tuple[bool, Any] = (True, fn(*args))
-        except Exception as error:           # the parent raises it
-            reply = (False, error)
-        try:
-            conn.send(reply)
-        except (OSError, EOFError):
-            return
-        except Exception as error:           # an unpicklable result or error
-            conn.send((False, SolverError(f"a stage worker could not send back its "
-                                          f"result: {type(error).__name__}: {error}")))
-
-
-class _Pool:
-    """A few worker processes, each on its own pipe, for a component's stage solves.
-
-    Not `concurrent.futures.ProcessPoolExecutor`: when one of its workers dies (the OOM
-    killer, `kill -9`) it terminates the others and joins them, and a worker that had
-    inherited the command's SIGTERM handler survives that and waits for work for good, so
-    the round hung (issue 25, item 1). Here the parent only ever waits on its workers'
-    pipes and process sentinels together: a death is seen at once and fails the solve
-    (`SolverError`, exit 1); any other way out (Ctrl-C, SIGTERM, an error) kills them."""
-
-    def __init__(self, workers: int, method: str) -> None:
-        context: Any = multiprocessing.get_context(method)   # Fork- or SpawnContext
-        self.processes: list[Any] = []
-        self.conns: list[Any] = []
-        for _ in range(workers):
-            parent, child = context.Pipe()
-            process = context.Process(target=_worker_main, args=(child,), daemon=True)
-            process.start()
-            child.close()                    # a dead worker is then EOF, not a silent pipe
-            self.processes.append(process)
-            self.conns.append(parent)
-
-    def map(self, fn: Callable[..., Any], calls: Sequence[tuple[Any, ...]],
-            done: Callable[[int], None] | None = None) -> list[Any]:
-        """fn(*call) for every call, in order, on the workers; SolverError if one dies.
-        `done(k)` hears each result as it comes (k results so far)."""
-        results: list[Any] = [None] * len(calls)
-        pending = list(range(len(calls)))
-        busy: dict[int, int] = {}            # worker -> call it runs
-        try:
-            while pending or busy:
-                for worker in range(len(self.conns)):
-                    if pending and worker not in busy:
-                        busy[worker] = pending.pop(0)
-                        self._send(worker, (fn, calls[busy[worker]]))
-                ready = multiprocessing.connection.wait(
-                    [self.conns[w] for w in busy] + [self.processes[w].sentinel for w in busy])
-                for worker in list(busy):
-                    if self.conns[worker] in ready:
-                        ok, value = self._receive(worker)
-                        if not ok:
-                            raise value
-                        results[busy.pop(worker)] = value
-                        if done is not None:
-                            done(len(calls) - len(pending) - len(busy))
-                    elif self.processes[worker].sentinel in ready:
-                        raise self._died(worker)
-        except BaseException:
-            self.kill()
-            raise
-        return results
-
-    def _send(self, worker: int, message: Any) -> None:
-        try:
-            self.conns[worker].send(message)
-        except (OSError, EOFError):          # its pipe broke: the worker died
-            raise self._died(worker) from None
-
-    def _receive(self, worker: int) -> Any:
-        try:
-            return self.conns[worker].recv()
-        except (OSError, EOFError):
-            raise self._died(worker) from None
-
-    def _died(self, worker: int) -> SolverError:
-        process = self.processes[worker]
-        process.join(1)
-        code = process.exitcode
-        how = (f"killed by signal {-code} ({signal.Signals(-code).name})" if code and code < 0
-               else f"exit status {code}")
-        self.kill()
-        return SolverError(f"a stage worker process of the round died ({how}; the "
-                           f"out-of-memory killer?): the round was not solved")
-
-    def kill(self) -> None:
-        """Every worker killed and reaped (idempotent)."""
-        for process in self.processes:
-            if process.is_alive():
-                process.kill()
-        self.close()
-
-    def close(self) -> None:
-        """Ask the workers to stop, give them a moment, then kill what is left."""
-        for conn, process in zip(self.conns, self.processes):
-            if process.is_alive():
-                try:
-                    conn.send(None)
-                except (OSError, ValueError):
-                    pass
-        for process in self.processes:
-            process.join(2)
-            if process.is_alive():
-                process.kill()
-                process.join()
-        for conn in self.conns:
-            conn.close()
-        self.processes, self.conns = [], []
-
-
 @dataclasses.dataclass(frozen=True)
 class StageSolutions:
     """A component's stages and open throws solved against some values: their values (the
@@ -335,8 +205,8 @@ class _Stages:
         self.bases: dict[State, Basis] = {}
         # fork where the platform has it: workers start at once and need no importable
         # __main__ (the solves hold no threads or locks when the pool starts)
-        method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
-        self.pool = _Pool(workers, method) if workers > 1 else None
+        method = start_method()
+        self.pool = WorkerPool(workers, method, what="round") if workers > 1 else None
 
     def close(self) -> None:
         if self.pool is not None:
@@ -410,8 +280,8 @@ def map_stages(params: RoundParams, fn: Callable[..., Any], calls: Sequence[tupl
             if done is not None:
                 done(len(results))
         return results
-    method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
-    pool = _Pool(min(count, len(calls)), method)
+    method = start_method()
+    pool = WorkerPool(min(count, len(calls)), method, what="round")
     try:
         return pool.map(fn, calls, done)
     finally:

@@ -594,7 +594,7 @@ class RecoveryError(Exception):
     """Why no exact equilibrium was recovered (one line, for the user)."""
 
 
-def _recover_role(model: HandModel, strategy: Strategy, plans: dict, role: int,
+def recover_role(model: HandModel, strategy: Strategy, plans: dict, role: int,
                   progress: Step | None) -> dict[tuple, list[Fraction]]:
     """The player's exact strategy: solve the other's indifferences, then, against the
     exact point, revise the other's choices at decisions he never reaches and impose the
@@ -668,7 +668,7 @@ def _unchanged_columns(plan: _Plan, columns: list, switched: list[tuple]
             if not plan.publics(plan.unknowns[k]) & touched}
 
 
-def _plans(model: HandModel, strategy: Strategy) -> dict[int, _Plan]:
+def both_plans(model: HandModel, strategy: Strategy) -> dict[int, _Plan]:
     """Both plans; RecoveryError if one mixes at too many decisions for an LP vertex."""
     plans: dict[int, _Plan] = {role: _Plan(model, strategy, role) for role in (CAPTAIN, OPPONENT)}
     for role, plan in plans.items():
@@ -692,10 +692,10 @@ def exact_strategies(model: HandModel, strategy: Strategy,
 
 def _exact_strategies(model: HandModel, strategy: Strategy,
                       progress: Step | None) -> dict[tuple, list[Fraction]]:
-    plans = _plans(model, strategy)
+    plans = both_plans(model, strategy)
     out: dict[tuple, list[Fraction]] = {}
     for role in (CAPTAIN, OPPONENT):
-        out.update(_recover_role(model, strategy, plans, role, progress))
+        out.update(recover_role(model, strategy, plans, role, progress))
     return out
 
 
@@ -730,13 +730,13 @@ def recover(model: HandModel, strategy: Strategy,
     for completed in (False, True):
         candidate = best_response.complete_unreached(model, strategy) if completed else strategy
         try:
-            plans = _plans(model, candidate)
+            plans = both_plans(model, candidate)
         except RecoveryError as error:
             return Recovery(None, str(error))     # completion changes no reached decision
         try:
             found: dict = {}
             for role in (CAPTAIN, OPPONENT):
-                found.update(_recover_role(model, candidate, plans, role, progress))
+                found.update(recover_role(model, candidate, plans, role, progress))
         except RecoveryError as error:
             reasons.append(str(error))
             continue

@@ -2,7 +2,7 @@
 
 solver/hand/exact/equilibrium.py recovers each player's exact strategy from the other's
 indifferences; the two systems share nothing but the float strategy they start from
-(`_recover_role` of one player reads only its plans), so they can run at once. On the
+(`recover_role` of one player reads only its plans), so they can run at once. On the
 default game each takes about half of the recovery (two rounds each, Fractions
 throughout; 0.42-0.55 s CPU for the captain's, 0.40-0.58 s for the opponent's, load
 average 8), so a second process cuts the recovery's wall time to about half when a
@@ -27,7 +27,7 @@ from games.bidou.betting import CAPTAIN, OPPONENT
 from solver.common.progress import Step
 from solver.common.side_by_side import can_fork, side_by_side
 from solver.common.types import Exact
-from solver.hand.exact.equilibrium import RecoveryError, _plans, _recover_role
+from solver.hand.exact.equilibrium import RecoveryError, both_plans, recover_role
 from solver.hand.model import HandModel
 from solver.hand.strategy import Strategy
 
@@ -40,11 +40,11 @@ def exact_limit(model: HandModel, strategy: Strategy, progress: Step | None = No
     follows the captain's system (the longer one), and the opponent's too when serial.
     Forked, the child reads the model and the plans from the memory it inherits (a pool
     would pickle 0.9 MB each way); only its answer comes back, as integer pairs."""
-    plans = _plans(model, strategy)
+    plans = both_plans(model, strategy)
     forked = parallel and can_fork()
     captain, opponent = side_by_side(
-        lambda: _recover_role(model, strategy, plans, CAPTAIN, progress),
-        lambda: as_pairs(_recover_role(model, strategy, plans, OPPONENT,
+        lambda: recover_role(model, strategy, plans, CAPTAIN, progress),
+        lambda: as_pairs(recover_role(model, strategy, plans, OPPONENT,
                                        None if forked else progress)),
         parallel=forked, passes=(RecoveryError,))
     out: dict = dict(captain)

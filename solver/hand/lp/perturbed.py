@@ -16,11 +16,10 @@ form a flow), the captain's as lower bounds on x, the opponent's through the obj
 quasi-perfect; in floats its deep bounds (eta^5) are below what HiGHS resolves
 (docs/refined.md).
 
-The LP is built from solver/hand/lp/sequence_form.py's `_SequenceFormLP` (its layout, showdown rows
-and totals)
-without its leaf-row substitution, and its plans are turned into behaviour with lp.py's own
-readers: this module depends on those private names (`_SequenceFormLP`, `_Space`,
-`_parents`, `_behaviour_throw`, `_behaviour_betting`, and `_highs` for HiGHS's settings).
+The LP is built from sequence_form.py's `SequenceFormLP` (its layout, showdown rows and
+totals) without its leaf-row substitution, and its plans are turned into behaviour with that
+module's own readers (`PlayerSpace`, `last_sequences`, `throw_behaviour`,
+`betting_behaviour`); HiGHS is driven through highs.py.
 """
 
 from __future__ import annotations
@@ -34,14 +33,14 @@ import scipy.sparse as sp
 
 from games.bidou.betting import CAPTAIN, OPPONENT
 from solver.common.errors import SolverError
+from solver.hand.lp.highs import quiet_highs, simplex_options
 from solver.hand.lp.sequence_form import (
-    _behaviour_betting,
-    _behaviour_throw,
-    _highs,
-    _parents,
-    _SequenceFormLP,
-    _Space,
+    PlayerSpace,
+    SequenceFormLP,
+    betting_behaviour,
     highs_lp,
+    last_sequences,
+    throw_behaviour,
 )
 from solver.hand.model import HandModel
 from solver.hand.strategy import Strategy
@@ -77,7 +76,7 @@ class PerturbedSolution:
     size: tuple[int, int, int]          # variables, constraints, nonzeros
 
 
-def tremble_rows(model: HandModel, space: _Space, player: int, eta: float
+def tremble_rows(model: HandModel, space: PlayerSpace, player: int, eta: float
                  ) -> sp.csr_matrix:
     """G with G v >= 0 saying: every action of every decision of `player` gets at least
     `eta` of the mass reaching it (columns: the player's sequence variables). Rows in the
@@ -112,7 +111,7 @@ def tremble_rows(model: HandModel, space: _Space, player: int, eta: float
                          shape=(count, space.size))
 
 
-def decisions(model: HandModel, space: _Space, player: int
+def decisions(model: HandModel, space: PlayerSpace, player: int
               ) -> Iterator[tuple[np.ndarray, np.ndarray | None]]:
     """Each decision of `player` that trembles, in `tremble_rows`' order: its (k, n) action
     variables, and the (n,) sequence before it, or None for a throw (the last throw only
@@ -122,13 +121,13 @@ def decisions(model: HandModel, space: _Space, player: int
             yield space.throw[c, t], None
     for tc, to in model.public_states:
         tree = model.tree((tc, to))
-        parents = _parents(space, tree, player, tc, to)
+        parents = last_sequences(space, tree, player, tc, to)
         for node in tree.nodes:
             if node.actor == player:
                 yield space.betting[(tc, to, node.history)], parents[node.index]
 
 
-def sequence_bounds(model: HandModel, space: _Space, player: int, eps: float) -> np.ndarray:
+def sequence_bounds(model: HandModel, space: PlayerSpace, player: int, eps: float) -> np.ndarray:
     """Miltersen and Sørensen's lower bound per variable of `player`'s space: eps^|s| times
     the sequence's weight under uniform play (chance included, so the bounds are a
     consistent flow); 0 for the auxiliary totals. |s| counts the player's own choices."""
@@ -154,7 +153,7 @@ def sequence_bounds(model: HandModel, space: _Space, player: int, eps: float) ->
             depth_of[index[index >= 0]] = t + 1 if t < T - 1 else t
     for tc, to in model.public_states:
         tree = model.tree((tc, to))
-        parents = _parents(space, tree, player, tc, to)
+        parents = last_sequences(space, tree, player, tc, to)
         for node in tree.nodes:                         # pre-order: parents first
             if node.actor != player:
                 continue
@@ -180,7 +179,7 @@ def solve_perturbed(model: HandModel, eta: float, kind: str = BEHAVIOUR,
     if lp_solver not in SOLVERS:
         raise ValueError(f"an LP solver is {LINPROG!r} or {FAST!r}, not {lp_solver!r}")
     start = time.perf_counter()
-    lp = _SequenceFormLP(model, CAPTAIN)
+    lp = SequenceFormLP(model, CAPTAIN)
     lp.build()
     c, A_ub, A_eq, b_eq, bounds = lp.arrays()
     low_x = np.zeros(lp.nx)
@@ -237,7 +236,7 @@ def _fast(c: np.ndarray, A_ub: sp.spmatrix, A_eq: sp.spmatrix, b_eq: np.ndarray,
 
     if method != "highs-ds":
         raise ValueError(f"the fast LP is HiGHS's dual simplex, not {method!r}")
-    h = _highs(highspy, "simplex", tolerance)
+    h = quiet_highs(highspy, **simplex_options("simplex", tolerance))
     h.setOptionValue("simplex_scale_strategy", 0)
     h.setOptionValue("simplex_dual_edge_weight_strategy", 0)
     h.passModel(highs_lp(highspy, c, A_ub, A_eq, b_eq, bounds))
@@ -250,7 +249,7 @@ def _fast(c: np.ndarray, A_ub: sp.spmatrix, A_eq: sp.spmatrix, b_eq: np.ndarray,
             float(info.objective_function_value), int(info.simplex_iteration_count))
 
 
-def _with_trembles(model: HandModel, lp: _SequenceFormLP, c: np.ndarray, A_ub: sp.spmatrix,
+def _with_trembles(model: HandModel, lp: SequenceFormLP, c: np.ndarray, A_ub: sp.spmatrix,
                    A_eq: sp.spmatrix, bounds: np.ndarray, eta: float):
     """The LP's arrays with both players' tremble rows (see the module's docstring)."""
     G_x = tremble_rows(model, lp.primal, CAPTAIN, eta)
@@ -267,11 +266,11 @@ def _with_trembles(model: HandModel, lp: _SequenceFormLP, c: np.ndarray, A_ub: s
     return c, A_ub, A_eq, bounds
 
 
-def _behaviour(model: HandModel, lp: _SequenceFormLP, x: np.ndarray, y: np.ndarray
+def _behaviour(model: HandModel, lp: SequenceFormLP, x: np.ndarray, y: np.ndarray
                ) -> Strategy:
     return Strategy(
-        (_behaviour_throw(model, lp.primal, x), _behaviour_throw(model, lp.dual, y)),
-        {**_behaviour_betting(lp.primal, x), **_behaviour_betting(lp.dual, y)})
+        (throw_behaviour(model, lp.primal, x), throw_behaviour(model, lp.dual, y)),
+        {**betting_behaviour(lp.primal, x), **betting_behaviour(lp.dual, y)})
 
 
 def _without_trembles(model: HandModel, strategy: Strategy, eta: float) -> Strategy:

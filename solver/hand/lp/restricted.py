@@ -58,6 +58,7 @@ from solver.common.progress import Step, quiet
 from solver.common.side_by_side import side_by_side
 from solver.hand import best_response
 from solver.hand.exact import certificate
+from solver.hand.lp.highs import quiet_highs
 from solver.hand.lp.sequence_form import LPSolution, solve_lp
 from solver.hand.lp.warm import Guide, KeyedBasis, lifted_guide, solve_grown
 from solver.hand.model import HandModel, build_model
@@ -326,10 +327,7 @@ def _highs_minimum(c: np.ndarray, lower: np.ndarray, upper: np.ndarray, A: sp.sp
 
     A = sp.csc_matrix(A)          # a copy only if it is not compressed columns already
     inf = highspy.kHighsInf
-    h = getattr(highspy, "_Highs", highspy.Highs)()   # the plain binding prints no banner
-    for option, value in (("output_flag", False), ("solver", "simplex"),
-                          ("simplex_strategy", 1)):
-        h.setOptionValue(option, value)
+    h = quiet_highs(highspy, solver="simplex", simplex_strategy=1)
     # the arrays passed as they are (every column continuous): a HighsLp's attributes
     # copy them element by element, a tenth of the completions' time (measured)
     h.passModel(A.shape[1], A.shape[0], A.nnz, int(highspy.MatrixFormat.kColwise),

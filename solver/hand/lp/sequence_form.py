@@ -23,12 +23,13 @@ import scipy.sparse as sp
 
 from games.bidou.betting import CAPTAIN, OPPONENT, BettingTree
 from solver.common.errors import SolverError
+from solver.hand.lp.highs import as_highs_lp, quiet_highs, simplex_options
 from solver.hand.model import HandModel
 from solver.hand.strategy import Strategy
 
 
 @dataclasses.dataclass
-class _Space:
+class PlayerSpace:
     """One player's sequences: variable indices and the constraints E x = e."""
 
     size: int
@@ -48,10 +49,10 @@ class _Space:
                               np.concatenate(self.cols))), shape=(len(self.rhs), self.size))
 
 
-def _sequence_space(model: HandModel, player: int) -> _Space:
+def _sequence_space(model: HandModel, player: int) -> PlayerSpace:
     T, (A, n) = model.throws, model.throw_legal.shape
     contexts = 1 if player == CAPTAIN else T
-    space = _Space(0, np.full((contexts, T, A, n), -1), {}, [], [], [], [])
+    space = PlayerSpace(0, np.full((contexts, T, A, n), -1), {}, [], [], [], [])
 
     def allocate(mask: np.ndarray) -> np.ndarray:
         index = np.full(mask.shape, -1)
@@ -114,14 +115,14 @@ def _sequence_space(model: HandModel, player: int) -> _Space:
     return space
 
 
-def _stop(space: _Space, player: int, tc: int, to: int) -> np.ndarray:
+def _stop(space: PlayerSpace, player: int, tc: int, to: int) -> np.ndarray:
     """Indices (per hand) of `player` stopping his turn with his throw count in (tc, to)."""
     if player == CAPTAIN:
         return space.throw[0, tc - 1, 0]
     return space.throw[tc - 1, to - 1, 0]
 
 
-def _parents(space: _Space, tree: BettingTree, player: int, tc: int, to: int
+def last_sequences(space: PlayerSpace, tree: BettingTree, player: int, tc: int, to: int
              ) -> list[np.ndarray]:
     """Indices (per hand) of `player`'s last sequence before each node, then each leaf, of
     the tree: his last betting action, or the end of his throwing turn."""
@@ -179,7 +180,7 @@ class _Rows:
                                                        np.concatenate(self.c))), shape=shape)
 
 
-class _SequenceFormLP:
+class SequenceFormLP:
     """The sequence-form LP of Koller, Megiddo and von Stengel (1996) for the compact model:
 
         maximize    f^T q
@@ -255,7 +256,7 @@ class _SequenceFormLP:
         family = {}
         for tc, to in self.model.public_states:
             tree = self.model.tree((tc, to))
-            parents = _parents(self.primal, tree, self.maximizer, tc, to)
+            parents = last_sequences(self.primal, tree, self.maximizer, tc, to)
             for node in tree.nodes:
                 if node.actor != self.maximizer:
                     continue
@@ -342,8 +343,8 @@ class _SequenceFormLP:
     def build(self) -> None:
         for tc, to in self.model.public_states:
             tree = self.model.tree((tc, to))
-            xs = _parents(self.primal, tree, self.maximizer, tc, to)[len(tree.nodes):]
-            ys = _parents(self.dual, tree, self.minimizer, tc, to)[len(tree.nodes):]
+            xs = last_sequences(self.primal, tree, self.maximizer, tc, to)[len(tree.nodes):]
+            ys = last_sequences(self.dual, tree, self.minimizer, tc, to)[len(tree.nodes):]
             # showdowns first, so that a fold after the same sequence reuses the chain's total
             for leaf in sorted(tree.leaves, key=lambda leaf: not tree.compares_hands(leaf)):
                 payoff = tree.payoffs[leaf.index]
@@ -367,22 +368,22 @@ class _SequenceFormLP:
         return c, A_ub, A_eq, np.asarray(self.eq.rhs), bounds
 
 
-def sequence_form(model: HandModel, maximizer: int) -> tuple[_SequenceFormLP, tuple]:
+def sequence_form(model: HandModel, maximizer: int) -> tuple[SequenceFormLP, tuple]:
     """The LP as built (before `_substitute_leaf_rows`), with the index of every sequence of
     the primal player (`.primal`), and its arrays (c, A_ub, A_eq, b_eq, bounds: minimize
     c x, A_ub x <= 0): for programs that constrain the primal plan further, such as the
     cheat sheet's MILP (solver/analysis/cheatsheet_milp.py). `parent_sequences(lp, public)`
     gives the primal player's last sequence before each node and leaf of a tree."""
-    lp = _SequenceFormLP(model, maximizer)
+    lp = SequenceFormLP(model, maximizer)
     lp.build()
     return lp, lp.arrays()
 
 
-def parent_sequences(lp: _SequenceFormLP, public: tuple[int, int]) -> list[np.ndarray]:
+def parent_sequences(lp: SequenceFormLP, public: tuple[int, int]) -> list[np.ndarray]:
     """Per node then leaf of the tree of `public`: the primal player's variable indices
     (per hand) of his last sequence before it."""
     tc, to = public
-    return _parents(lp.primal, lp.model.tree(public), lp.maximizer, tc, to)
+    return last_sequences(lp.primal, lp.model.tree(public), lp.maximizer, tc, to)
 
 
 def solve_lp(model: HandModel, method: str | None = None,
@@ -404,7 +405,7 @@ def solve_lp(model: HandModel, method: str | None = None,
 
     start = time.perf_counter()
     method = method or default_method(model)
-    built = _Built(model, maximizer, fixed_throw, fixed_behaviour)
+    built = BuiltLP(model, maximizer, fixed_throw, fixed_behaviour)
     res = scipy.optimize.linprog(built.c, A_ub=built.A_ub, b_ub=np.zeros(built.A_ub.shape[0]),
                                  A_eq=built.A_eq, b_eq=built.b_eq, bounds=built.bounds,
                                  method=method)
@@ -436,7 +437,7 @@ DEFAULT_TOLERANCE = 1e-7
 
 
 def solve_lp_from(model: HandModel, start: Basis | None, maximizer: int = CAPTAIN,
-                  built: _Built | None = None, cold: str = "simplex"
+                  built: BuiltLP | None = None, cold: str = "simplex"
                   ) -> tuple[LPSolution, Basis]:
     """`solve_lp` by HiGHS's dual simplex starting from `start` (a basis of an LP of the
     same shape, else ignored), with its final basis. A start that does not lead to an
@@ -448,7 +449,7 @@ def solve_lp_from(model: HandModel, start: Basis | None, maximizer: int = CAPTAI
     import highspy
 
     begin = time.perf_counter()
-    built = built or _Built(model, maximizer)
+    built = built or BuiltLP(model, maximizer)
     lp = highs_lp(highspy, built.c, built.A_ub, built.A_eq, built.b_eq, built.bounds)
     shape = (lp.num_col_, lp.num_row_)
     # from `start`; else cold; else cold with HiGHS's own tolerances (the tight ones can
@@ -458,7 +459,7 @@ def solve_lp_from(model: HandModel, start: Basis | None, maximizer: int = CAPTAI
                 [(None, WARM_TOLERANCE, "ipm")] if cold == "ipm" else []) + [
         (None, WARM_TOLERANCE, "simplex"), (None, DEFAULT_TOLERANCE, "simplex")]
     for basis, tolerance, method in attempts:
-        h = _highs(highspy, method, tolerance)
+        h = quiet_highs(highspy, **simplex_options(method, tolerance))
         h.passModel(lp)
         if basis is not None:
             h.setBasis(_to_highs(highspy, basis))
@@ -487,37 +488,13 @@ _NAMES = {"simplex": "dual simplex", "ipm": "interior point and crossover"}
 def highs_lp(highspy, c: np.ndarray, A_ub: sp.spmatrix, A_eq: sp.spmatrix, b_eq: np.ndarray,
              bounds: np.ndarray):
     """scipy linprog's arrays (A_ub x <= 0, A_eq x = b_eq, bounds per column) as a
-    highspy.HighsLp, its matrix by columns."""
-    A = sp.vstack([A_ub, A_eq]).tocsc()
-    inf = highspy.kHighsInf
-    lp = highspy.HighsLp()
-    lp.num_col_, lp.num_row_ = A.shape[1], A.shape[0]
-    lp.col_cost_ = c
-    lp.col_lower_ = np.where(np.isinf(bounds[:, 0]), -inf, bounds[:, 0])
-    lp.col_upper_ = np.where(np.isinf(bounds[:, 1]), inf, bounds[:, 1])
-    lp.row_lower_ = np.concatenate([np.full(A_ub.shape[0], -inf), b_eq])
-    lp.row_upper_ = np.concatenate([np.zeros(A_ub.shape[0]), b_eq])
-    lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
-    lp.a_matrix_.num_col_, lp.a_matrix_.num_row_ = A.shape[1], A.shape[0]
-    lp.a_matrix_.start_, lp.a_matrix_.index_, lp.a_matrix_.value_ = A.indptr, A.indices, A.data
-    return lp
+    highspy.HighsLp."""
+    return as_highs_lp(highspy, c, bounds[:, 0], bounds[:, 1], sp.vstack([A_ub, A_eq]),
+                       np.concatenate([np.full(A_ub.shape[0], -np.inf), b_eq]),
+                       np.concatenate([np.zeros(A_ub.shape[0]), b_eq]))
 
 
-def _highs(highspy, method: str, tolerance: float):
-    """A HiGHS instance (the plain binding: highspy.Highs prints a banner on standard
-    output) set for its dual simplex (as highs-ds), or its interior point method with
-    crossover to a basis, at `tolerance`."""
-    h = getattr(highspy, "_Highs", highspy.Highs)()
-    options = (("solver", "simplex"), ("simplex_strategy", 1)) if method == "simplex" \
-        else (("solver", "ipm"), ("run_crossover", "on"))
-    for option, value in (("output_flag", False), *options,
-                          ("dual_feasibility_tolerance", tolerance),
-                          ("primal_feasibility_tolerance", tolerance)):
-        h.setOptionValue(option, value)
-    return h
-
-
-def _pin_throw(space: _Space, model: HandModel, player: int, rule: np.ndarray,
+def _pin_throw(space: PlayerSpace, model: HandModel, player: int, rule: np.ndarray,
                bounds: np.ndarray) -> None:
     """Bound to 0 the throwing sequences a pure rule does not take (the flows then follow
     the rule exactly)."""
@@ -534,7 +511,7 @@ def _pin_throw(space: _Space, model: HandModel, player: int, rule: np.ndarray,
     bounds[index[banned], 1] = 0.0
 
 
-def _pin_behaviour(space: _Space, player: int, pins: Mapping[tuple, Sequence[float]],
+def _pin_behaviour(space: PlayerSpace, player: int, pins: Mapping[tuple, Sequence[float]],
                    columns: int) -> tuple[sp.csr_matrix, np.ndarray]:
     """Rows x[a] - p_a * (x[a_1] + ... + x[a_k]) = 0 over the sequences of each pinned
     decision of `player` (the primal), one per legal action but the last (the sum makes
@@ -571,14 +548,14 @@ def _to_highs(highspy, basis: Basis):
     return out
 
 
-class _Built:
+class BuiltLP:
     """The LP of `model` in scipy's form (fold and pass rows turned into bounds), and how
     to read both plans back from a solution."""
 
     def __init__(self, model: HandModel, maximizer: int, fixed_throw: np.ndarray | None = None,
                  fixed_behaviour: Mapping[tuple, Sequence[float]] | None = None):
         self.model, self.maximizer = model, maximizer
-        self.lp = _SequenceFormLP(model, maximizer)
+        self.lp = SequenceFormLP(model, maximizer)
         self.lp.build()
         c, A_ub, A_eq, self.b_eq, bounds = self.lp.arrays()
         if fixed_throw is not None:
@@ -604,10 +581,10 @@ class _Built:
         plans = {self.maximizer: x[:lp.nx], lp.minimizer: dual}
         spaces = {self.maximizer: lp.primal, lp.minimizer: lp.dual}
         strategy = Strategy(
-            (_behaviour_throw(model, spaces[CAPTAIN], plans[CAPTAIN]),
-             _behaviour_throw(model, spaces[OPPONENT], plans[OPPONENT])),
-            {**_behaviour_betting(spaces[CAPTAIN], plans[CAPTAIN]),
-             **_behaviour_betting(spaces[OPPONENT], plans[OPPONENT])})
+            (throw_behaviour(model, spaces[CAPTAIN], plans[CAPTAIN]),
+             throw_behaviour(model, spaces[OPPONENT], plans[OPPONENT])),
+            {**betting_behaviour(spaces[CAPTAIN], plans[CAPTAIN]),
+             **betting_behaviour(spaces[OPPONENT], plans[OPPONENT])})
         sign = 1.0 if self.maximizer == CAPTAIN else -1.0
         return LPSolution(value=sign * float(value), status=0, message=message,
                           seconds=seconds, iterations=iterations, strategy=strategy,
@@ -669,13 +646,13 @@ def _normalize(mass: np.ndarray, legal: np.ndarray) -> np.ndarray:
         return np.where(total > 1e-300, mass / np.where(total > 0, total, 1), uniform)
 
 
-def _behaviour_throw(model: HandModel, space: _Space, plan: np.ndarray) -> np.ndarray:
+def throw_behaviour(model: HandModel, space: PlayerSpace, plan: np.ndarray) -> np.ndarray:
     decisions = space.throw[:, :-1]                        # (C, T-1, A, n)
     legal = decisions >= 0
     mass = np.where(legal, plan[np.maximum(decisions, 0)], 0.0)
     return _normalize(mass, legal)
 
 
-def _behaviour_betting(space: _Space, plan: np.ndarray) -> dict:
+def betting_behaviour(space: PlayerSpace, plan: np.ndarray) -> dict:
     return {key: _normalize(plan[index], np.ones(index.shape, bool))
             for key, index in space.betting.items()}

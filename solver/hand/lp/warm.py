@@ -27,7 +27,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from games.bidou.betting import CAPTAIN
-from solver.hand.lp.sequence_form import Basis, LPSolution, _Built, _Space, solve_lp_from
+from solver.hand.lp.sequence_form import Basis, BuiltLP, LPSolution, PlayerSpace, solve_lp_from
 from solver.hand.model import HandModel
 from solver.hand.strategy import Strategy
 
@@ -42,7 +42,7 @@ class KeyedBasis:
     rows: dict[Key, int]
 
 
-def _space_keys(model: HandModel, space: _Space, player: str) -> tuple[list[Key], list[Key]]:
+def _space_keys(model: HandModel, space: PlayerSpace, player: str) -> tuple[list[Key], list[Key]]:
     """The name of each sequence of one player's space, and of each row of its E x = e:
     the throwing rows (the same in every restricted tree) by position, then one row per
     hand of each of his betting decisions, in the order `lp._sequence_space` adds them."""
@@ -67,7 +67,7 @@ def _space_keys(model: HandModel, space: _Space, player: str) -> tuple[list[Key]
     return [key for key in cols if key is not None], rows
 
 
-def lp_keys(model: HandModel, built: _Built) -> tuple[list[Key], list[Key]]:
+def lp_keys(model: HandModel, built: BuiltLP) -> tuple[list[Key], list[Key]]:
     """The names of the columns and rows of `built` (the LP as HiGHS gets it): the primal
     player's sequences, one column per row of the dual player's E y = e, the auxiliary
     totals and cumulative sums (named by the sequence they sum); then the kept best-reply
@@ -170,7 +170,7 @@ def solve_grown(model: HandModel, start: KeyedBasis | None = None,
     by name (each new equality row crashed by `guide`, `carry`), or cold (by HiGHS's
     interior point and crossover); with its own final basis by name."""
     begin = time.perf_counter()
-    built = _Built(model, CAPTAIN)                  # built once: named, then solved
+    built = BuiltLP(model, CAPTAIN)                  # built once: named, then solved
     cols, rows = lp_keys(model, built)
     basis = None
     if start is not None:

@@ -100,7 +100,7 @@ def _shake(probs: np.ndarray, legal: np.ndarray, d: float) -> np.ndarray:
     return np.where(legal, (1.0 - k * d) * probs + d, 0.0)
 
 
-def _ends(model: HandModel, throw: np.ndarray, d: float) -> np.ndarray:
+def ending_mass(model: HandModel, throw: np.ndarray, d: float) -> np.ndarray:
     """(T, n): mass (chance included) ending the turn at each throw with each hand, when
     throwing by `throw` (T-1, A, n) shaken by d."""
     T = model.throws
@@ -115,7 +115,7 @@ def _ends(model: HandModel, throw: np.ndarray, d: float) -> np.ndarray:
     return ends
 
 
-def _leaf_payoffs(model: HandModel, tree: BettingTree, player: int) -> list[np.ndarray]:
+def leaf_payoffs(model: HandModel, tree: BettingTree, player: int) -> list[np.ndarray]:
     """Per leaf, the player's payoff U[own hand, other's hand]."""
     out = []
     outcome = model.compare.astype(int) + 1          # -1, 0, 1 as indices 0, 1, 2
@@ -137,7 +137,7 @@ def tremble_violations(model: HandModel, strategy: Strategy, player: int, d: flo
     found: list[Violation] = []
     contexts = strategy.throw[player].shape[0]
     stop = np.zeros((contexts, T, model.num_hands))
-    other_ends = {size: [_ends(model, strategy.throw[other][c], size)
+    other_ends = {size: [ending_mass(model, strategy.throw[other][c], size)
                          for c in range(strategy.throw[other].shape[0])] for size in (d, 0.0)}
     for tc, to in model.public_states:
         if player == CAPTAIN:          # the captain's turn has one context; he stopped at tc
@@ -171,7 +171,7 @@ def _betting(model: HandModel, strategy: Strategy, public: tuple[int, int], play
 
     at_node, at_leaf = tree.push(reach[d], stepper(d))
     on_path, _ = tree.push(reach[0.0], stepper(0.0))
-    payoffs = _leaf_payoffs(model, tree, player)
+    payoffs = leaf_payoffs(model, tree, player)
     leaf_values = [u @ r for u, r in zip(payoffs, at_leaf)]
 
     def combine(node: Node, children: list[np.ndarray]) -> np.ndarray:
@@ -242,7 +242,7 @@ def dominated_actions(model: HandModel, strategy: Strategy, player: int,
     for tc, to in model.public_states:
         tree = model.tree((tc, to))
         probs = {node.index: strategy.betting[(tc, to, node.history)] for node in tree.nodes}
-        payoffs = _leaf_payoffs(model, tree, player)
+        payoffs = leaf_payoffs(model, tree, player)
 
         def combine(node: Node, children: list[tuple[np.ndarray, np.ndarray]]
                     ) -> tuple[np.ndarray, np.ndarray]:

@@ -35,9 +35,9 @@ from solver.hand.refined.check import (
     PLAYED,
     TOLERANCE,
     Violation,
-    _ends,
-    _leaf_payoffs,
     dominated_actions,
+    ending_mass,
+    leaf_payoffs,
 )
 from solver.hand.strategy import Strategy
 
@@ -81,7 +81,7 @@ def _player(model: HandModel, strategy: Strategy, player: int, tol: float,
     T, n = model.throws, model.num_hands
     contexts = strategy.throw[player].shape[0]
     stop = np.zeros((contexts, T, n))
-    other_ends = [_ends(model, strategy.throw[other][c], 0.0)
+    other_ends = [ending_mass(model, strategy.throw[other][c], 0.0)
                   for c in range(strategy.throw[other].shape[0])]
     count = 0
     for tc, to in model.public_states:
@@ -127,7 +127,7 @@ def _betting(model: HandModel, strategy: Strategy, public: tuple[int, int], play
             _unjustified(found, player, where, p, q, tol)
         return np.einsum("kh,khj->hj", p, q)
 
-    payoffs = _leaf_payoffs(model, tree, player)
+    payoffs = leaf_payoffs(model, tree, player)
     root = tree.pull(payoffs, combine)[0]
     return root @ reach, checked[0]
 
