@@ -5,7 +5,7 @@
     python benchmarks/bench_cheatsheet.py --games keep --start outputs/cheatsheet-front \
         --rules-max 12 --split-keep 9,10,11,12 --local 2 [--out DIR]   (the keep front)
 
-For each game: solve it (LP), grow the rule book (solver/analysis/cheatsheet.py) up to
+For each game: solve it (LP), grow the rule book (solver/cheatsheet/search.py) up to
 --rules-max rules, and print every Pareto point: rules, exploitability (chips per hand, exact
 best response), each side's loss against a best response, and the loss when the rules play
 against the equilibrium; then the targets of issue 13 (<= 12 rules with exploitability
@@ -28,7 +28,9 @@ from typing import Sequence
 import numpy as np
 
 from games.bidou.params import BidouParams
-from solver.analysis import cheatsheet, cheatsheet_compress, rulebook, simplify
+from solver.cheatsheet import compress as cheatsheet_compress
+from solver.cheatsheet import rulebook, simplify
+from solver.cheatsheet import search as cheatsheet
 from solver.common.files import write_json_atomic
 from solver.hand import best_response
 from solver.hand.strategy import strategy_to_json
@@ -154,7 +156,7 @@ def run(name: str, rules_max: int, out: Path | None, beam: int = 1,
         books, origins = local_front(model, strategy, books, rules_max, local, source_max,
                                      progress)
     elif local:                                 # the local search from the books alone
-        from solver.analysis import cheatsheet_local
+        from solver.cheatsheet import local_search as cheatsheet_local
 
         smallest = min(len(b) for b in books)
         front = cheatsheet_local.improve_front(model, strategy, books, smallest, rules_max,
@@ -169,7 +171,7 @@ def run(name: str, rules_max: int, out: Path | None, beam: int = 1,
         books = [rules for rules, _ in chosen]
         origins = {len(rules): ("bottom-up", "top-down")[o] for rules, o in chosen}
     if milp_seconds > 0:
-        from solver.analysis import cheatsheet_milp
+        from solver.cheatsheet import milp as cheatsheet_milp
 
         points = cheatsheet_milp.proved_front(model, strategy, value, books, milp_seconds,
                                               progress, milp_sizes, blocks)
@@ -215,7 +217,7 @@ def run(name: str, rules_max: int, out: Path | None, beam: int = 1,
 def keep_seeds(model, books, progress) -> list:
     """Each book with its keep rule split by throw and descended
     (`cheatsheet_local.keep_split`): one rule more, sources for the local search."""
-    from solver.analysis import cheatsheet_local
+    from solver.cheatsheet import local_search as cheatsheet_local
 
     out = []
     for rules in books:
@@ -232,10 +234,10 @@ def local_front(model, strategy, books, rules_max: int, beam: int, source_max: i
                 progress) -> tuple[list, dict[int, str]]:
     """The top-down chain from the fitted book down to the smallest size (its books above
     `rules_max`, up to `source_max`, kept as sources), then every size's book improved by
-    the front's local search (solver/analysis/cheatsheet_local.py) from those and `books`:
+    the front's local search (solver/cheatsheet/local_search.py) from those and `books`:
     one book of every size from the smallest to `rules_max`, each no worse than the one
     below it."""
-    from solver.analysis import cheatsheet_local
+    from solver.cheatsheet import local_search as cheatsheet_local
 
     smallest = min(len(b) for b in books)
     keep = cheatsheet_compress.keep_rules_of(books[-1])
@@ -250,12 +252,12 @@ def local_front(model, strategy, books, rules_max: int, beam: int, source_max: i
 def add_bounds(folder: Path, name: str, all_scopes_max: int, seconds: float = 120.0,
                progress=print) -> None:
     """Each front file front_<name>_*.json in `folder` given its proved lower bounds
-    (solver/analysis/cheatsheet_bound.py): over every book with its scopes, and, up to
+    (solver/cheatsheet/bound.py): over every book with its scopes, and, up to
     `all_scopes_max` rules, over every book of at most that many rules; written back
     atomically, the rest of the file as it was."""
     import json
 
-    from solver.analysis import cheatsheet_bound
+    from solver.cheatsheet import bound as cheatsheet_bound
 
     model, _, _ = equilibrium(name)
     for path in sorted(folder.glob(f"front_{name}_*.json")):
@@ -266,7 +268,7 @@ def add_bounds(folder: Path, name: str, all_scopes_max: int, seconds: float = 12
         entry = {"scopes": _bound_entry(book, result["exploitability"]),
                  "class": "book: every book with these rules' scopes (any cuts, any "
                           "keep rules)",
-                 "method": "solver/analysis/cheatsheet_bound.py: the first throws and "
+                 "method": "solver/cheatsheet/bound.py: the first throws and "
                            "the decisions a rule reaches through one sequence pinned"}
         if len(rules) <= all_scopes_max:
             least, results = cheatsheet_bound.all_scopes_bound(model, len(rules), seconds)
@@ -345,16 +347,16 @@ def write_front_table(out: Path) -> Path:
              "Each file is a strategy that `bidou evaluate --strategy FILE` (with the game's "
              "rule options) measures and certifies; the bottom-up books were found by "
              "`python benchmarks/bench_cheatsheet.py --rules-max 12 --beam 3 --out DIR`, "
-             "the top-down ones (solver/analysis/cheatsheet_compress.py) by `--start DIR "
+             "the top-down ones (solver/cheatsheet/compress.py) by `--start DIR "
              "--top-down`, which keeps the better book of the two searches at each size, "
-             "the local ones (solver/analysis/cheatsheet_local.py: merges, splits and "
+             "the local ones (solver/cheatsheet/local_search.py: merges, splits and "
              "swaps with a beam of books per size, from both) by `--start DIR --top-down "
              "--local 3`; the keep front's (issue 24's keep family: keep rules per throw, "
              "\"two dice of 4 or more\", \"if it keeps nothing, stop\") by `--games keep "
              "--start DIR --split-keep 9,10,11,12 --local 2`, the local search from the "
              "published books and those of 9 to 12 rules with their keep rule split by "
              "throw; measured and improved by `--milp-seconds S [--milp-sizes ...]` "
-             "(the MILP, solver/analysis/cheatsheet_milp.py). \"search\": which search "
+             "(the MILP, solver/cheatsheet/milp.py). \"search\": which search "
              "found the book. Chips per hand; "
              "exploitability is the mean of what a best response wins against each side "
              "beyond the game value; \"vs equilibrium\" is what the rules lose seated "
@@ -366,7 +368,7 @@ def write_front_table(out: Path) -> Path:
              "strategy being exploitable by less, where none is computed; the "
              "MILP's root relaxation, which HiGHS did not finish in 600 s on the 3-rule "
              "default book, lets the plan be nearly anything: docs/charts.md).", "",
-             "\"proved lower bound\" (solver/analysis/cheatsheet_bound.py, "
+             "\"proved lower bound\" (solver/cheatsheet/bound.py, "
              "`--bounds K`): a relaxation of the family whose optimum HiGHS proves, so no "
              "book of the class named costs less. \"its scopes\": every book with these "
              "rules' scopes, any cuts and any keep rules; \"any k\": every book of at "
@@ -436,11 +438,11 @@ def main() -> None:
                              "band ends) before measuring, as `bidou cheatsheet` does")
     parser.add_argument("--top-down", action="store_true",
                         help="also compress the equilibrium's fitted per-decision book down "
-                             "to each size (solver/analysis/cheatsheet_compress.py) and keep "
+                             "to each size (solver/cheatsheet/compress.py) and keep "
                              "the better book of the two searches at each size")
     parser.add_argument("--local", type=int, default=0, metavar="B",
                         help="the front's local search with a beam of B books per size "
-                             "(merges down, splits up; solver/analysis/cheatsheet_local.py): "
+                             "(merges down, splits up; solver/cheatsheet/local_search.py): "
                              "with --top-down from the chain's books too, without it from "
                              "the start books (and --split-keep's) alone")
     parser.add_argument("--split-keep", default="", metavar="SIZES",

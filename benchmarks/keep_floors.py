@@ -32,8 +32,8 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from solver.analysis import rulebook
-from solver.analysis.cheatsheet_compress import shape_fit
+from solver.cheatsheet import rulebook
+from solver.cheatsheet.compress import shape_fit
 from solver.hand import best_response
 from solver.hand.reach import own_reach
 from solver.hand.strategy import Strategy, load_strategy_file

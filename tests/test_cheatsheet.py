@@ -13,9 +13,10 @@ from click.testing import CliRunner
 from games.bidou import rules
 from games.bidou.betting import CAPTAIN, OPPONENT
 from games.bidou.params import BidouParams
-from solver.analysis import cheatsheet, rulebook
-from solver.analysis.rulebook import Rule
 from solver.app.cli import main
+from solver.cheatsheet import rulebook
+from solver.cheatsheet import search as cheatsheet
+from solver.cheatsheet.rulebook import Rule
 from solver.export.cheatsheet_page import FILES, write_cheatsheet
 from solver.hand import best_response
 from solver.hand.solve import solve

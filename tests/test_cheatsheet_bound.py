@@ -1,4 +1,4 @@
-"""Proved lower bounds on cheat sheets (solver/analysis/cheatsheet_bound.py): the relaxed
+"""Proved lower bounds on cheat sheets (solver/cheatsheet/bound.py): the relaxed
 program against brute force on a tiny hand, below the full MILP's proved optimum, and a
 bound above 0 on the default game's published front."""
 
@@ -13,7 +13,10 @@ import pytest
 
 from games.bidou.betting import CAPTAIN, OPPONENT
 from games.bidou.params import BidouParams
-from solver.analysis import cheatsheet, cheatsheet_bound, cheatsheet_milp, rulebook
+from solver.cheatsheet import bound as cheatsheet_bound
+from solver.cheatsheet import milp as cheatsheet_milp
+from solver.cheatsheet import rulebook
+from solver.cheatsheet import search as cheatsheet
 from solver.hand.lp import sequence_form as sequence_lp
 from solver.hand.solve import solve
 

@@ -1,4 +1,4 @@
-"""Top-down rule books (solver/analysis/cheatsheet_compress.py): the fitted book states the
+"""Top-down rule books (solver/cheatsheet/compress.py): the fitted book states the
 fits, merges keep the rules a partition, and the front is the better of both searches."""
 
 from __future__ import annotations
@@ -7,8 +7,10 @@ import numpy as np
 import pytest
 
 from games.bidou.params import BidouParams
-from solver.analysis import cheatsheet, cheatsheet_compress, rulebook
-from solver.analysis.rulebook import STEPS, Atom, Rule
+from solver.cheatsheet import compress as cheatsheet_compress
+from solver.cheatsheet import rulebook
+from solver.cheatsheet import search as cheatsheet
+from solver.cheatsheet.rulebook import STEPS, Atom, Rule
 from solver.hand import best_response
 from solver.hand.solve import solve
 

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from games.bidou.params import BidouParams
-from solver.analysis import rulebook
-from solver.analysis.rulebook import Rule, RuleTextError
+from solver.cheatsheet import rulebook
+from solver.cheatsheet.rulebook import Rule, RuleTextError
 from solver.hand.model import build_model
 
 

@@ -11,8 +11,9 @@ import numpy as np
 import pytest
 
 from games.bidou.params import BidouParams
-from solver.analysis import cheatsheet, rulebook
-from solver.analysis.rulebook import Rule, RuleTextError
+from solver.cheatsheet import rulebook
+from solver.cheatsheet import search as cheatsheet
+from solver.cheatsheet.rulebook import Rule, RuleTextError
 from solver.hand.model import build_model
 
 
@@ -186,9 +187,9 @@ def test_published_keep_sheet_rules_are_of_the_family(model):
 
 
 def test_a_locked_player_plays_the_keep_rules_of_each_throw(model):
-    """`bidou exploit --rules`' reading of a book (solver/analysis/locking.py) keeps, at
+    """`bidou exploit --rules`' reading of a book (solver/exploit/locking.py) keeps, at
     each throw, what that throw's keep rule says: the strategy the book states."""
-    from solver.analysis import locking
+    from solver.exploit import locking
 
     book = [Rule("keep", ((0, 1), (0, 3), (1, 1)), ("21", "pair", "ace", "deuce")),
             Rule("keep", ((0, 1), (0, 3), (2, 2)), ("21", "pair", "high2")),
@@ -211,7 +212,7 @@ def test_a_keep_rule_split_by_throw_is_one_rule_more_and_measured(monkeypatch):
     keep rule split after the first throw, descended: one rule more, a keep rule for each
     throw, its cost measured; with two throws there is one throw to keep after, nothing
     to split."""
-    from solver.analysis import cheatsheet_local
+    from solver.cheatsheet import local_search as cheatsheet_local
     from solver.hand import best_response
     from solver.hand.solve import solve
 

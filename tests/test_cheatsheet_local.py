@@ -1,4 +1,4 @@
-"""The front's local search (solver/analysis/cheatsheet_local.py): every size present, each
+"""The front's local search (solver/cheatsheet/local_search.py): every size present, each
 no worse than the size below it and than both searches' books, measured exactly."""
 
 from __future__ import annotations
@@ -6,7 +6,10 @@ from __future__ import annotations
 import pytest
 
 from games.bidou.params import BidouParams
-from solver.analysis import cheatsheet, cheatsheet_compress, cheatsheet_local, rulebook
+from solver.cheatsheet import compress as cheatsheet_compress
+from solver.cheatsheet import local_search as cheatsheet_local
+from solver.cheatsheet import rulebook
+from solver.cheatsheet import search as cheatsheet
 from solver.hand import best_response
 from solver.hand.solve import solve
 

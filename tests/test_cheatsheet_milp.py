@@ -1,4 +1,4 @@
-"""The cheat sheet's MILP (solver/analysis/cheatsheet_milp.py): the best cuts of a rule
+"""The cheat sheet's MILP (solver/cheatsheet/milp.py): the best cuts of a rule
 book proved, checked against the exact best response and against exhaustive search."""
 
 from __future__ import annotations
@@ -9,7 +9,9 @@ import itertools
 import pytest
 
 from games.bidou.params import BidouParams
-from solver.analysis import cheatsheet, cheatsheet_milp, rulebook
+from solver.cheatsheet import milp as cheatsheet_milp
+from solver.cheatsheet import rulebook
+from solver.cheatsheet import search as cheatsheet
 from solver.hand import best_response
 from solver.hand.solve import solve
 

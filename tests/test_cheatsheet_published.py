@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 
 from games.bidou.betting import CAPTAIN, OPPONENT
-from solver.analysis import cheatsheet, rulebook
+from solver.cheatsheet import rulebook
+from solver.cheatsheet import search as cheatsheet
 from solver.hand.strategy import load_strategy_file
 
 OUTPUTS = Path(__file__).resolve().parent.parent / "outputs"

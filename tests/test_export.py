@@ -10,7 +10,7 @@ import pytest
 from games.bidou import rules
 from games.bidou.betting import CAPTAIN, OPPONENT
 from games.bidou.params import BidouParams
-from solver.analysis import simplify
+from solver.cheatsheet import simplify
 from solver.export import charts, tables
 from solver.export.bundle import export_all, export_charts, unpack
 from solver.hand import best_response

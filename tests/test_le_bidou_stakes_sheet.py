@@ -1,4 +1,4 @@
-"""Le Bidou's stakes cheat sheet (solver/analysis/stakes_sheet.py, the grammar and the fit;
+"""Le Bidou's stakes cheat sheet (solver/cheatsheet/stakes_rules.py, the grammar and the fit;
 solver/pipeline/stakes_cheatsheet.py, its cost and files): its words read back into the
 strategy it states, its printed cost found again by the exact best response, and the fit
 recovering a strategy that rules state; on a small hand (seconds), then the published
@@ -14,8 +14,8 @@ import numpy as np
 import pytest
 
 from games.le_bidou.params import LeBidouParams
-from solver.analysis import stakes_sheet
-from solver.analysis.stakes_sheet import StakeRule
+from solver.cheatsheet import stakes_rules as stakes_sheet
+from solver.cheatsheet.stakes_rules import StakeRule
 from solver.hand import best_response
 from solver.hand.model import build_model
 from solver.hand.strategy import strategy_from_json

@@ -26,9 +26,9 @@ from matplotlib.collections import PolyCollection
 from matplotlib.text import Text
 
 from games.bidou.betting import CAPTAIN, OPPONENT
-from solver.analysis import rulebook
-from solver.analysis.cheatsheet import measure
-from solver.analysis.simplify import simplify
+from solver.cheatsheet import rulebook
+from solver.cheatsheet.search import measure
+from solver.cheatsheet.simplify import simplify
 from solver.export import charts
 from solver.export.cheatsheet_page import cheatsheet_figure
 from solver.export.round_charts import width_bound, win_probability_figure

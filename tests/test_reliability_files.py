@@ -242,11 +242,11 @@ def _no_work(*args, **kwargs):
                                         ("file/sub", "is not a folder")])
 def test_cheatsheet_unusable_out_is_one_line_before_the_work(tmp_path, monkeypatch, out,
                                                              words):
-    import solver.analysis.cheatsheet
+    import solver.cheatsheet.search
 
     monkeypatch.chdir(tmp_path)
     (tmp_path / "file").write_text("mine")
-    monkeypatch.setattr(solver.analysis.cheatsheet, "front_points", _no_work)
+    monkeypatch.setattr(solver.cheatsheet.search, "front_points", _no_work)
     one_error_line(run("cheatsheet", *SHEET, "--out", out), words)
     assert (tmp_path / "file").read_text() == "mine"
 
@@ -268,9 +268,9 @@ def immutable_folder(tmp_path):
 def test_cheatsheet_read_only_folder_is_one_line_before_the_work(immutable_folder,
                                                                  monkeypatch):
     """A new sheet folder inside a folder that takes no new entry (a read-only disk)."""
-    import solver.analysis.cheatsheet
+    import solver.cheatsheet.search
 
-    monkeypatch.setattr(solver.analysis.cheatsheet, "front_points", _no_work)
+    monkeypatch.setattr(solver.cheatsheet.search, "front_points", _no_work)
     one_error_line(run("cheatsheet", *SHEET, "--out", immutable_folder / "sheet"),
                    "not writable")
 

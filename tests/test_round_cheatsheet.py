@@ -16,11 +16,8 @@ from click.testing import CliRunner
 
 from games.bidou.params import BidouParams
 from games.bidou.round_params import RoundParams
-from solver.analysis.rulebook import RuleTextError
 from solver.app.cli import main
-from solver.export.round_cheatsheet_page import cost_rows
-from solver.hand.model import build_model
-from solver.pipeline.round_sheet_rules import (
+from solver.cheatsheet.round_rules import (
     Base,
     SheetPlay,
     parse_chip_rule,
@@ -28,6 +25,9 @@ from solver.pipeline.round_sheet_rules import (
     sheet_strategies,
     strategy_in_stage,
 )
+from solver.cheatsheet.rulebook import RuleTextError
+from solver.export.round_cheatsheet_page import cost_rows
+from solver.hand.model import build_model
 
 SMALL = RoundParams(chips=4, hand=BidouParams(faces=3, throws=2))
 OPTIONS = ["--chips", "4", "--faces", "3", "--throws", "2"]
@@ -106,8 +106,8 @@ def test_proved_costs_are_ordered_and_the_chip_rules_buy_something(made):
 def test_the_round_equilibrium_costs_nothing_and_the_exact_bracket_holds_the_float_chain(made):
     """Against itself the round's equilibrium loses nothing (both proofs); and the exact
     bracket of a sheet against the equilibrium contains `evaluate.pair_values`' floats."""
+    from solver.cheatsheet.round_exact import exact_rows, prove_pair
     from solver.pipeline.round_cheatsheet import prove_cost
-    from solver.pipeline.round_sheet_exact import exact_rows, prove_pair
     from solver.round.evaluate import pair_values, solved
 
     _, markdown, solution, equilibrium = made
@@ -168,7 +168,7 @@ def test_outputs_publish_the_sheet_over_the_published_hand_cheat_sheet():
 
     from solver.app import round_outputs
     from solver.app.saved_rounds import published_hand_sheet
-    from solver.pipeline.round_sheet_rules import base_from_sheet
+    from solver.cheatsheet.round_rules import base_from_sheet
 
     for name, params in round_outputs.ROUNDS.items():
         path = published_hand_sheet(params.hand)
@@ -185,7 +185,7 @@ def test_outputs_publish_the_sheet_over_the_published_hand_cheat_sheet():
 def test_exact_transitions_agree_with_the_float_ones(made):
     """round_sheet_exact's integer leaf probabilities (prefix sums over the ranking, the
     exceptions moved) against stage.transitions' floats, at every state of the round."""
-    from solver.pipeline.round_sheet_exact import exact_transitions
+    from solver.cheatsheet.round_exact import exact_transitions
     from solver.round.stage import transitions
 
     _, _, solution, _ = made
@@ -200,8 +200,8 @@ def test_exact_transitions_agree_with_the_float_ones(made):
 def test_exact_leaf_probabilities_follow_the_ranking_s_exceptions():
     """French ranking (1-1-1 beats 2-1-1, which is ranked above it): the exact showdown
     sums move those pairs, and agree with the float leaf probabilities."""
+    from solver.cheatsheet.round_exact import _ExactPair
     from solver.hand.strategy import uniform_strategy
-    from solver.pipeline.round_sheet_exact import _ExactPair
     from solver.round.stage import leaf_probabilities
 
     model = build_model(BidouParams(faces=3, throws=2, ranking="french"))

@@ -27,9 +27,10 @@ import numpy as np
 from games.bidou import rules
 from games.bidou.betting import CAPTAIN, OPPONENT
 from games.bidou.params import BidouParams, ParameterError
-from solver.analysis import behaviour, locking
+from solver.analysis import behaviour
 from solver.analysis.no_betting import exact_guarantee, solve_throw_game
 from solver.common.progress import Step
+from solver.exploit import locking
 from solver.hand.exact.certificate import decimal
 from solver.hand.model import HandModel
 from solver.hand.reach import own_reach

@@ -36,7 +36,7 @@ import os
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from solver.analysis import simplify
+from solver.cheatsheet import simplify
 from solver.common.files import publish, staging_folder, write_json_atomic, write_text_atomic
 from solver.common.progress import Step, quiet, scaled
 from solver.common.types import Exact

@@ -16,7 +16,7 @@ Charts:
 * `reroll_figure` — one page: the captain's throwing decisions, then the opponent's for each
   number of throws the captain made;
 * `betting_figure` — one page per public state (captain's throws, opponent's throws);
-* `remember_figure` — one landscape page: the simplified strategy (solver/analysis/simplify.py)
+* `remember_figure` — one landscape page: the simplified strategy (solver/cheatsheet/simplify.py)
   and its exploitability.
 
 Figures are drawn on the Agg canvas directly (`Figure` + `FigureCanvasAgg`), never through
@@ -1283,7 +1283,7 @@ def chart_figures(model: HandModel, strategy: Strategy, summary: Mapping[str, An
                   simplified=None, progress: Step | None = None, reach: Reach | None = None):
     """(stem, figure) of every chart, in `chart_stems` order, drawn one at a time."""
     from solver.analysis.action_values import action_values
-    from solver.analysis.simplify import simplify
+    from solver.cheatsheet.simplify import simplify
 
     summary = _summary(model, strategy, summary)
     reach = _own_reach(model, strategy, reach)

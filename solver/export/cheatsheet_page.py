@@ -1,7 +1,7 @@
 """The one-page cheat sheet: numbered rules in words, their thresholds against the hand
 ranking, the ranking itself, and what the rules cost (A4 and Letter PDF, PNG, Markdown).
 
-Everything printed comes from one rule list (`solver.analysis.rulebook`): the rule texts are
+Everything printed comes from one rule list (`solver.cheatsheet.rulebook`): the rule texts are
 `rule_text`, the picture is `action_probs` of each rule, and the strategy file written beside
 the page is `build_strategy` of the same list, measured by `cheatsheet.measure`.
 """
@@ -17,8 +17,8 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from games.bidou import rules
-from solver.analysis import rulebook
-from solver.analysis.cheatsheet import FrontPoint
+from solver.cheatsheet import rulebook
+from solver.cheatsheet.search import FrontPoint
 from solver.common.files import write_bytes_atomic, write_json_atomic, write_text_atomic
 from solver.export.charts import (
     A4_PORTRAIT,

@@ -34,14 +34,9 @@ from typing import Any, Sequence
 import numpy as np
 
 from games.bidou.betting import CAPTAIN, OPPONENT
-from solver.analysis import rulebook
-from solver.analysis.rulebook import STEPS, Rule
-from solver.common.errors import SolverError
-from solver.common.progress import Step, quiet
-from solver.hand.model import HandModel, build_model
-from solver.hand.strategy import Strategy
-from solver.pipeline.round_sheet_exact import PairProofError, exact_rows, prove_pair
-from solver.pipeline.round_sheet_rules import (
+from solver.cheatsheet import rulebook
+from solver.cheatsheet.round_exact import PairProofError, exact_rows, prove_pair
+from solver.cheatsheet.round_rules import (
     Base,
     ChipRule,
     ChipScope,
@@ -50,6 +45,11 @@ from solver.pipeline.round_sheet_rules import (
     sheet_strategies,
     strategy_in_stage,
 )
+from solver.cheatsheet.rulebook import STEPS, Rule
+from solver.common.errors import SolverError
+from solver.common.progress import Step, quiet
+from solver.hand.model import HandModel, build_model
+from solver.hand.strategy import Strategy
 from solver.round.certify import (
     FIRST,
     SECOND,
@@ -479,8 +479,8 @@ def sheet_document(sheet: Sheet) -> dict[str, Any]:
 def hand_base(params: Any, sheet_text: str | None) -> tuple[Base, Strategy]:
     """The base (the hand cheat sheet `sheet_text` states, else the hand game's
     equilibrium) and the hand game's equilibrium (for the baseline), solved now."""
+    from solver.cheatsheet.round_rules import base_from_sheet
     from solver.pipeline.hand import solve_hand
-    from solver.pipeline.round_sheet_rules import base_from_sheet
 
     hand = build_model(params.hand)
     base = base_from_sheet(hand, sheet_text) if sheet_text is not None else None

@@ -1,5 +1,5 @@
 """The stakes cheat sheet of a Le Bidou hand: rules read off the equilibrium
-(`solver.analysis.stakes_sheet`), what they cost by the exact best response, and a check
+(`solver.cheatsheet.stakes_rules`), what they cost by the exact best response, and a check
 that no advice is weakly dominated; then its files (cheatsheet.md, cheatsheet.png,
 cheatsheet_strategy.json), as `bidou outputs` publishes them in outputs/le-bidou/.
 
@@ -22,9 +22,9 @@ import json
 from typing import Any, Sequence
 
 from games.bidou.betting import CAPTAIN, OPPONENT
-from solver.analysis import stakes_sheet
-from solver.analysis.cheatsheet import mix
-from solver.analysis.stakes_sheet import StakeRule
+from solver.cheatsheet import stakes_rules as stakes_sheet
+from solver.cheatsheet.search import mix
+from solver.cheatsheet.stakes_rules import StakeRule
 from solver.hand import best_response
 from solver.hand.model import HandModel
 from solver.hand.strategy import Strategy, strategy_to_json
@@ -191,7 +191,7 @@ def sheet_markdown(model: HandModel, sheet: StakesSheet) -> str:
               "most a share of the lighter band's weight in agreement, at the shares "
               f"{', '.join(f'{x:.0%}' for x in MERGE_LOSSES)}, and the book kept is the "
               "one whose exploitability plus mean loss against the equilibrium is least "
-              "(solver/analysis/stakes_sheet.py, solver/pipeline/stakes_cheatsheet.py). "
+              "(solver/cheatsheet/stakes_rules.py, solver/pipeline/stakes_cheatsheet.py). "
               "The rules ignore the throw counts, which "
               "the equilibrium does not, and cut the ranking where the equilibrium's play "
               "is not monotone in it (it calls with some hands and withdraws with "

@@ -1,6 +1,6 @@
 """`bidou cheatsheet`: the best few threshold rules, searched against the exact best response
-(`solver.analysis.cheatsheet`), their cuts then improved and proved by the MILP
-(`solver.analysis.cheatsheet_milp`), on one printable page (`solver.export.cheatsheet_page`)."""
+(`solver.cheatsheet.search`), their cuts then improved and proved by the MILP
+(`solver.cheatsheet.milp`), on one printable page (`solver.export.cheatsheet_page`)."""
 
 from __future__ import annotations
 
@@ -40,7 +40,7 @@ MAX_BEAM = 8
                    "in quarters) and prove a bound on them; 0: the search's book as it is.")
 @click.option("--top-down/--no-top-down", default=True, show_default=True,
               help="Also compress the equilibrium's per-decision book down to --rules-max "
-                   "rules (merging rules, solver/analysis/cheatsheet_compress.py), improve "
+                   "rules (merging rules, solver/cheatsheet/compress.py), improve "
                    "the books by local moves (merges, splits, swaps; cheatsheet_local.py) and "
                    "keep the best book found at each size.")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), required=True,
@@ -50,10 +50,10 @@ def cheatsheet(params: BidouParams, strategy_file: str | None, rules_max: int,
                rules_given: tuple[str, ...]) -> None:
     """A one-page cheat sheet: the best rule book of at most --rules-max threshold rules,
     found against the exact best response (PDF A4 and Letter, PNG, Markdown, strategy file)."""
-    from solver.analysis.cheatsheet import front_points
-    from solver.analysis.cheatsheet_local import with_local_search
-    from solver.analysis.rulebook import root_rules
     from solver.app.progress import Progress
+    from solver.cheatsheet.local_search import with_local_search
+    from solver.cheatsheet.rulebook import root_rules
+    from solver.cheatsheet.search import front_points
     from solver.common.files import check_directory_destination, publish, staging_folder
     from solver.export.bundle import unpack
     from solver.export.cheatsheet_page import FILES, write_cheatsheet
@@ -74,7 +74,7 @@ def cheatsheet(params: BidouParams, strategy_file: str | None, rules_max: int,
                                        progress=progress)
         best = points[-1]
         if milp_seconds > 0:
-            from solver.analysis.cheatsheet_milp import prove
+            from solver.cheatsheet.milp import prove
 
             best = dataclasses.replace(prove(model, best.rules, strategy, summary["value"],
                                              milp_seconds, progress), origin=best.origin)

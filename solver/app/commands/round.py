@@ -252,10 +252,10 @@ def _open_throw_command(rules: Any, fresh: bool, as_json: bool) -> None:
 def _base_sheet(rules: Any, base_text: str | None) -> str | None:
     """The hand cheat sheet's text the chip rules change (None: the equilibrium), read and
     checked before any long work (a bad file: one line, exit 2)."""
-    from solver.analysis.rulebook import RuleTextError
+    from solver.cheatsheet.round_rules import base_from_sheet
+    from solver.cheatsheet.rulebook import RuleTextError
     from solver.common.files import read_input_file
     from solver.hand.model import build_model
-    from solver.pipeline.round_sheet_rules import base_from_sheet
 
     if base_text == "equilibrium":
         return None

@@ -372,7 +372,7 @@ def sequence_form(model: HandModel, maximizer: int) -> tuple[SequenceFormLP, tup
     """The LP as built (before `_substitute_leaf_rows`), with the index of every sequence of
     the primal player (`.primal`), and its arrays (c, A_ub, A_eq, b_eq, bounds: minimize
     c x, A_ub x <= 0): for programs that constrain the primal plan further, such as the
-    cheat sheet's MILP (solver/analysis/cheatsheet_milp.py). `parent_sequences(lp, public)`
+    cheat sheet's MILP (solver/cheatsheet/milp.py). `parent_sequences(lp, public)`
     gives the primal player's last sequence before each node and leaf of a tree."""
     lp = SequenceFormLP(model, maximizer)
     lp.build()

@@ -2,7 +2,7 @@
 
 A round cheat sheet is a *base*, a way to play a hand that ignores the chips (the hand cheat
 sheet's rule book, or the hand game's equilibrium), and a short list of *chip rules*. A
-chip rule is a hand rule of the rule book (`solver.analysis.rulebook`: a scope of decisions
+chip rule is a hand rule of the rule book (`solver.cheatsheet.rulebook`: a scope of decisions
 and a threshold action) behind a *chip scope*, what the acting player sees of the chips:
 how many are in the centre, and how many he holds:
 
@@ -25,8 +25,8 @@ from typing import Iterable, Mapping, Sequence
 import numpy as np
 
 from games.bidou.betting import CAPTAIN, OPPONENT
-from solver.analysis import rulebook
-from solver.analysis.rulebook import Rule, RuleTextError
+from solver.cheatsheet import rulebook
+from solver.cheatsheet.rulebook import Rule, RuleTextError
 from solver.hand.model import HandModel
 from solver.hand.strategy import Strategy
 from solver.round.states import ChipState

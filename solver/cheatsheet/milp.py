@@ -34,16 +34,17 @@ from typing import Sequence
 
 import numpy as np
 
-from solver.analysis import cheatsheet, rulebook
-from solver.analysis.cheatsheet import FrontPoint
-from solver.analysis.cheatsheet_bound import book_bound
-from solver.analysis.cheatsheet_program import (
+from solver.cheatsheet import rulebook
+from solver.cheatsheet import search as cheatsheet
+from solver.cheatsheet.bound import book_bound
+from solver.cheatsheet.program import (
     Program,
     has_cuts_only,
     load_program,
     nested_cuts,
 )
-from solver.analysis.rulebook import Rule
+from solver.cheatsheet.rulebook import Rule
+from solver.cheatsheet.search import FrontPoint
 from solver.common.progress import Step, quiet
 from solver.hand.model import HandModel
 from solver.hand.strategy import Strategy

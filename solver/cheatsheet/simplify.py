@@ -34,7 +34,7 @@ import numpy as np
 from games.bidou import rules
 from games.bidou.betting import CAPTAIN, OPPONENT, ROLE_NAMES
 from games.bidou.rules import STOP, throw_action_name
-from solver.analysis.rulebook import positions
+from solver.cheatsheet.rulebook import positions
 from solver.hand import best_response
 from solver.hand.best_response import Exploitability
 from solver.hand.evaluate import Evaluation, evaluate

@@ -14,8 +14,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from games.bidou.betting import CAPTAIN, OPPONENT
-from solver.analysis import rulebook
-from solver.analysis.rulebook import STEPS, Atom, Rule
+from solver.cheatsheet import rulebook
+from solver.cheatsheet.rulebook import STEPS, Atom, Rule
 from solver.hand.lp import sequence_form as sequence_lp
 from solver.hand.lp.highs import as_highs_lp, quiet_highs
 from solver.hand.model import HandModel

@@ -25,8 +25,8 @@ from typing import Any, Sequence
 import numpy as np
 
 from games.bidou.betting import CAPTAIN, OPPONENT
-from solver.analysis import rulebook
-from solver.analysis.rulebook import FEATURES, KEEP_PATTERNS, STEPS, Atom, Rule
+from solver.cheatsheet import rulebook
+from solver.cheatsheet.rulebook import FEATURES, KEEP_PATTERNS, STEPS, Atom, Rule
 from solver.common.progress import Step, quiet
 from solver.hand import best_response
 from solver.hand.model import HandModel

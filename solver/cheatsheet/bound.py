@@ -43,8 +43,8 @@ from typing import Sequence
 import numpy as np
 
 from games.bidou.betting import CAPTAIN, OPPONENT
-from solver.analysis import rulebook
-from solver.analysis.cheatsheet_program import (
+from solver.cheatsheet import rulebook
+from solver.cheatsheet.program import (
     LEVELS,
     Columns,
     Program,
@@ -52,7 +52,7 @@ from solver.analysis.cheatsheet_program import (
     has_cuts_only,
     load_program,
 )
-from solver.analysis.rulebook import Atom, Rule
+from solver.cheatsheet.rulebook import Atom, Rule
 from solver.hand.lp import sequence_form as sequence_lp
 from solver.hand.model import HandModel
 

@@ -28,9 +28,9 @@ from typing import Sequence
 import numpy as np
 
 from games.bidou.betting import CAPTAIN, OPPONENT
-from solver.analysis import rulebook
-from solver.analysis.cheatsheet import IMPROVEMENT, Book, FrontPoint
-from solver.analysis.rulebook import FEATURES, STEPS, Atom, Rule
+from solver.cheatsheet import rulebook
+from solver.cheatsheet.rulebook import FEATURES, STEPS, Atom, Rule
+from solver.cheatsheet.search import IMPROVEMENT, Book, FrontPoint
 from solver.common.progress import Step, quiet
 from solver.hand.model import HandModel
 from solver.hand.reach import own_reach
@@ -503,7 +503,7 @@ def pareto_of(model: HandModel, points: Sequence[FrontPoint], books: Sequence[Se
               search: str, equilibrium: Strategy, game_value: float) -> list[FrontPoint]:
     """The Pareto front of the bottom-up `points` and the `books` another `search` found,
     each point measured (the bottom-up ones already are) and marked with its search."""
-    from solver.analysis.cheatsheet import measure
+    from solver.cheatsheet.search import measure
 
     chosen = best_of(model, [p.rules for p in points], books)
     known = {p.rules: p for p in points}

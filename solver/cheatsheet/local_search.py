@@ -24,8 +24,7 @@ from __future__ import annotations
 import time
 from typing import Sequence
 
-from solver.analysis.cheatsheet import IMPROVEMENT, Book, FrontPoint
-from solver.analysis.cheatsheet_compress import (
+from solver.cheatsheet.compress import (
     FRONT_WINDOW,
     MERGE_WINDOW,
     Target,
@@ -34,7 +33,8 @@ from solver.analysis.cheatsheet_compress import (
     merge_trials,
     pareto_of,
 )
-from solver.analysis.rulebook import FEATURES, Rule
+from solver.cheatsheet.rulebook import FEATURES, Rule
+from solver.cheatsheet.search import IMPROVEMENT, Book, FrontPoint
 from solver.common.progress import Step, quiet
 from solver.hand import best_response
 from solver.hand.model import HandModel
