@@ -39,9 +39,9 @@ from solver.hand.strategy import Strategy
 COMMAND = "bidou results --le-bidou"
 HEADLINE = LeBidouParams()
 # The hand under each withdrawal penalty: the source's half stake, rounded up (the default)
-# or down, and the full stake it is measured against; at the default stakes up to 9 (until
-# session 11 at 5, where one LP solved the whole tree: at 9 the cold restricted LP took
-# over 25 minutes for the rounding down; the warm double oracle takes seconds).
+# or down, and the full stake it is measured against; at the default stakes up to 9 (one LP
+# over the whole tree is practical only up to 5: at 9 the cold restricted LP takes over 25
+# minutes for the rounding down; the warm double oracle takes seconds).
 COMPARE_MAX_STAKE = HEADLINE.max_stake
 PENALTIES: dict[str, LeBidouParams] = {
     rule: LeBidouParams(max_stake=COMPARE_MAX_STAKE, half_stake=rule)

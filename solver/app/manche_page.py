@@ -37,7 +37,7 @@ PUBLISHED = MancheParams()
 MONTE_CARLO_MANCHES = 20_000
 MONTE_CARLO_SEED = 9
 # The most standard errors between the estimate and the proved start value that the check
-# accepts (the "within 4 standard errors").
+# accepts ("within 4 standard errors").
 Z_LIMIT = 4.0
 CHART_FORMATS = ("pdf", "png")
 PAGE, REPORT, CHART = "manche.md", "manche.json", "manche_win_probability"

@@ -29,7 +29,7 @@ TWO_PLAYER_COMMAND = ("bidou multi --faces 6 --throws 3 --two-player "
                       "outputs/default/strategy.json")
 # docs/multi.md, "The C kernel and the default game": four players, six faces, one throw
 # each (the largest four-player game the kernel holds), 368 iterations of alt-cfr+2, and
-# four players on faces=2 (session 8, CFR+); and the two-hand values of results.md section 1.
+# four players on faces=2 (CFR+); and the two-hand values of results.md section 1.
 FOUR_PLAYERS = {
     "command": "python benchmarks/bench_multi.py --variants four --seconds 600",
     "faces": 6, "throws": 1, "iterations": 368, "epsilon": 0.00397,

@@ -271,7 +271,8 @@ def compute(sweep_rows: Sequence[Mapping[str, Any]], solutions: Mapping[str, Any
 # depends on the machine's BLAS kernels in their 16th digit; the document keeps 12 decimals,
 # which every machine computes alike (the sweep's numbers are the table's, kept whole).
 FLOAT_DECIMALS = 12
-# Which equilibrium the behaviour and the chip counter's numbers describe (issue 19).
+# Which equilibrium the behaviour and the chip counter's numbers describe: the exact one,
+# the same on every machine (an LP vertex moves with the machine's floats).
 EQUILIBRIUM = "exact"
 
 
@@ -296,7 +297,7 @@ def chip_counting_results(round_solution, hand_solution) -> dict[str, Any]:
     chain, `round.evaluate.pair_values`). It depends on which of the round's equilibria
     the other plays, and the solved one, an LP vertex of degenerate stages, moves with the
     machine's floats: 0.422378 here, 0.422402 with another CPU's BLAS kernels, 0.422505 on
-    issue 19's fresh clone, where everything else on the page stayed."""
+    a fresh clone, where everything else on the page stayed."""
     from solver.round.certify import certify_round
     from solver.round.compare import chip_counting_round
     from solver.round.states import start

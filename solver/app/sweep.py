@@ -162,7 +162,7 @@ def proved_exploitability(model: Any, strategy: Any) -> Fraction:
 def enclosed(value: float, lower: Fraction, upper: Fraction, exact: Fraction | None,
              exploitability: Fraction | float) -> dict[str, Any]:
     """A row's `value, lower, upper, exact, exploitability`, each a number a reader can
-    trust (issue 19): the value is the proved fraction's nearest float when there is one,
+    trust: the value is the proved fraction's nearest float when there is one,
     else the solver's inside the proved [lower, upper] (its midpoint if the solver's float
     lies outside); the bounds are the proved ones widened outward to floats that also hold
     the value, as a float and as the decimal the table prints (`decimal_text`); the
@@ -184,8 +184,9 @@ def enclosed(value: float, lower: Fraction, upper: Fraction, exact: Fraction | N
 
 
 def enclosed_row(row: Mapping[str, Any]) -> dict[str, Any]:
-    """A table row with its numbers `enclosed` (rows written before issue 19 had the LP's
-    value outside its own interval in 309 of 360 rows, and 7 negative exploitabilities)."""
+    """A table row with its numbers `enclosed` (a table of the LP's raw floats can hold a
+    value outside its own interval, and negative exploitabilities: an older table had 309
+    of 360 rows and 7 of them)."""
     exact = None if row["exact"] is None else Fraction(row["exact"])
     return {**row, **enclosed(row["value"], Fraction(row["lower"]), Fraction(row["upper"]),
                               exact, row["exploitability"])}
@@ -246,10 +247,10 @@ _held: dict[Path, int] = {}          # folder -> descriptor of the lock this pro
 def sweep_lock(out_dir: str | os.PathLike) -> Iterator[Path]:
     """Hold the sweep folder for this process: `DIR/sweep.lock`, holding the owner's pid,
     under an exclusive `flock`. Two sweeps into one folder each rewrite the whole table from
-    what they read at the start, so the second to finish dropped the first one's rows
-    (issue 25, item 3); now the second is refused (ParameterError, exit 2) while the first
-    lives. The kernel drops a flock when its process dies, so the lock of a killed sweep is
-    simply taken over. Re-entrant within a process (the command, then `run_sweep`)."""
+    what they read at the start, so the second to finish would drop the first one's rows:
+    the second is refused (ParameterError, exit 2) while the first lives. The kernel drops
+    a flock when its process dies, so the lock of a killed sweep is simply taken over.
+    Re-entrant within a process (the command, then `run_sweep`)."""
     out = Path(out_dir).absolute()
     if out in _held:
         yield out / LOCK
@@ -647,13 +648,12 @@ def dask_client(scheduler: str | None = None, workers: int | None = None,
 
 @contextlib.contextmanager
 def local_cluster(workers: int, dashboard: bool = False, secure: bool = True) -> Iterator[Any]:
-    """A LocalCluster on loopback that lets in no one else and shows as little as Dask lets
-    it (issue 25, item 12).
+    """A LocalCluster on loopback that lets in no one else and shows as little as Dask lets it.
 
     Its scheduler, nannies and workers listen on tls:// only, with credentials made for this
     cluster alone (`Security.temporary()`: a self-signed key and certificate in memory, which
-    every member and this process's client must present; Dask checks both ends). Before,
-    any local user could connect to the loopback port and run code in the sweep
+    every member and this process's client must present; Dask checks both ends). Without
+    them, any local user could connect to the loopback port and run code in the sweep
     (`run_on_scheduler`). `secure=False` is plain tcp://, for the benchmark's comparison
     (benchmarks/bench_sweep.py --startup) and a test's stand-in for a remote scheduler.
 

@@ -1,4 +1,4 @@
-"""Rule books built top-down (issue 24): from one rule per decision, merged down to k rules.
+"""Rule books built top-down: from one rule per decision, merged down to k rules.
 
 The bottom-up search (`cheatsheet.pareto_front`) grows books one split at a time and stalls
 in the basin of the "or worse" books (default game: 0.088 at 12 rules), although the family

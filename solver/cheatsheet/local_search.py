@@ -1,4 +1,4 @@
-"""A whole front of rule books improved by local moves (issue 24): a beam of books at every
+"""A whole front of rule books improved by local moves: a beam of books at every
 size, merges down, splits up, and so swaps (a split then a merge: another book of the size).
 
 The top-down search (`cheatsheet_compress.compress`) is one greedy chain of merges, one
@@ -227,7 +227,7 @@ def keep_split(model: HandModel, rules: Sequence[Rule], leaves: dict | None = No
     """`rules` with its first keep rule covering several throws split after the first
     throw, its keep and throw rules descended (rich moves: the keep lists, the flag
     "if it keeps nothing, stop", the cuts), then every other rule: a book one rule larger, a
-    source for the local search (issue 24). After the first throw the equilibrium keeps
+    source for the local search. After the first throw the equilibrium keeps
     single dice (a 1, a 2); after the second it keeps pairs and two high dice, and stops
     with the middling hands it has nothing to keep of: one list for every throw cannot say
     both (None: no keep rule to split)."""

@@ -10,7 +10,7 @@ so a player finds exactly one rule for every decision.
 A rule's action is one or two *cuts* in the ranking's table order (`rules.ranked_hands`,
 strongest first). A cut counts hands from the strongest in quarters of a hand (`STEPS`): a
 cut inside a hand mixes that one hand ("bet with 6-5-4 or better (with 6-5-3 half the
-time)"). A cut may also be a *staircase* (issue 24): four whole-hand counts c1 >= c2 >= c3
+time)"). A cut may also be a *staircase*: four whole-hand counts c1 >= c2 >= c3
 >= c4, a hand at position p being inside it with probability #{j : p < c_j} / 4, so that
 whole ranges of hands mix in quarters ("call with 6-5-3 or better, half the time with 6-5-2
 to 6-4-4"). An integer cut is the staircase whose counts differ by at most one, and is
@@ -19,14 +19,14 @@ kind of decision:
 
 * ``throw`` (k), (k, 1) or (k, 2): stop with the hands inside the cut k, otherwise throw
   again (under ``reroll="keep"`` keeping what the player's ``keep`` rule says); with the
-  second number (issue 24, ``reroll="keep"`` only), a hand the keep rule keeps nothing of
+  second number (``reroll="keep"`` only), a hand the keep rule keeps nothing of
   (1), or fewer than two dice of (2), stops instead ("...; if it keeps nothing, stop";
   "...; if it keeps fewer than two dice, stop"): after the second throw the equilibrium
   stops with the middling hands it has nothing (or one die) to keep of (6-4-2, 5-3-1) and
   throws again with weaker hands that hold a pair or a 2 and a 1, which no cut in the
   ranking states;
 * ``open`` (v, b) or (v, b, e), nothing bet yet: bet with the hands inside v and, as a bluff,
-  with the hands outside b but inside the first e hands (a *bluff band*, issue 24: "bluff
+  with the hands outside b but inside the first e hands (a *bluff band*: "bluff
   (bet) with 5-4-2 to 4-3-1"; without e, down to the weakest hand: "4-1-1 or worse"; b at the
   bottom: no bluff); otherwise pass. The equilibrium bluffs with middling hands and passes
   with the weakest (default game, after three throws each: the 34th to the 41st of 56
@@ -37,7 +37,7 @@ kind of decision:
 * ``keep`` (patterns): under ``reroll="keep"``, the dice kept when throwing again, as an
   ordered list of preferences ("a 2 and a 1, else a pair, else the highest die"; "two dice
   of 4 or more": the two highest dice when the middle one is a 4 or more, 6-5, 6-4, 5-4 or
-  a high pair, issue 24).
+  a high pair).
 
 `rule_text` states a rule in words and `parse_rule` reads those words back, so the printed
 rules and the strategy file come from one source and a test can check that they agree.

@@ -404,7 +404,7 @@ POLISH_WINDOW = 8          # hands around each cut tried by the final, richer de
 def polish(model: HandModel, rules: Sequence[Rule], leaves: dict | None = None
            ) -> tuple[Rule, ...]:
     """`rules` after coordinate descent with the rich moves (mixed ranges, staircase steps,
-    bluff band ends; issue 24), never worse. The search grows books with the plain moves
+    bluff band ends), never worse. The search grows books with the plain moves
     and polishes only the book it returns: grown with the rich moves throughout, the
     greedy default book ended at 0.1006 (12 rules), where the plain moves end within 0.002
     of 0.0877: another local optimum of the best-response objective."""

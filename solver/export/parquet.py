@@ -31,7 +31,7 @@ from solver.hand.strategy import Strategy
 SCHEMA_VERSION = 1
 SKIPPED = ("play",)          # the mix spelled for people ("stop 58% / 2 42%")
 # A table may give each action's expected chips in a column `chips_<action>` (the action
-# values of issue 23's `values` work): in the long table that is the row's `chips`.
+# values solver/export/tables.py writes): in the long table that is the row's `chips`.
 VALUE_PREFIX = "chips_"
 
 # The type of each column the tables have today; others are inferred.

@@ -16,7 +16,7 @@ The numbers are then proved by `certify`, never by this residual; that proof may
 the solve (`beside`: each pool's proof in the next pool's first batch of stage solves).
 Newton's method starts from the values of the states one chip away in the pool below
 (`first_guess`), with LPs: the round's guess by CFR strategies first cost more here than the
-extra round of warm LP solves it saved (docs/manche.md, "Session 12": a stage's LP from its
+extra round of warm LP solves it saved (docs/manche.md, "Measured": a stage's LP from its
 last basis takes about a second, a CFR guess of a large stage ten or more).
 
 How a stage is solved, and where each solve starts from the last one, is
@@ -173,7 +173,7 @@ def first_guess(state: MancheState, known: Values) -> float:
     """Where Newton's method starts: the mean of the values of the two states of the pool
     below that hold one chip more (solved already, or decided), else 1/2. Closer than 1/2
     (8,0,1: 0.619 for 0.597), so the first LPs are cheaper and the components settle
-    sooner (docs/manche.md, "Session 12")."""
+    sooner (docs/manche.md, "Measured")."""
     near = [known[n] for n in (MancheState(state.pool - 1, state.first, state.second + 1),
                                MancheState(state.pool - 1, state.first + 1, state.second))
             if n in known]

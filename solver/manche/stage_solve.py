@@ -83,7 +83,7 @@ def uses_double_oracle(model: HandModel) -> bool:
 def solve_stage(params: MancheParams, state: MancheState, values: Values,
                 start: Start | None) -> Solved:
     """The stage equilibrium of `state` at `values`, from `start` (its last solve), else
-    cold: the double oracle from `default_start` (docs/manche.md, "Session 12": larger
+    cold: the double oracle from `default_start` (docs/manche.md, "Measured": larger
     first trees, such as the decisions the pool below kept, cost more than they save)."""
     begin = time.perf_counter()
     model = model_at(params, state, values)

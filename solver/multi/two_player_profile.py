@@ -1,6 +1,6 @@
-"""The two-player equilibrium played by every seat of a multi-hand Bidou hand (issue 21: "how
-far the two-player equilibrium is from good three-player play"; docs/multi.md, "The
-two-player equilibrium played by all three").
+"""The two-player equilibrium played by every seat of a multi-hand Bidou hand: how far the
+two-player equilibrium is from good three-player play (docs/multi.md, "The two-player
+equilibrium played by all three").
 
 A two-hand strategy knows one opponent, one-chip bets and a ladder of raises; a multi-hand
 hand has two or three opponents, bets of 1-3 chips and raises of 1-2. So the two-hand

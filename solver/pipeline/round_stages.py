@@ -1,4 +1,4 @@
-"""The round's stage games refined (issue #19): every chip state's hand, at the solved
+"""The round's stage games refined: every chip state's hand, at the solved
 continuation values, played by its refined equilibrium instead of the LP's vertex.
 
 The round's solve (solver/round/solve.py) finds every state's value with plain stage LPs:

@@ -20,7 +20,7 @@ from solver.app.commands.options import (
 
 # Each step of the search tries every split of every rule of the `beam` books kept: the
 # work grows in proportion to the beam. 1 is the default and the benchmark's best sheets
-# use 3; 8 bounds a run at eight times the default's work (issue 25, item 11: 1000 ran
+# use 3; 8 bounds a run at eight times the default's work (a beam of 1000 would run
 # without end).
 MAX_BEAM = 8
 

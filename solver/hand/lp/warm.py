@@ -11,7 +11,7 @@ square) and HiGHS's dual simplex starts from it (`solver.hand.lp.sequence_form.s
 which drops a
 start that leads nowhere for a cold solve). The LP is the same one; only the path changes.
 
-Two shortcuts on that path (docs/le-bidou.md, "Session 11"): the new equality rows are
+Two shortcuts on that path (measured in docs/le-bidou.md, "Measured"): the new equality rows are
 *crashed* by the lifted strategies of the last round (`carry`'s `guide`: each trades its
 basic slot for a new column, so that the start holds the new flows: 7 870 iterations for
 the default hand's four warm LPs against 13 582), and the first LP, cold, goes to HiGHS's
