@@ -8,7 +8,7 @@
 For each game: solve it (LP), grow the rule book (solver/cheatsheet/search.py) up to
 --rules-max rules, and print every Pareto point: rules, exploitability (chips per hand, exact
 best response), each side's loss against a best response, and the loss when the rules play
-against the equilibrium; then the targets of issue 13 (<= 12 rules with exploitability
+against the equilibrium; then the targets (<= 12 rules with exploitability
 <= 0.02; the fewest rules within 0.005) and, against them, references that show where the
 cost comes from: the equilibrium with every betting decision rounded to its most likely action
 (pure betting, exact throws), with every throw decision rounded (pure throws, exact betting),
@@ -287,8 +287,8 @@ def add_bounds(folder: Path, name: str, all_scopes_max: int, seconds: float = 12
 def remeasure(folder: Path, name: str, sheets: Path | None, progress=print) -> None:
     """Each front file front_<name>_*.json in `folder`, and the published sheet of
     SHEETS/<name>/, measured again against the published equilibrium: what the rules lose
-    seated against it moves when the equilibrium does (issue 19's faster LP moved the
-    default and french ones), their rules and costs do not (checked). Written back
+    seated against it moves when the equilibrium does (a change in the LP's path can move
+    the default and french ones), their rules and costs do not (checked). Written back
     atomically, the rest of each file as it was; the sheet's page drawn again."""
     import json
 
@@ -351,7 +351,7 @@ def write_front_table(out: Path) -> Path:
              "--top-down`, which keeps the better book of the two searches at each size, "
              "the local ones (solver/cheatsheet/local_search.py: merges, splits and "
              "swaps with a beam of books per size, from both) by `--start DIR --top-down "
-             "--local 3`; the keep front's (issue 24's keep family: keep rules per throw, "
+             "--local 3`; the keep front's (the keep family: keep rules per throw, "
              "\"two dice of 4 or more\", \"if it keeps nothing, stop\") by `--games keep "
              "--start DIR --split-keep 9,10,11,12 --local 2`, the local search from the "
              "published books and those of 9 to 12 rules with their keep rule split by "

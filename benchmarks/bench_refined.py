@@ -11,7 +11,7 @@ fresh process (imports, model, solve, measures, printing and the strategy file i
 equilibrium: the perturbed LP, its limit, the exact recovery, the sequential completion,
 the proof). Medians of `--repeats` of the wall time, and the refined time's ratio to both;
 then the medians of CPU time (the commands' user and system seconds, which a shared
-machine's load changes least), plain / plain exact / refined; the issue's target
+machine's load changes least), plain / plain exact / refined; the target
 is a refined default hand within 3x `bidou solve`, whole command. Then, from the files: the
 values (the refined exact value must equal the plain one), the check of what the
 refinement guarantees (solver/hand/refined/sequential.py) on both strategies, and whether the
@@ -149,7 +149,7 @@ def _run(bidou: list[str], rules: list[str], extra: list[str], out: Path
          ) -> tuple[float, float]:
     """(wall seconds, CPU seconds) of one command. The CPU time (user and system, of the
     command and every process it waited for: the refined recovery's forked child too)
-    is what a load shared with other sessions changes least."""
+    is what a load shared with other processes changes least."""
     before = _children_cpu()
     start = time.perf_counter()
     subprocess.run([*bidou, "solve", *rules, *extra, "--out", str(out)], check=True,

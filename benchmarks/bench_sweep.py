@@ -3,7 +3,7 @@
     python benchmarks/bench_sweep.py [--repeats 1] [--subset] [--workers 1,2] [--table DIR]
     python benchmarks/bench_sweep.py --startup 5 [--workers 2]
 
-The grid of issue 14: faces 2..6, throws 1..3, max level 1..4, both rerolls, both rankings,
+The full grid: faces 2..6, throws 1..3, max level 1..4, both rerolls, both rankings,
 aces on and off for the French one (360 rule sets), each solved by LP + exact certificate on
 a Dask LocalCluster of single-threaded worker processes. For each worker count: the median
 wall time of the whole sweep over the repeats (cluster start excluded, a fresh table each
@@ -11,7 +11,7 @@ time), the sum of the per-row solve seconds, and the speed-up against one worker
 keeps faces 2..4 (a quick look). `--table DIR` keeps the last table (sweep.csv, .parquet,
 .png) there.
 
-`--startup N` measures what the local cluster's TLS costs instead (issue 25, item 12): N
+`--startup N` measures what the local cluster's TLS costs instead: N
 small sweeps (4 rule sets) from nothing to the closed cluster, each with the cluster's
 temporary TLS credentials and on plain tcp://, taken in turn; the medians and their
 difference (the credentials' key generation, the handshakes and encryption).
