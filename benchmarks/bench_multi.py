@@ -151,7 +151,7 @@ def four_default(iterations: int, resume: Optional[str], improve: bool, faces: i
     for name in ("folk stops", "best stops") if improve else ("folk stops",):
         result = four_stream.stream_gains(MultiParams(players=4, faces=faces),
                                           four_stream.Profile(stop, betting_rule),
-                                          progress=lambda line: print(line, flush=True),
+                                          progress=lambda what, *_: print(what, flush=True),
                                           trees=trees)
         points.append(_four_point(name, done, result))
         stop = four_stream.rule_of(result.stops)

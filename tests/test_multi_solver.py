@@ -207,7 +207,7 @@ def test_a_checkpoint_is_written_every_k_iterations_and_refused_for_other_rules(
     saved = tmp_path / "run.npz"
     seen = []
     solve(params, 30, every=30, checkpoints=Checkpointing(path=saved, iterations=7),
-          progress=lambda point: seen.append(checkpoint.check(saved, params, DEFAULT_METHOD)))
+          progress=lambda *_: seen.append(checkpoint.check(saved, params, DEFAULT_METHOD)))
     assert seen == [28]                       # saved at 7, 14, 21, 28; measured at 30
     assert checkpoint.check(saved, params, DEFAULT_METHOD) == 30      # and at the end
     with np.load(saved, allow_pickle=False) as archive:

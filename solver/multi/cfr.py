@@ -124,8 +124,9 @@ class CFRState:
 
 
 def iterate(tree: PublicTree, state: CFRState, iterations: int, variant: str = "cfr+",
-            report: Optional[Callable[[CFRState], None]] = None, every: int = 0) -> CFRState:
-    """Run `iterations` more iterations; `report(state)` every `every` of them."""
+            after: Optional[Callable[[CFRState], None]] = None, every: int = 0) -> CFRState:
+    """Run `iterations` more iterations; `after(state)` every `every` of them (where a
+    checkpoint is saved; progress is the caller's, between calls)."""
     how = method(variant)
     if how.predictive and state.last is None:
         state.last = np.zeros_like(state.regrets)
@@ -138,8 +139,8 @@ def iterate(tree: PublicTree, state: CFRState, iterations: int, variant: str = "
             _step(tree, state, how, t, mine)
         state.iterations = t
         state.seconds += time.perf_counter() - started
-        if report is not None and every and t % every == 0:
-            report(state)
+        if after is not None and every and t % every == 0:
+            after(state)
     return state
 
 

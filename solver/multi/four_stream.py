@@ -40,6 +40,7 @@ import numpy as np
 
 from games.bidou_multi import betting
 from games.bidou_multi.params import MultiParams
+from solver.common.progress import Step
 from solver.multi.best_response import Gains, root_values
 from solver.multi.tree import STOP, PublicTree, build_betting_tree
 from solver.multi.values import terminal_values
@@ -146,7 +147,7 @@ def _deviation(base: np.ndarray, throws: int, seat: int,
 
 
 def stream_gains(params: MultiParams, profile: Profile,
-                 progress: Optional[Callable[[str], None]] = None,
+                 progress: Step | None = None,
                  trees: Optional[dict[int, PublicTree]] = None) -> StreamResult:
     """Every seat's value and exact best response under `profile`, walking one betting
     subtree at a time (built once per leader and kept in `trees`, by leader: four at four
@@ -159,7 +160,8 @@ def stream_gains(params: MultiParams, profile: Profile,
     own_sums: list[dict] = [{} for _ in range(n)]
     walked = 0
     base = None
-    for counts in combinations(params):
+    every = list(combinations(params))
+    for done, counts in enumerate(every, 1):
         lead = betting.leader(counts)
         if lead not in trees:
             trees[lead] = build_betting_tree(params, counts)
@@ -179,7 +181,7 @@ def stream_gains(params: MultiParams, profile: Profile,
             best_sums[q][key] = best_sums[q].get(key, 0.0) + best
             own_sums[q][key] = own_sums[q].get(key, 0.0) + own
         if progress is not None:
-            progress(f"counts {counts}: {time.perf_counter() - started:.0f} s")
+            progress(f"counts {counts}: {time.perf_counter() - started:.0f} s", done, len(every))
     assert base is not None
     best_values, reroll_only, stops = [], [], {}
     for q in range(n):

@@ -8,13 +8,14 @@ import dataclasses
 import functools
 import time
 from pathlib import Path
-from typing import Callable, Optional
+from typing import Optional
 
 import numpy as np
 
 from games.bidou import rules
 from games.bidou_multi import betting
 from games.bidou_multi.params import MultiParams, ParameterError
+from solver.common.progress import Step
 from solver.multi import best_response, cfr, checkpoint, kernel
 from solver.multi.tree import PublicTree, build_tree, check_solvable
 
@@ -106,7 +107,7 @@ def pick_engine(engine: str) -> str:
 
 def solve(params: MultiParams, iterations: int, variant: str = DEFAULT_METHOD,
           target: Optional[float] = None, every: int = 0,
-          progress: Optional[Callable[[dict[str, float]], None]] = None,
+          progress: Step | None = None,
           checkpoints: Optional[Checkpointing] = None, engine: str = "numpy",
           tree: Optional[PublicTree] = None) -> MultiSolution:
     """Up to `iterations` CFR iterations in all (a resumed run counts the saved ones),
@@ -128,7 +129,7 @@ def solve(params: MultiParams, iterations: int, variant: str = DEFAULT_METHOD,
     while state.iterations < iterations:
         todo = min(step - state.iterations % step, iterations - state.iterations)
         if runner is None:
-            cfr.iterate(tree, state, todo, variant, report=saver, every=1 if saver else 0)
+            cfr.iterate(tree, state, todo, variant, after=saver, every=1 if saver else 0)
             measured = best_response.gains(tree, cfr.average_strategy(tree, state))
         else:
             _advance(runner, state, todo, variant, saver)
@@ -137,7 +138,8 @@ def solve(params: MultiParams, iterations: int, variant: str = DEFAULT_METHOD,
                  "epsilon": measured.epsilon, "nash_conv": measured.nash_conv}
         curve.append(point)
         if progress is not None:
-            progress(point)
+            progress(f"{variant}: every seat's gain <= {measured.epsilon:.2e}", state.iterations,
+                     iterations)
         if target is not None and measured.epsilon <= target:
             break
     if saver is not None:

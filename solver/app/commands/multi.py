@@ -89,6 +89,7 @@ def multi(players: int, chips: int, faces: int, throws: int, poor_fish: bool,
     per hand, by deviating alone from the solver's strategy (an exact best response against
     the others' fixed strategies). With three or more players this certifies an
     epsilon-equilibrium, not a unique value. Solved on the compact public tree, reroll=all."""
+    from solver.app.progress import Progress
     from solver.multi.solve import DEFAULT_METHOD, check_with_openspiel, solve
 
     if redraw is not None:
@@ -115,8 +116,10 @@ def multi(players: int, chips: int, faces: int, throws: int, poor_fish: bool,
                           checkpoint_seconds, resume_file)
     click.echo(f"{params.to_game_string()}: {counted['public_nodes']:,} public nodes, "
                f"{counted['hands']} hands each")
-    solution = solve(params, iterations, method, target=target,
-                     every=max(iterations // 10, 1), checkpoints=keep, engine=engine)
+    with Progress() as bar:
+        solution = solve(params, iterations, method, target=target,
+                         every=max(iterations // 10, 1), checkpoints=keep, engine=engine,
+                         progress=bar)
     _print(solution)
     agree = check_with_openspiel(solution) if check_openspiel else True
     if check_openspiel:
