@@ -7,11 +7,18 @@ previous release's virtual environment, `--against ../old/.venv/bin/bidou`), alt
 two so that both see the same load, and prints the median wall time of each and their ratio.
 
     python benchmarks/bench_commands.py --against /path/to/other/.venv/bin/bidou --repeats 5
+
+With `--record` (and no `--against`, `--only`) the medians go into docs/data/benchmarks.json
+and every doc passage that quotes them is written again (solver/app/timings.py): the only
+way a timing of a command reaches README.md.
+
+    python benchmarks/bench_commands.py --repeats 3 --record
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import statistics
 import subprocess
@@ -22,10 +29,12 @@ from pathlib import Path
 # (name, arguments): what a user waits for, from the start-up alone to a proved round.
 COMMANDS = (
     ("start-up (--help)", ["solve", "--help"]),
-    ("solve (LP, default)", ["solve"]),
+    ("solve (refined, default)", ["solve"]),
+    ("solve --plain", ["solve", "--plain"]),
     ("solve --exact", ["solve", "--exact"]),
     ("solve --method pcfr+", ["solve", "--method", "pcfr+"]),
-    ("solve --reroll keep", ["solve", "--reroll", "keep"]),
+    ("solve --reroll keep (refined)", ["solve", "--reroll", "keep"]),
+    ("solve --reroll keep --plain", ["solve", "--reroll", "keep", "--plain"]),
     ("round (5 chips, 4 faces, 2 throws)", ["round", "--chips", "5", "--faces", "4",
                                             "--throws", "2"]),
 )
@@ -49,7 +58,13 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--only", action="append", default=None,
                         help="run only the commands whose name contains this (repeatable)")
+    parser.add_argument("--record", action="store_true",
+                        help="write the medians to docs/data/benchmarks.json and the docs")
     options = parser.parse_args()
+    if options.record and (options.against or options.only):
+        sys.exit("--record takes every command of this checkout alone (no --against, --only)")
+    load = os.getloadavg()
+    rows = []
     here = str(Path(sys.executable).parent / "bidou")
     if not Path(here).exists():
         here = shutil.which("bidou") or sys.exit("no bidou on this interpreter's path")
@@ -70,6 +85,13 @@ def main() -> None:
         if options.against:
             line += f" {medians['other']:9.3f} {medians['this'] / medians['other']:10.2f}"
         print(line, flush=True)
+        rows.append({"what": "bidou " + " ".join(args), "median_s": round(medians["this"], 3),
+                     "runs": len(times["this"])})
+    if options.record:
+        from solver.app.timings import record
+        path = record("commands", f"python benchmarks/bench_commands.py --repeats "
+                      f"{options.repeats} --record", rows, load)
+        print(f"wrote {path}")
 
 
 if __name__ == "__main__":
