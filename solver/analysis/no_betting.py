@@ -25,6 +25,7 @@ from scipy import sparse
 from scipy.optimize import linprog
 
 from games.bidou.rules import STOP
+from solver.common.rounding import nearest_fraction
 from solver.hand.exact.certificate import Certificate
 from solver.hand.model import HandModel
 
@@ -236,7 +237,7 @@ def _maximin(model: HandModel, turn: _Turn, C: np.ndarray, nf: int, nw: int, cap
 
 def _exact(probs: np.ndarray, legal: np.ndarray) -> list[Fraction]:
     """One decision's probabilities as simple fractions summing to exactly 1."""
-    row = [Fraction(float(p)).limit_denominator(10 ** 9) if ok else Fraction(0)
+    row = [nearest_fraction(p, 10 ** 9) if ok else Fraction(0)
            for p, ok in zip(probs, legal)]
     row = [max(f, Fraction(0)) for f in row]
     largest = max(range(len(row)), key=lambda i: row[i])

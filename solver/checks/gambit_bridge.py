@@ -17,6 +17,8 @@ from fractions import Fraction
 
 import pyspiel
 
+from solver.common import rounding
+
 __all__ = ["export_efg", "gambit_game", "gambit_value"]
 
 # Floats coming from OpenSpiel (1/3 as 0.333...) are snapped to the nearest
@@ -25,8 +27,8 @@ _MAX_DENOMINATOR = 10**6
 
 
 def _exact(x: float) -> Fraction:
-    f = Fraction(x).limit_denominator(_MAX_DENOMINATOR)
-    if abs(float(f) - x) > 1e-12 * max(1.0, abs(x)):
+    f = rounding.snap(x, _MAX_DENOMINATOR)
+    if f is None:
         raise ValueError(f"{x!r} has no small exact fraction")
     return f
 

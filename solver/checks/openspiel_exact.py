@@ -22,6 +22,7 @@ from fractions import Fraction
 from typing import Sequence
 
 from solver.checks.openspiel_lp import LPRun
+from solver.common.rounding import nearest_fraction
 
 __all__ = ["ExactValue", "prove"]
 
@@ -90,8 +91,7 @@ def _rationalise(policy: dict[str, dict[int, float]], bound: int | None) -> Beha
     fraction if None), negatives cut to 0, each information set normalised exactly."""
     out: Behaviour = {}
     for key, probs in policy.items():
-        q = {a: max(Fraction(p) if bound is None else Fraction(p).limit_denominator(bound),
-                    Fraction(0)) for a, p in probs.items()}
+        q = {a: max(nearest_fraction(p, bound), Fraction(0)) for a, p in probs.items()}
         total = sum(q.values(), Fraction(0))
         out[key] = ({a: v / total for a, v in q.items()} if total > 0
                     else {a: Fraction(1, len(q)) for a in q})

@@ -55,6 +55,7 @@ import pyspiel
 import scipy.sparse as sp
 from scipy.optimize import linprog
 
+from solver.common import rounding
 from solver.common.errors import SolverError
 
 __all__ = [
@@ -279,8 +280,7 @@ MAX_EXACT_TERMS = 1_000_000
 
 def snap(x: float) -> Fraction | None:
     """The small fraction a float from OpenSpiel stands for, or None if there is none."""
-    f = Fraction(x).limit_denominator(_MAX_DENOMINATOR)
-    return f if abs(float(f) - x) <= 1e-12 * max(1.0, abs(x)) else None
+    return rounding.snap(x, _MAX_DENOMINATOR)
 
 
 class _Walk:

@@ -30,6 +30,7 @@ from fractions import Fraction
 import numpy as np
 
 from games.bidou.betting import CAPTAIN, OPPONENT, Leaf, Node
+from solver.common.rounding import snap
 from solver.common.side_by_side import side_by_side
 from solver.hand.model import HandModel
 from solver.hand.strategy import MAX_COMMON_DENOMINATOR_BITS, Strategy, StrategyFileError
@@ -270,8 +271,8 @@ def simple_fractions(model: HandModel, strategy: Strategy, max_denominator: int 
     for where, probs, legal in decisions(model, strategy):
         row = []
         for p, ok in zip(probs, legal):
-            f = Fraction(float(p)).limit_denominator(max_denominator) if ok else Fraction(0)
-            if abs(f - Fraction(float(p))) > Fraction(1, 10 ** 12) or f < 0:
+            f = snap(float(p), max_denominator) if ok else Fraction(0)
+            if f is None or f < 0:
                 return None
             row.append(f)
         if sum(row) != 1:

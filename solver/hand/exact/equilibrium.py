@@ -51,6 +51,7 @@ import scipy.linalg
 
 from games.bidou.betting import CAPTAIN, OPPONENT, ROLE_NAMES, Leaf, Node
 from solver.common.progress import Step
+from solver.common.rounding import nearest_fraction
 from solver.hand import best_response
 from solver.hand.exact.certificate import Certificate, prove_fractions
 from solver.hand.model import HandModel
@@ -508,7 +509,7 @@ def _eliminate(rows: list[list[Fraction]], rhs: list[Fraction], guess: list[floa
     u = [Fraction(0)] * U
     free = [col for col in range(U) if col not in pivots]
     for col in free:
-        u[col] = Fraction(guess[col]).limit_denominator(10 ** 9)
+        u[col] = nearest_fraction(guess[col], 10 ** 9)
     for i, col in enumerate(pivots):
         u[col] = A[i][U] - sum(A[i][j] * u[j] for j in free)
     return u
