@@ -1,4 +1,4 @@
-"""The round's stage games refined (solver/pipeline/round_stages.py, issue #19): the saved
+"""The round's stage games refined (solver/round/refine_stages.py): the saved
 stage strategies are refined equilibria that pass the independent check at every decision
 with nothing weakly dominated, the round's values are unchanged, and the proof is the
 refined strategies' own."""
@@ -18,7 +18,7 @@ from solver.hand.refined.check import dominated_actions
 from solver.hand.refined.quasi_perfect import refined_equilibrium
 from solver.hand.refined.sequential import verify
 from solver.pipeline.round import prove_round
-from solver.pipeline.round_stages import (
+from solver.round.refine_stages import (
     REFINED,
     SCALE,
     exact_stage_model,
@@ -141,7 +141,7 @@ def test_a_stage_that_cannot_be_refined_keeps_its_lp_vertex(both, monkeypatch):
     """A refinement that fails (no exact limit, or exact probabilities past the
     certificate's denominator) leaves that stage's LP vertex, and the report lists it."""
     from solver.common.errors import SolverError
-    from solver.pipeline import round_stages
+    from solver.round import refine_stages as round_stages
 
     _, plain = both
     failing = ChipState(0, 2, 2)

@@ -1,4 +1,4 @@
-"""The refined stage games are the round's default (issue #19): `bidou round` saves a round
+"""The refined stage games are the round's default: `bidou round` saves a round
 whose every stage is refined, passes the independent check at every decision with nothing
 weakly dominated, and whose saved strategies, read back from the files, are the ones the
 round's certificate proves."""
@@ -17,9 +17,9 @@ from solver.hand.model import build_model
 from solver.hand.refined.check import dominated_actions
 from solver.hand.refined.sequential import verify
 from solver.pipeline.round_cheatsheet import solution_from_saved
-from solver.pipeline.round_stages import exact_stage_model
 from solver.round import store
 from solver.round.certify import certify_round
+from solver.round.refine_stages import exact_stage_model
 from solver.round.report import state_entry
 
 SMALL = RoundParams(chips=4, hand=BidouParams(faces=2, throws=2, max_level=2))

@@ -1,4 +1,4 @@
-"""The keep round's stage games refine (issue #19): 36 of its 49 stages were kept plain
+"""The keep round's stage games refine: 36 of its 49 stages were kept plain
 because (1) their exact probabilities' common denominator passed the strategy file's 4096
 bits, which the proof refused (9,0,0: 6582 bits at eta 1e-5; 5,2,2: 6831 at 1e-4), and (2)
 at 0,3,6 the limit read at 10 eta kept a mixing that vanishes with eta, so the recovery
@@ -22,7 +22,7 @@ from solver.common.errors import SolverError
 from solver.hand.model import build_model
 from solver.hand.refined import quasi_perfect
 from solver.hand.strategy import MAX_COMMON_DENOMINATOR_BITS
-from solver.pipeline import round_stages
+from solver.round import refine_stages as round_stages
 from solver.round.states import ChipState, OpenThrowState
 
 STAGE = (5, 2, 2)          # kept plain by the file's bound (6831 bits at eta 1e-4)

@@ -1,4 +1,4 @@
-"""The round's stage games are refined on a dyadic grid of continuation values (issue #19):
+"""The round's stage games are refined on a dyadic grid of continuation values:
 each value rounded to the nearest multiple of 2^-GRID_BITS, so the exact probabilities of the
 refined stage strategies stay within the certificate's denominator."""
 
@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from solver.pipeline.round_stages import GRID_BITS, on_grid
+from solver.round.refine_stages import GRID_BITS, on_grid
 
 
 def test_the_stage_games_are_refined_on_a_dyadic_grid():

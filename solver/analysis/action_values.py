@@ -103,7 +103,7 @@ def action_values(model: HandModel, strategy: Strategy, exact: Exact | None = No
                   ) -> ActionValues:
     """The value of every legal action at every decision of both players (see the module's
     docstring). With `exact` (exact probabilities of `strategy`, keyed as in
-    solver/types.Exact) the values are exact Fractions."""
+    solver.common.types.Exact) the values are exact Fractions."""
     walk = _Walk(model, _Probabilities(model, strategy, exact))
     decisions: dict[tuple, DecisionValues] = {}
     for player in (CAPTAIN, OPPONENT):

@@ -32,7 +32,7 @@ from solver.hand.strategy import Strategy, exact_to_json
 Source = Union[Solution, tuple[HandModel, Strategy, dict[str, Any]]]
 
 REFINED = "refined"        # solver/hand/refined: exact, sequentially rational everywhere
-PLAIN = "plain LP vertex"  # solver/lp: an arbitrary equilibrium off the path
+PLAIN = "plain LP vertex"  # solver/hand/lp: an arbitrary equilibrium off the path
 
 # Above this many betting rows (public states x decisions x hands: max_stake 5 with the
 # default dice) CFR without a bound on its iterations would run for hours.

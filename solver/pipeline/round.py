@@ -44,7 +44,7 @@ def prove_round(params: RoundParams, progress: Step | None = None,
     hears `(what, done, total)` of the solve, the refinement, then "proving".
     `timed=False` leaves the seconds out of the report (0.0), for files that must not
     change between runs."""
-    from solver.pipeline.round_stages import refine_round, stage_check
+    from solver.round.refine_stages import refine_round, stage_check
 
     begin = time.perf_counter()
     solution = solve_round(params, progress=progress)

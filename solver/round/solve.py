@@ -109,7 +109,7 @@ class RoundSolution:
     history: dict[int, list[float]]          # component index -> residual per round
     seconds: float
     # which equilibrium each stage's strategy is: the LP's vertex, or "refined" once
-    # solver/pipeline/round_stages.py has replaced them (the values stay the solve's)
+    # solver/round/refine_stages.py has replaced them (the values stay the solve's)
     equilibrium: str = "plain LP vertex"
 
     @property
@@ -270,7 +270,7 @@ def map_stages(params: RoundParams, fn: Callable[..., Any], calls: Sequence[tupl
     """fn(*call) for every call, in order, on the round's worker processes (as many as
     `default_workers`, the same pool as the stage solves; none for one call or one worker):
     for work done per stage after the solve, such as refining every stage's equilibrium
-    (solver/pipeline/round_stages.py). `fn` must be a module-level function. `done(k)`
+    (solver/round/refine_stages.py). `fn` must be a module-level function. `done(k)`
     hears each result (k so far)."""
     count = default_workers(params) if workers is None else workers
     if count <= 1 or len(calls) <= 1:

@@ -40,7 +40,7 @@ FILE_NAME = "solved_round.json"
 STRATEGIES_SUFFIX = ".strategies.json"
 MAX_BYTES = 256 * 2**20
 CACHE_FOLDER = "bidou-solver"
-# The report's `equilibrium`: the stage strategies refined (solver/pipeline/round_stages.py,
+# The report's `equilibrium`: the stage strategies refined (solver/round/refine_stages.py,
 # the default) or the stage LPs' vertices (`bidou round --plain`); a saved round without it
 # (written before the stage games were refined) holds the LPs' vertices.
 REFINED = "refined"

@@ -114,7 +114,7 @@ def prove_fractions(model: HandModel, strategy: Strategy,
     number of the proof is an integer over it, and a hostile file's LCM of thousands of
     200-digit denominators would never finish. `max_bits` sets another bound, for
     probabilities this program computed itself (the round's refined stage games of reroll
-    keep need more than 4096 bits: solver/pipeline/round_stages.py); None: the file bound."""
+    keep need more than 4096 bits: solver/round/refine_stages.py); None: the file bound."""
     limit = MAX_COMMON_DENOMINATOR_BITS if max_bits is None else max_bits
     for where, row in fractions.items():
         if not _distribution(row):

@@ -27,9 +27,7 @@ reads the round's own values, not the grid). The values stay the solve's: a refi
 stage's exact value differs from the LP's float by the grid and rounding (at most 3.1e-13
 on the default round).
 
-This module is in the pipeline because solver/round and solver/hand/refined are independent
-layers (docs/architecture.md); the work runs on the round's worker processes
-(`solve.map_stages`).
+The work runs on the round's worker processes (`solve.map_stages`).
 """
 
 from __future__ import annotations
