@@ -1,20 +1,21 @@
 """What the OpenSpiel games of the family share: the game type, the throwing turn's tables
 (hands, keep actions, throw outcomes), its legal decisions and its strings, and the view an
 observer takes (whose private dice it sees, whether it recalls, whether it sees the public
-part).
+part), and how a game gets its rules and tables and looks up its actions and hands.
 
 `python_bidou` (games/bidou/game.py), `python_le_bidou` (games/le_bidou/game.py) and
 `python_bidou_multi` (games/bidou_multi/game.py) differ only in their betting (and the
-last in its number of players); each builds its tables on `ThrowTables`, keeps them on the
-game (`cached_tables`) and builds its observer on `ObserverView`, so the dice are stated
-once. Importing this module registers no game.
+last in its number of players); each subclasses `DiceGame` (its rules, its tables, built on
+`ThrowTables` and kept on the game by `cached_tables`, its lookups by name) and builds its
+observer on `ObserverView`, so the dice are stated once. Importing this module registers no
+game.
 """
 
 from __future__ import annotations
 
 import functools
 from fractions import Fraction
-from typing import Any, Callable, Mapping, Sequence, TypeVar
+from typing import Any, Callable, Generic, Mapping, Sequence, TypeVar, cast
 
 import pyspiel
 
@@ -22,6 +23,8 @@ from games.bidou import rules
 
 NUM_PLAYERS = 2
 T = TypeVar("T")
+P = TypeVar("P")
+TablesT = TypeVar("TablesT", bound="ThrowTables")
 
 # Player action ids of the throwing turn (games/bidou/game.py's docstring): "stop",
 # "reroll" (keep nothing), then every keep of one or two dice.
@@ -91,9 +94,40 @@ class ThrowTables:
         self.keep_action[()] = REROLL_ID
         self.throw_names = ([rules.throw_action_name(rules.STOP), rules.throw_action_name(())]
                             + [rules.throw_action_name(k) for k in self.keeps])
+        self.name_actions(())
+
+    def name_actions(self, others: Sequence[str]) -> None:
+        """Name every player action: the throwing turn's, then the game's own `others` (its
+        betting), so that a game's ids follow the same order."""
+        self.action_names = self.throw_names + list(others)
+        self.action_ids = {name: i for i, name in enumerate(self.action_names)}
+
+    def action_string(self, player: int, action: int) -> str:
+        """An action's string, as every state of the family writes it: "throw 6-3-1" for a
+        chance action, the action's name for a player's."""
+        if player == pyspiel.PlayerId.CHANCE:
+            return "throw " + rules.format_hand(self.hands[action])
+        return self.action_names[action]
 
     def kept_of(self, action: int) -> rules.Kept:
         return () if action == REROLL_ID else self.keeps[action - KEEP_BASE]
+
+    def record_throw(self, action: int, player: int, hands: list, counts: list[int],
+                     turns: list[list]) -> bool:
+        """Record chance's `action`, the hand `player` throws, in his current hand, his count
+        and his turn; whether that was his last throw (the states of every game of the family
+        keep these three lists, so a throw is recorded the same way in each)."""
+        hand = self.hands[action]
+        hands[player] = hand
+        counts[player] += 1
+        turns[player].append(hand)
+        return counts[player] >= self.params.throws
+
+    def record_decision(self, action: int, player: int, turns: list[list]) -> rules.Kept | None:
+        """Record `player`'s throw decision `action` in his turn: the dice he keeps to throw
+        again, or None when he stops."""
+        turns[player].append(action)
+        return None if action == STOP_ID else self.kept_of(action)
 
     def legal_throws(self, hand: rules.Hand | None) -> list[int]:
         """The thrower's decisions with `hand`: stop or reroll, or under reroll=keep stop
@@ -141,6 +175,73 @@ class ThrowTables:
 
     def __deepcopy__(self, memo: dict) -> "ThrowTables":     # immutable: states share it
         return self
+
+
+@functools.lru_cache(maxsize=None)
+def _rules_of(params_type: Any, items: tuple) -> Any:
+    return params_type.from_mapping(dict(items))
+
+
+@functools.lru_cache(maxsize=None)
+def _tables_of(tables_type: Any, params: Any) -> Any:
+    return tables_type(params)
+
+
+class DiceGame(pyspiel.Game, Generic[P, TablesT]):
+    """What every game of the family does the same way around its betting: its rules and
+    tables from its OpenSpiel parameters, and the lookups by name that tests and tools use.
+    A game sets `spiel_type` (its registered `pyspiel.GameType`), `params_type` (its
+    parameter class, with `from_mapping`) and `tables_type` (its `ThrowTables` subclass, on
+    which `name_actions` has run), and says the rest of its `pyspiel.GameInfo` in
+    `game_info`."""
+
+    spiel_type: Any
+    params_type: Any
+    tables_type: Any
+
+    def __init__(self, params: Mapping[str, Any] | None = None):
+        rules_ = self.params_type.from_mapping(dict(params or {}))
+        tables = self.tables_for(rules_)
+        info = pyspiel.GameInfo(num_distinct_actions=len(tables.action_names),
+                                max_chance_outcomes=len(tables.hands),
+                                **self.game_info(rules_, tables))
+        super().__init__(self.spiel_type, info, rules_.to_dict())
+
+    @classmethod
+    def game_info(cls, params: P, tables: TablesT) -> dict[str, Any]:
+        """The `pyspiel.GameInfo` fields that depend on the betting: num_players,
+        min_utility, max_utility, utility_sum and max_game_length."""
+        raise NotImplementedError
+
+    @classmethod
+    def tables_for(cls, params: P) -> TablesT:
+        """The tables of `params`, built once per parameter set (for `__init__`, before the
+        game has its parameters)."""
+        return _tables_of(cls.tables_type, params)
+
+    # Computed from the OpenSpiel parameters rather than stored, so that a game restored by
+    # pickle (which does not run __init__) has them too.
+    @property
+    def params(self) -> P:
+        """The rules of this game."""
+        return _rules_of(self.params_type, tuple(sorted(self.get_parameters().items())))
+
+    @property
+    def tables(self) -> TablesT:
+        return cached_tables(self, lambda: self.tables_for(self.params))
+
+    def action_id(self, name: str) -> int:
+        """Player action id of "stop", "reroll", "keep 6-5", then the game's betting."""
+        return self.tables.action_ids[name]
+
+    def action_name(self, action: int) -> str:
+        return self.tables.action_names[action]
+
+    def hand_action(self, hand: str | Sequence[int]) -> int:
+        """Chance action id of a hand, given as a tuple or as "6-3-1"."""
+        if isinstance(hand, str):
+            hand = rules.parse_hand(hand, self.tables.faces)
+        return self.tables.hand_index[cast(rules.Hand, tuple(hand))]
 
 
 class ObserverView:

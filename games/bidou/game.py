@@ -76,7 +76,7 @@ Tensors: see `BidouObserver` (named pieces, available through
 from __future__ import annotations
 
 import functools
-from typing import Optional
+from typing import Any, Optional
 
 import numpy as np
 import pyspiel
@@ -89,9 +89,9 @@ from games.dice_game import (
     NUM_PLAYERS,
     REROLL_ID,
     STOP_ID,
+    DiceGame,
     ObserverView,
     ThrowTables,
-    cached_tables,
     game_type,
 )
 
@@ -109,13 +109,11 @@ class _Tables(ThrowTables):
 
     def __init__(self, params: BidouParams):
         super().__init__(params)
-        self.action_names = self.throw_names + [action.value for action in ACTIONS]
-        self.action_ids = {name: i for i, name in enumerate(self.action_names)}
+        self.name_actions([action.value for action in ACTIONS])
         base = KEEP_BASE + len(self.keeps)
         self.bet_id = {action: base + i for i, action in enumerate(ACTIONS)}
         self.bet_action = {i: action for action, i in self.bet_id.items()}
         self.betting_actions = tuple(self.bet_id[action] for action in ACTIONS)
-        self.num_distinct_actions = base + len(ACTIONS)
         # Longest betting sequence: pass, bet, (max_level - 1) raises, call/fold.
         self.max_bets = params.max_level + 2
 
@@ -126,45 +124,22 @@ class _Tables(ThrowTables):
         return tuple(self.bet_id[action] for action in legal)
 
 
-@functools.lru_cache(maxsize=None)
-def _params(items: tuple) -> BidouParams:
-    return BidouParams.from_mapping(dict(items))
-
-
-@functools.lru_cache(maxsize=None)
-def _tables(params: BidouParams) -> _Tables:
-    return _Tables(params)
-
-
-class BidouGame(pyspiel.Game):
+class BidouGame(DiceGame[BidouParams, _Tables]):
     """Two-hand Bidou. `game.params` holds the `BidouParams`."""
 
-    def __init__(self, params=None):
-        bidou_params = BidouParams.from_mapping(dict(params or {}))
-        tables = _tables(bidou_params)
-        throws, level = bidou_params.throws, bidou_params.max_level
-        info = pyspiel.GameInfo(
-            num_distinct_actions=tables.num_distinct_actions,
-            max_chance_outcomes=len(tables.hands),
+    spiel_type, params_type, tables_type = _GAME_TYPE, BidouParams, _Tables
+
+    @classmethod
+    def game_info(cls, params: BidouParams, tables: _Tables) -> dict[str, Any]:
+        level = params.max_level
+        return dict(
             num_players=NUM_PLAYERS,
             min_utility=-2.0 * level,
             max_utility=2.0 * level,
             utility_sum=0.0,
             # Player decisions only: at most throws-1 per throwing turn, then the betting.
             # (Chance nodes, 2*throws at most, are bounded by this number as well.)
-            max_game_length=2 * (throws - 1) + tables.max_bets)
-        super().__init__(_GAME_TYPE, info, bidou_params.to_dict())
-
-    # Computed from the OpenSpiel parameters rather than stored, so that a game restored by
-    # pickle (which does not run __init__) has them too.
-    @property
-    def params(self) -> BidouParams:
-        """The rules of this game."""
-        return _params(tuple(sorted(self.get_parameters().items())))
-
-    @property
-    def tables(self) -> "_Tables":
-        return cached_tables(self, lambda: _tables(self.params))
+            max_game_length=2 * (params.throws - 1) + tables.max_bets)
 
     def new_initial_state(self):
         return BidouState(self)
@@ -173,19 +148,6 @@ class BidouGame(pyspiel.Game):
         return BidouObserver(
             iig_obs_type or pyspiel.IIGObservationType(perfect_recall=False),
             params, self.tables)
-
-    def action_id(self, name: str) -> int:
-        """Player action id of "stop", "reroll", "keep 6-5", "pass", ... ."""
-        return self.tables.action_ids[name]
-
-    def action_name(self, action: int) -> str:
-        return self.tables.action_names[action]
-
-    def hand_action(self, hand) -> int:
-        """Chance action id of a hand, given as a tuple or as "6-3-1"."""
-        if isinstance(hand, str):
-            hand = rules.parse_hand(hand, self.params.faces)
-        return self.tables.hand_index[tuple(hand)]
 
 
 _THROW_CHANCE, _THROW_DECISION, _BETTING, _TERMINAL = range(4)
@@ -300,11 +262,7 @@ class BidouState(pyspiel.State):
             p = c.thrower
             if action not in t.outcome_actions(c.hands[p], c.kept):
                 raise ValueError(f"impossible throw {action} after keeping {c.kept}")
-            hand = t.hands[action]
-            c.hands[p] = hand
-            c.counts[p] += 1
-            c.turns[p].append(hand)
-            if c.counts[p] >= t.params.throws:
+            if t.record_throw(action, p, c.hands, c.counts, c.turns):
                 self._end_turn()
             else:
                 c.phase = _THROW_DECISION
@@ -315,12 +273,11 @@ class BidouState(pyspiel.State):
                 f"illegal action {action} ({self._name(action)}) for player {player} "
                 f"in state {self}")
         if c.phase == _THROW_DECISION:
-            c.turns[player].append(action)
-            if action == STOP_ID:
+            kept = t.record_decision(action, player, c.turns)
+            if kept is None:
                 self._end_turn()
             else:
-                c.kept = t.kept_of(action)
-                c.phase = _THROW_CHANCE
+                c.kept, c.phase = kept, _THROW_CHANCE
             return
         # Betting.
         c.bets.append(action)
@@ -358,9 +315,7 @@ class BidouState(pyspiel.State):
         return t.action_names[action] if 0 <= action < len(t.action_names) else "?"
 
     def _action_to_string(self, player, action):
-        if player == pyspiel.PlayerId.CHANCE:
-            return "throw " + rules.format_hand(self._t.hands[action])
-        return self._t.action_names[action]
+        return self._t.action_string(player, action)
 
     def is_terminal(self):
         return self._c.phase == _TERMINAL

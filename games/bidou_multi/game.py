@@ -34,8 +34,7 @@ a turn as in `python_bidou` (own hands and decisions; another's results "?" and 
 
 from __future__ import annotations
 
-import functools
-from typing import Optional
+from typing import Any, Optional
 
 import pyspiel
 
@@ -46,9 +45,9 @@ from games.dice_game import (
     KEEP_BASE,
     REROLL_ID,
     STOP_ID,
+    DiceGame,
     ObserverView,
     ThrowTables,
-    cached_tables,
     game_type,
 )
 
@@ -69,23 +68,12 @@ class _Tables(ThrowTables):
 
     def __init__(self, params: MultiParams):
         super().__init__(params)
-        self.action_names = self.throw_names + list(betting.ACTIONS)
-        self.action_ids = {name: i for i, name in enumerate(self.action_names)}
+        self.name_actions(betting.ACTIONS)
         self.bet_base = KEEP_BASE + len(self.keeps)
 
     def compare(self, hands) -> betting.Compare:
         p = self.params
         return lambda a, b: rules.compare(hands[a], hands[b], p.ranking, p.aces_beat_bidou)
-
-
-@functools.lru_cache(maxsize=None)
-def _params(items: tuple) -> MultiParams:
-    return MultiParams.from_mapping(dict(items))
-
-
-@functools.lru_cache(maxsize=None)
-def _tables(params: MultiParams) -> _Tables:
-    return _Tables(params)
 
 
 def _max_bets(params: MultiParams) -> int:
@@ -94,30 +82,20 @@ def _max_bets(params: MultiParams) -> int:
     return params.players * (params.chips + 2)
 
 
-class MultiGame(pyspiel.Game):
+class MultiGame(DiceGame[MultiParams, _Tables]):
     """Multi-hand Bidou. `game.params` holds the `MultiParams`."""
 
-    def __init__(self, params=None):
-        multi = MultiParams.from_mapping(dict(params or {}))
-        tables = _tables(multi)
-        n, chips = multi.players, multi.chips
-        info = pyspiel.GameInfo(
-            num_distinct_actions=len(tables.action_names),
-            max_chance_outcomes=len(tables.hands),
+    spiel_type, params_type, tables_type = _GAME_TYPE, MultiParams, _Tables
+
+    @classmethod
+    def game_info(cls, params: MultiParams, tables: _Tables) -> dict[str, Any]:
+        n, chips = params.players, params.chips
+        return dict(
             num_players=n,
             min_utility=float(chips - n * chips),
             max_utility=float(chips),
             utility_sum=None,
-            max_game_length=n * (multi.throws - 1) + _max_bets(multi))
-        super().__init__(_GAME_TYPE, info, multi.to_dict())
-
-    @property
-    def params(self) -> MultiParams:
-        return _params(tuple(sorted(self.get_parameters().items())))
-
-    @property
-    def tables(self) -> _Tables:
-        return cached_tables(self, lambda: _tables(self.params))
+            max_game_length=n * (params.throws - 1) + _max_bets(params))
 
     def new_initial_state(self):
         return MultiState(self)
@@ -125,17 +103,6 @@ class MultiGame(pyspiel.Game):
     def make_py_observer(self, iig_obs_type=None, params=None):
         return MultiObserver(
             iig_obs_type or pyspiel.IIGObservationType(perfect_recall=False), params)
-
-    def action_id(self, name: str) -> int:
-        return self.tables.action_ids[name]
-
-    def action_name(self, action: int) -> str:
-        return self.tables.action_names[action]
-
-    def hand_action(self, hand) -> int:
-        if isinstance(hand, str):
-            hand = rules.parse_hand(hand, self.params.faces)
-        return self.tables.hand_index[tuple(hand)]
 
 
 _THROW_CHANCE, _THROW_DECISION, _BETTING, _TERMINAL = range(4)
@@ -195,12 +162,7 @@ class MultiState(pyspiel.State):
     def _apply_action(self, action):
         t = self._t
         if self._phase == _THROW_CHANCE:
-            p = self._thrower
-            hand = t.hands[action]
-            self.hands[p] = hand
-            self.throw_counts[p] += 1
-            self.turns[p].append(hand)
-            if self.throw_counts[p] >= t.params.throws:
+            if t.record_throw(action, self._thrower, self.hands, self.throw_counts, self.turns):
                 self._end_turn()
             else:
                 self._phase = _THROW_DECISION
@@ -208,12 +170,11 @@ class MultiState(pyspiel.State):
         if action not in self._legal_actions(self.current_player()):
             raise ValueError(f"illegal action {action} for player {self.current_player()}")
         if self._phase == _THROW_DECISION:
-            self.turns[self._thrower].append(action)
-            if action == STOP_ID:
+            kept = t.record_decision(action, self._thrower, self.turns)
+            if kept is None:
                 self._end_turn()
             else:
-                self._kept = t.kept_of(action)
-                self._phase = _THROW_CHANCE
+                self._kept, self._phase = kept, _THROW_CHANCE
             return
         assert self.table is not None
         name = t.action_names[action]
@@ -236,9 +197,7 @@ class MultiState(pyspiel.State):
         self._phase = _BETTING
 
     def _action_to_string(self, player, action):
-        if player == pyspiel.PlayerId.CHANCE:
-            return "throw " + rules.format_hand(self._t.hands[action])
-        return self._t.action_names[action]
+        return self._t.action_string(player, action)
 
     def is_terminal(self):
         return self._phase == _TERMINAL

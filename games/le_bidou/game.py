@@ -28,7 +28,6 @@ his decisions as "stop" or "again". The observation string (no recall) is
 
 from __future__ import annotations
 
-import functools
 from typing import Any
 
 import numpy as np
@@ -38,10 +37,9 @@ from games.bidou import rules
 from games.bidou.betting import CAPTAIN, OPPONENT, BettingTree, Leaf
 from games.dice_game import (
     NUM_PLAYERS,
-    STOP_ID,
+    DiceGame,
     ObserverView,
     ThrowTables,
-    cached_tables,
     game_type,
 )
 from games.le_bidou.params import LeBidouParams
@@ -62,41 +60,21 @@ class _Tables(ThrowTables):
         description = params.description()
         self.tree: BettingTree = description.trees()[CAPTAIN]
         top = params.max_stake + 1
-        self.action_names = (
-            self.throw_names + [WITHDRAW, CALL]
-            + [stake_action(s) for s in range(1, top)]
-            + [raise_action(s) for s in range(2, top)])
-        self.action_ids = {name: i for i, name in enumerate(self.action_names)}
+        self.name_actions([WITHDRAW, CALL] + [stake_action(s) for s in range(1, top)]
+                          + [raise_action(s) for s in range(2, top)])
         self.max_speeches = params.max_stake + 1      # stakes 1..M one by one, then an answer
 
 
-@functools.lru_cache(maxsize=None)
-def _tables(params: LeBidouParams) -> _Tables:
-    return _Tables(params)
-
-
-class LeBidouGame(pyspiel.Game):
+class LeBidouGame(DiceGame[LeBidouParams, _Tables]):
     """One hand of Le Bidou. `game.params` holds the `LeBidouParams`."""
 
-    def __init__(self, params: dict[str, Any] | None = None):
-        rules_ = LeBidouParams.from_mapping(dict(params or {}))
-        tables = _tables(rules_)
-        top = float(rules_.max_stake)
-        info = pyspiel.GameInfo(
-            num_distinct_actions=len(tables.action_names),
-            max_chance_outcomes=len(tables.hands),
-            num_players=NUM_PLAYERS, min_utility=-top, max_utility=top, utility_sum=0.0,
-            max_game_length=2 * (rules_.throws - 1) + tables.max_speeches)
-        super().__init__(_GAME_TYPE, info, rules_.to_dict())
+    spiel_type, params_type, tables_type = _GAME_TYPE, LeBidouParams, _Tables
 
-    @property
-    def params(self) -> LeBidouParams:
-        """The rules (from the OpenSpiel parameters, so that an unpickled game has them)."""
-        return LeBidouParams.from_mapping(self.get_parameters())
-
-    @property
-    def tables(self) -> _Tables:
-        return cached_tables(self, lambda: _tables(self.params))
+    @classmethod
+    def game_info(cls, params: LeBidouParams, tables: _Tables) -> dict[str, Any]:
+        top = float(params.max_stake)
+        return dict(num_players=NUM_PLAYERS, min_utility=-top, max_utility=top, utility_sum=0.0,
+                    max_game_length=2 * (params.throws - 1) + tables.max_speeches)
 
     def new_initial_state(self) -> "LeBidouState":
         return LeBidouState(self)
@@ -107,14 +85,6 @@ class LeBidouGame(pyspiel.Game):
             raise ValueError(f"Observation parameters not supported; passed {params}")
         return LeBidouObserver(iig_obs_type or pyspiel.IIGObservationType(
             perfect_recall=False))
-
-    def action_id(self, name: str) -> int:
-        """Player action id of "stop", "keep 6-5", "stake 3", "raise to 5", "withdraw"..."""
-        return self.tables.action_ids[name]
-
-    def hand_action(self, text: str) -> int:
-        """Chance action id of a hand given as "6-3-1"."""
-        return self.tables.hand_index[rules.parse_hand(text, self.params.faces)]
 
 
 class LeBidouState(pyspiel.State):
@@ -154,19 +124,16 @@ class LeBidouState(pyspiel.State):
         if self.node is not None:
             self._speak(self._t.action_names[action])
         elif self.deciding:
-            self.turns[self.thrower].append(action)
-            if action == STOP_ID:
+            kept = self._t.record_decision(action, self.thrower, self.turns)
+            if kept is None:
                 self._end_turn()
             else:
-                self.kept, self.deciding = self._t.kept_of(action), False
+                self.kept, self.deciding = kept, False
+        elif self._t.record_throw(action, self.thrower, self.hands, self.throw_counts,
+                                  self.turns):
+            self._end_turn()
         else:
-            hand = self._t.hands[action]
-            self.hands[self.thrower] = hand
-            self.throw_counts[self.thrower] += 1
-            self.turns[self.thrower].append(hand)
             self.deciding = True
-            if self.throw_counts[self.thrower] == self._t.params.throws:
-                self._end_turn()
 
     def _end_turn(self) -> None:
         self.kept, self.deciding = (), False
@@ -191,9 +158,7 @@ class LeBidouState(pyspiel.State):
             self.node = after.index
 
     def _action_to_string(self, player: int, action: int) -> str:
-        if player == pyspiel.PlayerId.CHANCE:
-            return "throw " + rules.format_hand(self._t.hands[action])
-        return self._t.action_names[action]
+        return self._t.action_string(player, action)
 
     def is_terminal(self) -> bool:
         return self.leaf is not None
