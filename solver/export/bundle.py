@@ -133,7 +133,7 @@ def _with_exact(model: HandModel, strategy: Strategy, summary: dict[str, Any],
         return summary
     from solver.hand.exact.certificate import prove_fractions
 
-    proof = prove_fractions(model, strategy, {k: list(v) for k, v in exact.items()})
+    proof = prove_fractions(model, strategy, exact)
     known = summary.get("certified_value")
     if known:
         known = Certificate.from_dict(known)

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from fractions import Fraction
 
 import numpy as np
@@ -106,11 +106,12 @@ def exact_best_response(model: HandModel, strategy: Strategy, responder: int) ->
 
 
 def prove_fractions(model: HandModel, strategy: Strategy,
-                    fractions: dict[tuple, list[Fraction]],
+                    fractions: Mapping[tuple, Sequence[Fraction]],
                     max_bits: int | None = None) -> Certificate:
     """The interval proved by exact probabilities, keyed like `decisions(model, strategy)`
-    (every decision of `strategy`; each must sum to exactly 1). Their common denominator
-    is bounded (`strategy.MAX_COMMON_DENOMINATOR_BITS`, StrategyFileError past it): every
+    (every decision of `strategy`; each must sum to exactly 1): the one proof every
+    product calls with its exact strategy (a strategy file's `Exact` as it is read). Their
+    common denominator is bounded (`strategy.MAX_COMMON_DENOMINATOR_BITS`, StrategyFileError past it): every
     number of the proof is an integer over it, and a hostile file's LCM of thousands of
     200-digit denominators would never finish. `max_bits` sets another bound, for
     probabilities this program computed itself (the round's refined stage games of reroll
@@ -134,7 +135,7 @@ def prove_fractions(model: HandModel, strategy: Strategy,
     return _prove(model, _assemble(model, strategy, ints), common)
 
 
-def _distribution(row: list[Fraction]) -> bool:
+def _distribution(row: Sequence[Fraction]) -> bool:
     """Whether `row` is nonnegative and sums to exactly 1: in integers over the row's
     common denominator (a Fraction sum costs a gcd and a new Fraction per term, and a
     refined strategy has 16000 probabilities)."""
@@ -296,6 +297,23 @@ def exact_probabilities(probs: np.ndarray, legal: np.ndarray | None = None) -> l
 Scaled = tuple[list[int], int]
 
 
+def mass_by_strength(weights: Sequence[int], strength: Sequence[int], levels: int
+                     ) -> tuple[list[int], list[int], int]:
+    """The showdown sums of one player's exact hand weights, so that every hand of the
+    other is valued in one step: (the mass at each strength level, the mass strictly below
+    it, the total). A hand of strength s beats below[s], ties at[s] and loses to the rest
+    (before the ranking's exceptions); the hand's certificate and the round sheet's exact
+    chain both value their showdowns this way."""
+    at = [0] * levels
+    for j, v in enumerate(weights):
+        at[strength[j]] += v
+    below, running = [], 0
+    for v in at:
+        below.append(running)
+        running += v
+    return at, below, running
+
+
 def _rescale(vectors: list[Scaled]) -> tuple[list[list[int]], int]:
     """The vectors over their least common denominator (of those not all zero: a zero
     vector is zero over any; most of a large tree's are, where the other player never
@@ -406,13 +424,8 @@ class _ExactGame:
                 if_x_beats, if_x_loses = (win, lose) if responder == CAPTAIN else (lose, win)
                 tie = payoff(leaf, 0)
                 weights = (if_x_beats, if_x_loses, tie)
-                at = [0] * self.levels                # the other's mass by strength
-                for j, v in enumerate(nums):
-                    at[self.strength[j]] += v
-                below, running = [], 0
-                for v in at:
-                    below.append(running)
-                    running += v
+                # the other's mass by strength
+                at, below, running = mass_by_strength(nums, self.strength, self.levels)
                 out = []
                 for x in range(self.n):
                     level = self.strength[x]
