@@ -111,9 +111,9 @@ def prove_fractions(model: HandModel, strategy: Strategy,
     """The interval proved by exact probabilities, keyed like `decisions(model, strategy)`
     (every decision of `strategy`; each must sum to exactly 1): the one proof every
     product calls with its exact strategy (a strategy file's `Exact` as it is read). Their
-    common denominator is bounded (`strategy.MAX_COMMON_DENOMINATOR_BITS`, StrategyFileError past it): every
-    number of the proof is an integer over it, and a hostile file's LCM of thousands of
-    200-digit denominators would never finish. `max_bits` sets another bound, for
+    common denominator is bounded (`strategy.MAX_COMMON_DENOMINATOR_BITS`, StrategyFileError
+    past it): every number of the proof is an integer over it, and a hostile file's LCM of
+    thousands of 200-digit denominators would never finish. `max_bits` sets another bound, for
     probabilities this program computed itself (the round's refined stage games of reroll
     keep need more than 4096 bits: solver/round/refine_stages.py); None: the file bound."""
     limit = MAX_COMMON_DENOMINATOR_BITS if max_bits is None else max_bits
