@@ -17,7 +17,6 @@ import contextlib
 import csv
 import dataclasses
 import io
-import itertools
 import logging
 import math
 import os
@@ -29,60 +28,23 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Mapping, Sequence
 
-from games.bidou.params import RANKINGS, REROLL_MODES, BidouParams, ParameterError
+from games.bidou.params import BidouParams, ParameterError
 from solver.app.signals import started_whole
 from solver.common.files import DestinationError, check_directory_destination
 from solver.common.progress import Step
+from solver.pipeline.sweep_grid import (  # noqa: F401  (imported from here too)
+    RULE_COLUMNS,
+    RuleKey,
+    build_grid,
+    parse_list,
+    rule_key,
+)
 
-RULE_COLUMNS = ("faces", "throws", "max_level", "reroll", "ranking", "aces_beat_bidou")
 COLUMNS = RULE_COLUMNS + ("value", "lower", "upper", "exact", "exploitability", "seconds")
 FILES = ("sweep.csv", "sweep.parquet", "sweep.png")
 
-RuleKey = tuple[int, int, int, str, str, bool]
 
-
-# --- the grid ---------------------------------------------------------------------------------
-
-def parse_list(name: str, text: str) -> list[str]:
-    """A comma-separated option value as its items; empty items are an error."""
-    items = [item.strip() for item in str(text).split(",")]
-    if not items or any(item == "" for item in items):
-        raise ParameterError(f"--{name.replace('_', '-')} must be a comma-separated list of "
-                             f"values, got {text!r}")
-    return items
-
-
-def build_grid(faces: str = "6", throws: str = "3", max_level: str = "4", reroll: str = "all",
-               ranking: str = "encyclopedia", aces_beat_bidou: str = "true"
-               ) -> list[BidouParams]:
-    """Every rule set of the grid, validated (ParameterError names the first bad value).
-
-    `aces_beat_bidou` only changes the French ranking: encyclopedia rule sets appear once,
-    with the default flag, however many values it is given.
-    """
-    lists = {name: parse_list(name, text) for name, text in zip(
-        RULE_COLUMNS, (faces, throws, max_level, reroll, ranking, aces_beat_bidou))}
-    for name, allowed in (("reroll", REROLL_MODES), ("ranking", RANKINGS)):
-        for value in lists[name]:
-            if value not in allowed:
-                raise ParameterError(f"--{name} values must be among {', '.join(allowed)}, "
-                                     f"got {value!r}")
-    distinct = {name: _distinct(name, lists[name]) for name in RULE_COLUMNS}
-    grid: dict[BidouParams, None] = {}
-    for values in itertools.product(*(distinct[name] for name in RULE_COLUMNS)):
-        params = BidouParams.from_mapping(dict(zip(RULE_COLUMNS, values)))
-        if params.ranking != "french":
-            params = dataclasses.replace(params, aces_beat_bidou=BidouParams().aces_beat_bidou)
-        grid[params] = None
-    return list(grid)
-
-
-def _distinct(name: str, items: Sequence[str]) -> list[Any]:
-    """The list's values parsed and validated one by one (the first bad one named), each
-    once: 300 copies of a value used to be multiplied out before the grid dropped them."""
-    return list(dict.fromkeys(getattr(BidouParams.from_mapping({name: item}), name)
-                              for item in items))
-
+# --- the grid: its rule sets and their keys are solver/pipeline/sweep_grid.py's ----------------
 
 CONFIRM_RULE_SETS = 400         # the full grid of the hand game is 360
 SECONDS_PER_RULE_SET = 0.25     # LP + certificate, one worker (benchmarks/bench_sweep.py)
@@ -109,17 +71,6 @@ def estimate(rule_sets: int, workers: int, exact: bool) -> str:
     seconds = SECONDS_PER_RULE_SET * rule_sets / max(1, workers)
     text = f"{seconds / 60:.0f} min" if seconds >= 120 else f"{seconds:.0f} s"
     return f"about {text} on {workers} workers" + (", more with --exact" if exact else "")
-
-
-def rule_key(rules: Mapping[str, Any] | BidouParams) -> RuleKey:
-    """The identity of a rule set in a table, whatever types the table read it as."""
-    if isinstance(rules, BidouParams):
-        rules = rules.to_dict()
-    aces = rules["aces_beat_bidou"]
-    if isinstance(aces, str):
-        aces = aces.strip().lower() == "true"
-    return (int(rules["faces"]), int(rules["throws"]), int(rules["max_level"]),
-            str(rules["reroll"]), str(rules["ranking"]), bool(aces))
 
 
 # --- one rule set: the task a worker runs -----------------------------------------------------
