@@ -1,6 +1,7 @@
-"""The manche's page in outputs/le-bidou/ (solver/app/manche_page.py): `bidou outputs` writes
-it and `--check` compares it at the precision it prints, the Monte Carlo by its agreement;
-on a small manche (seconds), then the published default manche's numbers."""
+"""The manche's page in outputs/le-bidou/ (solved by solver/pipeline/published_manche.py,
+rendered by solver/export/manche_page.py, compared by solver/app/manche_check.py): `bidou
+outputs` writes it and `--check` compares it at the precision it prints, the Monte Carlo by
+its agreement; on a small manche (seconds), then the published default manche's numbers."""
 
 from __future__ import annotations
 
@@ -13,8 +14,10 @@ import pytest
 from click.testing import CliRunner
 
 from games.le_bidou.manche import MancheParams, match_win
-from solver.app import manche_page, outputs
+from solver.app import manche_check, outputs
 from solver.app.cli import main
+from solver.export import manche_page
+from solver.pipeline import published_manche
 from solver.schemas import validate
 
 ROOT = Path(__file__).resolve().parent.parent / "outputs"
@@ -33,13 +36,13 @@ def untimed(document):  # type: ignore[no-untyped-def]
 
 
 @pytest.fixture(scope="module")
-def small_outcome() -> manche_page.MancheOutcome:
-    return manche_page.solve_published(SMALL, manches=4000)
+def small_outcome() -> published_manche.MancheOutcome:
+    return published_manche.solve_published(SMALL, manches=4000)
 
 
 def test_the_page_is_written_and_checked(tmp_path, monkeypatch):
-    monkeypatch.setattr(manche_page, "PUBLISHED", SMALL)
-    monkeypatch.setattr(manche_page, "MONTE_CARLO_MANCHES", 4000)
+    monkeypatch.setattr(published_manche, "PUBLISHED", SMALL)
+    monkeypatch.setattr(published_manche, "MONTE_CARLO_MANCHES", 4000)
     pages = outputs.fresh_le_bidou_pages()
     assert set(pages) == PAGE_FILES
     written = outputs.le_bidou_pages(tmp_path, pages)
@@ -91,24 +94,25 @@ def test_the_page_says_what_the_report_proves(small_outcome):
     assert text.count("| decided |") == sum(s["decided"] for s in report["states"])
     # the Monte Carlo: the rate it prints is its wins over its manches, near the start
     assert f"{mc.rate:.4f} +- {mc.standard_error:.4f}" in text
-    assert abs(mc.z(report["start_value"])) <= manche_page.Z_LIMIT
+    assert abs(mc.z(report["start_value"])) <= manche_check.Z_LIMIT
 
 
 def test_the_monte_carlo_is_compared_by_its_agreement(small_outcome):
     report, mc = small_outcome.report, small_outcome.monte_carlo
     text = manche_page.page_markdown(report, mc)
     # another equilibrium's strategies: another estimate, still within 4 standard errors
-    other = manche_page.MonteCarlo(mc.manches, mc.wins + 30, mc.mean_hands + 0.01,
-                                     seed=mc.seed)
+    other = published_manche.MonteCarlo(mc.manches, mc.wins + 30, mc.mean_hands + 0.01,
+                                        seed=mc.seed)
     assert other.z(report["start_value"]) != mc.z(report["start_value"])
-    assert manche_page.same_page(manche_page.page_markdown(report, other), text)
+    assert manche_check.same_page(manche_page.page_markdown(report, other), text)
     # an estimate 5 standard errors off, another seed, fewer manches: not the same page
     far = round(mc.manches * (report["start_value"] + 5 * mc.standard_error))
-    for wrong in (manche_page.MonteCarlo(mc.manches, far, mc.mean_hands, seed=mc.seed),
-                  manche_page.MonteCarlo(mc.manches, mc.wins, mc.mean_hands, seed=mc.seed + 1),
-                  manche_page.MonteCarlo(mc.manches - 1, mc.wins, mc.mean_hands, seed=mc.seed)):
-        assert not manche_page.same_page(manche_page.page_markdown(report, wrong), text)
-    assert not manche_page.same_page(text.replace(manche_page.MONTE_CARLO_MARK, "MC"), text)
+    estimate = published_manche.MonteCarlo
+    for wrong in (estimate(mc.manches, far, mc.mean_hands, seed=mc.seed),
+                  estimate(mc.manches, mc.wins, mc.mean_hands, seed=mc.seed + 1),
+                  estimate(mc.manches - 1, mc.wins, mc.mean_hands, seed=mc.seed)):
+        assert not manche_check.same_page(manche_page.page_markdown(report, wrong), text)
+    assert not manche_check.same_page(text.replace(manche_page.MONTE_CARLO_MARK, "MC"), text)
 
 
 def test_the_published_manche():
@@ -145,10 +149,10 @@ def test_what_another_equilibrium_of_a_stage_changes_is_not_compared(small_outco
     for c in other["convergence"]:
         c["residuals"] = [r * 2 for r in c["residuals"]]
     dump = lambda r: (json.dumps(r, indent=1) + "\n").encode()  # noqa: E731
-    assert manche_page.same_report(dump(other), dump(report), outputs._close)
-    assert manche_page.same_page(manche_page.page_markdown(other, mc),
-                                 manche_page.page_markdown(report, mc))
+    assert manche_check.same_report(dump(other), dump(report), outputs._close)
+    assert manche_check.same_page(manche_page.page_markdown(other, mc),
+                                  manche_page.page_markdown(report, mc))
     moved = json.loads(json.dumps(report))
     moved["states"][played]["upper"] = str(Fraction(moved["states"][played]["upper"]) + 1)
-    assert not manche_page.same_report(dump(moved), dump(report), outputs._close)
-    assert not manche_page.same_report(b"{not json", dump(report), outputs._close)
+    assert not manche_check.same_report(dump(moved), dump(report), outputs._close)
+    assert not manche_check.same_report(b"{not json", dump(report), outputs._close)

@@ -107,8 +107,8 @@ def fresh_le_bidou_pages(progress: Step | None = None, manche: bool = True,
     """Le Bidou's pages beyond the hand's export, by file name, made now: with `hand` (the
     published hand solved), its stakes cheat sheet (`solver.pipeline.stakes_cheatsheet`:
     cheatsheet.md, .png, cheatsheet_strategy.json); with `manche`, the manche's page
-    (`solver.app.manche_page`: the default manche solved and proved again, about 13
-    minutes on 2 cores, then simulated)."""
+    (`solver.pipeline.published_manche`: the default manche solved and proved again, about
+    13 minutes on 2 cores, then simulated; `solver.export.manche_page` renders it)."""
     files: dict[str, bytes] = {}
     if hand is not None:
         from solver.pipeline import stakes_cheatsheet
@@ -120,11 +120,12 @@ def fresh_le_bidou_pages(progress: Step | None = None, manche: bool = True,
                                               solution.value)
         files.update(stakes_cheatsheet.sheet_files(solution.model, sheet))
     if manche:
-        from solver.app import manche_page
+        from solver.export.manche_page import page_files
+        from solver.pipeline import published_manche
 
-        outcome = manche_page.solve_published(
-            manche_page.PUBLISHED, within(progress, "solving and proving the manche"))
-        files.update(manche_page.page_files(outcome))
+        outcome = published_manche.solve_published(
+            published_manche.PUBLISHED, within(progress, "solving and proving the manche"))
+        files.update(page_files(outcome.report, outcome.monte_carlo))
     return files
 
 
@@ -150,7 +151,8 @@ def stale_le_bidou_pages(root: str | Path, pages: dict[str, bytes], charts: bool
                          ) -> list[str]:
     """Files of Le Bidou's pages under `root` that `pages` would write differently (or
     missing); without `charts`, the charts are not compared."""
-    from solver.app.manche_page import PAGE, REPORT, same_page, same_report
+    from solver.app.manche_check import same_page, same_report
+    from solver.export.manche_page import PAGE, REPORT
     from solver.pipeline.stakes_cheatsheet import SHEET
 
     stale = []
