@@ -23,7 +23,7 @@ from typing import Callable, Mapping
 import numpy as np
 
 from games.bidou.betting import CAPTAIN, OPPONENT, SHOWDOWN, Role
-from solver.hand.exact.certificate import exact_probabilities
+from solver.hand.exact.certificate import exact_probabilities, mass_by_strength
 from solver.hand.model import HandModel
 from solver.hand.strategy import Strategy
 from solver.round import markov
@@ -97,14 +97,7 @@ class _ExactPair:
     def _showdown(self, rc: list[int], ro: list[int]) -> dict[int, int]:
         """Sum over hand pairs of rc[x] ro[j] by compare(x, j): the ranking's order, then
         the exceptions (`HandModel.exceptions`: winner over a hand ranked above it)."""
-        levels = max(self.strength) + 1
-        at = [0] * levels
-        for j, v in enumerate(ro):
-            at[self.strength[j]] += v
-        below, running = [], 0
-        for v in at:
-            below.append(running)
-            running += v
+        at, below, running = mass_by_strength(ro, self.strength, max(self.strength) + 1)
         out = {1: 0, 0: 0, -1: 0}
         for x, weight in enumerate(rc):
             if weight:
