@@ -235,7 +235,7 @@ def test_published_front_files_measure_what_they_record(game):
     decision to 12, is a strategy file whose rules, read back from their words, state
     exactly its strategy, whose exploitability measured again is the one recorded (and
     listed in front.md), never rising with a rule added (the local search's front is
-    smooth, issue 24); its 12-rule point is the published cheat sheet."""
+    smooth); its 12-rule point is the published cheat sheet."""
     files = sorted(FRONT.glob(f"front_{game}_*.json"))
     table = (FRONT / "front.md").read_text()
     sizes, costs = [], []
@@ -280,7 +280,7 @@ def test_search_reports_each_size_as_what_done_total(tiny):
 
 
 def test_rich_descent_reaches_staircases_and_band_ends(tiny):
-    """The rich moves (issue 24) try mixed ranges around every cut and move an open rule's
+    """The rich moves try mixed ranges around every cut and move an open rule's
     band end to every hand, each move a valid action of the family; the plain moves do
     neither. The root book descended with them mixes a range (0.1655, plain 0.1724);
     `polish`, that descent from the plain root, finds nothing better here (a kink)."""

@@ -1,4 +1,4 @@
-"""The rule family with mixing over ranges of hands (issue 24): staircase cuts, their words,
+"""The rule family with mixing over ranges of hands: staircase cuts, their words,
 and the words read back."""
 
 from __future__ import annotations

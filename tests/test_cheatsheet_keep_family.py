@@ -1,4 +1,4 @@
-"""The keep family (issue 24, under reroll=keep): keep rules per throw, the "two dice of 4 or
+"""The keep family (under reroll=keep): keep rules per throw, the "two dice of 4 or
 more" preference, and throw rules that stop the hands their keep rule keeps nothing of; each
 in words that read back to the rule and state the strategy they say."""
 

@@ -1,5 +1,5 @@
 """The three published cheat sheets (outputs/<game>/cheatsheet.md): a player reading the
-printed words plays the strategy whose cost the sheet prints (issue 24)."""
+printed words plays the strategy whose cost the sheet prints."""
 
 from __future__ import annotations
 

@@ -69,7 +69,7 @@ def test_the_published_games_are_proved_exactly():
 
 
 @pytest.mark.parametrize("kwargs, exact", [
-    # the recovery before ties at mixed and unreached decisions missed these (issue 11)
+    # a recovery that does not break ties at mixed and unreached decisions misses these
     (dict(faces=3, throws=2, max_level=3, reroll="keep", ranking="french"),
      Fraction(-29347004, 508943331)),
     (dict(faces=4, throws=2, max_level=2, reroll="keep", ranking="french"),
@@ -83,7 +83,7 @@ def test_variants_the_first_recovery_missed(kwargs, exact):
 
 
 def test_french_keep_at_the_default_level():
-    # `bidou solve --exact --reroll keep --ranking french` failed after 25 s (issue 11)
+    # `bidou solve --exact --reroll keep --ranking french` proves its exact value
     solution = solve(BidouParams(reroll="keep", ranking="french"), exact=True)
     exact = Fraction(-3199364025509, 63915771340800)
     assert solution.certificate.exact == exact

@@ -1,4 +1,4 @@
-"""The exports on the command line (issue 23): `bidou lp` with its exact value and policy
+"""The exports on the command line: `bidou lp` with its exact value and policy
 file, OpenSpiel tabular policies, Gambit .efg files and Parquet tables."""
 
 from __future__ import annotations

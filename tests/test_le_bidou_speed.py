@@ -132,8 +132,8 @@ def test_the_certificate_reads_the_betting_it_needs_and_proves_the_same_bounds()
 
 
 def _dense_mix_matrix(w_end, w_raise, n):
-    """`_lp_mix`'s matrix as it was built before session 12: dense blocks stacked, then
-    compressed (scipy drops the zeros)."""
+    """`_lp_mix`'s matrix built the plain way, the reference for its sparse build: dense
+    blocks stacked, then compressed (scipy drops the zeros)."""
     import numpy as np
     import scipy.sparse as sp
 

@@ -115,7 +115,7 @@ def test_the_published_table_holds_cells_of_the_grid_proved_or_timed_out():
 
 
 def test_the_published_table_is_the_whole_grid_each_cell_proved():
-    """Session 9 ran the cells the earlier runs missed (docs/le-bidou.md): all 108 are in
+    """The published table holds the whole grid (docs/le-bidou.md): all 108 cells are in
     it, none over its time limit, and the default hand's proved interval holds its exact
     value (found by `bidou solve --game le-bidou --exact`, docs/le-bidou.md)."""
     rows = lbs.read_rows(PUBLISHED.parent)

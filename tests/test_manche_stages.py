@@ -132,7 +132,7 @@ def test_the_double_oracle_solves_the_default_stages_from_pool_3():
 
 def test_a_stage_first_solved_by_the_double_oracle_starts_cold_from_default_start():
     """The first solve of a large stage is the double oracle from `default_start` (the
-    pool below's trees were larger than needed: docs/manche.md, "Session 12"), the
+    pool below's trees were larger than needed: docs/manche.md, "Measured"), the
     same restricted trees and value as `double_oracle` run alone."""
     params = MancheParams(chips=6, faces=3, throws=2)      # pool 6: 2 560 betting rows
     state = MancheState(6, 0, 0)

@@ -115,7 +115,7 @@ def test_every_two_actions_differ_in_grayscale():
     assert len(every) == 8
     gaps = [abs(luma(a) - luma(b)) for a, b in itertools.combinations(every, 2)]
     assert min(gaps) >= charts.MIN_GRAY_GAP
-    # the complaint of issue 23: keep two and keep one were 158 and 151
+    # keep two and keep one must be told apart in gray (at 158 and 151 they could not)
     assert abs(luma(throw["keep2"]) - luma(throw["keep1"])) > 100
     assert charts.luminance(throw["keep2"]) == pytest.approx(luma(throw["keep2"]))
 

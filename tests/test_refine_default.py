@@ -1,6 +1,6 @@
-"""The refined equilibrium is the project's default hand strategy (issue 19): the pipeline's
+"""The refined equilibrium is the project's default hand strategy: the pipeline's
 default and the published strategies play no weakly dominated action, pass the check at
-every decision, and have none of the issue's three defects, which the plain LP vertex has;
+every decision, and have none of the three defects the plain LP vertex has;
 nor have the published cheat sheets."""
 
 import json
@@ -21,8 +21,8 @@ ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_VALUE = Fraction(-67764799477, 1836660096000)
 
 
-def issue_defects(model: HandModel, strategy: Strategy) -> list[str]:
-    """The issue's three defects, where the rules have them (played: probability > 1e-9):
+def vertex_defects(model: HandModel, strategy: Strategy) -> list[str]:
+    """The plain LP vertex's three defects, where the rules have them (played: probability > 1e-9):
     C3 O1 under the encyclopedia ranking (where nothing beats 2-1-1; in the french one 1-1-1
     does, and folding 2-1-1 can be right), the captain's 2-1-1 folding to a raise to 3 and
     the captain passing with every hand after the opponent's pass; keep C2 O2, the opponent
@@ -86,14 +86,14 @@ def test_the_default_passes_at_every_decision_with_none_of_the_defects(default_h
     report = verify(model, strategy)
     assert report.decisions == 5488
     assert report.passed and report.dominated == ()
-    assert issue_defects(model, strategy) == []
+    assert vertex_defects(model, strategy) == []
 
 
 def test_the_plain_vertex_has_the_defects_and_says_so():
     plain = solve_hand(BidouParams(), plain=True)
     assert plain.equilibrium == PLAIN
     assert plain.document()["result"]["equilibrium"] == PLAIN
-    found = issue_defects(plain.solution.model, plain.solution.strategy)
+    found = vertex_defects(plain.solution.model, plain.solution.strategy)
     assert found == ["C3 O1: captain folds 2-1-1 to a raise to 3 (0.543)",
                      "C3 O1: captain passes with every hand after the opponent's pass"]
     assert len(verify(plain.solution.model, plain.solution.strategy).dominated) == 13
@@ -102,16 +102,16 @@ def test_the_plain_vertex_has_the_defects_and_says_so():
 @pytest.mark.parametrize("name", ["default", "keep", "french"])
 def test_published_strategies_are_refined_and_sound(name):
     """outputs/ publishes the refined equilibrium: it passes the check at every decision
-    and has none of the issue's defects (the plain vertex has them: the test above)."""
+    and has none of the plain vertex's defects (the test above)."""
     model, strategy, result = load_strategy_file(ROOT / "outputs" / name / "strategy.json")
     assert result.get("equilibrium") == REFINED
     assert verify(model, strategy).passed
-    assert issue_defects(model, strategy) == []
+    assert vertex_defects(model, strategy) == []
 
 
 @pytest.mark.parametrize("name", ["default", "keep", "french"])
 def test_published_cheat_sheets_have_none_of_the_defects(name):
-    """A cheat sheet is no equilibrium, but it must not advise what the issue found in the
-    charts (no weakly dominated bet either: tests/test_cheatsheet_published.py)."""
+    """A cheat sheet is no equilibrium, but it must not advise what the plain vertex shows in
+    the charts (no weakly dominated bet either: tests/test_cheatsheet_published.py)."""
     model, strategy, _ = load_strategy_file(ROOT / "outputs" / name / "cheatsheet_strategy.json")
-    assert issue_defects(model, strategy) == []
+    assert vertex_defects(model, strategy) == []

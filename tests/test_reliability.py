@@ -1,4 +1,4 @@
-"""Reliability (issue #11): files written safely, every failure a clear message, bounded work,
+"""Reliability: files written safely, every failure a clear message, bounded work,
 honest exit codes. Each test reproduces one fault listed in docs/reliability.md.
 
 Run as root, permission bits do not stop writes: read-only folders are made with

@@ -1,4 +1,4 @@
-"""Reliability, third pass (issue #25): files, `evaluate` and the command line. Each test
+"""Reliability: files, `evaluate` and the command line. Each test
 reproduces one fault listed in docs/reliability.md, section "File and command faults"."""
 
 from __future__ import annotations

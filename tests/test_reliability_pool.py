@@ -1,4 +1,4 @@
-"""The round's worker processes (issue 25, item 1): a worker that dies fails the round in
+"""The round's worker processes: a worker that dies fails the round in
 one line with exit 1 instead of hanging, and SIGTERM or Ctrl-C ends the command and every
 worker at once.
 

@@ -66,7 +66,7 @@ def test_a_sample_of_the_table_solved_again():
 
 
 def test_the_default_game_behaviour_solved_again(default_solution):
-    """The behaviour is the exact equilibrium's (issue 19). If the LP finds another
+    """The behaviour is the exact equilibrium's. If the LP finds another
     equilibrium (a solver change), this fails: regenerate with `bidou results`, which
     states the new equilibrium's behaviour. The solve is the session's (tests/conftest.py:
     `solve_hand(BidouParams(), exact=True)`, as `bidou results` solves it)."""

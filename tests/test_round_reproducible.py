@@ -1,4 +1,4 @@
-"""The published round reproduces (issue 19, item 2): the same files whatever the number of
+"""The published round reproduces: the same files whatever the number of
 stage workers, and `bidou outputs --check` compares a round's summary at the precision it
 prints, so a re-solve on a machine whose BLAS rounds the floats differently (the proved
 bounds move in the 15th digit) still matches."""

@@ -1,4 +1,4 @@
-"""The JSON Schemas of solver/schemas (issue 23): well-formed, shipped with the package, in
+"""The JSON Schemas of solver/schemas: well-formed, shipped with the package, in
 step with the code's constants; every file the project writes validates; broken files are
 refused in one line naming the JSON path; the fast validator agrees with a plain one."""
 
@@ -165,8 +165,8 @@ def test_every_kind_of_published_file_is_checked():
     kinds = {name for _, name in PUBLISHED}
     assert kinds == {"exact-strategy", "strategy", "cheatsheet-strategy", "summary", "round",
                      "manche"}
-    # three variants' four strategy files, the fronts' 25 books (session 9's top-down
-    # merges skip some sizes), two rounds: a floor, so that a glob matching nothing fails
+    # three variants' four strategy files, the fronts' 25 books (the top-down merges skip
+    # some sizes), two rounds: a floor, so that a glob matching nothing fails
     assert len(PUBLISHED) >= 3 * 4 + 25 + 2
 
 
@@ -341,7 +341,7 @@ def test_the_documented_refusals_are_what_evaluate_prints(tmp_path, change, line
     assert f"bidou: error: s.json: {line}" in STRATEGY_DOC.read_text()
 
 
-# --- issue 23's stale text: no pointer outside the repository, no unbacked timing ---------
+# --- no stale text: no pointer outside the repository, no unbacked timing ------------------
 
 def test_the_docs_point_at_nothing_outside_the_repository():
     """The source texts and RULES.md live outside the repository: the docs name the source
@@ -388,7 +388,7 @@ def test_the_cheat_sheet_time_is_the_measured_one():
 
 
 def test_no_unmeasured_time_is_left_in_the_help():
-    """Times that no command backed (issue 23): outputs 'about 100 s' (4.5 min measured with
+    """Times that no command backed: outputs 'about 100 s' (4.5 min measured with
     the refined hands), results '~1-2 minutes' (15 min measured), export 'about 25 s' (32 s)."""
     stale = {"outputs": "about 100 s", "results": "1-2 minutes", "export": "About 25 s"}
     # outputs: 4.5 min until the round cheat sheets joined it (907 s measured since)

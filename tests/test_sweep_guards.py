@@ -1,4 +1,4 @@
-"""The sweep's folder and table (issue 25, items 3, 8, 13): one sweep at a time in a folder,
+"""The sweep's folder and table: one sweep at a time in a folder,
 resumed rows checked as strictly as a strategy file, one-line refusals before any work.
 None of these start a Dask cluster."""
 

@@ -1,4 +1,4 @@
-"""Ctrl-C to a sweep's whole process group (issue 25, items 10 and 13): at any moment of the
+"""Ctrl-C to a sweep's whole process group: at any moment of the
 local cluster's start, or once rows arrive, the command prints its one line and exits 130,
 with nothing else on stderr (the cluster's worker processes start with SIGINT blocked and
 the command holds a Ctrl-C until the cluster is whole, then closes it), leaving no worker

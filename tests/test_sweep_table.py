@@ -1,4 +1,4 @@
-"""The sweep table's intervals are enclosures (issue 19, item 3): in every row, read as
+"""The sweep table's intervals are enclosures: in every row, read as
 floats or as the decimals printed, lower <= value <= upper and lower <= exact <= upper, and
 the exploitability is never negative; the whole published table is checked, and so are the
 rows a fresh solve writes. None of these start a Dask cluster."""
@@ -63,7 +63,7 @@ def printed(row: dict) -> dict[str, str]:
             "exploitability": sweep.decimal_text(row["exploitability"], up=True)}
 
 
-def test_rows_written_before_issue_19_are_repaired():
+def test_rows_of_raw_lp_floats_are_repaired():
     """Two published rows as they were. Faces 2, throws 1, level 4, reroll all, french with
     aces beating bidou: the LP's value outside its interval, a negative exploitability.
     Faces 2, throws 2, level 3, the same rules: the floats enclose the exact value, but the
