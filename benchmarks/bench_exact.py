@@ -48,8 +48,8 @@ def main() -> None:
             times.append(time.perf_counter() - start)
         lp_seconds = statistics.median(times)
         model, strategy = solution.model, solution.strategy
-        plans = exact_equilibrium._Plan(model, strategy, 0), \
-            exact_equilibrium._Plan(model, strategy, 1)
+        plans = exact_equilibrium.Plan(model, strategy, 0), \
+            exact_equilibrium.Plan(model, strategy, 1)
         unknowns = "/".join(str(len(p.unknowns)) for p in plans)
         times, recovery = [], None
         for _ in range(args.repeats):

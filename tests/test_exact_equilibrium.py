@@ -96,7 +96,7 @@ def test_progress_is_reported_step_by_step():
     calls = []
     exact_equilibrium.recover(solution.model, solution.strategy,
                               lambda step, done, total: calls.append((step, done, total)))
-    plans = [exact_equilibrium._Plan(solution.model, solution.strategy, role)
+    plans = [exact_equilibrium.Plan(solution.model, solution.strategy, role)
              for role in (0, 1)]
     sizes = {step: total for step, _, total in calls}
     assert sizes == {"captain's strategy": len(plans[0].unknowns),
@@ -140,7 +140,7 @@ def test_strategies_away_from_equilibrium_are_refused_at_once():
 def test_cfr_averages_are_refused_quickly():
     # a CFR average mixes a little everywhere: far more unknowns than an LP vertex has
     solution = solve(BidouParams(), method="pcfr+", target_exploitability=1e-3)
-    plans = [exact_equilibrium._Plan(solution.model, solution.strategy, role) for role in (0, 1)]
+    plans = [exact_equilibrium.Plan(solution.model, solution.strategy, role) for role in (0, 1)]
     assert max(len(p.unknowns) for p in plans) > exact_equilibrium.MAX_UNKNOWNS
     with pytest.raises(exact_equilibrium.RecoveryError, match="unknowns, more than 400"):
         exact_equilibrium.both_plans(solution.model, solution.strategy)

@@ -205,31 +205,13 @@ def test_the_private_name_check_finds_each_kind_of_use(tmp_path):
     assert private_uses(tmp_path, tmp_path / "solver/e.py") == []     # not the modules
 
 
-# Another module's private names used by attribute, there today: each is to be made public
-# (or the code that needs it moved) and then struck from this list. The test fails on any
-# other private use, and on one of these once it is gone.
-KNOWN_ATTRIBUTE_USES = {
-    "solver/app/play_round.py: solver.app.play._SAYS",
-    "solver/app/play_round.py: solver.app.play._child",
-    "solver/app/play_round.py: solver.app.play._draw",
-    "solver/app/play_round.py: solver.app.play._leaf",
-    "solver/app/play_round.py: solver.app.play._node",
-    "solver/app/play_round.py: solver.app.play._percent",
-    "solver/app/play_round.py: solver.app.play._throw_turn",
-    "benchmarks/bench_exact.py: solver.hand.exact.equilibrium._Plan",
-}
-
-
 def test_no_private_name_is_imported_across_modules():
     files = python_files(ROOT, ("solver", "games", "benchmarks"))
     assert len(files) > 100
-    uses = [use for file in files for use in private_uses(ROOT, file)]
-    found = [f"{where}:{line}: {what}" for where, line, what in uses
-             if f"{where}: {what}" not in KNOWN_ATTRIBUTE_USES]
+    found = [f"{where}:{line}: {what}" for file in files
+             for where, line, what in private_uses(ROOT, file)]
     assert not found, ("private names used outside their module (make them public, or move "
                        "the code that needs them):\n" + "\n".join(found))
-    gone = KNOWN_ATTRIBUTE_USES - {f"{where}: {what}" for where, _, what in uses}
-    assert not gone, f"no longer used, strike them from KNOWN_ATTRIBUTE_USES: {sorted(gone)}"
 
 
 # --- the tests never import the benchmarks ------------------------------------------------

@@ -38,19 +38,19 @@ Tell = Callable[[str], None]
 
 # --- betting decisions by name -------------------------------------------------------------
 
-def _node(tree: BettingTree, history: str) -> BettingNode | None:
+def node_at(tree: BettingTree, history: str) -> BettingNode | None:
     """The decision at `history`, or None at a leaf."""
     found = tree.at(history)
     return found if isinstance(found, BettingNode) else None
 
 
-def _leaf(tree: BettingTree, history: str) -> BettingLeaf:
+def leaf_at(tree: BettingTree, history: str) -> BettingLeaf:
     found = tree.at(history)
     assert isinstance(found, BettingLeaf)
     return found
 
 
-def _child(tree: BettingTree, history: str, action: str) -> str:
+def child_history(tree: BettingTree, history: str, action: str) -> str:
     return tree.child(tree.node(history), action).history
 
 
@@ -82,9 +82,9 @@ def bet_choice_text(tree: BettingTree, node: BettingNode, me: int) -> str:
     k = node.level
     if k == 0:
         return "Pass, or bet one chip?"
-    folded = tree.payoff(_leaf(tree, tree.child(node, "fold").history), 0)   # to the captain
+    folded = tree.payoff(leaf_at(tree, tree.child(node, "fold").history), 0)   # to the captain
     fold = folded if me == CAPTAIN else -folded
-    showdown = tree.payoff(_leaf(tree, tree.child(node, "call").history), 1)
+    showdown = tree.payoff(leaf_at(tree, tree.child(node, "call").history), 1)
     facing = "a bet" if k == 1 else f"a raise to {k}"
     text = (f"You face {facing}. Fold (you take {_chips(-fold)}), call (showdown: the weaker "
             f"hand takes {_chips(showdown)})")
@@ -190,7 +190,7 @@ class Review:
         return [a for a, v in self.values.items() if v >= top - COST_SHOWN]
 
     def text(self) -> str:
-        mix = ", ".join(f"{a} {_percent(p)}" for a, p in sorted(
+        mix = ", ".join(f"{a} {percent_text(p)}" for a, p in sorted(
             self.equilibrium.items(), key=lambda item: -item[1]) if p > 5e-4)
         cost = self.cost
         if cost >= COST_SHOWN:
@@ -206,7 +206,7 @@ class Review:
                 f"equilibrium: {mix}.")
 
 
-def _percent(p: float) -> str:
+def percent_text(p: float) -> str:
     return "always" if p > 1 - 5e-4 else f"{100 * p:.0f}%"
 
 
@@ -224,16 +224,16 @@ class HandResult:
         return sum(r.cost for r in self.reviews)
 
 
-def _draw(rng: np.random.Generator, probs: np.ndarray) -> int:
+def draw(rng: np.random.Generator, probs: np.ndarray) -> int:
     probs = np.maximum(probs, 0.0)
     return int(rng.choice(len(probs), p=probs / probs.sum()))
 
 
-def _throw_turn(model: HandModel, strategy: Strategy, role: int, context: int,
+def throw_turn(model: HandModel, strategy: Strategy, role: int, context: int,
                 human: int | None, rng: np.random.Generator, ask: Ask | None, tell: Tell,
                 advisor: Advisor | None, reviews: list[Review]) -> tuple[int, int]:
     """One throwing turn; returns (throws made, final hand index)."""
-    hand = _draw(rng, model.prior)
+    hand = draw(rng, model.prior)
     for t in range(1, model.throws + 1):
         mine = role == human
         if mine:
@@ -259,10 +259,10 @@ def _throw_turn(model: HandModel, strategy: Strategy, role: int, context: int,
                     advisor.throw_values(role, context, t, hand),
                     advisor.throw_off_path(role, context, t)))
         else:
-            choice = _draw(rng, probs)
+            choice = draw(rng, probs)
         if model.throw_actions[choice] == STOP:
             return t, hand
-        hand = _draw(rng, model.outcome[choice])
+        hand = draw(rng, model.outcome[choice])
     raise AssertionError("unreachable")
 
 
@@ -272,10 +272,10 @@ def captain_payoff(model: HandModel, history: str, hands: tuple[int, int],
     tree = model.tree(public)
     outcome = rules.compare(model.hands[hands[0]], model.hands[hands[1]],
                             model.params.ranking, model.params.aces_beat_bidou)
-    return float(tree.payoff(_leaf(tree, history), outcome))
+    return float(tree.payoff(leaf_at(tree, history), outcome))
 
 
-_SAYS = {"pass": "passes", "bet": "bets one chip", "fold": "folds", "call": "calls",
+SAYS = {"pass": "passes", "bet": "bets one chip", "fold": "folds", "call": "calls",
          "raise": "raises"}
 
 
@@ -291,11 +291,11 @@ def play_hand(model: HandModel, strategy: Strategy, human: int | None,
     if human is not None:
         tell(f"You are the {ROLE_NAMES[human]}"
              + (": you throw first." if human == CAPTAIN else ": the captain throws first."))
-    tc, captain_hand = _throw_turn(model, strategy, CAPTAIN, 0, human, rng, ask, tell,
+    tc, captain_hand = throw_turn(model, strategy, CAPTAIN, 0, human, rng, ask, tell,
                                    advisor, reviews)
     if human == OPPONENT:
         tell(f"The captain threw {_plural(tc, 'time')}.")
-    to, opponent_hand = _throw_turn(model, strategy, OPPONENT, tc - 1, human, rng, ask, tell,
+    to, opponent_hand = throw_turn(model, strategy, OPPONENT, tc - 1, human, rng, ask, tell,
                                     advisor, reviews)
     if human == CAPTAIN:
         tell(f"The opponent threw {_plural(to, 'time')}.")
@@ -310,7 +310,7 @@ def play_hand(model: HandModel, strategy: Strategy, human: int | None,
         tell(f"Betting: {'you bet' if tree.first == human else f'the {first} bets'} first "
              f"({why}).")
     history = ""
-    while (node := _node(tree, history)) is not None:
+    while (node := node_at(tree, history)) is not None:
         probs = strategy.betting[(tc, to, history)][:, hands[node.actor]]
         if node.actor == human and ask is not None:
             action = ask(bet_choice_text(tree, node, human) + f" [{'/'.join(node.actions)}]",
@@ -325,12 +325,12 @@ def play_hand(model: HandModel, strategy: Strategy, human: int | None,
                     advisor.bet_values(public, history, human, hands[human]),
                     advisor.bet_off_path(public, history)))
         else:
-            action = node.actions[_draw(rng, probs)]
+            action = node.actions[draw(rng, probs)]
             if human is not None:
-                tell(f"The {ROLE_NAMES[node.actor]} {_SAYS[action]}.")
-        history = _child(tree, history, action)
+                tell(f"The {ROLE_NAMES[node.actor]} {SAYS[action]}.")
+        history = child_history(tree, history, action)
     payoff = captain_payoff(model, history, hands, public)
-    leaf = _leaf(tree, history)
+    leaf = leaf_at(tree, history)
     if leaf.kind == "showdown" and human is not None:
         tell(f"Showdown: captain {rules.format_hand(model.hands[captain_hand])}, "
              f"opponent {rules.format_hand(model.hands[opponent_hand])}.")

@@ -59,16 +59,16 @@ def _hand(model: HandModel, strategy: Strategy, human: int, rng: np.random.Gener
     counts, his choices reviewed in win probability)."""
     advisor = play.Advisor(model, strategy)
     reviews: list[play.Review] = []
-    tc, captain_hand = play._throw_turn(model, strategy, CAPTAIN, 0, human, rng, ask, tell,
+    tc, captain_hand = play.throw_turn(model, strategy, CAPTAIN, 0, human, rng, ask, tell,
                                         advisor, reviews)
     if human == OPPONENT:
         tell(f"The captain threw {tc} time{'s' * (tc > 1)}.")
-    to, opponent_hand = play._throw_turn(model, strategy, OPPONENT, tc - 1, human, rng, ask,
+    to, opponent_hand = play.throw_turn(model, strategy, OPPONENT, tc - 1, human, rng, ask,
                                          tell, advisor, reviews)
     if human == CAPTAIN:
         tell(f"The opponent threw {to} time{'s' * (to > 1)}.")
     hands, tree, history = (captain_hand, opponent_hand), model.tree((tc, to)), ""
-    while (node := play._node(tree, history)) is not None:
+    while (node := play.node_at(tree, history)) is not None:
         probs = strategy.betting[(tc, to, history)][:, hands[node.actor]]
         if node.actor == human:
             action = ask(_bet_prompt(node.level, history)
@@ -80,9 +80,9 @@ def _hand(model: HandModel, strategy: Strategy, human: int, rng: np.random.Gener
                 {a: float(p) for a, p in zip(node.actions, probs)},
                 advisor.bet_values((tc, to), history, human, hands[human])))
         else:
-            action = node.actions[play._draw(rng, probs)]
-            tell(f"The {ROLE_NAMES[node.actor]} {play._SAYS[action]}.")
-        history = play._child(tree, history, action)
+            action = node.actions[play.draw(rng, probs)]
+            tell(f"The {ROLE_NAMES[node.actor]} {play.SAYS[action]}.")
+        history = play.child_history(tree, history, action)
     return history, hands, (tc, to), reviews
 
 
@@ -96,7 +96,7 @@ def _bet_prompt(level: int, history: str) -> str:
 
 def review_text(review: play.Review) -> str:
     """A choice beside the equilibrium's, its cost in win probability."""
-    mix = ", ".join(f"{a} {play._percent(p)}" for a, p in sorted(
+    mix = ", ".join(f"{a} {play.percent_text(p)}" for a, p in sorted(
         review.equilibrium.items(), key=lambda item: -item[1]) if p > 5e-4)
     cost = review.cost
     verdict = (f"cost {cost:.2%} win probability" if cost >= 5e-5
@@ -182,7 +182,7 @@ def play_round(game: RoundGame, rng: np.random.Generator, ask: play.Ask,
             human = CAPTAIN if mine else OPPONENT
             history, held, public, reviews = _hand(model, strategy, human, rng, ask, tell)
             tree = model.tree(public)
-            leaf = play._leaf(tree, history)
+            leaf = play.leaf_at(tree, history)
             outcome = int(model.compare[held[0], held[1]])
             if leaf.kind == "showdown":
                 tell(f"Showdown: captain {rules.format_hand(model.hands[held[0]])}, "

@@ -94,7 +94,7 @@ def _outcomes(model: HandModel) -> list[dict[int, Fraction]]:
     return out
 
 
-class _Plan:
+class Plan:
     """A player's realization plan as an affine function of his mixed decisions' unknowns."""
 
     def __init__(self, model: HandModel, strategy: Strategy, role: int):
@@ -360,7 +360,7 @@ class _Responder:
                         new.append(chosen)
                 v = new
 
-    def revise(self, plan: _Realization, responder_plan: _Plan) -> tuple[int, set]:
+    def revise(self, plan: _Realization, responder_plan: Plan) -> tuple[int, set]:
         """Against the exact plan: at the decisions the responder never reaches, switch his
         later choice to an exactly best action where the float one is not (an unplayed
         action's value reads them). Returns how many switched, and the unplayed actions
@@ -437,7 +437,7 @@ def _showdown_values(reach: list[Fraction], pay: list, beaten_by: list,
     return out
 
 
-def _candidate_rows(responder_plan: _Plan) -> tuple[list, list]:
+def _candidate_rows(responder_plan: Plan) -> tuple[list, list]:
     """The responder's indifferences: (decision, a, b) for a, b in the support of a mixed
     decision; and, at every decision, reached or not, (decision, played, other legal
     action): candidates for the ties that pin a vertex down."""
@@ -515,7 +515,7 @@ def _eliminate(rows: list[list[Fraction]], rhs: list[Fraction], guess: list[floa
     return u
 
 
-def _affine_rows(plan: _Plan, responder: _Responder, rows,
+def _affine_rows(plan: Plan, responder: _Responder, rows,
                  progress: Step | None = None, step: str = "",
                  known: dict[int, list] | None = None) -> tuple[list, list]:
     """Exact coefficients of each indifference row in the plan's unknowns: (right side,
@@ -656,7 +656,7 @@ def _rows(columns: list[list[Fraction]], which) -> list[list[Fraction]]:
     return [[column[i] for column in columns] for i in which]
 
 
-def _unchanged_columns(plan: _Plan, columns: list, switched: list[tuple]
+def _unchanged_columns(plan: Plan, columns: list, switched: list[tuple]
                        ) -> dict[int, list]:
     """The columns a round can keep after the responder's choices at `switched` decisions
     changed: a column is computed from the public states its unknown reaches alone (the
@@ -669,9 +669,9 @@ def _unchanged_columns(plan: _Plan, columns: list, switched: list[tuple]
             if not plan.publics(plan.unknowns[k]) & touched}
 
 
-def both_plans(model: HandModel, strategy: Strategy) -> dict[int, _Plan]:
+def both_plans(model: HandModel, strategy: Strategy) -> dict[int, Plan]:
     """Both plans; RecoveryError if one mixes at too many decisions for an LP vertex."""
-    plans: dict[int, _Plan] = {role: _Plan(model, strategy, role) for role in (CAPTAIN, OPPONENT)}
+    plans: dict[int, Plan] = {role: Plan(model, strategy, role) for role in (CAPTAIN, OPPONENT)}
     for role, plan in plans.items():
         if len(plan.unknowns) > MAX_UNKNOWNS:
             mixed = sum(len(s) > 1 for s in plan.support.values())
