@@ -24,11 +24,12 @@ from typing import Iterable, Mapping, Sequence
 
 import numpy as np
 
-from games.bidou.betting import CAPTAIN, OPPONENT
+from games.bidou.betting import CAPTAIN
 from solver.cheatsheet import rulebook
 from solver.cheatsheet.rulebook import Rule, RuleTextError
 from solver.hand.model import HandModel
 from solver.hand.strategy import Strategy
+from solver.round.stage import hand_play_in_stage
 from solver.round.states import ChipState
 
 # an action the chips forbid at a decision, and the one played instead
@@ -198,18 +199,18 @@ def strategy_in_stage(stage: HandModel, hand: HandModel, strategy: Strategy) -> 
     """A hand strategy played at a chip state: the same throwing, the same betting where
     the chips allow it; an action they forbid is played as the one named in INSTEAD (a
     raise as a call, a bet as a pass: what a player who cannot supply the chips does)."""
-    betting = {}
-    for tc, to in stage.public_states:
-        hand_tree, stage_tree = hand.tree((tc, to)), stage.tree((tc, to))
-        for node in stage_tree.nodes:
-            theirs = hand_tree.node(node.history)
-            probs = strategy.betting[(tc, to, node.history)]
-            rows = np.zeros((len(node.actions), probs.shape[1]))
-            for a, action in enumerate(theirs.actions):
-                played = action if action in node.actions else INSTEAD[action]
-                rows[node.actions.index(played)] += probs[a]
-            betting[(tc, to, node.history)] = rows
-    return Strategy((strategy.throw[CAPTAIN].copy(), strategy.throw[OPPONENT].copy()), betting)
+    return hand_play_in_stage(stage, hand, strategy, _instead)
+
+
+def _instead(actions: tuple[str, ...], theirs: tuple[str, ...], probs: np.ndarray
+             ) -> np.ndarray:
+    """The hand's probabilities moved onto the actions the chips allow: each forbidden
+    action's onto the one INSTEAD names."""
+    rows = np.zeros((len(actions), probs.shape[1]))
+    for a, action in enumerate(theirs):
+        played = action if action in actions else INSTEAD[action]
+        rows[actions.index(played)] += probs[a]
+    return rows
 
 
 def sheet_strategies(stages: Mapping[ChipState, HandModel], play: SheetPlay,

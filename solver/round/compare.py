@@ -14,6 +14,7 @@ from solver.hand.reach import own_reach
 from solver.hand.strategy import Strategy
 from solver.round.certify import RoundCertificate, certify_round
 from solver.round.solve import RoundSolution
+from solver.round.stage import hand_play_in_stage
 from solver.round.states import ChipState
 
 
@@ -41,17 +42,16 @@ def hand_strategy_in_stage(stage: HandModel, hand: HandModel, strategy: Strategy
     """The hand game's strategy at a stage: the same throwing; at each betting decision the
     same probabilities over the actions the chips allow (a raise nobody can cover is gone,
     its probability spread over the others)."""
-    betting = {}
-    for tc, to in stage.public_states:
-        hand_tree, stage_tree = hand.tree((tc, to)), stage.tree((tc, to))
-        for node in stage_tree.nodes:
-            theirs = hand_tree.node(node.history)
-            probs = strategy.betting[(tc, to, node.history)]
-            rows = np.array([probs[theirs.actions.index(a)] for a in node.actions])
-            total = rows.sum(axis=0, keepdims=True)
-            betting[(tc, to, node.history)] = np.where(
-                total > 0, rows / np.where(total > 0, total, 1), 1.0 / len(node.actions))
-    return Strategy((strategy.throw[0].copy(), strategy.throw[1].copy()), betting)
+    return hand_play_in_stage(stage, hand, strategy, _spread)
+
+
+def _spread(actions: tuple[str, ...], theirs: tuple[str, ...], probs: np.ndarray
+            ) -> np.ndarray:
+    """The hand's probabilities of the actions the chips allow, renormalised (uniform where
+    the hand plays only forbidden ones)."""
+    rows = np.array([probs[theirs.index(a)] for a in actions])
+    total = rows.sum(axis=0, keepdims=True)
+    return np.where(total > 0, rows / np.where(total > 0, total, 1), 1.0 / len(actions))
 
 
 def difference(stage: HandModel, stage_strategy: Strategy, hand: HandModel,

@@ -18,6 +18,9 @@ from solver.round.states import ChipState, Next, after_leaf
 
 Value = Callable[[Next], float | Fraction]
 NodeReach = tuple[np.ndarray, np.ndarray]      # both players' own reach at a node, by hand
+# a stage decision's probabilities (actions, hands) from its actions, the hand game's actions
+# at the same decision and the hand strategy's probabilities there
+Rows = Callable[[tuple[str, ...], tuple[str, ...], np.ndarray], np.ndarray]
 
 
 def stage_model(base: HandModel, state: ChipState, value: Value) -> HandModel:
@@ -30,6 +33,22 @@ def stage_model(base: HandModel, state: ChipState, value: Value) -> HandModel:
     # continuation values, floats while solving and Fractions in the certificate
     trees = base.description.trees(state.supply(), payoff)  # type: ignore[arg-type]
     return dataclasses.replace(base, trees=trees)
+
+
+def hand_play_in_stage(stage: HandModel, hand: HandModel, strategy: Strategy,
+                       rows: Rows) -> Strategy:
+    """A strategy of the hand game's model `hand` played at a stage: the same throwing, and
+    at each betting decision the probabilities `rows` gives over the actions the chips
+    allow. The chip-counting comparison and the round sheet read a hand strategy at a chip
+    state this way, differing only in what becomes of an action the chips forbid."""
+    betting = {}
+    for tc, to in stage.public_states:
+        hand_tree, stage_tree = hand.tree((tc, to)), stage.tree((tc, to))
+        for node in stage_tree.nodes:
+            key = (tc, to, node.history)
+            betting[key] = rows(node.actions, hand_tree.node(node.history).actions,
+                                strategy.betting[key])
+    return Strategy((strategy.throw[CAPTAIN].copy(), strategy.throw[OPPONENT].copy()), betting)
 
 
 def leaf_probabilities(model: HandModel, strategy: Strategy
