@@ -1,6 +1,6 @@
 """What every game's parameters share: one error, one check per kind of value, one parser
 of values given as text, and reading and writing a parameter set (a mapping, an OpenSpiel
-game string).
+game string). `GameParameters.parse` is each game's one parser of the rules a user gives.
 
 Two-hand Bidou (`games/bidou/params.py`) and Le Bidou (`games/le_bidou/params.py`) are
 frozen dataclasses of their own fields built on `GameParameters`, so OpenSpiel's
@@ -11,7 +11,7 @@ same one-line messages.
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, ClassVar, Mapping, TypeVar
+from typing import Any, ClassVar, Mapping, Sequence, TypeVar
 
 P = TypeVar("P", bound="GameParameters")
 
@@ -74,6 +74,32 @@ class GameParameters:
                 f"unknown parameter {unknown[0]!r}; known: {', '.join(fields)}")
         return cls(**{name: parse_value(name, value, type(fields[name].default))
                       for name, value in values.items()})
+
+    @classmethod
+    def parse(cls: type[P], values: Mapping[str, Any]) -> P:
+        """The game's one parser, for every caller that reads rules a user gave (the command
+        line's options, a sweep's grid and its table): `from_mapping` (names not given take
+        the defaults; the dataclass validates, once), then `canonical`, so that one game has
+        one spelling whoever reads it."""
+        return cls.from_mapping(values).canonical()
+
+    @classmethod
+    def values_of(cls, name: str, items: Sequence[str]) -> list[Any]:
+        """The distinct values of one parameter given as texts (a sweep's list), each parsed
+        and validated as the game's own, the first bad one named: values are checked before
+        a grid multiplies them out (300 copies of one value once took 20 s)."""
+        return list(dict.fromkeys(getattr(cls.from_mapping({name: item}), name)
+                                  for item in items))
+
+    def canonical(self: P) -> P:
+        """These rules with `aces_beat_bidou` at its default under a ranking other than the
+        French one, where it changes nothing: without it one game had two spellings, two
+        rows in a sweep table and two keys."""
+        ranking = getattr(self, "ranking", "french")
+        if ranking == "french" or not hasattr(self, "aces_beat_bidou"):
+            return self
+        default = type(self)().aces_beat_bidou      # type: ignore[attr-defined]
+        return dataclasses.replace(self, aces_beat_bidou=default)   # type: ignore[type-var]
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)      # type: ignore[call-overload]

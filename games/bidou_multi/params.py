@@ -7,8 +7,14 @@ from __future__ import annotations
 import dataclasses
 from typing import ClassVar
 
-from games.bidou.params import RANKINGS, REROLL_MODES, ParameterError, check_int
-from games.parameters import GameParameters
+from games.bidou.params import RANKINGS, REROLL_MODES
+from games.parameters import (
+    GameParameters,
+    ParameterError,
+    check_bool,
+    check_choice,
+    check_int,
+)
 
 __all__ = ["MultiParams", "ParameterError", "TwoLeftParams"]
 
@@ -46,16 +52,10 @@ class MultiParams(GameParameters):
         check_int("throws", self.throws, 1, 3)
         check_int("max_bet", self.max_bet, 1, 3)
         check_int("max_raise", self.max_raise, 1, 2)
-        if self.reroll not in REROLL_MODES:
-            raise ParameterError(
-                f"reroll must be one of {', '.join(REROLL_MODES)}, got {self.reroll!r}")
-        if self.ranking not in RANKINGS:
-            raise ParameterError(
-                f"ranking must be one of {', '.join(RANKINGS)}, got {self.ranking!r}")
+        check_choice("reroll", self.reroll, REROLL_MODES)
+        check_choice("ranking", self.ranking, RANKINGS)
         for name in ("aces_beat_bidou", "poor_fish", "discard"):
-            if not isinstance(getattr(self, name), bool):
-                raise ParameterError(
-                    f"{name} must be true or false, got {getattr(self, name)!r}")
+            check_bool(name, getattr(self, name))
 
     @property
     def zero_sum(self) -> bool:

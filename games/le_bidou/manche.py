@@ -171,7 +171,7 @@ class MancheParams:
         self._hand_rules(self.chips)        # the dice, ranking and penalty, checked as a hand's
         check_choice("match_start", self.match_start, MATCH_STARTS)
         if self.max_stake is not None:
-            check_int("max_stake", self.max_stake, 1, STAKE_LIMIT)
+            self._hand_rules(self.max_stake)     # checked as a hand's cap on its stakes
             if self.max_stake > self.chips:
                 raise ParameterError(f"max_stake {self.max_stake} is above the pool ({self.chips} "
                                      f"chips): a stake is at most the chips left in the pool")

@@ -14,9 +14,7 @@ from games.bidou.params import RANKINGS, REROLL_MODES, ParameterError
 from games.le_bidou.manche import MATCH_STARTS, MancheParams
 from games.le_bidou.stakes import HALF_STAKE_ROUNDING, STAKE_LIMIT
 from solver.app.commands.group import guarded
-
-OPTIONS = {"chips": "--chips", "faces": "--faces", "throws": "--throws",
-           "max_stake": "--max-stake", "match_start": "--match-start"}
+from solver.app.commands.options import option_error
 
 
 def manche_params(**rules: Any) -> MancheParams:
@@ -24,11 +22,7 @@ def manche_params(**rules: Any) -> MancheParams:
     try:
         return MancheParams(**rules)
     except ParameterError as error:
-        text = str(error)
-        for name, option in OPTIONS.items():
-            if text.startswith(name + " "):
-                raise ParameterError(option + text[len(name):]) from None
-        raise
+        raise option_error(error, rules) from None
 
 
 def _lines(params: MancheParams, report: dict[str, Any]) -> list[str]:

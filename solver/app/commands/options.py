@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import inspect
 import math
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 import click
 
@@ -29,10 +28,12 @@ def option_name(name: str) -> str:
     return "--" + name.replace("_", "-")
 
 
-def _rules_error(error: ParameterError) -> ParameterError:
-    """The library's message, naming the command-line option (--max-level, not max_level)."""
+def option_error(error: ParameterError, names: Iterable[str] = RULES + STAKES_RULES
+                 ) -> ParameterError:
+    """The library's message naming the command-line option (--max-level, not max_level)
+    when it names one of `names`: the parameters' one parser speaks of parameters."""
     text = str(error)
-    for name in RULES + STAKES_RULES:
+    for name in names:
         if text.startswith(name + " "):
             return ParameterError(option_name(name) + text[len(name):])
     return error
@@ -94,15 +95,12 @@ def _game_params(game: str, rules: dict[str, Any], given: tuple[str, ...]) -> Ga
         raise ParameterError(f"{option_name(wrong[0])} applies to {owner}, not to --game "
                              f"{game}")
     kind = params_class(game)
-    defaults = kind()
     values = {name: rules[name] for name in given
-              if name in rules and hasattr(defaults, name)}
-    if values.get("ranking", defaults.ranking) != "french":   # the flag means nothing
-        values["aces_beat_bidou"] = defaults.aces_beat_bidou  # there: one spelling
+              if name in rules and hasattr(kind(), name)}
     try:
-        return kind(**{**dataclasses.asdict(defaults), **values})
+        return kind.parse(values)
     except ParameterError as error:
-        raise _rules_error(error) from None
+        raise option_error(error) from None
 
 
 def game_options(func: Callable | None = None, *, only: tuple[str, ...] = RULES,
