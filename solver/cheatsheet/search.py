@@ -287,7 +287,7 @@ class Proof:
 
 
 @dataclasses.dataclass(frozen=True)
-class FrontPoint:
+class FrontPoint(best_response.LossesBeyondValue):
     """One rule book on the Pareto front, measured exactly."""
 
     rules: tuple[Rule, ...]
@@ -300,15 +300,6 @@ class FrontPoint:
     @property
     def size(self) -> int:
         return len(self.rules)
-
-    @property
-    def captain_loss(self) -> float:
-        """What a best-responding opponent wins against the rules' captain, beyond the value."""
-        return self.exploitability.captain_loss(self.game_value)
-
-    @property
-    def opponent_loss(self) -> float:
-        return self.exploitability.opponent_loss(self.game_value)
 
     @property
     def equilibrium_loss(self) -> float:

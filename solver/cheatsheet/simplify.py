@@ -36,7 +36,7 @@ from games.bidou.betting import CAPTAIN, OPPONENT, ROLE_NAMES
 from games.bidou.rules import STOP, throw_action_name
 from solver.cheatsheet.rulebook import positions
 from solver.hand import best_response
-from solver.hand.best_response import Exploitability
+from solver.hand.best_response import Exploitability, LossesBeyondValue
 from solver.hand.evaluate import Evaluation, evaluate
 from solver.hand.model import HandModel
 from solver.hand.strategy import Strategy
@@ -79,7 +79,7 @@ class ThresholdRule:
 
 
 @dataclasses.dataclass(frozen=True)
-class Simplified:
+class Simplified(LossesBeyondValue):
     """The simplified strategy, its rules and its exact exploitability (chips per hand)."""
 
     model: HandModel
@@ -89,16 +89,6 @@ class Simplified:
     game_value: float
     rounded_exploitability: float      # every decision rounded, no threshold rule
     exact_exploitability: float | None = None
-
-    @property
-    def captain_loss(self) -> float:
-        """What a best-responding opponent wins against the simplified captain (vs the value)."""
-        return self.exploitability.captain_loss(self.game_value)
-
-    @property
-    def opponent_loss(self) -> float:
-        """What a best-responding captain wins against the simplified opponent (vs the value)."""
-        return self.exploitability.opponent_loss(self.game_value)
 
     def describe(self) -> list[str]:
         """The throwing rules in words, one line each."""

@@ -77,6 +77,25 @@ class Exploitability:
                 "exploitability": self.exploitability}
 
 
+class LossesBeyondValue:
+    """`captain_loss` and `opponent_loss` for a measured strategy that keeps its
+    `exploitability` and the `game_value` (the cheat sheet's rule books, the simplified
+    strategy): each seat's loss against a best reply, beyond the value, stated once."""
+
+    exploitability: Exploitability
+    game_value: float
+
+    @property
+    def captain_loss(self) -> float:
+        """What a best-responding opponent wins against the captain, beyond the value."""
+        return self.exploitability.captain_loss(self.game_value)
+
+    @property
+    def opponent_loss(self) -> float:
+        """What a best-responding captain wins against the opponent, beyond the value."""
+        return self.exploitability.opponent_loss(self.game_value)
+
+
 def leaf_matrices(model: HandModel) -> dict[tuple[int, int], np.ndarray]:
     """Captain's payoff U[i, j] (captain hand i, opponent hand j) per (first bettor, leaf
     index), from `rules.compare` and each leaf's payoff."""
