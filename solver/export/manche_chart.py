@@ -2,7 +2,7 @@
 player's received chips against the second's, each cell coloured by the first player's
 chance to win the manche, the number printed in it; then the start and the match.
 
-Drawn as the round's chart is (solver/export/round_charts.py: cividis, the Agg canvas, no
+Drawn on the round chart's page (solver/export/round_charts.py: cividis, the Agg canvas, no
 pyplot, deterministic output).
 """
 
@@ -14,12 +14,11 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 import matplotlib
-from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from games.le_bidou.manche import MancheParams
 from solver.export.charts import RC, save_figure
-from solver.export.round_charts import COLOURS, FORMATS, width_bound
+from solver.export.round_charts import FORMATS, finish_grid, grid_cell, grid_page, width_bound
 
 RULES_IN_WORDS = {"winner": "the winner of a manche is first in the next",
                   "loser": "the loser of a manche is first in the next",
@@ -34,37 +33,21 @@ def win_probability_figure(report: Mapping[str, Any]) -> Figure:
     params = MancheParams.from_mapping(report["rules"])
     chips = params.chips
     with matplotlib.rc_context(RC):
-        figure = Figure(figsize=(8.27, 7.8))
-        FigureCanvasAgg(figure)
-        cmap = matplotlib.colormaps[COLOURS]
-        ax = figure.add_axes((0.1, 0.3, 0.74, 0.58))
-        bar = figure.add_axes((0.87, 0.3, 0.025, 0.58))
+        figure, ax, bar, cmap = grid_page(7.8, 0.58)
         for entry in report["states"]:
             pool, first, value = entry["centre"], entry["captain"], entry["value"]
             colour = cmap(value)
-            ax.add_patch(matplotlib.patches.Rectangle(
-                (first - 0.5, pool - 0.5), 1, 1, facecolor=colour, edgecolor="white",
-                linewidth=1.2, hatch="///" if entry["decided"] else None))
-            ink = "black" if sum(colour[:3]) / 3 > 0.45 else "white"
+            ink = grid_cell(ax, first, pool, colour, entry["decided"])
             text = ("won" if value == 1 else "lost" if value == 0 else f"{value:.2f}") \
                 if entry["decided"] else f"{value:.3f}"
             ax.text(first, pool, text, ha="center", va="center", color=ink,
                     fontsize=8 if chips <= 9 else 6.5,
                     bbox=dict(boxstyle="square,pad=0.1", facecolor=colour, edgecolor="none")
                     if entry["decided"] else None)
-        ax.set_xlim(-0.5, chips - 0.5)
-        ax.set_ylim(0.5, chips + 0.5)
-        ax.set_xticks(range(chips))
-        ax.set_yticks(range(1, chips + 1))
-        ax.set_xlabel("chips the next hand's first player has received (the second "
-                      "player has the rest)")
-        ax.set_ylabel("chips left in the pool")
-        ax.set_aspect("equal")
-        for side in ("top", "right"):
-            ax.spines[side].set_visible(False)
-        scale = figure.colorbar(matplotlib.cm.ScalarMappable(
-            norm=matplotlib.colors.Normalize(0, 1), cmap=cmap), cax=bar)
-        scale.set_label("the first player's chance to win the manche", fontsize=9)
+        finish_grid(figure, ax, bar, cmap, chips, 1,
+                    ("chips the next hand's first player has received (the second "
+                     "player has the rest)", "chips left in the pool"),
+                    "the first player's chance to win the manche")
         match = report["match"]
         lines = [f"Start (all {chips} chips in the pool): the first player wins the manche "
                  f"with probability {report['start_value']:.6f}.",

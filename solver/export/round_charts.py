@@ -26,6 +26,46 @@ FORMATS = ("pdf", "png", "svg")
 COLOURS = "cividis"
 
 
+def grid_page(height: float, grid_height: float) -> tuple[Figure, Any, Any, Any]:
+    """A win-probability page, A4 wide and `height` inches high: (the figure, its grid's
+    axes and colour bar, `grid_height` of the page high, the colour map). The round's and
+    the manche's charts are drawn on it so that they look alike; call it inside
+    `matplotlib.rc_context(RC)`."""
+    figure = Figure(figsize=(8.27, height))
+    FigureCanvasAgg(figure)
+    cmap = matplotlib.colormaps[COLOURS]
+    ax = figure.add_axes((0.1, 0.3, 0.74, grid_height))
+    bar = figure.add_axes((0.87, 0.3, 0.025, grid_height))
+    return figure, ax, bar, cmap
+
+
+def grid_cell(ax: Any, x: int, y: int, colour: Any, hatched: bool) -> str:
+    """Fill the grid's cell at (x, y) with `colour`, hatched or not; the ink that reads on
+    it ("black" or "white")."""
+    ax.add_patch(matplotlib.patches.Rectangle(
+        (x - 0.5, y - 0.5), 1, 1, facecolor=colour, edgecolor="white",
+        linewidth=1.2, hatch="///" if hatched else None))
+    return "black" if sum(colour[:3]) / 3 > 0.45 else "white"
+
+
+def finish_grid(figure: Figure, ax: Any, bar: Any, cmap: Any, chips: int, first_row: int,
+                labels: tuple[str, str], scale_label: str) -> None:
+    """The grid's axes (columns 0 to chips - 1, rows `first_row` to `chips`; `labels`:
+    the x and y labels) and its colour scale from 0 to 1, the same on every page."""
+    ax.set_xlim(-0.5, chips - 0.5)
+    ax.set_ylim(first_row - 0.5, chips + 0.5)
+    ax.set_xticks(range(chips))
+    ax.set_yticks(range(first_row, chips + 1))
+    ax.set_xlabel(labels[0])
+    ax.set_ylabel(labels[1])
+    ax.set_aspect("equal")
+    for side in ("top", "right"):
+        ax.spines[side].set_visible(False)
+    scale = figure.colorbar(matplotlib.cm.ScalarMappable(
+        norm=matplotlib.colors.Normalize(0, 1), cmap=cmap), cax=bar)
+    scale.set_label(scale_label, fontsize=9)
+
+
 def win_probability_figure(report: Mapping[str, Any]) -> Figure:
     """One page from a round report (`solver.round.report.round_report`).
 
@@ -38,11 +78,7 @@ def win_probability_figure(report: Mapping[str, Any]) -> Figure:
     """
     chips = report["rules"]["chips"]
     with matplotlib.rc_context(RC):
-        figure = Figure(figsize=(8.27, 8.9))
-        FigureCanvasAgg(figure)
-        cmap = matplotlib.colormaps[COLOURS]
-        ax = figure.add_axes((0.1, 0.3, 0.74, 0.6))
-        bar = figure.add_axes((0.87, 0.3, 0.025, 0.6))
+        figure, ax, bar, cmap = grid_page(8.9, 0.6)
         for entry in report["states"]:
             centre, mine, other = entry["centre"], entry["captain"], entry["opponent"]
             value = entry["value"]
@@ -51,27 +87,15 @@ def win_probability_figure(report: Mapping[str, Any]) -> Figure:
                 cells.append((other, 1 - value))
             for pile, v in cells:
                 colour = cmap(v)
-                ax.add_patch(matplotlib.patches.Rectangle(
-                    (pile - 0.5, centre - 0.5), 1, 1, facecolor=colour, edgecolor="white",
-                    linewidth=1.2, hatch="///" if entry["open_throw"] else None))
-                ink = "black" if sum(colour[:3]) / 3 > 0.45 else "white"
+                ink = grid_cell(ax, pile, centre, colour, entry["open_throw"])
                 # a halo of the cell's own colour keeps the hatching off the digits
                 ax.text(pile, centre, f"{v:.3f}", ha="center", va="center",
                         fontsize=8 if chips <= 9 else 6.5, color=ink,
                         path_effects=[patheffects.withStroke(linewidth=3, foreground=colour)])
-        ax.set_xlim(-0.5, chips - 0.5)
-        ax.set_ylim(-0.5, chips + 0.5)
-        ax.set_xticks(range(chips))
-        ax.set_yticks(range(chips + 1))
-        ax.set_xlabel("chips in the captain's pile (the opponent holds the rest)")
-        ax.set_ylabel("chips in the centre")
-        ax.set_aspect("equal")
-        for side in ("top", "right"):
-            ax.spines[side].set_visible(False)
-        scale = figure.colorbar(matplotlib.cm.ScalarMappable(
-            norm=matplotlib.colors.Normalize(0, 1), cmap=cmap), cax=bar)
-        scale.set_label("the captain's chance to win the round (hatched: the pile holder's)",
-                        fontsize=9)
+        finish_grid(figure, ax, bar, cmap, chips, 0,
+                    ("chips in the captain's pile (the opponent holds the rest)",
+                     "chips in the centre"),
+                    "the captain's chance to win the round (hatched: the pile holder's)")
         lines = [f"Start (all {chips} chips in the centre): the first captain wins with "
                  f"probability {report['start_value']:.6f}.",
                  f"Every value is proved in exact arithmetic to within "
