@@ -450,19 +450,14 @@ def _can_stay_exactly(solution: RoundSolution, key: Key, inside: set[Key]) -> bo
     neither ends the round nor leads out of `inside`? In a hand: his best response when
     leaving pays him -1 and staying 0 is 0, in exact arithmetic. At an open throw: no,
     when every attempt ends the round with positive probability whatever he does."""
-    s, role = key
-    if isinstance(s, OpenThrowState):
-        return _stays_at_open_throw(solution, s, role)
-    here = role == FIRST
-    model = _leaving_game(solution, s, here, inside)
-    player = CAPTAIN if here else OPPONENT
-    return exact_best_response(model, solution.stages[s].strategy, player) == 0
+    return _can_stay(solution, key, inside, exactly=True)
 
 
-def _can_stay(solution: RoundSolution, key: Key, inside: set[Key]) -> bool:
-    """`_can_stay_exactly`, decided in floating point where the answer is clear: clearly
-    below 0 is leaving and about 0 is staying; in between is decided exactly (a strategy
-    may leave with a probability of 1e-13, which still ends every round)."""
+def _can_stay(solution: RoundSolution, key: Key, inside: set[Key],
+              exactly: bool = False) -> bool:
+    """`_can_stay_exactly`, unless `exactly` decided in floating point where the answer is
+    clear: clearly below 0 is leaving and about 0 is staying; in between is decided exactly
+    (a strategy may leave with a probability of 1e-13, which still ends every round)."""
     s, role = key
     if isinstance(s, OpenThrowState):
         return _stays_at_open_throw(solution, s, role)
@@ -470,9 +465,10 @@ def _can_stay(solution: RoundSolution, key: Key, inside: set[Key]) -> bool:
     model = _leaving_game(solution, s, here, inside)
     player = CAPTAIN if here else OPPONENT
     strategy = solution.stages[s].strategy
-    value = best_response.best_response(model, strategy, player).value
-    if value < -1e-9 or value > -1e-15:
-        return value > -1e-15
+    if not exactly:
+        value = best_response.best_response(model, strategy, player).value
+        if value < -1e-9 or value > -1e-15:
+            return value > -1e-15
     return exact_best_response(model, strategy, player) == 0
 
 
