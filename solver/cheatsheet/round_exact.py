@@ -27,9 +27,9 @@ from solver.hand.exact.certificate import exact_probabilities, mass_by_strength
 from solver.hand.model import HandModel
 from solver.hand.strategy import Strategy
 from solver.round import markov
-from solver.round.evaluate import combined
+from solver.round.evaluate import combined, pair_rows
 from solver.round.solve import RoundSolution
-from solver.round.states import ChipState, Next, OpenThrowState, State, after_leaf, after_open_throw
+from solver.round.states import ChipState, Next, State, after_leaf
 
 ETAS = (Fraction(1, 10 ** 12), Fraction(1, 10 ** 10), Fraction(1, 10 ** 8))
 Key = tuple[State, int]          # (state, 0 if the person is captain or first thrower)
@@ -162,27 +162,14 @@ def exact_transitions(model: HandModel, state: ChipState, strategy: Strategy
 def exact_rows(solution: RoundSolution, mine: Mine) -> dict[Key, list[markov.ExactTerm[Key]]]:
     """The chain of a person playing `mine(state)` at every chip state against the solved
     strategies (both keep the solved open-throw policies), with exact terms."""
-    rows: dict[Key, list[markov.ExactTerm[Key]]] = {}
-    for s in solution.values:
-        for role in (0, 1):
-            first = role == 0
-            if isinstance(s, OpenThrowState):
-                p_low = solution.open_throws[s].solved.p_l_wins
-                row: list[markov.ExactTerm[Key]] = [(None, p_low if first else Fraction(0))]
-                moves: Mapping[Next, Fraction] = {after_open_throw(s): 1 - p_low}
-            else:
-                stage = solution.stages[s]
-                a, b = mine(s), stage.strategy
-                pair = combined(stage.model, a, b) if first else combined(stage.model, b, a)
-                row, moves = [], exact_transitions(stage.model, s, pair)
-            for nxt, p in moves.items():
-                if nxt.state is None:
-                    assert nxt.end is not None
-                    row.append((None, p * (nxt.end if first else 1 - nxt.end)))
-                else:
-                    row.append(((nxt.state, nxt.seat(first)), p))
-            rows[(s, role)] = row
-    return rows
+    def moves(s: ChipState, first: bool) -> dict[Next, Fraction]:
+        stage = solution.stages[s]
+        a, b = mine(s), stage.strategy
+        pair = combined(stage.model, a, b) if first else combined(stage.model, b, a)
+        return exact_transitions(stage.model, s, pair)
+
+    return pair_rows(solution, moves, lambda s: solution.open_throws[s].solved.p_l_wins,
+                     Fraction(0))
 
 
 def _floats(rows: Mapping[Key, list[markov.ExactTerm[Key]]], per_step: float

@@ -4,7 +4,8 @@ predicts what the Monte Carlo simulator must find when one side plays differentl
 
 from __future__ import annotations
 
-from typing import Callable
+from fractions import Fraction
+from typing import Callable, Mapping, TypeVar
 
 import numpy as np
 
@@ -14,10 +15,11 @@ from solver.hand.strategy import Strategy
 from solver.round import markov
 from solver.round.solve import RoundSolution
 from solver.round.stage import transitions
-from solver.round.states import ChipState, OpenThrowState, State, after_open_throw
+from solver.round.states import ChipState, Next, OpenThrowState, State, after_open_throw
 
 Change = Callable[[ChipState, Strategy], Strategy]
 Key = tuple[State, int]          # (state, 0 if person A is captain or first thrower, else 1)
+N = TypeVar("N", float, Fraction)
 
 
 def combined(model: HandModel, captain: Strategy, opponent: Strategy) -> Strategy:
@@ -35,28 +37,43 @@ def pair_values(solution: RoundSolution, mine: Change, theirs: Change
     """{(state, role): P(person A wins the round)} when A plays `mine(state, solved)` and
     B plays `theirs(state, solved)` at every chip state (both keep the solved open-throw
     policies); role 0: A is captain (or first thrower), 1: B is."""
-    rows: dict[Key, list[markov.Term[Key]]] = {}
+    def moves(s: ChipState, a_first: bool) -> dict[Next, float]:
+        stage = solution.stages[s]
+        a, b = mine(s, stage.strategy), theirs(s, stage.strategy)
+        pair = (combined(stage.model, a, b) if a_first
+                else combined(stage.model, b, a))
+        return transitions(stage.model, s, pair)
+
+    rows = pair_rows(solution, moves, lambda s: solution.open_throws[s].p_low_wins, 0.0)
+    return markov.solve(markov.chain(rows))
+
+
+def pair_rows(solution: RoundSolution, moves: Callable[[ChipState, bool], Mapping[Next, N]],
+              low_wins: Callable[[OpenThrowState], N], zero: N
+              ) -> dict[Key, list[tuple[Key | None, N]]]:
+    """The chain of person A's chance to win when both people's play is fixed, a row per
+    (state, role): `moves(state, a_first)` is where the hand at a chip state leads with A
+    captain (or not), `low_wins(state)` the chance that an open throw's low player wins,
+    `zero` the number 0. In floats for `pair_values`, exactly for the round sheet's proof
+    (`solver.cheatsheet.round_exact`), from the one statement of the chain."""
+    rows: dict[Key, list[tuple[Key | None, N]]] = {}
     for s in solution.values:
         for role in (0, 1):
             a_first = role == 0
             if isinstance(s, OpenThrowState):
-                p_low = solution.open_throws[s].p_low_wins
-                row: list[markov.Term[Key]] = [(None, p_low if a_first else 0.0)]
-                moves = {after_open_throw(s): 1 - p_low}
+                p_low = low_wins(s)
+                row: list[tuple[Key | None, N]] = [(None, p_low if a_first else zero)]
+                after: Mapping[Next, N] = {after_open_throw(s): 1 - p_low}
             else:
-                stage = solution.stages[s]
-                a, b = mine(s, stage.strategy), theirs(s, stage.strategy)
-                pair = (combined(stage.model, a, b) if a_first
-                        else combined(stage.model, b, a))
-                row, moves = [], transitions(stage.model, s, pair)
-            for nxt, p in moves.items():
+                row, after = [], moves(s, a_first)
+            for nxt, p in after.items():
                 if nxt.state is None:
                     assert nxt.end is not None
                     row.append((None, p * (nxt.end if a_first else 1 - nxt.end)))
                 else:
                     row.append(((nxt.state, nxt.seat(a_first)), p))
             rows[(s, role)] = row
-    return markov.solve(markov.chain(rows))
+    return rows
 
 
 def uniform_betting(state: ChipState, strategy: Strategy) -> Strategy:
