@@ -1,4 +1,4 @@
-"""docs/results.md's Le Bidou section (`solver.app.le_bidou_results`): the numbers of a
+"""docs/results.md's Le Bidou section (`solver.pipeline.le_bidou_results`): the numbers of a
 small hand against their definitions (stake frequencies summing to one, each bluff checked
 by enumerating the responder's hands), the published numbers against what is proved
 elsewhere, and `bidou results --le-bidou` redoing that part alone."""
@@ -16,10 +16,13 @@ import pytest
 from games.bidou.betting import CAPTAIN
 from games.le_bidou.params import LeBidouParams
 from solver.analysis import behaviour
-from solver.app import le_bidou_results as lbr
 from solver.app import results
 from solver.app.sweep import read_rows, rule_key
+from solver.export.le_bidou_section import PLOT
+from solver.export.results_page import render
 from solver.hand.solve import solve
+from solver.pipeline import le_bidou_results as lbr
+from solver.pipeline.results_document import read_document
 
 ROOT = Path(__file__).resolve().parent.parent
 SMALL = {rule: LeBidouParams(faces=3, throws=1, max_stake=3, half_stake=rule)
@@ -81,7 +84,7 @@ def test_each_bluff_by_enumeration(small):
 
 
 def test_the_published_numbers():
-    doc = results.read_document(ROOT / "docs" / "data" / "results.json")
+    doc = read_document(ROOT / "docs" / "data" / "results.json")
     lb = doc["le_bidou"]
     assert lb["equilibrium"] == "plain LP vertex" and lb["command"] == lbr.COMMAND
     rows = {rule_key(r): r for r in read_rows(ROOT / "docs" / "data")}
@@ -120,13 +123,13 @@ def test_results_le_bidou_redoes_only_its_part(tmp_path, monkeypatch):
     monkeypatch.setattr(lbr, "PENALTIES", SMALL)
     monkeypatch.setattr(lbr, "HEADLINE", SMALL["up"])
     results.write_results(tmp_path, le_bidou=True)
-    after = results.read_document(tmp_path / "docs" / "data" / "results.json")
+    after = read_document(tmp_path / "docs" / "data" / "results.json")
     assert {k: v for k, v in after.items() if k != "le_bidou"} == \
         {k: v for k, v in before.items() if k != "le_bidou"}
     assert after["le_bidou"]["hands"]["full"]["rules"]["half_stake"] == "full"
     assert after["le_bidou"]["hands"]["up"]["rules"]["max_stake"] == 3
     assert after["le_bidou"]["headline"] == after["le_bidou"]["hands"]["up"]
     page = (tmp_path / "docs" / "results.md").read_text()
-    assert page == results.render(after)
+    assert page == render(after)
     assert "Against a full-stake penalty, the half-stake rule changes" in page
-    assert (tmp_path / "docs" / "img" / lbr.PLOT).stat().st_size > 10_000
+    assert (tmp_path / "docs" / "img" / PLOT).stat().st_size > 10_000

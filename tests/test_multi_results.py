@@ -1,5 +1,6 @@
-"""docs/results.md's multi-hand section (solver/app/multi_results.py): a strategy file's
-summary is read without its strategy, and the section says the numbers it is given."""
+"""docs/results.md's multi-hand section (read by solver/pipeline/multi_results.py, rendered by
+solver/export/multi_section.py): a strategy file's summary is read without its strategy,
+and the section says the numbers it is given."""
 
 from __future__ import annotations
 
@@ -9,8 +10,11 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from solver.app import multi_results, results
 from solver.app.cli import main
+from solver.export import multi_section
+from solver.export.results_page import render
+from solver.pipeline import multi_results
+from solver.pipeline.results_document import read_document
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -37,7 +41,7 @@ def test_the_section_says_its_numbers(solved, tmp_path):
     two = {"values": [0.1, 0.2, 0.3], "gains": [0.05, 0.01, 0.02], "epsilon": 0.05}
     (tmp_path / "two.json").write_text(json.dumps(two))
     part = multi_results.part_of(solved, solved, solved, tmp_path / "two.json", "CMD")
-    text = "\n".join(multi_results.render(part, 7))
+    text = "\n".join(multi_section.render(part, 7))
     d = part["default"]
     assert text.startswith("## 7. Multi-hand Bidou")
     assert f"epsilon {d['epsilon']:.2e}" in text
@@ -49,7 +53,7 @@ def test_the_section_says_its_numbers(solved, tmp_path):
 
 
 def test_the_results_page_renders_the_multi_part_last():
-    doc = results.read_document(ROOT / "docs" / "data" / "results.json")
+    doc = read_document(ROOT / "docs" / "data" / "results.json")
     assert "multi" in doc
-    page = results.render(doc)
+    page = render(doc)
     assert page.index("## 6. Le Bidou") < page.index("## 7. Multi-hand Bidou")

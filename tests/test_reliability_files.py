@@ -295,7 +295,7 @@ def test_results_with_a_garbage_exact_value_is_one_line_before_solving(tmp_path,
                                                                        exact):
     import solver.app.results
 
-    monkeypatch.setattr(solver.app.results, "solve_featured", _no_work)
+    monkeypatch.setattr(solver.app.results, "fresh_document", _no_work)
     cells = lambda line: ",".join(line.split(",")[:9] + [exact] + line.split(",")[10:])  # noqa
     root = _sweep_root(tmp_path, cells)
     one_error_line(run("results", "--root", root), "exact")
@@ -306,7 +306,7 @@ def test_results_root_read_only_is_refused_before_solving(tmp_path, monkeypatch)
     from solver.common import files
 
     root = _sweep_root(tmp_path)
-    monkeypatch.setattr(solver.app.results, "solve_featured", _no_work)
+    monkeypatch.setattr(solver.app.results, "fresh_document", _no_work)
     monkeypatch.setattr(files.os, "access", lambda path, mode: False)
     one_error_line(run("results", "--root", root), "not writable")
 
@@ -380,12 +380,9 @@ def test_a_failed_results_write_leaves_the_old_set(tmp_path, monkeypatch):
     """`results` writes docs/data/results.json, docs/results.md and docs/img/*.png: with
     the solving stubbed out, a disk full at the third file changes none of them."""
     import solver.app.results as results
-    import solver.round.solve
 
     root = _sweep_root(tmp_path)
-    monkeypatch.setattr(results, "solve_featured", lambda progress=None: ({}, {}))
-    monkeypatch.setattr(solver.round.solve, "solve_round", lambda params: None)
-    monkeypatch.setattr(results, "compute", lambda *args: {"schema": "stub"})
+    monkeypatch.setattr(results, "fresh_document", lambda *args: {"schema": "stub"})
     monkeypatch.setattr(results, "render", lambda doc: "# new page\n")
     monkeypatch.setattr(results, "plots", lambda doc: {"a.png": b"new a", "b.png": b"new b"})
     (root / "docs" / "img").mkdir()

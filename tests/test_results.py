@@ -11,26 +11,29 @@ import pytest
 from games.bidou.params import BidouParams
 from solver.analysis import behaviour
 from solver.analysis.no_betting import solve_throw_game
-from solver.app import results
 from solver.app.sweep import read_rows, rule_key, solve_row
+from solver.export.results_page import render
+from solver.export.results_plots import plots
 from solver.hand.lp import sequence_form as lp
 from solver.hand.model import build_model
+from solver.pipeline import featured_games, results_document
 from solver.pipeline.hand import solve_hand
+from solver.pipeline.results_sweep import sweep_tables
 
 ROOT = Path(__file__).resolve().parent.parent
-DOC = results.read_document(ROOT / "docs" / "data" / "results.json")
+DOC = results_document.read_document(ROOT / "docs" / "data" / "results.json")
 ROWS = read_rows(ROOT / "docs" / "data")
 
 
 def test_the_page_is_the_rendering_of_the_numbers():
-    assert (ROOT / "docs" / "results.md").read_text() == results.render(DOC), \
+    assert (ROOT / "docs" / "results.md").read_text() == render(DOC), \
         "docs/results.md is stale: run `bidou results`"
-    for name in results.plots(DOC):
+    for name in plots(DOC):
         assert (ROOT / "docs" / "img" / name).exists()
 
 
 def test_the_sweep_tables_are_those_of_the_committed_table():
-    fresh = json.loads(json.dumps(results.sweep_tables(ROWS)))
+    fresh = json.loads(json.dumps(sweep_tables(ROWS)))
     assert fresh == DOC["sweep"]
     assert len(ROWS) == 360 == DOC["sweep"]["rule_sets"]
 
@@ -85,7 +88,7 @@ def test_the_default_game_behaviour_solved_again(default_solution):
     for key, numbers in expected["bluffs"].items():
         for name, value in numbers.items():
             assert bluffs[key][name] == pytest.approx(value, abs=1e-9), (key, name)
-    stops = json.loads(json.dumps(results.stop_summary(solution.model, solution.strategy)))
+    stops = json.loads(json.dumps(featured_games.stop_summary(solution.model, solution.strategy)))
     assert len(stops) == len(expected["stops"]) == 2 + 3 * 2
     for got_row, row in zip(stops, expected["stops"]):
         assert got_row["stop_overall"] == pytest.approx(row["stop_overall"], abs=1e-9)
@@ -115,16 +118,16 @@ def test_results_refuses_an_incomplete_sweep_before_solving(tmp_path):
 
 
 def test_the_folk_rule_measured_again_is_the_published_one():
-    """Section 5's folk rule without betting (`results.folk_costs`, from the rule
+    """Section 5's folk rule without betting (`featured_games.folk_costs`, from the rule
     `bidou exploit --profile folk-stop` locks): the hands it stops with and what each
     player guarantees with it, exactly, as docs/data/results.json has them."""
     published = DOC["games"]["default"]["folk"]
-    found = results.folk_costs(build_model(BidouParams()), Fraction(0))
+    found = featured_games.folk_costs(build_model(BidouParams()), Fraction(0))
     assert found["stop_hands"] == published["stop_hands"] == 31
     assert found["stop_probability"] == pytest.approx(published["stop_probability"], abs=1e-12)
     assert found["captain_guarantee"] == published["captain_guarantee"] == "-63875/314928"
     assert found["opponent_guarantee"] == published["opponent_guarantee"] == "62875/314928"
-    _, throwing = results.folk_rule(build_model(BidouParams()))
+    _, throwing = featured_games.folk_rule(build_model(BidouParams()))
     assert throwing[1].shape[0] == 3 and (throwing[1] == throwing[0]).all()
 
 
@@ -136,7 +139,7 @@ def test_the_folk_rule_with_betting_solved_again():
 
     published = DOC["games"]["default"]["folk"]["with_betting"]
     model = build_model(BidouParams())
-    _, rule = results.folk_rule(model)
+    _, rule = featured_games.folk_rule(model)
     restricted = lp.solve_lp(model, fixed_throw=rule[0])
     guarantee = -exact_best_response(model, restricted.strategy, 1)
     assert str(guarantee) == published["captain"]["guarantee"]
@@ -161,7 +164,7 @@ def test_the_page_says_which_numbers_depend_on_the_equilibrium():
     assert "*Which numbers depend on the equilibrium chosen.*" in page
     assert "*These numbers depend on the equilibrium chosen.*" in page       # section 2
     assert "*These numbers depend on the equilibrium chosen*: the chip counter" in page
-    assert DOC["float_decimals"] == results.FLOAT_DECIMALS == 12
+    assert DOC["float_decimals"] == results_document.FLOAT_DECIMALS == 12
     # every float the featured games and the round keep has at most 12 decimals
     def floats(data):
         if isinstance(data, float):
@@ -180,9 +183,9 @@ def test_the_page_says_which_numbers_depend_on_the_equilibrium():
 
 def test_stable_rounds_floats_only():
     data = {"a": 0.1234567890123456, "b": [1e-17, -1e-17, 3], "c": "1/3", "d": True}
-    assert results.stable(data) == {"a": 0.123456789012, "b": [0.0, 0.0, 3], "c": "1/3",
+    assert results_document.stable(data) == {"a": 0.123456789012, "b": [0.0, 0.0, 3], "c": "1/3",
                                     "d": True}
-    assert str(results.stable(-1e-17)) == "0.0"
+    assert str(results_document.stable(-1e-17)) == "0.0"
 
 
 def test_the_chip_counting_numbers_do_not_depend_on_the_workers():
@@ -195,7 +198,7 @@ def test_the_chip_counting_numbers_do_not_depend_on_the_workers():
     params = RoundParams(chips=4, hand=BidouParams(faces=2, throws=1, max_level=2))
     hands = [solve_hand(params.hand, exact=True) for _ in range(2)]
     assert hands[0].exact == hands[1].exact is not None
-    one, two = (results.stable(results.chip_counting_results(
+    one, two = (results_document.stable(results_document.chip_counting_results(
         solve_round(params, workers=workers), hand.solution))
         for workers, hand in zip((1, 2), hands))
     assert one == two

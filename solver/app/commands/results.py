@@ -1,5 +1,5 @@
 """`bidou results`: docs/results.md written from the sweep table and exact solves
-(`solver.app.results`, over the hand pipeline)."""
+(`solver.app.results`: the results pipelines, then the page and plots rendered)."""
 
 from __future__ import annotations
 
