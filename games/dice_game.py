@@ -7,8 +7,9 @@ part), and how a game gets its rules and tables and looks up its actions and han
 `python_bidou_multi` (games/bidou_multi/game.py) differ only in their betting (and the
 last in its number of players); each subclasses `DiceGame` (its rules, its tables, built on
 `ThrowTables` and kept on the game by `cached_tables`, its lookups by name) and builds its
-observer on `ObserverView`, so the dice are stated once. Importing this module registers no
-game.
+observer on `ObserverView`, so the dice are stated once; the capped round
+`python_bidou_round` (games/bidou/round_game.py) plays its stages' throwing turns on
+`ThrowTables` too. Importing this module registers no game.
 """
 
 from __future__ import annotations
@@ -35,12 +36,13 @@ KEEP_BASE = 2
 
 def game_type(short_name: str, long_name: str, parameters: Mapping[str, Any],
               tensors: bool, players: tuple[int, int] = (NUM_PLAYERS, NUM_PLAYERS),
-              zero_sum: bool = True) -> pyspiel.GameType:
-    """The OpenSpiel game type of a hand of the family: sequential, explicit chance,
+              zero_sum: bool = True, observations: bool = True) -> pyspiel.GameType:
+    """The OpenSpiel game type of a game of the family: sequential, explicit chance,
     imperfect information, terminal rewards; two players and zero-sum unless `players`
     (fewest, most) and `zero_sum` say otherwise (multi-hand Bidou: 3 to 4, general-sum);
-    `tensors` says whether it provides information-state and observation tensors (strings
-    it always provides)."""
+    `tensors` says whether it provides information-state and observation tensors;
+    information-state strings it always provides, observation strings unless
+    `observations` is false (the capped round: perfect recall only)."""
     return pyspiel.GameType(
         short_name=short_name,
         long_name=long_name,
@@ -54,7 +56,7 @@ def game_type(short_name: str, long_name: str, parameters: Mapping[str, Any],
         min_num_players=players[0],
         provides_information_state_string=True,
         provides_information_state_tensor=tensors,
-        provides_observation_string=True,
+        provides_observation_string=observations,
         provides_observation_tensor=tensors,
         provides_factored_observation_string=False,
         parameter_specification=dict(parameters))

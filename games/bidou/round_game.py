@@ -1,8 +1,9 @@
 """A round of two-hand Bidou (RULES.md section 4) as an OpenSpiel game: `python_bidou_round`.
 
 This is an independent check of the round solver: it is written from the rules, shares no
-code with `solver/` (only `games.bidou.rules` and the parameter classes), and is meant to be
-solved by OpenSpiel's own algorithms on tiny variants. Load it with
+code with `solver/` (only `games.bidou.rules`, the throwing turn's tables of
+`games/dice_game.py` that every game of the family plays on, and the parameter classes), and
+is meant to be solved by OpenSpiel's own algorithms on tiny variants. Load it with
 
     pyspiel.load_game("python_bidou_round(chips=3,max_hands=2,faces=2,throws=1,max_level=1)")
 
@@ -68,34 +69,18 @@ import pyspiel
 from games.bidou import rules
 from games.bidou.params import ParameterError
 from games.bidou.round_params import RoundParams
+from games.dice_game import KEEP_BASE, ThrowTables, game_type
 
 MAX_HANDS_LIMIT = 40
 _DEFAULT = RoundParams()
 _DEFAULT_MAX_HANDS = 4
-STOP, REROLL, _KEEP_BASE = 0, 1, 2
 BETTING_NAMES = ("pass", "bet", "fold", "call", "raise")
 
-_GAME_TYPE = pyspiel.GameType(
-    short_name="python_bidou_round",
-    long_name="Python Two-hand Bidou round (capped)",
-    dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
-    chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
-    information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
-    utility=pyspiel.GameType.Utility.ZERO_SUM,
-    reward_model=pyspiel.GameType.RewardModel.TERMINAL,
-    max_num_players=2,
-    min_num_players=2,
-    provides_information_state_string=True,
-    provides_information_state_tensor=False,
-    provides_observation_string=False,
-    provides_observation_tensor=False,
-    provides_factored_observation_string=False,
-    parameter_specification={
-        "chips": _DEFAULT.chips,
-        "max_hands": _DEFAULT_MAX_HANDS,
-        "start": "",
-        **{k: v for k, v in _DEFAULT.hand.to_dict().items()},
-    })
+_GAME_TYPE = game_type(
+    "python_bidou_round", "Python Two-hand Bidou round (capped)",
+    {"chips": _DEFAULT.chips, "max_hands": _DEFAULT_MAX_HANDS, "start": "",
+     **{k: v for k, v in _DEFAULT.hand.to_dict().items()}},
+    tensors=False, observations=False)
 
 # Stage phases.
 _THROW_CHANCE, _THROW_DECISION, _BETTING, _TERMINAL = range(4)
@@ -113,34 +98,18 @@ def game_string(params: RoundParams, max_hands: int = _DEFAULT_MAX_HANDS,
 
 
 class _Tables:
-    """Per-parameter constants shared by the game and its states."""
+    """Per-parameter constants shared by the game and its states: the throwing turn's
+    (`dice`, games/dice_game.py, which also names every action), then the betting's."""
 
     def __init__(self, params: RoundParams, max_hands: int, start: tuple[int, int, int]):
         self.params, self.hand, self.max_hands, self.start = params, params.hand, max_hands, start
-        faces = params.hand.faces
-        self.hands = rules.all_hands(faces)
-        self.hand_index = {h: i for i, h in enumerate(self.hands)}
-        singles = tuple((a,) for a in range(faces, 0, -1))
-        pairs = tuple((a, b) for a in range(faces, 0, -1) for b in range(a, 0, -1))
-        self.keeps = singles + pairs
-        self.keep_action: dict[tuple[int, ...], int] = {
-            k: _KEEP_BASE + i for i, k in enumerate(self.keeps)}
-        self.keep_action[()] = REROLL
-        self.names = (["stop", "reroll"] + [f"keep {rules.format_hand(k)}" for k in self.keeps]
-                      + list(BETTING_NAMES))
-        self.ids = {n: i for i, n in enumerate(self.names)}
-        base = _KEEP_BASE + len(self.keeps)
+        self.dice = ThrowTables(params.hand)
+        self.dice.name_actions(BETTING_NAMES)
+        self.hands, self.hand_index = self.dice.hands, self.dice.hand_index
+        self.names, self.ids = self.dice.action_names, self.dice.action_ids
+        base = KEEP_BASE + len(self.dice.keeps)
         self.PASS, self.BET, self.FOLD, self.CALL, self.RAISE = range(base, base + 5)
         self.num_actions = base + 5
-
-    def kept_of(self, action: int) -> rules.Kept:
-        return () if action == REROLL else self.keeps[action - _KEEP_BASE]
-
-    @functools.lru_cache(maxsize=None)
-    def outcomes(self, kept: rules.Kept) -> tuple:
-        """((hand index, Fraction), ...) of a throw beside `kept`."""
-        dist = rules.throw_distribution(kept, self.hand.faces)
-        return tuple(sorted((self.hand_index[h], p) for h, p in dist.items()))
 
     def __deepcopy__(self, memo):
         return self
@@ -344,7 +313,8 @@ class BidouRoundState(pyspiel.State):
 
     def exact_chance_outcomes(self) -> list:
         assert self._c.phase == _THROW_CHANCE
-        return list(self._t.outcomes(self._c.stage.kept))
+        s = self._c.stage
+        return list(self._t.dice.exact_outcomes(s.hands[s.thrower], s.kept))
 
     # --- OpenSpiel API -----------------------------------------------------------------
 
@@ -359,16 +329,15 @@ class BidouRoundState(pyspiel.State):
 
     def chance_outcomes(self):
         assert self._c.phase == _THROW_CHANCE
-        return [(a, float(p)) for a, p in self._t.outcomes(self._c.stage.kept)]
+        s = self._c.stage
+        return list(self._t.dice.outcomes(s.hands[s.thrower], s.kept))
 
     def _legal_actions(self, player):
         t, s = self._t, self._c.stage
         if self._c.phase == _THROW_DECISION:
             if player != s.thrower:
                 return []
-            if t.hand.reroll == "all":
-                return [STOP, REROLL]
-            return sorted([STOP] + [t.keep_action[k] for k in rules.keep_options(s.hands[player])])
+            return t.dice.legal_throws(s.hands[player])
         if self._c.phase != _BETTING or player != s.to_bet:
             return []
         other = 1 - player
@@ -401,14 +370,9 @@ class BidouRoundState(pyspiel.State):
     def _apply_action(self, action):
         t, s = self._t, self._c.stage
         if self._c.phase == _THROW_CHANCE:
-            if action not in {a for a, _ in t.outcomes(s.kept)}:
+            if action not in t.dice.outcome_actions(s.hands[s.thrower], s.kept):
                 raise ValueError(f"impossible throw {action} after keeping {s.kept}")
-            p = s.thrower
-            hand = t.hands[action]
-            s.hands[p] = hand
-            s.counts[p] += 1
-            s.turns[p].append(hand)
-            if s.counts[p] >= t.hand.throws:
+            if t.dice.record_throw(action, s.thrower, s.hands, s.counts, s.turns):
                 self._end_turn()
             else:
                 self._c.phase = _THROW_DECISION
@@ -417,12 +381,11 @@ class BidouRoundState(pyspiel.State):
         if action not in self._legal_actions(player):
             raise ValueError(f"illegal action {action} for player {player} in {self}")
         if self._c.phase == _THROW_DECISION:
-            s.turns[player].append(action)
-            if action == STOP:
+            kept = t.dice.record_decision(action, player, s.turns)
+            if kept is None:
                 self._end_turn()
             else:
-                s.kept = t.kept_of(action)
-                self._c.phase = _THROW_CHANCE
+                s.kept, self._c.phase = kept, _THROW_CHANCE
             return
         s.bets.append(action)
         other = 1 - player
@@ -538,9 +501,7 @@ class BidouRoundState(pyspiel.State):
         return " | ".join([f"p{player}"] + records)
 
     def _action_to_string(self, player, action):
-        if player == pyspiel.PlayerId.CHANCE:
-            return "throw " + rules.format_hand(self._t.hands[action])
-        return self._t.names[action]
+        return self._t.dice.action_string(player, action)
 
     def is_terminal(self):
         return self._c.phase == _TERMINAL
@@ -557,15 +518,7 @@ class BidouRoundState(pyspiel.State):
 
 
 def _turn_string(turn, t: _Tables, visible: bool) -> str:
-    tokens = []
-    for tok in turn:
-        if isinstance(tok, tuple):
-            tokens.append(rules.format_hand(tok) if visible else "?")
-        elif visible:
-            tokens.append(t.names[tok])
-        else:
-            tokens.append("stop" if tok == STOP else "again")
-    return ",".join(tokens)
+    return t.dice.turn_string(turn, t.names, visible)
 
 
 def _stage_record(s: _Stage, t: _Tables, viewer: Optional[int]) -> str:
