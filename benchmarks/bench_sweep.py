@@ -26,7 +26,8 @@ import statistics
 import tempfile
 import time
 
-from solver.app.sweep import build_grid, dask_client, local_cluster, run_sweep
+from solver.pipeline.bidou_sweep import SWEEP
+from solver.pipeline.dask_cluster import dask_client, local_cluster
 
 
 def main() -> None:
@@ -41,9 +42,9 @@ def main() -> None:
     if args.startup:
         startup(args.startup, int(args.workers.split(",")[-1]))
         return
-    grid = build_grid(faces="2,3,4" if args.subset else "2,3,4,5,6", throws="1,2,3",
-                      max_level="1,2,3,4", reroll="all,keep", ranking="encyclopedia,french",
-                      aces_beat_bidou="true,false")
+    grid = SWEEP.build_grid(faces="2,3,4" if args.subset else "2,3,4,5,6", throws="1,2,3",
+                            max_level="1,2,3,4", reroll="all,keep",
+                            ranking="encyclopedia,french", aces_beat_bidou="true,false")
     counts = [int(w) for w in args.workers.split(",")]
     print(f"grid: {len(grid)} rule sets; {os.cpu_count()} cores; repeats {args.repeats}")
     print(f"{'workers':>7} {'median wall s':>14} {'sum of solves s':>16} {'rows/s':>7} "
@@ -56,7 +57,7 @@ def main() -> None:
             for _ in range(args.repeats):
                 out = tempfile.mkdtemp(prefix="bench-sweep-")
                 start = time.perf_counter()
-                report = run_sweep(grid, out, client)
+                report = SWEEP.run(grid, out, client)
                 walls.append(time.perf_counter() - start)
                 assert not report.failed and report.solved == len(grid), report.failed
                 work.append(sum(r["seconds"] for r in report.rows))
@@ -73,11 +74,11 @@ def small_sweep(workers: int, secure: bool) -> float:
     """Seconds from nothing to a closed cluster, 4 rule sets solved on the way."""
     from dask.distributed import Client
 
-    grid = build_grid(faces="2", throws="1,2", max_level="1,2")
+    grid = SWEEP.build_grid(faces="2", throws="1,2", max_level="1,2")
     out = tempfile.mkdtemp(prefix="bench-sweep-")
     start = time.perf_counter()
     with local_cluster(workers, secure=secure) as cluster, Client(cluster) as client:
-        report = run_sweep(grid, out, client)
+        report = SWEEP.run(grid, out, client)
     seconds = time.perf_counter() - start
     assert not report.failed and report.solved == len(grid), report.failed
     shutil.rmtree(out)

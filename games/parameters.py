@@ -104,6 +104,11 @@ class GameParameters:
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)      # type: ignore[call-overload]
 
+    def describe(self) -> str:
+        """A short human-readable statement of the rules (each game words its own)."""
+        return ", ".join(f"{name.replace('_', ' ')} {value}"
+                         for name, value in self.to_dict().items())
+
     def to_game_string(self) -> str:
         """The OpenSpiel game string that loads exactly these rules."""
         items = ",".join(f"{k}={str(v).lower() if isinstance(v, bool) else v}"

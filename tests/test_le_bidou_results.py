@@ -17,12 +17,12 @@ from games.bidou.betting import CAPTAIN
 from games.le_bidou.params import LeBidouParams
 from solver.analysis import behaviour
 from solver.app import results
-from solver.app.sweep import read_rows, rule_key
 from solver.export.le_bidou_section import PLOT
 from solver.export.results_page import render
 from solver.hand.solve import solve
 from solver.pipeline import le_bidou_results as lbr
 from solver.pipeline.results_document import read_document
+from solver.pipeline.sweep_grid import read_rows, rule_key
 
 ROOT = Path(__file__).resolve().parent.parent
 SMALL = {rule: LeBidouParams(faces=3, throws=1, max_stake=3, half_stake=rule)

@@ -86,7 +86,8 @@ def figures(games):
     out["booklet index"] = charts.make_figure(charts.booklet_index_figure, model, summary)
     out["round"] = win_probability_figure(json.loads((OUTPUTS / "round" / "round.json")
                                                      .read_text()))
-    from solver.app.sweep import read_rows, sweep_figure
+    from solver.export.sweep_plot import sweep_figure
+    from solver.pipeline.sweep_grid import read_rows
 
     out["sweep"] = sweep_figure(read_rows(ROOT / "docs" / "data"))
     return out

@@ -11,14 +11,15 @@ import pytest
 from games.bidou.params import BidouParams
 from solver.analysis import behaviour
 from solver.analysis.no_betting import solve_throw_game
-from solver.app.sweep import read_rows, rule_key, solve_row
 from solver.export.results_page import render
 from solver.export.results_plots import plots
 from solver.hand.lp import sequence_form as lp
 from solver.hand.model import build_model
 from solver.pipeline import featured_games, results_document
+from solver.pipeline.bidou_sweep import solve_row
 from solver.pipeline.hand import solve_hand
 from solver.pipeline.results_sweep import sweep_tables
+from solver.pipeline.sweep_grid import read_rows, rule_key
 
 ROOT = Path(__file__).resolve().parent.parent
 DOC = results_document.read_document(ROOT / "docs" / "data" / "results.json")

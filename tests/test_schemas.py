@@ -18,9 +18,9 @@ from test_reliability import one_error_line, run  # the same CLI runner and erro
 
 from games.bidou.params import MAX_LEVEL_LIMIT
 from solver import schemas
-from solver.app import sweep
 from solver.hand import strategy
-from solver.pipeline import round_cheatsheet
+from solver.pipeline import bidou_sweep, round_cheatsheet
+from solver.pipeline.bidou_sweep import SWEEP
 from solver.round import report as round_report
 from solver.schemas import SchemaViolation, validate
 
@@ -89,7 +89,7 @@ def test_the_schemas_state_the_code_s_numbers():
     assert rnd["properties"]["schema_version"]["const"] == round_report.SCHEMA_VERSION
     assert rnd["x-writes-version"] == round_report.SCHEMA_VERSION
     assert common["rules"]["properties"]["max_level"]["maximum"] == MAX_LEVEL_LIMIT
-    assert tuple(schemas.schema("sweep-row")["properties"]) == sweep.COLUMNS   # CSV order
+    assert tuple(schemas.schema("sweep-row")["properties"]) == SWEEP.columns   # CSV order
     sheet = schemas.schema("round-cheatsheet")
     assert sheet["properties"]["schema"]["const"] == round_cheatsheet.SCHEMA
     assert sheet["properties"]["schema_version"]["const"] == round_cheatsheet.SCHEMA_VERSION
@@ -181,11 +181,11 @@ def test_every_published_file_validates(path, name):
 def test_the_sweep_rows_validate():
     """Every row of the published sweep table (as the table's reader parses it), and a
     row a worker returns."""
-    rows = sweep.read_rows(ROOT / "docs" / "data")
+    rows = SWEEP.read_rows(ROOT / "docs" / "data")
     assert len(rows) > 20
     for row in rows:
         validate(row, "sweep-row")
-    fresh = sweep.solve_row({"faces": 2, "throws": 1, "max_level": 1}, exact=True)
+    fresh = bidou_sweep.solve_row({"faces": 2, "throws": 1, "max_level": 1}, exact=True)
     validate(fresh, "sweep-row")
     assert fresh["exact"] == "-3/40"
     with pytest.raises(SchemaViolation, match="^/exact: must be an exact fraction"):

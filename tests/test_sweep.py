@@ -14,9 +14,10 @@ from click.testing import CliRunner
 
 import solver
 from games.bidou.params import BidouParams, ParameterError
-from solver.app import sweep
 from solver.app.cli import main
 from solver.hand.solve import solve
+from solver.pipeline import bidou_sweep, dask_cluster, sweep
+from solver.pipeline.bidou_sweep import SWEEP
 
 WORKTREE = Path(solver.__file__).resolve().parent
 
@@ -28,7 +29,7 @@ def run(*args):
 @pytest.fixture(scope="module")
 def client():
     """Two single-threaded worker processes on loopback, closed with the module."""
-    with sweep.dask_client(workers=2) as client:
+    with dask_cluster.dask_client(workers=2) as client:
         yield client
 
 
@@ -41,20 +42,20 @@ def test_workers_import_this_tree(client):
 
 
 def test_grid_rows_equal_single_solves_and_resume(client, tmp_path):
-    grid = sweep.build_grid(faces="2,3", throws="1,2", max_level="1,2",
+    grid = SWEEP.build_grid(faces="2,3", throws="1,2", max_level="1,2",
                             ranking="encyclopedia,french", aces_beat_bidou="true,false")
     assert len(grid) == 2 * 2 * 2 * 3          # encyclopedia ignores the aces flag
-    report = sweep.run_sweep(grid, tmp_path, client, exact=True)
+    report = SWEEP.run(grid, tmp_path, client, exact=True)
     assert report.solved == 24 and report.skipped == 0 and not report.failed
     table = pd.read_csv(tmp_path / "sweep.csv", dtype={"exact": str})
-    assert list(table.columns) == list(sweep.COLUMNS) and len(table) == 24
+    assert list(table.columns) == list(SWEEP.columns) and len(table) == 24
     parquet = pd.read_parquet(tmp_path / "sweep.parquet")
-    assert list(parquet.columns) == list(sweep.COLUMNS) and len(parquet) == 24
+    assert list(parquet.columns) == list(SWEEP.columns) and len(parquet) == 24
     assert (tmp_path / "sweep.png").read_bytes()[:4] == b"\x89PNG"
-    by_key = {sweep.rule_key(r): r for r in table.to_dict("records")}
+    by_key = {SWEEP.rule_key(r): r for r in table.to_dict("records")}
     for params in grid[::5]:
         one = solve(params, exact=True)
-        row = by_key[sweep.rule_key(params)]
+        row = by_key[SWEEP.rule_key(params)]
         assert row["value"] == pytest.approx(one.value, abs=1e-12)
         assert Fraction(row["exact"]) == one.certificate.exact
         assert row["lower"] <= one.certificate.exact <= row["upper"]
@@ -64,18 +65,18 @@ def test_grid_rows_equal_single_solves_and_resume(client, tmp_path):
 
     # resumption: a wider grid solves only the new rule sets, the old rows are kept as they are
     before = (tmp_path / "sweep.csv").read_text().splitlines()
-    wider = grid + sweep.build_grid(faces="2", throws="1,2", max_level="3")
-    again = sweep.run_sweep(wider, tmp_path, client, exact=True)
+    wider = grid + SWEEP.build_grid(faces="2", throws="1,2", max_level="3")
+    again = SWEEP.run(wider, tmp_path, client, exact=True)
     assert again.skipped == 24 and again.solved == 2
     after = (tmp_path / "sweep.csv").read_text().splitlines()
     assert len(after) == 27 and set(before) <= set(after)
 
 
 def test_a_worker_killed_mid_sweep(tmp_path):
-    grid = sweep.build_grid(faces="3", throws="2", max_level="1,2,3,4",
+    grid = SWEEP.build_grid(faces="3", throws="2", max_level="1,2,3,4",
                             reroll="all,keep", ranking="encyclopedia,french")
     killed = []
-    with sweep.dask_client(workers=2) as client:
+    with dask_cluster.dask_client(workers=2) as client:
         pids = {address: info["pid"] for address, info in client.run(sweep.worker_info).items()}
 
         def kill_a_busy_worker(what, done, total):
@@ -89,11 +90,11 @@ def test_a_worker_killed_mid_sweep(tmp_path):
                     return
                 time.sleep(0.01)
 
-        report = sweep.run_sweep(grid, tmp_path, client, progress=kill_a_busy_worker)
+        report = SWEEP.run(grid, tmp_path, client, progress=kill_a_busy_worker)
         assert killed
         now = {i["pid"] for i in client.run(sweep.worker_info).values()}
         assert pids[killed[0]] not in now and len(now) == 2     # the nanny started another
-    for _ in range(100):                     # nothing the cluster started outlives it
+    for _ in range(1200):                    # nothing the cluster started outlives it
         alive = [p for p in now | set(pids.values()) if psutil.pid_exists(p)
                  and psutil.Process(p).status() != psutil.STATUS_ZOMBIE]
         if not alive:
@@ -111,7 +112,7 @@ def test_a_worker_killed_mid_sweep(tmp_path):
 
 def test_cli_on_an_existing_scheduler(tmp_path):
     # a plain tcp:// cluster stands for a remote one (the local cluster of a sweep is TLS)
-    with sweep.local_cluster(1, secure=False) as cluster:
+    with dask_cluster.local_cluster(1, secure=False) as cluster:
         address = cluster.scheduler_address
         assert address.startswith("tcp://127.0.0.1:")
         result = run("sweep", "--faces", "2", "--throws", "1,2", "--max-level", "2",
@@ -220,8 +221,8 @@ def test_the_local_cluster_lets_in_no_one_without_its_credentials(client, tmp_pa
             seen["ours"] = identity(client.scheduler.address,
                                     **client.security.get_connection_args("client"))
 
-    grid = sweep.build_grid(faces="2", throws="1,2", max_level="1,2")
-    report = sweep.run_sweep(grid, tmp_path, client, progress=knock_while_solving)
+    grid = SWEEP.build_grid(faces="2", throws="1,2", max_level="1,2")
+    report = SWEEP.run(grid, tmp_path, client, progress=knock_while_solving)
     assert report.solved == 4 and not report.failed
     assert seen.pop("ours")["type"] == "Scheduler"      # the knock itself works, with the key
     for address, answers in seen.items():
@@ -230,13 +231,13 @@ def test_the_local_cluster_lets_in_no_one_without_its_credentials(client, tmp_pa
         for name, answer in answers.items():
             assert isinstance(answer, Exception), (address, name, answer)
     with pytest.raises(ParameterError, match="cannot reach the Dask scheduler tcp://"):
-        sweep.identify(client.scheduler.address.replace("tls://", "tcp://"), 5)
+        dask_cluster.identify(client.scheduler.address.replace("tls://", "tcp://"), 5)
 
 
 @pytest.mark.parametrize("args, message", [
     (["--faces", "2,7"], "faces must be an integer from 2 to 6, got 7"),
     (["--throws", "1,,2"], "--throws must be a comma-separated list"),
-    (["--reroll", "all,some"], "--reroll values must be among all, keep"),
+    (["--reroll", "all,some"], "reroll must be one of all, keep"),
     (["--aces-beat-bidou", "maybe"], "aces_beat_bidou must be true or false"),
 ])
 def test_bad_grids_fail_in_one_line_before_any_work(tmp_path, args, message):
@@ -261,7 +262,7 @@ def test_unusable_destinations_fail_before_any_work(tmp_path):
     result = run("sweep", "--faces", "2", "--throws", "1", "--out", str(tmp_path / "e"))
     assert result.exit_code == 2 and "is not a sweep table" in result.output
     with pytest.raises(ParameterError):
-        sweep.build_grid(ranking="poker")
+        SWEEP.build_grid(ranking="poker")
 
 
 def test_a_bad_scheduler_address_is_one_line(tmp_path):
@@ -273,16 +274,16 @@ def test_a_bad_scheduler_address_is_one_line(tmp_path):
 
 
 def test_a_task_that_returns_nothing_is_a_failure_not_a_row(client, tmp_path, monkeypatch):
-    other = sweep.solve_row(BidouParams(faces=2, throws=2, max_level=1).to_dict())
-    monkeypatch.setattr(sweep, "solve_row", lambda rules, exact=False: None)
-    grid = sweep.build_grid(faces="2", throws="1")
-    report = sweep.run_sweep(grid, tmp_path, client)
+    other = bidou_sweep.solve_row(BidouParams(faces=2, throws=2, max_level=1).to_dict())
+    monkeypatch.setattr(SWEEP, "cell", lambda rules, exact=False: None)
+    grid = SWEEP.build_grid(faces="2", throws="1")
+    report = SWEEP.run(grid, tmp_path, client)
     assert report.solved == 0 and not report.rows
     assert report.failed == [(grid[0], "ValueError: the task returned NoneType, not a row")]
     with pytest.raises(ValueError, match="another rule set"):
-        sweep.checked_row(other, grid[0])
+        SWEEP.checked_row(other, grid[0])
     with pytest.raises(ValueError, match="columns"):
-        sweep.checked_row({"faces": 2}, grid[0])
+        SWEEP.checked_row({"faces": 2}, grid[0])
 
 
 def test_the_local_cluster_serves_no_pages_and_removes_its_private_scratch():
@@ -290,7 +291,7 @@ def test_the_local_cluster_serves_no_pages_and_removes_its_private_scratch():
     import urllib.error
     import urllib.request
 
-    with sweep.dask_client(workers=1) as client:
+    with dask_cluster.dask_client(workers=1) as client:
         port = client.scheduler_info()["services"]["dashboard"]    # Dask's HTTP server
         for page in ("/status", "/info/main/workers.html", "/info/main/logs.html"):
             with pytest.raises(urllib.error.HTTPError) as error:

@@ -79,7 +79,7 @@ def test_ctrl_c_to_the_group_is_one_line_at_any_moment_of_the_start(tmp_path, mo
         assert err == "bidou: error: interrupted before any row was solved\n"
         assert not (tmp_path / "out").exists()         # the folder it made, removed
     assert process.returncode == 130
-    for _ in range(100):
+    for _ in range(1200):                     # a minute: only a hang gets that far
         if not alive(children):
             break
         time.sleep(0.05)
@@ -102,7 +102,7 @@ def test_sigterm_while_the_cluster_starts_is_one_line_and_143(tmp_path):
     assert process.returncode == 143
     assert err.strip() == "bidou: terminated", err      # not Dask's "Failed to remove ..."
     assert not (tmp_path / "out").exists()
-    for _ in range(100):
+    for _ in range(1200):                     # a minute: only a hang gets that far
         if not alive(children):
             break
         time.sleep(0.05)
@@ -134,7 +134,7 @@ class Recorded:
 
 
 def test_a_ctrl_c_while_starting_is_raised_inside_what_started(no_tracker):
-    from solver.app.signals import started_whole
+    from solver.common.signals import started_whole
 
     events, masks = [], []
 
@@ -160,7 +160,7 @@ def test_a_ctrl_c_while_starting_is_raised_inside_what_started(no_tracker):
 
 
 def test_a_sigterm_while_starting_is_delivered_inside_what_started(no_tracker):
-    from solver.app.signals import Terminated, signals_unwind, started_whole
+    from solver.common.signals import Terminated, signals_unwind, started_whole
 
     events = []
 
@@ -183,7 +183,7 @@ def test_a_held_ctrl_c_is_raised_where_it_is_released_not_in_a_gc_callback(no_tr
     CI ("workers starting" above, its stderr "Exception ignored in: <bound method
     GCDiagnosis._gc_callback ...> KeyboardInterrupt"). So `release` calls the handler
     itself; here a signal raised again lands in such a callback."""
-    from solver.app.signals import started_whole
+    from solver.common.signals import started_whole
 
     dropped = []
 
@@ -204,6 +204,13 @@ def test_a_held_ctrl_c_is_raised_where_it_is_released_not_in_a_gc_callback(no_tr
     assert dropped == []
 
 
+def raised_here(raised) -> bool:
+    """Whether the handler raised in the test's own code (the callback had returned): the
+    handler's frame is the next one after the test's."""
+    frames = [entry.frame.code.name for entry in raised.traceback]
+    return frames[0].startswith("test_") and frames[1] in ("interrupt", "terminate")
+
+
 @pytest.mark.parametrize("where", ["gc callback", "callable gc callback", "weakref callback"])
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
 def test_a_signal_that_comes_inside_a_gc_callback_is_raised_once_it_returns(signum, where):
@@ -217,7 +224,7 @@ def test_a_signal_that_comes_inside_a_gc_callback_is_raised_once_it_returns(sign
     import gc
     import weakref
 
-    from solver.app.signals import Terminated, signals_unwind
+    from solver.common.signals import Terminated, signals_unwind
 
     came = []
 
@@ -255,17 +262,16 @@ def test_a_signal_that_comes_inside_a_gc_callback_is_raised_once_it_returns(sign
             watched = [weakref.ref(node, signal_here)]
             del node
         try:
-            began = time.perf_counter()
-            with pytest.raises(expected):
+            with pytest.raises(expected) as raised:
                 gc.collect()
-                for _ in range(500):           # the signal sent again comes here
+                for _ in range(6000):          # the signal sent again comes here
                     time.sleep(0.01)
-                raise AssertionError(f"the signal was lost in the {where}")
+                raise AssertionError(f"the signal was lost in the {where} (a minute waited)")
         finally:
             if where != "weakref callback":
                 gc.callbacks.remove(registered)
     assert came == [where]
-    assert time.perf_counter() - began < 1
+    assert raised_here(raised)
     if where == "weakref callback":
         assert watched[0]() is None              # freed by the collection
 
@@ -275,31 +281,37 @@ def test_a_resend_is_dropped_once_the_handler_raised_or_the_block_ended():
     handler raised meanwhile (another delivery) or the command's block ended, that second
     delivery would come as the command ends, after the interpreter reset the handlers:
     killed by SIGINT (exit -2 instead of 130, seen once in a fresh-clone CI run)."""
-    from solver.app.signals import _Resends
+    from solver.common.signals import _Resends
 
     got: list[int] = []
     previous = signal.signal(signal.SIGUSR1, lambda signum, frame: got.append(signum))
     try:
         def settled(resends_made) -> int:
+            """The signals delivered once every timer of the resends has run its course."""
             got.clear()
-            resends_made()
-            deadline = time.monotonic() + 0.5
-            while time.monotonic() < deadline:
-                time.sleep(0.01)
+            resends = resends_made()
+            for timer in resends._timers:
+                timer.join(60)
+                assert not timer.is_alive(), "a resend's timer never ran"
+            time.sleep(0.01)                     # a signal it sent is handled by now
             return len(got)
 
         def plain():
-            _Resends(delay=0.05).later(signal.SIGUSR1)
+            resends = _Resends(delay=0.05)
+            resends.later(signal.SIGUSR1)
+            return resends
 
         def raised_meanwhile():
             resends = _Resends(delay=0.2)
             resends.later(signal.SIGUSR1)
             resends.raised += 1
+            return resends
 
         def stopped():
             resends = _Resends(delay=0.2)
             resends.later(signal.SIGUSR1)
             resends.stop()
+            return resends
 
         assert settled(plain) == 1
         assert settled(raised_meanwhile) == 0 and settled(stopped) == 0
@@ -316,7 +328,7 @@ def test_a_signal_inside_a_finalizer_run_by_a_dropped_reference_is_raised_after(
     went on. `signals_unwind`'s handlers see the finalizer's frame and send it again."""
     import weakref
 
-    from solver.app.signals import Terminated, signals_unwind
+    from solver.common.signals import Terminated, signals_unwind
 
     came = []
 
@@ -341,11 +353,10 @@ def test_a_signal_inside_a_finalizer_run_by_a_dropped_reference_is_raised_after(
         else:
             thing = Plain()
             weakref.finalize(thing, signal_here)
-        began = time.perf_counter()
-        with pytest.raises(expected):
+        with pytest.raises(expected) as raised:
             del thing                            # the finalizer runs here, no collection
-            for _ in range(500):                 # the signal sent again comes here
+            for _ in range(6000):                # the signal sent again comes here
                 time.sleep(0.01)
-            raise AssertionError(f"the signal was lost in the {where}")
+            raise AssertionError(f"the signal was lost in the {where} (a minute waited)")
     assert came == [where]
-    assert time.perf_counter() - began < 1
+    assert raised_here(raised)

@@ -13,9 +13,10 @@ import pytest
 
 from games.bidou.betting import CAPTAIN, OPPONENT
 from games.bidou.params import BidouParams
-from solver.app import sweep
 from solver.hand.exact.certificate import exact_best_response, float_up
 from solver.hand.solve import solve
+from solver.pipeline import bidou_sweep, sweep
+from solver.pipeline.bidou_sweep import SWEEP
 
 ROOT = Path(__file__).resolve().parent.parent
 PUBLISHED = ROOT / "docs" / "data"
@@ -51,7 +52,7 @@ def test_the_published_table_holds_its_values_and_exact_fractions():
 def test_the_published_table_is_its_own_rendering(tmp_path):
     """Reading the table and writing it again changes nothing: it is repaired, and the
     repair (`enclosed_row`) leaves a repaired row as it is."""
-    sweep.write_csv(tmp_path, sweep.read_rows(PUBLISHED))
+    SWEEP.write_csv(tmp_path, SWEEP.read_rows(PUBLISHED))
     assert (tmp_path / "sweep.csv").read_text() == (PUBLISHED / "sweep.csv").read_text()
 
 
@@ -120,15 +121,15 @@ def test_decimal_text_reads_back_and_rounds_outward():
                 aces_beat_bidou=False),
 ])
 def test_a_fresh_row_is_an_enclosure_with_a_proved_exploitability(tmp_path, params):
-    row = sweep.solve_row(params.to_dict(), exact=True)
+    row = bidou_sweep.solve_row(params.to_dict(), exact=True)
     solution = solve(params)
     proved = (exact_best_response(solution.model, solution.strategy, CAPTAIN)
               + exact_best_response(solution.model, solution.strategy, OPPONENT)) / 2
     assert proved >= 0
     assert row["exploitability"] == float_up(proved) >= 0
     assert row["value"] == float(Fraction(row["exact"]))
-    sweep.write_csv(tmp_path, [row])
+    SWEEP.write_csv(tmp_path, [row])
     with open(tmp_path / "sweep.csv", newline="") as handle:
         (record,) = list(csv.DictReader(handle))
     assert_enclosure(record)
-    assert sweep.read_rows(tmp_path) == [{**row, "seconds": float(record["seconds"])}]
+    assert SWEEP.read_rows(tmp_path) == [{**row, "seconds": float(record["seconds"])}]

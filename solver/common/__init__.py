@@ -1,2 +1,3 @@
 """What every part of the solver shares: errors, the progress protocol, exact and reach types,
-atomic files and bounded reads, and work run side by side."""
+atomic files and bounded reads, work run side by side, and ending on a signal the way a Unix
+tool should (`signals`)."""

@@ -1,5 +1,5 @@
 """The one pool of worker processes for in-process parallel work (the round's and the
-manche's stage solves); sweeps over many rule sets run on Dask instead (solver/app/sweep.py).
+manche's stage solves); sweeps over many rule sets run on Dask instead (solver/pipeline/sweep.py).
 """
 
 from __future__ import annotations

@@ -15,9 +15,9 @@ from typing import Any, Callable, NoReturn, TypeVar, cast
 import click
 
 from games.bidou.params import ParameterError
-from solver.app.signals import EXIT_INTERRUPTED, EXIT_TERMINATED, Terminated, signals_unwind
 from solver.common.errors import SolverError
 from solver.common.files import DestinationError
+from solver.common.signals import EXIT_INTERRUPTED, EXIT_TERMINATED, Terminated, signals_unwind
 from solver.hand.strategy import StrategyFileError
 
 EXIT_CANNOT_VOUCH = 1           # the solver could not prove what was asked

@@ -78,7 +78,7 @@ def _game_option_list() -> list[Callable[[Callable], Callable]]:
     ]
 
 
-def _given(names: tuple[str, ...]) -> tuple[str, ...]:
+def given_options(names: tuple[str, ...]) -> tuple[str, ...]:
     """The options of `names` the command line gave (not left at their defaults)."""
     context = click.get_current_context()
     return tuple(name for name in names
@@ -122,7 +122,7 @@ def game_options(func: Callable | None = None, *, only: tuple[str, ...] = RULES,
     @functools.wraps(command)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         rules = {name: kwargs.pop(name) for name in names}
-        given = _given(names)
+        given = given_options(names)
         params = _game_params(rules.pop("game", BIDOU), rules, given)
         if "rules_given" in inspect.signature(command).parameters:
             kwargs["rules_given"] = given

@@ -1,18 +1,33 @@
-"""`bidou sweep`: a grid of rule sets solved on Dask, one row each (`solver.app.sweep`, each
-row by the hand pipeline)."""
+"""`bidou sweep`: a grid of rule sets solved on Dask, one row each: the options read and
+checked before any work, then the game's sweep (solver/pipeline/sweep.py) run, then its
+report. What the games share is the pipeline's; what they say at the end is here."""
 
 from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
 
 import click
 
 from games.bidou.params import ParameterError
 from games.catalog import BIDOU, GAMES, LE_BIDOU
 from solver.app.commands.group import EXIT_CANNOT_VOUCH, fail, guarded
-from solver.app.commands.options import FiniteFloat
-from solver.app.signals import EXIT_INTERRUPTED
+from solver.app.commands.options import (
+    ONE_CHIP_RULES,
+    STAKES_RULES,
+    FiniteFloat,
+    given_options,
+)
+from solver.common.signals import EXIT_INTERRUPTED
 
 # A cell's time limit at most a week: its deadline must be a time the clock can hold.
 MAX_TIME_LIMIT = 7 * 24 * 3600.0
+# The options of one game only: its own rules, and what its cells take.
+OWN_OPTIONS = {BIDOU: ONE_CHIP_RULES + ("exact",), LE_BIDOU: STAKES_RULES + ("time_limit",)}
+NOT_HERE = {"exact": "every cell tries its exact value"}
+# What an interrupted sweep's line says of the rows it keeps, and when there are none.
+INTERRUPTED = {BIDOU: ("rows solved", "row was solved"),
+               LE_BIDOU: ("cells done", "cell was done")}
 
 
 @click.command("sweep", short_help="Solve a grid of rule sets in parallel on Dask.")
@@ -64,117 +79,107 @@ def sweep(faces: str, throws: str, max_level: str, reroll: str, ranking: str,
     killed at --time-limit and recorded as such, the others proved and, where the exact
     recovery finishes in time, exact (le_bidou_sweep.csv)."""
     from solver.app.progress import Progress
-    from solver.app.sweep import (
-        CONFIRM_RULE_SETS,
-        build_grid,
-        check_destination,
-        check_scheduler,
-        dask_client,
-        estimate,
-        local_workers,
-        read_rows,
-        rule_key,
-        run_sweep,
-        sweep_lock,
-    )
+    from solver.pipeline import dask_cluster
+    from solver.pipeline.le_bidou_sweep import DEFAULT_LIMIT
+    from solver.pipeline.sweep import sweep_lock
 
     if not out_dir.strip():
         raise ParameterError("--out: the folder name is empty")
-    given = _given(("max_level", "exact", "max_stake", "half_stake", "time_limit"))
+    chosen = sweeps()[game]
+    texts = {"faces": faces, "throws": throws, "max_level": max_level, "reroll": reroll,
+             "ranking": ranking, "aces_beat_bidou": aces_beat_bidou,
+             "max_stake": max_stake, "half_stake": half_stake}
+    given = given_options(tuple(texts) + ("exact", "time_limit"))
+    _refuse_other_games(game, given)
+    grid = chosen.build_grid(**{name: texts[name] for name in chosen.rules if name in given})
+    out = chosen.check_destination(out_dir)
+    todo = len(chosen.pending(grid, chosen.read_rows(out), exact))  # a table not ours fails
+    workers = _workers(scheduler, workers, dashboard, todo)
+    _confirm(chosen, todo, None if scheduler else workers, exact, yes)
+    options = {"exact": exact} if game == BIDOU else {"limit": time_limit or DEFAULT_LIMIT}
+    try:
+        with sweep_lock(out), Progress() as progress, \
+                dask_cluster.dask_client(scheduler, workers, dashboard) as client:
+            if dashboard:
+                click.echo(f"dashboard: {client.dashboard_link}", err=True)
+            report = chosen.run(grid, out, client, progress=progress, **options)
+    except KeyboardInterrupt:
+        table = out.absolute() / chosen.TABLE
+        done, none = INTERRUPTED[game]
+        fail(f"interrupted; the {done} so far are in {table}" if table.exists() else
+             f"interrupted before any {none}", EXIT_INTERRUPTED)
+    for params, why in report.failed:
+        click.echo(f"failed: {params.describe()}: {why}", err=True)
     if game == LE_BIDOU:
-        _le_bidou(faces, throws, reroll, ranking, aces_beat_bidou, max_stake, half_stake,
-                  time_limit, scheduler, workers, dashboard, out_dir, given)
-        return
-    if {"max_stake", "half_stake", "time_limit"} & set(given):
-        name = next(n for n in ("max_stake", "half_stake", "time_limit") if n in given)
-        raise ParameterError(f"--{name.replace('_', '-')} applies to --game le-bidou")
-    grid = build_grid(faces, throws, max_level, reroll, ranking, aces_beat_bidou)
-    out = check_destination(out_dir)
-    known = {rule_key(row) for row in read_rows(out)     # a table not ours fails here
-             if not exact or row["exact"] is not None}
-    todo = sum(rule_key(params) not in known for params in grid)
+        _le_bidou_summary(report, out / chosen.TABLE, options["limit"])
+    else:
+        _bidou_summary(report, out / chosen.TABLE)
+
+
+def sweeps() -> dict[str, Any]:
+    """Each game's sweep (solver/pipeline/sweep.py and its game's part), by --game."""
+    from solver.pipeline.bidou_sweep import SWEEP as BIDOU_SWEEP
+    from solver.pipeline.le_bidou_sweep import SWEEP as LE_BIDOU_SWEEP
+
+    return {BIDOU: BIDOU_SWEEP, LE_BIDOU: LE_BIDOU_SWEEP}
+
+
+def _refuse_other_games(game: str, given: tuple[str, ...]) -> None:
+    """ParameterError naming the first option given that belongs to the other game: its
+    rules (--max-level; --max-stake, --half-stake) or what its cells take."""
+    for owner, names in OWN_OPTIONS.items():
+        wrong = [name for name in names if name in given and owner != game]
+        if wrong:
+            option = "--" + wrong[0].replace("_", "-")
+            if game == BIDOU:               # the default game: say which one it needs
+                raise ParameterError(f"{option} applies to --game {owner}")
+            note = f" ({NOT_HERE[wrong[0]]})" if wrong[0] in NOT_HERE else ""
+            raise ParameterError(f"{option} does not apply to --game {game}{note}")
+
+
+def _workers(scheduler: str | None, workers: int | None, dashboard: bool,
+             todo: int) -> int | None:
+    """The local cluster's worker count (None on a --scheduler, whose address is checked
+    now), before any work starts."""
+    from solver.pipeline.dask_cluster import check_scheduler, local_workers
+
     if scheduler is not None and (workers is not None or dashboard):
         raise ParameterError(f"--{'workers' if workers is not None else 'dashboard'} applies "
                              f"to the local cluster, not to --scheduler")
     if scheduler is not None:
         check_scheduler(scheduler)
-    else:
-        workers = local_workers(workers, todo)
-    if todo > CONFIRM_RULE_SETS:
-        guess = estimate(todo, workers or 1, exact) if scheduler is None else "time unknown"
-        if not yes:
-            raise ParameterError(f"{todo} rule sets to solve ({guess}); give --yes to run "
-                                 f"them, or a smaller grid")
-        click.echo(f"{todo} rule sets to solve ({guess})", err=True)
-    try:
-        with sweep_lock(out), Progress() as progress, \
-                dask_client(scheduler, workers, dashboard) as client:
-            if dashboard:
-                click.echo(f"dashboard: {client.dashboard_link}", err=True)
-            report = run_sweep(grid, out, client, exact=exact, progress=progress)
-    except KeyboardInterrupt:
-        table = out.absolute() / "sweep.csv"
-        fail(f"interrupted; the rows solved so far are in {table}" if table.exists() else
-             "interrupted before any row was solved", EXIT_INTERRUPTED)
+        return workers
+    return local_workers(workers, todo)
+
+
+def _confirm(chosen: Any, todo: int, workers: int | None, exact: bool, yes: bool) -> None:
+    """More than CONFIRM_CELLS cells of a game whose time per cell is known (two-hand
+    Bidou's; Le Bidou's cells each have their time limit) run only with --yes; the estimate
+    is for the local cluster's `workers` (None: a --scheduler's, time unknown)."""
+    from solver.pipeline.sweep import CONFIRM_CELLS
+
+    if chosen.SECONDS_PER_CELL is None or todo <= CONFIRM_CELLS:
+        return
+    guess = "time unknown" if workers is None else chosen.estimate(todo, workers, exact)
+    if not yes:
+        raise ParameterError(f"{todo} rule sets to solve ({guess}); give --yes to run "
+                             f"them, or a smaller grid")
+    click.echo(f"{todo} rule sets to solve ({guess})", err=True)
+
+
+def _bidou_summary(report: Any, table: Path) -> None:
     click.echo(f"{report.solved} rule sets solved, {report.skipped} already in the table, "
-               f"{report.seconds:.1f} s: {out / 'sweep.csv'}, sweep.parquet, sweep.png")
-    for params, why in report.failed:
-        click.echo(f"failed: {params.describe()}: {why}", err=True)
-    for params in report.not_exact:
-        click.echo(f"no exact value: {params.describe()}", err=True)
-    if report.failed or report.not_exact:
-        fail(f"{len(report.failed)} rule sets failed, {len(report.not_exact)} without the "
+               f"{report.seconds:.1f} s: {table}, sweep.parquet, sweep.png")
+    for params, why in report.incomplete:
+        click.echo(f"{why}: {params.describe()}", err=True)
+    if report.failed or report.incomplete:
+        fail(f"{len(report.failed)} rule sets failed, {len(report.incomplete)} without the "
              f"exact value asked; their rows are missing or inexact", EXIT_CANNOT_VOUCH)
 
 
-def _given(names: tuple[str, ...]) -> list[str]:
-    context = click.get_current_context()
-    return [name for name in names
-            if context.get_parameter_source(name) != click.core.ParameterSource.DEFAULT]
-
-
-def _le_bidou(faces: str, throws: str, reroll: str, ranking: str, aces_beat_bidou: str,
-              max_stake: str | None, half_stake: str | None, time_limit: float | None,
-              scheduler: str | None, workers: int | None, dashboard: bool, out_dir: str,
-              given: list[str]) -> None:
-    """The Le Bidou sweep (`solver.app.le_bidou_sweep`): its grid, its cells, its report."""
-    from solver.app.le_bidou_sweep import (
-        DEFAULT_LIMIT,
-        TABLE,
-        build_grid,
-        run_le_bidou_sweep,
-    )
-    from solver.app.progress import Progress
-    from solver.app.sweep import check_destination, check_scheduler, dask_client, local_workers
-
-    for name in ("max_level", "exact"):
-        if name in given:
-            raise ParameterError(f"--{name.replace('_', '-')} does not apply to --game "
-                                 f"le-bidou" + (" (every cell tries its exact value)"
-                                                if name == "exact" else ""))
-    context = click.get_current_context()
-
-    def default(name: str, value: str, le_bidou: str) -> str:
-        source = context.get_parameter_source(name)
-        return le_bidou if source == click.core.ParameterSource.DEFAULT else value
-
-    grid = build_grid(faces, throws, max_stake or "9", default("reroll", reroll, "keep"),
-                      default("ranking", ranking, "french"), aces_beat_bidou,
-                      half_stake or "up")
-    out = check_destination(out_dir)
-    if scheduler is not None:
-        check_scheduler(scheduler)
-    else:
-        workers = local_workers(workers, len(grid))
-    limit = time_limit or DEFAULT_LIMIT
-    try:
-        with Progress() as progress, dask_client(scheduler, workers, dashboard) as client:
-            report = run_le_bidou_sweep(grid, out, client, limit, progress)
-    except KeyboardInterrupt:
-        fail(f"interrupted; the cells done so far are in {out.absolute() / TABLE}",
-             EXIT_INTERRUPTED)
-    click.echo(f"{report.solved} cells proved, {report.timed_out} over the time limit "
-               f"({limit:g} s), {report.failed} failed, {report.skipped} already in the "
-               f"table, {report.seconds:.1f} s: {out / TABLE}")
+def _le_bidou_summary(report: Any, table: Path, limit: float) -> None:
+    click.echo(f"{report.solved} cells proved, {len(report.incomplete)} over the time limit "
+               f"({limit:g} s), {len(report.failed)} failed, {report.skipped} already in the "
+               f"table, {report.seconds:.1f} s: {table}")
     if report.failed:
-        fail(f"{report.failed} cells failed; their rows say why", EXIT_CANNOT_VOUCH)
+        fail(f"{len(report.failed)} cells failed; their rows say why", EXIT_CANNOT_VOUCH)
