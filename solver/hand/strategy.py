@@ -218,9 +218,7 @@ def _model_of(rules_document: Mapping[str, Any]) -> HandModel:
         params = params_from_rules(rules_document)
     except ParameterError as error:
         raise StrategyFileError(f"/rules: {error}") from None
-    if params.ranking != "french" and not params.aces_beat_bidou:   # a flag that does nothing
-        params = dataclasses.replace(params, aces_beat_bidou=True)
-    return build_model(params)
+    return build_model(params.canonical())
 
 
 def _strategy_of(document: Mapping[str, Any], model: HandModel
