@@ -49,8 +49,8 @@ def write_results(root: str | Path = ".", progress: Step | None = None,
     The destinations are checked before the minutes of solving; the set (three folders)
     is staged beside its destinations and moved in only once every file is written, so a
     failure leaves the previous results whole."""
-    from solver.app.sweep import read_rows
     from solver.common.files import check_directory_destination, write_set
+    from solver.pipeline.sweep_grid import read_rows
 
     root = Path(root)
     for folder in ("docs/data", "docs", "docs/img"):
