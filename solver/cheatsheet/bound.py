@@ -1,6 +1,6 @@
 """Proved lower bounds on what a cheat sheet of k rules costs: a relaxation kept exact.
 
-Why the whole MILP (`cheatsheet_milp`) proves nothing on the real games: its relaxation
+Why the whole MILP (`milp.py`) proves nothing on the real games: its relaxation
 lets a rule's binaries be fractional, and the McCormick rows of u = b * m then let the plan
 x be almost anything wherever the mass m reaching a decision is a variable (every betting
 decision, every throw after the first); the relaxed plan is nearly the unrestricted

@@ -233,7 +233,7 @@ class Book:
 @dataclasses.dataclass(frozen=True)
 class Proof:
     """What is proved about a book's cuts, its scopes fixed. `bound`: the MILP's
-    (`cheatsheet_milp`) lower bound on the exploitability of every book with these scopes
+    (`milp.py`) lower bound on the exploitability of every book with these scopes
     (and keep rules) and staircase cuts (None: HiGHS reached none in its time); `status`
     is "optimal" when the book's cuts are the best of them. `relaxed`: the lower bound of
     the LP relaxation of `cheatsheet_bound.book_bound` (first throws exact, the decisions

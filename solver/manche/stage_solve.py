@@ -1,5 +1,5 @@
 """One stage game of the manche solved, and where its next solve starts; stages run side by
-side in worker processes (the round's pool, `solver.round.solve`).
+side in worker processes (the one pool, `solver.common.workers`).
 
 A stage is solved many times with nearby continuation values: first at the component's
 first guess (`solve.first_guess`), then at each Newton step (solver/manche/solve.py).

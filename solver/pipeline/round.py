@@ -1,5 +1,5 @@
 """The round pipeline: solve every chip state, refine every stage game's equilibrium
-(round_stages.py), prove each number in exact arithmetic from the strategies kept, and
+(solver/round/refine_stages.py), prove each number in exact arithmetic from the strategies kept, and
 report; one result for `bidou round` and `bidou outputs`.
 
 It calls solver/round's public functions only (solve_round, certify_round, round_report,

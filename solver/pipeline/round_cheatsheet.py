@@ -1,5 +1,5 @@
 """The round cheat sheet: a hand's play that ignores the chips (the base), at most a dozen
-chip rules in words (`round_sheet_rules`), and what playing it costs in win probability
+chip rules in words (`solver.cheatsheet.round_rules`), and what playing it costs in win probability
 from the round's start, proved.
 
 The round's start is all chips in the centre, the first captain drawn by a die: a person's
@@ -11,7 +11,7 @@ the equilibrium. A sheet's cost is 1/2 minus the sheet player's chance:
   certificate (`solver.round.certify.certify_round`, run on the sheet's strategies) proves
   an upper bound (its super-solution) and that every reply ends the round;
 * against the equilibrium: the other person plays the round's solved strategies; the
-  chance is a fixed chain, proved in an exact interval (`round_sheet_exact`).
+  chance is a fixed chain, proved in an exact interval (`solver.cheatsheet.round_exact`).
 
 The chip rules are searched greedily from the base: at each step every candidate rule
 (a chip scope of the family `chip_scopes` times a hand scope: the base book's rules and one

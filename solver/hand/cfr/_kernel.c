@@ -406,7 +406,7 @@ int64_t cfr_struct_layout(int64_t which, int64_t *out, int64_t room)
     return count;
 }
 
-static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_cfr_kernel",
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_kernel",
                                     "C kernel of solver.hand.cfr.iterations, called through ctypes.", -1, NULL};
 
-PyMODINIT_FUNC PyInit__cfr_kernel(void) { return PyModule_Create(&module); }
+PyMODINIT_FUNC PyInit__kernel(void) { return PyModule_Create(&module); }
