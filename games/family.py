@@ -11,7 +11,7 @@ value objects, each with its own rules:
                     + players
 
 The compact model (`solver/hand/model.py`) and every solver read a description only through
-these parts, so a new betting structure (Le Bidou's stakes, RULES.md section 5) is a new
+these parts, so a new betting structure (Le Bidou's stakes, docs/rules.md section 5) is a new
 class here beside `OneChipLadder`, and nothing in the solvers changes. `describe(params)`
 gives two-hand Bidou as it is solved today.
 """
@@ -132,7 +132,7 @@ class BettingStructure(Protocol):
 
 @dataclasses.dataclass(frozen=True)
 class OneChipLadder:
-    """Two-hand Bidou's betting (RULES.md section 3): pass or bet one chip, then fold, call
+    """Two-hand Bidou's betting (docs/rules.md section 3): pass or bet one chip, then fold, call
     or raise one chip more while the level is below `max_level`; the captain bets first
     unless he threw more times than the opponent."""
 

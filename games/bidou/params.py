@@ -1,6 +1,6 @@
 """Game parameters of two-hand Bidou, validated in one place.
 
-Every decision of RULES.md that a user may change is a field here; every entry point
+Every rule of docs/rules.md that a user may change is a field here; every entry point
 (OpenSpiel's `load_game`, the command line, strategy files) builds its rules through
 `BidouParams.from_mapping` so that a bad value fails the same way everywhere.
 """
@@ -28,7 +28,7 @@ MAX_LEVEL_LIMIT = 20
 
 @dataclasses.dataclass(frozen=True)
 class BidouParams(GameParameters):
-    """The rules of one hand of two-hand Bidou (RULES.md section 3).
+    """The rules of one hand of two-hand Bidou (docs/rules.md section 3).
 
     faces: sides of each die (2..6; fewer faces make small test variants).
     throws: most throws a player may make in his turn (1..3).

@@ -1,4 +1,4 @@
-"""A round of two-hand Bidou (RULES.md section 4) as an OpenSpiel game: `python_bidou_round`.
+"""A round of two-hand Bidou (docs/rules.md section 4) as an OpenSpiel game: `python_bidou_round`.
 
 This is an independent check of the round solver: it is written from the rules, shares no
 code with `solver/` (only `games.bidou.rules`, the throwing turn's tables of

@@ -1,4 +1,4 @@
-"""Parameters of a round of two-hand Bidou (RULES.md section 4), validated in one place.
+"""Parameters of a round of two-hand Bidou (docs/rules.md section 4), validated in one place.
 
 A round is the hand game of section 3 played over and over with `chips` penalty chips, so its
 rules are the number of chips plus the rules of one hand (`BidouParams`). Entry points build

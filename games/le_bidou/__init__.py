@@ -1,4 +1,4 @@
-"""Le Bidou, the French game (RULES.md section 5): stakes instead of one-chip bets.
+"""Le Bidou, the French game (docs/rules.md section 5): stakes instead of one-chip bets.
 
 `params` (the validated rules and their description as a game of the family), `stakes`
 (the betting structure and settlement), `game` (the OpenSpiel game `python_le_bidou`,

@@ -1,4 +1,4 @@
-"""One hand of Le Bidou (RULES.md section 5) as an OpenSpiel game: `python_le_bidou`.
+"""One hand of Le Bidou (docs/rules.md section 5) as an OpenSpiel game: `python_le_bidou`.
 
 Load it with `pyspiel.load_game("python_le_bidou(faces=3,throws=2,max_stake=3)")` after
 `import games.le_bidou.game`, which registers it. Parameters (defaults from

@@ -1,4 +1,4 @@
-"""The manche and the match of Le Bidou (RULES.md section 5, "Manche" and "Match") as pure
+"""The manche and the match of Le Bidou (docs/rules.md section 5, "Manche" and "Match") as pure
 functions of the rules: the states between two hands, where a hand leads, and the match's
 score. The solver (solver/manche/) and nothing else reads them; the Monte Carlo check
 (solver/manche/simulate.py) restates them on its own.
@@ -149,8 +149,8 @@ class MancheParams:
     an optional cap on stakes below the pool, and who starts the later manches of the match.
 
     chips: chips in the pool at the start (1..9: a stake is one digit).
-    max_stake: None (a stake is at most the chips left in the pool, RULES.md) or a cap
-        1..chips: a stake is then at most min(max_stake, pool), a variant.
+    max_stake: None (a stake is at most the chips left in the pool, docs/rules.md section
+        5) or a cap 1..chips: a stake is then at most min(max_stake, pool), a variant.
     match_start: the first player of the second manche and the belle (MATCH_STARTS).
     """
 

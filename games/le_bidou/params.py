@@ -1,4 +1,4 @@
-"""The rules of one hand of Le Bidou (RULES.md section 5), validated in one place.
+"""The rules of one hand of Le Bidou (docs/rules.md section 5), validated in one place.
 
 Every decision of section 5 a user may change is a field here; `description()` states the
 hand as a game of the family (games/family.py), which is all the solvers read.

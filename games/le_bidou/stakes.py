@@ -1,4 +1,4 @@
-"""Le Bidou's stakes (RULES.md section 5) as a betting structure and a settlement rule of the
+"""Le Bidou's stakes (docs/rules.md section 5) as a betting structure and a settlement rule of the
 family (games/family.py), in the one tree API of games/bidou/betting.py.
 
 The first player (the captain, who threw first) proposes a stake s1 in 1..max_stake, whatever

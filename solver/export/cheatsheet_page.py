@@ -42,7 +42,7 @@ LETTER = (8.5, 11.0)
 PAGES = {"a4": A4_PORTRAIT, "letter": LETTER}
 FILES = ("cheatsheet_a4.pdf", "cheatsheet_letter.pdf", "cheatsheet.png", "cheatsheet.md",
          "cheatsheet_strategy.json")
-# Who does what first, said on the page and in the Markdown (RULES.md section 3).
+# Who does what first, said on the page and in the Markdown (docs/rules.md section 3).
 WHO_FIRST = ("The captain throws first; the opponent sees how many times he threw, then "
              "throws. Then the betting: the captain bets first, unless he threw more times "
              "than the opponent.")

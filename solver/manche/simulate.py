@@ -1,4 +1,4 @@
-"""Monte Carlo simulation of whole manches of Le Bidou, written from the rules (RULES.md
+"""Monte Carlo simulation of whole manches of Le Bidou, written from the rules (docs/rules.md
 sections 1, 2.2 and 5).
 
 An independent check of the manche solver: it shares no code with it nor with the rules
@@ -61,7 +61,7 @@ class Rules:
     max_stake: int | None = None
 
 
-# --- the French ranking (RULES.md 2.2), from the table, highest first ---------------------
+# --- the French ranking (docs/rules.md 2.2), from the table, highest first ---------------------
 
 def _category(dice: Dice) -> tuple[int, ...]:
     hi, mid, lo = dice

@@ -1,4 +1,4 @@
-"""The open throw of a round (RULES.md section 4), solved exactly.
+"""The open throw of a round (docs/rules.md section 4), solved exactly.
 
 When one player (H) holds `chips - 1` chips there is no betting: the other player (L, one chip
 or none) throws openly, up to `throws` times under the round's reroll rule, stopping when he

@@ -1,4 +1,4 @@
-"""Monte Carlo simulation of whole rounds (RULES.md section 4), written from the rules.
+"""Monte Carlo simulation of whole rounds (docs/rules.md section 4), written from the rules.
 
 An independent check of the round solver: it shares no code with it (only the rules layer,
 `games.bidou.rules`, for comparing hands and listing keeps). Dice are thrown with a seeded
