@@ -214,8 +214,8 @@ def proved_front(model: HandModel, equilibrium: Strategy, game_value: float,
     measured as they are). Every size stays: a book costing more than the one below it
     (the block descent improved that one and not this one) is replaced by that one split
     in two (the same strategy, one rule more; `_one_more`), proved like it. Without the
-    relaxation's bound: a front's bounds are `bench_cheatsheet.py --bounds`'s, computed
-    once per point there (over its scopes and over every book of its size)."""
+    relaxation's bound: a front's bounds are those of `python -m solver.app.cheatsheet_front
+    --bounds`, computed once per point there (over its scopes and over every book of its size)."""
     step = progress or quiet
     out: list[FrontPoint] = []
     for done, book in enumerate(books, 1):
