@@ -1,1 +1,2 @@
-"""Analysis of solved strategies (simplified strategies and what they cost)."""
+"""Measures of a solved strategy pair: the worth of every action (`action_values`), how
+equilibrium play looks (`behaviour`), and the hand with its betting removed (`no_betting`)."""

@@ -1,2 +1,3 @@
-"""Library pipelines, one per product, that every command and `bidou outputs` call:
-`hand` (solve, certify, exact recovery, re-measure) and `round` (solve, certify, report)."""
+"""Library pipelines, one per product, that every command, `bidou outputs`, `bidou sweep` and
+`bidou results` call: the hand, the round, the manche, the exploit, the cheat sheets and their
+fronts, the sweeps, the results document."""
