@@ -129,22 +129,30 @@ def test_struct_layout_is_checked_at_load(monkeypatch):
         cfr_kernel.check_layout(lib)
 
 
-def test_kernel_calls_are_short_so_ctrl_c_is_seen():
+def test_kernel_calls_are_short_so_ctrl_c_is_seen(monkeypatch):
     """A long run is cut into kernel calls of about cfr.BATCH_SECONDS (an interrupt is only
-    seen between two calls)."""
-    import time
+    seen between two calls). The run reads a clock of its own here, on which each kernel
+    iteration takes about 1 ms: the calls' sizes follow the rule whatever the machine's load."""
+    import types
 
+    per_iteration = 1 / 1024                   # exact in binary: no rounding in the rule
+    clock = [0.0]
+    monkeypatch.setattr(cfr, "time", types.SimpleNamespace(perf_counter=lambda: clock[0]))
     solver = cfr.CFRSolver(build_model(BidouParams()), cfr.RULES["cfr+"], engine="compiled")
     kernel, calls = solver._compiled, []
     run = kernel.run
 
-    def timed(*args):
-        start = time.perf_counter()
-        out = run(*args)
-        calls.append(time.perf_counter() - start)
+    def timed(iterations, *args):
+        out = run(iterations, *args)
+        calls.append(iterations)
+        clock[0] += iterations * per_iteration
         return out
 
     kernel.run = timed
     solver.run(8000)
-    assert solver.t == 8000 and len(calls) > 3
-    assert max(calls) < 0.5
+    assert solver.t == 8000 and sum(calls) == 8000
+    # from 16 iterations, doubled while a call is shorter than the batch, then about a batch
+    assert calls[:3] == [16, 32, 64]
+    assert all(n * per_iteration <= cfr.BATCH_SECONDS for n in calls)
+    assert all(n * per_iteration > cfr.BATCH_SECONDS / 2 for n in calls[3:-1])
+    assert len(calls) > 50
