@@ -25,7 +25,14 @@ from solver.app.commands.options import (
 MAX_BEAM = 8
 
 
-@click.command("cheatsheet", short_help="A one-page cheat sheet: the best few rules in words.")
+@click.command("cheatsheet", short_help="A one-page cheat sheet: the best few rules in words.",
+               epilog="""\b
+Examples:
+  bidou cheatsheet --out sheet                       the default game (minutes)
+  bidou cheatsheet --faces 3 --throws 1 --out small  a small game, in seconds
+  bidou cheatsheet --rules-max 6 --milp-seconds 0 --out short
+  bidou solve --out s.json && bidou cheatsheet --strategy s.json --out sheet
+  bidou cheatsheet --beam 3 --out better             a wider search (slower)""")
 @guarded
 @game_options
 @STRATEGY_OPTION

@@ -8,7 +8,12 @@ import click
 from solver.app.commands.group import guarded
 
 
-@click.command("results", short_help="Write docs/results.md, the findings, from the sweep table.")
+@click.command("results", short_help="Write docs/results.md, the findings, from the sweep table.",
+               epilog="""\b
+Examples:
+  bidou results                        the whole page, run in the project's folder
+  bidou results --le-bidou             Le Bidou's section alone, the rest kept
+  bidou results --root ~/bidou-solver  the project's folder named""")
 @guarded
 @click.option("--root", default=".", show_default=True,
               help="The project directory (reads docs/data/sweep.csv).")

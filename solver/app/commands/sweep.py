@@ -30,7 +30,14 @@ INTERRUPTED = {BIDOU: ("rows solved", "row was solved"),
                LE_BIDOU: ("cells done", "cell was done")}
 
 
-@click.command("sweep", short_help="Solve a grid of rule sets in parallel on Dask.")
+@click.command("sweep", short_help="Solve a grid of rule sets in parallel on Dask.",
+               epilog="""\b
+Examples:
+  bidou sweep --faces 2,3 --throws 1,2 --out sweep            four rule sets
+  bidou sweep --faces 2,3 --reroll all,keep --exact --out sweep
+  bidou sweep --ranking french --aces-beat-bidou true,false --out sweep
+  bidou sweep --faces 3 --scheduler tcp://HOST:8786 --out sweep
+  bidou sweep --game le-bidou --faces 3 --throws 1 --max-stake 1,2,3 --out lb""")
 @guarded
 @click.option("--faces", default="6", show_default=True, help="Comma-separated, e.g. 2,3,4.")
 @click.option("--throws", default="3", show_default=True, help="Comma-separated, e.g. 1,2,3.")
