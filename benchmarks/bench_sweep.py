@@ -1,7 +1,7 @@
 """Time `bidou sweep` on the full grid of the hand game, one worker against all cores.
 
     python benchmarks/bench_sweep.py [--repeats 1] [--subset] [--workers 1,2] [--table DIR]
-    python benchmarks/bench_sweep.py --startup 5 [--workers 2]
+    python benchmarks/bench_sweep.py --startup 5 [--workers 2] [--record]
 
 The full grid: faces 2..6, throws 1..3, max level 1..4, both rerolls, both rankings,
 aces on and off for the French one (360 rule sets), each solved by LP + exact certificate on
@@ -14,7 +14,9 @@ keeps faces 2..4 (a quick look). `--table DIR` keeps the last table (sweep.csv, 
 `--startup N` measures what the local cluster's TLS costs instead: N
 small sweeps (4 rule sets) from nothing to the closed cluster, each with the cluster's
 temporary TLS credentials and on plain tcp://, taken in turn; the medians and their
-difference (the credentials' key generation, the handshakes and encryption).
+difference (the credentials' key generation, the handshakes and encryption). With `--record`
+they go into docs/data/benchmarks.json as `sweep_tls`, and docs/reliability.md's passage that
+quotes them is written again (solver/app/timings.py).
 """
 
 from __future__ import annotations
@@ -38,9 +40,14 @@ def main() -> None:
     parser.add_argument("--table", default=None, help="keep the last table in this directory")
     parser.add_argument("--startup", type=int, default=0, metavar="N",
                         help="time N small sweeps with TLS and N without, cluster start included")
+    parser.add_argument("--record", action="store_true",
+                        help="with --startup: write the medians to docs/data/benchmarks.json "
+                             "and the docs")
     args = parser.parse_args()
+    if args.record and not args.startup:
+        parser.error("--record records the --startup measurement only")
     if args.startup:
-        startup(args.startup, int(args.workers.split(",")[-1]))
+        startup(args.startup, int(args.workers.split(",")[-1]), args.record)
         return
     grid = SWEEP.build_grid(faces="2,3,4" if args.subset else "2,3,4,5,6", throws="1,2,3",
                             max_level="1,2,3,4", reroll="all,keep",
@@ -85,7 +92,8 @@ def small_sweep(workers: int, secure: bool) -> float:
     return seconds
 
 
-def startup(repeats: int, workers: int) -> None:
+def startup(repeats: int, workers: int, record: bool = False) -> None:
+    load = os.getloadavg()
     times: dict[bool, list[float]] = {True: [], False: []}
     for _ in range(repeats):
         for secure in (True, False):             # in turn: the machine's load hits both
@@ -98,6 +106,20 @@ def startup(repeats: int, workers: int) -> None:
           f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)")
     print("  TLS:", " ".join(f"{t:.2f}" for t in times[True]))
     print("  tcp:", " ".join(f"{t:.2f}" for t in times[False]))
+    if record:
+        from solver.app.timings import record as write_record
+        differences = [a - b for a, b in zip(times[True], times[False])]
+        rows = [{"what": what, "median_s": round(statistics.median(runs), 3),
+                 "fastest (s)": f"{min(runs):.2f}", "slowest (s)": f"{max(runs):.2f}",
+                 "runs": len(runs)}
+                for what, runs in ((f"sweep of 4 rule sets on {workers} workers, tls://",
+                                    times[True]),
+                                   (f"sweep of 4 rule sets on {workers} workers, tcp://",
+                                    times[False]),
+                                   ("tls:// minus tcp://, run by run", differences))]
+        path = write_record("sweep_tls", f"python benchmarks/bench_sweep.py --startup {repeats} "
+                            f"--workers {workers} --record", rows, load)
+        print(f"wrote {path}")
 
 
 if __name__ == "__main__":
