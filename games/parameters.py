@@ -11,7 +11,7 @@ same one-line messages.
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, ClassVar, Mapping, Sequence, TypeVar
+from typing import Any, ClassVar, Iterable, Mapping, Sequence, TypeVar
 
 P = TypeVar("P", bound="GameParameters")
 
@@ -91,12 +91,24 @@ class GameParameters:
         return list(dict.fromkeys(getattr(cls.from_mapping({name: item}), name)
                                   for item in items))
 
+    def idle_rule(self, given: Iterable[str]) -> tuple[str, str, Any] | None:
+        """The first of the rules `given` (those a user set, not left at their defaults)
+        that changes nothing under these rules, as (that rule, the rule it depends on, the
+        value it needs): `aces_beat_bidou` under a ranking other than the French one. A
+        caller refuses it: `canonical` would drop the value without a word."""
+        if "aces_beat_bidou" in given and self._aces_idle():
+            return ("aces_beat_bidou", "ranking", "french")
+        return None
+
+    def _aces_idle(self) -> bool:
+        return (hasattr(self, "aces_beat_bidou")
+                and getattr(self, "ranking", "french") != "french")
+
     def canonical(self: P) -> P:
         """These rules with `aces_beat_bidou` at its default under a ranking other than the
         French one, where it changes nothing: without it one game had two spellings, two
         rows in a sweep table and two keys."""
-        ranking = getattr(self, "ranking", "french")
-        if ranking == "french" or not hasattr(self, "aces_beat_bidou"):
+        if not self._aces_idle():
             return self
         default = type(self)().aces_beat_bidou      # type: ignore[attr-defined]
         return dataclasses.replace(self, aces_beat_bidou=default)   # type: ignore[type-var]

@@ -212,6 +212,29 @@ def test_help_is_complete_and_not_cut_off():
     assert "--faces" in stats and "--throws" not in stats and "--max-level" not in stats
 
 
+@pytest.mark.parametrize("command", [
+    ("solve",), ("evaluate", "--strategy", "s.json"), ("export", "--out", "o"),
+    ("charts", "--out", "o"), ("cheatsheet", "--out", "o"), ("export-efg", "--out", "g.efg"),
+    ("export-policy", "--out", "p.json"), ("play",), ("round",), ("stats",),
+    ("convergence",), ("exploit", "--lock", "opponent"), ("site", "--out", "o"),
+    ("manche",), ("sweep", "--out", "o")])
+def test_the_aces_flag_is_refused_under_another_ranking(command, tmp_path, monkeypatch):
+    """Every command that takes the rules refuses the flag where it changes nothing, before
+    any work, in one line naming it, as it refuses --max-stake without --game le-bidou."""
+    monkeypatch.chdir(tmp_path)
+    for flag, value in (("--no-aces-beat-bidou", None), ("--aces-beat-bidou", "true")):
+        args = [*command, "--ranking", "encyclopedia", flag]
+        if command[0] == "sweep":
+            args = [*command, "--ranking", "encyclopedia", "--aces-beat-bidou",
+                    value or "false"]
+        result = CliRunner().invoke(main, args)
+        assert result.exit_code == 2, (args, result.output)
+        line, = result.output.strip().splitlines()
+        assert line.startswith("bidou: error: --") and "aces-beat-bidou" in line, line
+        assert "applies to --ranking french only, not to --ranking encyclopedia" in line
+    assert os.listdir(tmp_path) == []
+
+
 def test_rules_clash_names_the_options(exact_file):
     result = CliRunner().invoke(main, ["evaluate", "--strategy", str(exact_file),
                                        "--faces", "2"])

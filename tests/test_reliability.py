@@ -623,9 +623,19 @@ def test_a_closed_standard_output_is_refused_before_the_work():
 
 
 def test_aces_flag_means_nothing_without_the_french_ranking(strategy_file, tmp_path):
-    result = run("solve", *TINY, "--no-aces-beat-bidou", "--json")
+    """The flag given under another ranking was dropped without a word; it is refused in
+    one line, as --max-stake is without --game le-bidou. Its default, and a file that
+    stores it under another ranking, are read as before."""
+    result = run("solve", *TINY, "--json")
     assert json.loads(result.output)["rules"]["aces_beat_bidou"] is True
-    assert run("evaluate", "--strategy", strategy_file, "--no-aces-beat-bidou").exit_code == 0
+    for flag in ("--no-aces-beat-bidou", "--aces-beat-bidou"):
+        one_error_line(run("solve", *TINY, flag),
+                       f"{flag} applies to --ranking french only, not to --ranking "
+                       "encyclopedia")
+        one_error_line(run("evaluate", "--strategy", strategy_file, flag),
+                       f"{flag} applies to --ranking french only")
+    assert run("solve", *TINY, "--ranking", "french", "--no-aces-beat-bidou").exit_code == 0
+    assert run("evaluate", "--strategy", strategy_file).exit_code == 0
     flagged = edited(strategy_file, tmp_path,
                      lambda d: d["rules"].__setitem__("aces_beat_bidou", False))
     model, _, _ = load_strategy_file(flagged)

@@ -27,10 +27,10 @@ Examples:
 The whole tree of python_bidou(...) with these rules, every chance probability and
 payoff an exact fraction; "Player 0" is the captain (OpenSpiel's numbering). Small
 variants only: refused above 200,000 histories (the default game has about 1e12).""")
+@guarded
 @game_options
 @click.option("--out", "out_file", type=click.Path(dir_okay=False), required=True,
               help="The .efg file to write.")
-@guarded
 def export_efg(params: BidouParams, out_file: str) -> None:
     """The faithful game of a small variant as a Gambit .efg file (exact rationals)."""
     from solver.app.commands.faithful import faithful_game

@@ -33,6 +33,7 @@ strategy has them); docs/exports.md has the lines that load it into
 open_spiel.python.policy.TabularPolicy. Small variants only: the policy lists
 every state of the faithful game (refused above 1,000,000 histories; the default
 game has about 1e12).""")
+@guarded
 @game_options
 @STRATEGY_OPTION
 @click.option("--out", "out_file", type=click.Path(dir_okay=False), required=True,
@@ -41,7 +42,6 @@ game has about 1e12).""")
               help="Recover the exact rational equilibrium first and write its fractions "
                    "too; exit 1 if it cannot. A strategy file that holds exact "
                    "probabilities (`bidou solve --exact --out`) needs no flag.")
-@guarded
 def export_policy(params: BidouParams, strategy_file: str | None, out_file: str,
                   exact: bool, rules_given: tuple[str, ...]) -> None:
     """The solved strategy of the rules (or of a strategy file) as an OpenSpiel tabular

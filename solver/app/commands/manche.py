@@ -12,9 +12,10 @@ import click
 
 from games.bidou.params import RANKINGS, REROLL_MODES, ParameterError
 from games.le_bidou.manche import MATCH_STARTS, MancheParams
+from games.le_bidou.params import LeBidouParams
 from games.le_bidou.stakes import HALF_STAKE_ROUNDING, STAKE_LIMIT
 from solver.app.commands.group import guarded
-from solver.app.commands.options import option_error
+from solver.app.commands.options import given_options, option_error, refuse_idle
 
 
 def manche_params(**rules: Any) -> MancheParams:
@@ -113,8 +114,8 @@ def manche(chips: int, faces: int, throws: int, reroll: str, ranking: str,
     from solver.common.files import check_directory_destination
     from solver.pipeline.manche import prove_manche
 
-    if ranking != "french":
-        aces_beat_bidou = True                # the flag means nothing there: one spelling
+    refuse_idle(LeBidouParams(ranking=ranking), given_options(("aces_beat_bidou",)),
+                {"aces_beat_bidou": aces_beat_bidou})
     params = manche_params(chips=chips, faces=faces, throws=throws, reroll=reroll,
                            ranking=ranking, aces_beat_bidou=aces_beat_bidou,
                            half_stake=half_stake, max_stake=max_stake, match_start=match_start)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 import inspect
 import math
-from typing import TYPE_CHECKING, Any, Callable, Iterable
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
 
 import click
 
@@ -13,6 +13,7 @@ from games.bidou.params import MAX_LEVEL_LIMIT, RANKINGS, REROLL_MODES, BidouPar
 from games.catalog import BIDOU, GAMES, LE_BIDOU, GameParams, game_name, params_class
 from games.le_bidou.params import LeBidouParams
 from games.le_bidou.stakes import HALF_STAKE_ROUNDING, STAKE_LIMIT
+from games.parameters import GameParameters
 from solver.hand.strategy import StrategyFileError
 
 if TYPE_CHECKING:
@@ -98,9 +99,24 @@ def _game_params(game: str, rules: dict[str, Any], given: tuple[str, ...]) -> Ga
     values = {name: rules[name] for name in given
               if name in rules and hasattr(kind(), name)}
     try:
-        return kind.parse(values)
+        params = kind.parse(values)
     except ParameterError as error:
         raise option_error(error) from None
+    refuse_idle(params, given, rules)
+    return params
+
+
+def refuse_idle(params: GameParameters, given: Iterable[str], values: Mapping[str, Any]
+                ) -> None:
+    """ParameterError naming the option given (as typed: `values`) that changes nothing
+    under these rules, such as --no-aces-beat-bidou under --ranking encyclopedia: as
+    --max-stake is refused without --game le-bidou, it is not dropped without a word."""
+    idle = params.idle_rule(given)
+    if idle is not None:
+        name, rule, needed = idle
+        raise ParameterError(f"{_option_value(name, values[name])} applies to "
+                             f"{option_name(rule)} {needed} only, not to {option_name(rule)} "
+                             f"{getattr(params, rule)}")
 
 
 def game_options(func: Callable | None = None, *, only: tuple[str, ...] = RULES,

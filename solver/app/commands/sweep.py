@@ -17,6 +17,7 @@ from solver.app.commands.options import (
     STAKES_RULES,
     FiniteFloat,
     given_options,
+    refuse_idle,
 )
 from solver.common.signals import EXIT_INTERRUPTED
 
@@ -99,6 +100,8 @@ def sweep(faces: str, throws: str, max_level: str, reroll: str, ranking: str,
     given = given_options(tuple(texts) + ("exact", "time_limit"))
     _refuse_other_games(game, given)
     grid = chosen.build_grid(**{name: texts[name] for name in chosen.rules if name in given})
+    if all(params.idle_rule(given) for params in grid):     # a flag no rule set reads
+        refuse_idle(grid[0], given, texts)
     out = chosen.check_destination(out_dir)
     todo = len(chosen.pending(grid, chosen.read_rows(out), exact))  # a table not ours fails
     workers = _workers(scheduler, workers, dashboard, todo)
