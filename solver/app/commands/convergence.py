@@ -19,7 +19,7 @@ Examples:
 @guarded
 @game_options
 @click.option("--iterations", type=click.IntRange(min=1), default=20_000, show_default=True,
-              help="Iterations per method (about 1.5 s each on the default game).")
+              help="Iterations per method.")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), default=".",
               show_default=True, help="Directory for convergence.png and convergence.pdf.")
 def convergence(params: BidouParams, iterations: int, out_dir: str) -> None:

@@ -29,9 +29,8 @@ def _writer_command(name: str, short_help: str, epilog: str,
                      help="Directory to write into (created if missing)."),
         format_option("Chart formats (repeatable; default: all three)."),
         click.option("--exact", is_flag=True,
-                     help="Recover the exact rational equilibrium first (a few seconds on "
-                          "the default game: `bidou solve --exact` takes 4 to 5 s of CPU, "
-                          "whole command), so the labels can say it is one; exit 1 if it "
+                     help="Recover the exact rational equilibrium first (as `bidou solve "
+                          "--exact` does), so the labels can say it is one; exit 1 if it "
                           "cannot. A strategy file that holds exact probabilities "
                           "(`bidou solve --exact --out`) needs no flag."),
         *extra,
@@ -91,7 +90,7 @@ def export(params: GameParams, strategy_file: str | None, out_dir: str,
            formats: tuple[str, ...], exact: bool, parquet: bool, plain: bool,
            rules_given: tuple[str, ...]) -> None:
     """Every table (CSV, Markdown; Parquet with --parquet), strategy file (JSON), summary
-    and chart (PDF, PNG, SVG) of a solved hand. 32 s whole command on the default game (2 cores)."""
+    and chart (PDF, PNG, SVG) of a solved hand."""
     _write("export_all", params, strategy_file, out_dir, formats, rules_given, exact, plain,
            parquet=parquet)
 

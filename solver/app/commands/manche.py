@@ -100,9 +100,8 @@ def manche(chips: int, faces: int, throws: int, reroll: str, ranking: str,
            as_json: bool, out: str | None) -> None:
     """Solve a whole manche of Le Bidou (every state: chips left in the pool, chips each
     player has received), each number proved in exact arithmetic, and the match (two
-    manches and a belle) on top. Small variants take seconds; the default manche (its
-    pool-9 hand is the default Le Bidou hand) about 33 s on a quiet 2-core machine, its
-    stages side by side on worker processes (docs/manche.md, "Measured").
+    manches and a belle) on top, its stages side by side on worker processes
+    (docs/manche.md; README.md, "How long things take").
 
     \b
     Examples:

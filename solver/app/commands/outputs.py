@@ -14,9 +14,9 @@ from solver.app.commands.group import EXIT_CANNOT_VOUCH, fail, guarded
 Examples:
   bidou outputs --check      are the published files current? (all solved and re-drawn)
   bidou outputs              rewrite them (three refined hands; two rounds, their
-                             stage games refined, and their cheat sheets: 32 and 71 min
-                             on 2 busy cores; Le Bidou's hand, its cheat sheet and its
-                             manche: 14 min; docs/round.md, docs/manche.md)""")
+                             stage games refined, and their cheat sheets; Le Bidou's
+                             hand, its cheat sheet and its manche; docs/round.md,
+                             docs/manche.md)""")
 @guarded
 @click.option("--root", type=click.Path(file_okay=False), default=None,
               help="Folder of the solved games (default: outputs/ of this source checkout, "

@@ -22,9 +22,9 @@ Examples:
                    "to 5 under each withdrawal penalty: minutes), keeping the rest of the "
                    "page.")
 def results(root: str, le_bidou: bool) -> None:
-    """docs/results.md: the findings, from the sweep table and exact solves (about 15
-    minutes on 2 cores, busy). Le Bidou's section is kept as it was unless --le-bidou,
-    which solves it alone."""
+    """docs/results.md: the findings, from the sweep table and exact solves (minutes: the
+    featured games are solved exactly). Le Bidou's section is kept as it was unless
+    --le-bidou, which solves it alone."""
     from solver.app.progress import Progress
     from solver.app.results import write_results
 

@@ -88,15 +88,14 @@ Examples:
                    "not reached. Default 1e-6 (vanilla cfr: 1e-3, as it converges slowly).")
 @click.option("--exact", is_flag=True,
               help="Also recover the exact rational equilibrium and prove the value itself "
-                   "(with --plain: 4 to 5 s of CPU on the default game, whole command; with "
-                   "--out the file keeps the exact probabilities); exit 1 if it cannot, "
-                   "saying why. The refined "
-                   "equilibrium (the LP's default) is always exact.")
+                   "(with --out the file keeps the exact probabilities); exit 1 if it "
+                   "cannot, saying why. The refined equilibrium (the LP's default) is "
+                   "always exact.")
 @click.option("--plain", is_flag=True,
-              help="LP: the plain LP vertex (an arbitrary equilibrium, about 1 s), not the "
+              help="LP: the plain LP vertex (an arbitrary equilibrium, faster), not the "
                    "refined one (the default: the same value, proved exactly, and play that "
-                   "is a best reply at every decision, reached or not; 9 s whole command on "
-                   "the default game, quiet 2-core machine). See docs/refined.md.")
+                   "is a best reply at every decision, reached or not). See "
+                   "docs/refined.md.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 @click.option("--out", type=click.Path(dir_okay=False, writable=True), default=None,
               help="Write the strategy file (versioned JSON) here.")
@@ -107,8 +106,8 @@ def solve(params: GameParams, method: str, iterations: int | None,
     exact best response, a value interval proved in exact arithmetic, and the strategies.
 
     The LP's default is its refined equilibrium (docs/refined.md: the same value, proved
-    exactly, and play that is a best reply at every decision; 9 s on the default game,
-    whole command, 2 cores); --plain gives the plain LP vertex in about 1 s. The CFR methods stop at
+    exactly, and play that is a best reply at every decision); --plain gives the plain LP
+    vertex, faster (README.md, "How long things take"). The CFR methods stop at
     --target-exploitability (default 1e-6; vanilla cfr 1e-3) or after --iterations; a run
     that misses its target exits 1, and writes a strategy file only if --iterations asked
     for that run.
@@ -116,8 +115,7 @@ def solve(params: GameParams, method: str, iterations: int | None,
     --game le-bidou solves Le Bidou (docs/le-bidou.md) by the plain LP vertex (its refined
     equilibrium is not recovered on the stakes trees): one LP up to max_stake 5's size with
     the default dice, above it a double oracle of warm LPs on a restricted stakes tree, the
-    value proved on the full game (about a minute at max_stake 9; --exact several). CFR on a
-    large hand needs --iterations.
+    value proved on the full game. CFR on a large hand needs --iterations.
     """
     from solver.app.progress import Progress
     from solver.common.files import check_file_destination, write_json_atomic
