@@ -65,7 +65,8 @@ def read_record(path: Path | None = None) -> dict[str, Any]:
 
 def record(name: str, command: str, rows: Sequence[Mapping[str, Any]],
            load: Sequence[float], root: Path | None = None) -> Path:
-    """Store one benchmark's rows (each a `what` and its `median_s`, with any other columns)
+    """Store one benchmark's rows (each a `what`, shown as code unless `code` is False, and
+    its `median_s`, with any other columns)
     with the machine, the load average when it started and the command that measured it,
     then rewrite every generated timings passage of the docs from the new record."""
     path = record_path(root)
@@ -97,7 +98,7 @@ def render(name: str, data: Mapping[str, Any]) -> str:
     if entry is None:
         return f"(no `{name}` benchmark in docs/data/benchmarks.json yet)\n"
     rows = entry["rows"]
-    extra = [key for key in rows[0] if key not in ("what", "median_s")] if rows else []
+    extra = [key for key in rows[0] if key not in ("what", "median_s", "code")] if rows else []
     lines = ["| " + " | ".join(["what", "median (s)", *extra]) + " |",
              "|" + "---|" * (2 + len(extra))]
     for row in rows:
