@@ -15,9 +15,13 @@ def published():
 
 
 @pytest.fixture(scope="session")
-def default_solution(published):
-    """The default game, solved by the LP with its exact value proved."""
-    return published["default"].solution
+def default_solution():
+    """The default game, solved as `bidou outputs` solves it (the LP, its exact value
+    proved): about 3 s, without the keep variant's half minute that `published` adds."""
+    from solver.app.outputs import VARIANTS
+    from solver.pipeline.hand import solve_hand
+
+    return solve_hand(VARIANTS["default"], exact=True).solution
 
 
 @pytest.fixture(autouse=True, scope="session")
@@ -50,16 +54,26 @@ def refined_small():
     return model, refined_equilibrium(model), solve(params, model=model)
 
 
+# --- two workers ----------------------------------------------------------------------------
+# The suite runs on two pytest-xdist workers unless told otherwise: `-n N` (`-n 0`: one
+# process), `-p no:xdist` (xdist not loaded at all), --pdb (which needs one process). Set
+# here rather than in addopts, where `-n` would be an unknown option under `-p no:xdist`.
+
+WORKERS = 2
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_cmdline_main(config):
+    if (config.pluginmanager.hasplugin("xdist") and not hasattr(config, "workerinput")
+            and config.option.numprocesses is None and not config.option.usepdb):
+        config.option.numprocesses = WORKERS
+
+
 # --- slow tools started early -------------------------------------------------------------
 # mypy on solver/ and games/ takes about 20 s of CPU from a cold cache (a fresh clone, CI):
-# a test marked `background(command)` has its command started as soon as the tests are
-# collected, beside the first tests (on the second core), and waits for its result.
-
-def pytest_configure(config):
-    config.addinivalue_line("markers", "background(command): the test's command, started in "
-                                       "the background when the tests are collected "
-                                       "(the `background_run` fixture waits for it)")
-
+# in one process, a test marked `background(command)` has its command started as soon as the
+# tests are collected, beside the first tests (on the second core), and waits for its result;
+# on xdist workers (both cores busy already) the test starts it when it runs.
 
 def _tool_command(command):
     """The command with its first word found in this interpreter's environment first."""
