@@ -59,6 +59,7 @@ def test_root_value_is_the_exact_game_value(exact_small):
     assert opponent == -root
 
 
+@pytest.mark.slow
 def test_default_root_value_is_the_published_fraction():
     from solver.hand.strategy import load_exact, load_strategy_file
 
@@ -144,6 +145,7 @@ def _random_strategy(model, seed):
     # about 10 s (OpenSpiel walks every kept-dice history in Python): the one keep case
     (BidouParams(faces=2, throws=2, max_level=1, reroll="keep", ranking="french"), "random"),
 ], ids=["all-equilibrium", "all-random", "keep-french-random"])
+@pytest.mark.slow
 def test_values_equal_openspiel_action_values(params, which):
     """OpenSpiel's tree walk over the faithful game (every dice history) gives the same
     value of each action at every information state both strategies reach (the

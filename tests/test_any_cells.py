@@ -53,6 +53,7 @@ def _texts(figure):
     return [t for t in figure.findobj(Text) if t.get_visible() and t.get_text().strip()]
 
 
+@pytest.mark.slow
 def test_every_marked_cell_prints_any_with_its_legend(published):
     """Pages of the published default strategy: as many "any" words as marked cells, the
     legend line on a page that has one (and only there), each at 6.5 pt or more on A4;

@@ -57,6 +57,7 @@ def test_converges_to_lp_value(method, variant, engine, small_models, small_valu
 
 @pytest.mark.parametrize("method, target", [("cfr+", 1e-6), ("pcfr+", 1e-6), ("dcfr", 1e-6),
                                             ("cfr", 1e-3)])
+@pytest.mark.slow
 def test_default_game_converges(method, target):
     # about 1 s each on the C kernel (dcfr 2.6 s); vanilla CFR needs ~1/eps^2 iterations
     model = build_model(BidouParams())
@@ -188,6 +189,7 @@ def test_showdowns_from_ranking(params):
         assert np.allclose(a, b, rtol=0, atol=1e-12)
 
 
+@pytest.mark.slow
 def test_same_iterates_as_openspiel_cfr_plus():
     """On the faithful game, OpenSpiel's CFR+ (perfect recall, full dice histories) gives
     exactly the exploitabilities of our CFR+ on merged (throw, hand) states."""

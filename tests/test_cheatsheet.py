@@ -71,6 +71,7 @@ def test_front_is_a_pareto_front_with_known_numbers(tiny):
         assert min(point.versus_equilibrium) >= -1e-9
 
 
+@pytest.mark.slow
 def test_rule_texts_read_back_to_the_same_rules(tiny, tiny_keep):
     for solution, points in (tiny, tiny_keep):
         model = solution.model
@@ -139,6 +140,7 @@ def test_bad_rule_texts_are_refused(tiny):
             rulebook.parse_rule(model, line)
 
 
+@pytest.mark.slow
 def test_keep_rules_keep_the_dice_they_name(tiny_keep):
     solution, points = tiny_keep
     model = solution.model
@@ -178,6 +180,7 @@ def test_written_sheet_states_the_strategy_file(tiny, tmp_path):
     assert result["exploitability"] == pytest.approx(point.exploitability.exploitability)
 
 
+@pytest.mark.slow
 def test_cli_cheatsheet_and_evaluate(tmp_path):
     runner = CliRunner()
     out = tmp_path / "sheet"
@@ -262,6 +265,7 @@ def test_published_front_files_measure_what_they_record(game):
     assert (last["throw"], last["betting"]) == (published["throw"], published["betting"])
 
 
+@pytest.mark.slow
 def test_search_reports_each_size_as_what_done_total(tiny):
     """The one progress protocol (solver/common/progress.py): what the best book of each size is,
     its size as `done`, the most rules as `total`."""

@@ -82,6 +82,7 @@ def test_the_book_bound_is_below_the_milps_proved_optimum(tiny):
     assert 0.18359375 - 1e-9 <= found.bound <= best.objective + 1e-9
 
 
+@pytest.mark.slow
 def test_every_front_book_is_a_plan_of_some_relaxed_program():
     """`relaxed_programs(k)` covers every book of at most k rules: each published default
     book of k <= 6 rules pins all that one of them pins (that program's groups and ties
@@ -108,6 +109,7 @@ def _default_model():
     return load_strategy_file(FRONT / "front_default_03.json")[0]
 
 
+@pytest.mark.slow
 def test_a_default_front_point_has_a_bound_above_zero():
     """The default game's 3-rule book (0.2259): no book with its scopes, whatever its cuts,
     costs less than 0.0884 (proved: the LP's optimum), the same for every book of 3 rules
@@ -151,6 +153,7 @@ def test_published_front_points_state_their_bounds(game):
     assert every[0] == pytest.approx(results[0]["lower_bound"]["scopes"]["bound"], abs=1e-12)
 
 
+@pytest.mark.slow
 def test_the_books_of_one_rule_more_are_every_split():
     """One rule more than one per kind: a kind's decisions cut into two scopes, every way
     (default game: 2 ways for the throws, 7 for the openings, 10 for the faced bets), each

@@ -111,6 +111,7 @@ def test_merges_keep_a_partition(tiny):
         assert trial.objective == pytest.approx(exact.exploitability, abs=1e-12)
 
 
+@pytest.mark.slow
 def test_the_front_is_the_better_of_both_searches(tiny, fronts):
     solution, _ = tiny
     model = solution.model

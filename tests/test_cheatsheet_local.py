@@ -13,6 +13,9 @@ from solver.cheatsheet import search as cheatsheet
 from solver.hand import best_response
 from solver.hand.solve import solve
 
+# every test reads the module's fronts, searched three ways: about 13 s
+pytestmark = pytest.mark.slow
+
 TINY = BidouParams(faces=3, throws=2, max_level=2)
 
 

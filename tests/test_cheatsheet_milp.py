@@ -88,6 +88,7 @@ def test_improve_never_makes_a_book_worse(small):
     assert _cost(model, better) < start.exploitability.exploitability - 1e-3
 
 
+@pytest.mark.slow
 def test_a_proved_sheet_with_staircases_is_a_valid_file(small, tmp_path):
     """`prove` on the small hand: the sheet it writes keeps its staircase cuts as data,
     states what the MILP proved, passes the cheat-sheet schema and reads back."""

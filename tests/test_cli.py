@@ -25,6 +25,7 @@ def test_solve_json_has_every_field():
     assert summary["status"] == "optimal" and summary["nash_conv"] <= 1e-9
 
 
+@pytest.mark.slow
 def test_solve_writes_a_strategy_file_that_export_reads(tmp_path):
     out = tmp_path / "s.json"
     result = run("solve", "--faces", "2", "--throws", "2", "--out", str(out))
@@ -61,6 +62,7 @@ def test_bad_input_is_one_line_and_exit_2(args, words):
     assert result.output.startswith("bidou: error: ") and result.output.count("\n") == 1
 
 
+@pytest.mark.slow
 def test_hand_edited_numbers_in_a_strategy_file(tmp_path):
     """A recorded value that contradicts the strategy is refused; recorded exploitability
     and certified interval are measured again, never copied."""

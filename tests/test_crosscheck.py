@@ -38,6 +38,7 @@ VARIANTS = [
 
 
 @pytest.mark.parametrize("kwargs", VARIANTS, ids=lambda k: BidouParams(**k).to_game_string())
+@pytest.mark.slow
 def test_compact_equals_faithful(kwargs):
     params = BidouParams(**kwargs)
     game = load_game(params)
@@ -53,6 +54,7 @@ def test_compact_equals_faithful(kwargs):
 @pytest.mark.parametrize("kwargs", [dict(faces=2, throws=2, max_level=2),
                                     dict(faces=2, throws=2, max_level=1, reroll="keep",
                                          ranking="french")])
+@pytest.mark.slow
 def test_best_response_matches_openspiel_on_a_bad_strategy(kwargs):
     """Our best response and OpenSpiel's agree on a strategy far from equilibrium."""
     params = BidouParams(**kwargs)
@@ -68,6 +70,7 @@ def test_best_response_matches_openspiel_on_a_bad_strategy(kwargs):
 @pytest.mark.parametrize("kwargs", [dict(faces=2, throws=2, max_level=2),
                                     dict(faces=2, throws=2, max_level=1, reroll="keep",
                                          ranking="french")])
+@pytest.mark.slow
 def test_faithful_policy_scored_through_the_compact_model(kwargs):
     """A random faithful policy (it conditions on discarded dice, which the compact model
     forgets) keeps its value and NashConv when converted to a compact strategy."""
@@ -92,6 +95,7 @@ def test_faithful_policy_scored_through_the_compact_model(kwargs):
     (dict(faces=2, throws=1, max_level=2, ranking="french"), "-17/256"),
     (dict(faces=3, throws=1, max_level=1), "-2/27"),
 ])
+@pytest.mark.slow
 def test_compact_equals_gambit_rational_value(kwargs, exact):
     """pygambit solves the faithful game in exact rationals: the compact LP must match."""
     from fractions import Fraction

@@ -82,6 +82,7 @@ def test_variants_the_first_recovery_missed(kwargs, exact):
     assert recovery.certificate.exact == exact and recovery.reason is None
 
 
+@pytest.mark.slow
 def test_french_keep_at_the_default_level():
     # `bidou solve --exact --reroll keep --ranking french` proves its exact value
     solution = solve(BidouParams(reroll="keep", ranking="french"), exact=True)

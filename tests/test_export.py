@@ -318,6 +318,7 @@ def test_every_slice_of_a_mixed_cell_is_labelled():
     assert texts == ["6-6 97% | 6-5 3%"]
 
 
+@pytest.mark.slow
 def test_charts_are_deterministic(exported, small, tmp_path):
     out, _ = exported
     again = export_charts(small, tmp_path, dpi=DPI)
@@ -326,6 +327,7 @@ def test_charts_are_deterministic(exported, small, tmp_path):
         assert path.read_bytes() == (out / path.name).read_bytes(), path.name
 
 
+@pytest.mark.slow
 def test_keep_charts(small_keep, tmp_path):
     paths = export_charts(small_keep, tmp_path, formats=("png", "svg"), dpi=DPI)
     assert [p.name for p in paths][:2] == ["reroll_chart.png", "reroll_chart.svg"]

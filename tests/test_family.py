@@ -157,6 +157,7 @@ def matrix_game_value(faces: int) -> float:
     return float(-result.fun)
 
 
+@pytest.mark.slow
 def test_second_betting_structure_through_the_solvers():
     model = build_model(showdown_game(faces=2, throws=2))
     assert set(model.trees) == {CAPTAIN}

@@ -307,6 +307,7 @@ def _walk(state, own, infos):
     "python_bidou(faces=2,throws=2,max_level=2,reroll=keep)",
     "python_bidou(faces=2,throws=3,max_level=1)",
 ])
+@pytest.mark.slow
 def test_information_states_consistent_and_perfect_recall(text):
     game = pyspiel.load_game(text)
     infos = {}

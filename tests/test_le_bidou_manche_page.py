@@ -40,6 +40,7 @@ def small_outcome() -> published_manche.MancheOutcome:
     return published_manche.solve_published(SMALL, manches=4000)
 
 
+@pytest.mark.slow
 def test_the_page_is_written_and_checked(tmp_path, monkeypatch):
     monkeypatch.setattr(published_manche, "PUBLISHED", SMALL)
     monkeypatch.setattr(published_manche, "MONTE_CARLO_MANCHES", 4000)

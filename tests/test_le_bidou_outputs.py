@@ -18,6 +18,7 @@ ROOT = Path(__file__).resolve().parent.parent / "outputs"
 SMALL = LeBidouParams(faces=3, throws=2, max_stake=3)
 
 
+@pytest.mark.slow
 def test_le_bidou_is_written_and_checked(tmp_path, monkeypatch):
     monkeypatch.setattr(outputs, "LE_BIDOU", {"le-bidou": SMALL})
     written = outputs.write_outputs(tmp_path, {}, rounds=False,      # Le Bidou's hand alone

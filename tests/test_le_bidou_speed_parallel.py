@@ -60,6 +60,7 @@ def test_a_child_that_fails_or_dies_has_its_half_computed_here():
 
 
 @needs_fork
+@pytest.mark.slow
 def test_the_double_oracle_side_by_side_is_the_one_process_double_oracle():
     model = build_model(LeBidouParams(faces=3, throws=2, max_stake=5).description())
     one = double_oracle(model, parallel=False)

@@ -137,6 +137,7 @@ def test_the_fit_recovers_a_strategy_rules_state():
     assert len(fitted) <= len(book)
 
 
+@pytest.mark.slow
 def test_the_published_sheet():
     """The default hand's sheet in outputs/le-bidou/: its words parsed back give the
     strategy of cheatsheet_strategy.json, and the exact best response on the whole default

@@ -63,6 +63,7 @@ def test_the_double_oracle_starts_from_its_last_tree_and_basis():
     assert again.solution.iterations < first.solution.iterations / 4
 
 
+@pytest.mark.slow
 def test_stages_side_by_side_give_the_numbers_of_one_process():
     """And so do the proofs: the same exact bounds, whichever process found them."""
     params = MancheParams(chips=4, faces=3, throws=2)     # pool 2: two components
@@ -82,6 +83,7 @@ def test_stages_side_by_side_give_the_numbers_of_one_process():
 
 
 @pytest.mark.parametrize("workers", [1, 2])
+@pytest.mark.slow
 def test_the_proof_beside_the_solve_is_the_proof_after_it(workers):
     """`PoolProofs` run beside the solve (each pool's proof in the next pool's first batch,
     the last pool's after it), as `bidou manche` does, proves the exact bounds that

@@ -62,6 +62,7 @@ def test_progress_shows_n_of_m_on_a_terminal_only():
     assert piped.getvalue() == ""
 
 
+@pytest.mark.slow
 def test_export_reports_every_step(small, tmp_path):
     steps = []
     export_all(small, tmp_path, formats=("png",), progress=lambda *s: steps.append(s))
@@ -73,6 +74,7 @@ def test_export_reports_every_step(small, tmp_path):
 
 # --- 5. the same strategy writes the same bytes ----------------------------------------------
 
+@pytest.mark.slow
 def test_two_exports_write_identical_bytes(tmp_path):
     tiny = BidouParams(faces=2, throws=1, max_level=1)
     export_all(solve(tiny), tmp_path / "a", formats=("png", "pdf"))
@@ -139,6 +141,7 @@ def test_an_edited_exact_section_is_refused(exact_file, tmp_path):
     assert "exact probabilities" in result.output and result.output.count("\n") == 1
 
 
+@pytest.mark.slow
 def test_labels_say_what_was_proved(small, exact_file, tmp_path):
     out = tmp_path / "with"
     result = run("export", "--strategy", str(exact_file), "--out", str(out), "--format", "png")
@@ -158,6 +161,7 @@ def test_labels_say_what_was_proved(small, exact_file, tmp_path):
         "exploitability 0.1235 chips per hand"
 
 
+@pytest.mark.slow
 def test_charts_exact_recovers_the_exact_equilibrium(tmp_path):
     result = run("charts", *SMALL, "--exact", "--out", str(tmp_path), "--format", "png")
     assert result.exit_code == 0, result.output
@@ -179,6 +183,7 @@ def test_outputs_check_refuses_a_folder_without_games_before_solving(tmp_path):
         result.output
 
 
+@pytest.mark.slow
 def test_outputs_check_compares_every_file_and_the_charts(tmp_path):
     from solver.app.outputs import publish, stale_files, write_outputs
 

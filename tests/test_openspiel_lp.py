@@ -241,6 +241,7 @@ def test_gambit_kuhn_exact():
     assert value == Fraction(-1, 18)
 
 
+@pytest.mark.slow
 def test_gambit_float_agrees_with_lp():
     pytest.importorskip("pygambit")
     from solver.checks.gambit_bridge import gambit_value

@@ -17,6 +17,7 @@ def fresh(published):
     return published                # solved once for the session (tests/conftest.py)
 
 
+@pytest.mark.slow
 def test_outputs_are_current(fresh):
     """Every file but the charts (drawing them all takes a minute; `bidou outputs --check`
     compares them too, and tests/test_newcomer.py checks that it does)."""
@@ -39,6 +40,7 @@ def test_outputs_hold_value_exploitability_and_charts(name):
     assert "exact" in strategy                   # the exact equilibrium, proved on reading
 
 
+@pytest.mark.slow
 def test_stale_outputs_are_detected(tmp_path, fresh):
     """The check is not vacuous: a hand-edited probability is caught."""
     import shutil
@@ -71,6 +73,7 @@ def test_round_outputs_are_proved_reports(name):
     assert f"{report['start_value']:.12f}" in (ROOT / name / "summary.md").read_text()
 
 
+@pytest.mark.slow
 def test_published_round_holds_a_fresh_solve_of_its_last_states():
     """Solving the whole round takes minutes (`bidou outputs --check` does it); the states
     with an empty centre form the component solved first, which depends on nothing else:

@@ -141,6 +141,7 @@ def test_end_of_input_ends_the_game(small):
                   lambda line: None)
 
 
+@pytest.mark.slow
 def test_equilibrium_against_itself_earns_the_value_on_average(small):
     """With nobody seated the strategy plays both sides: the mean payoff is the value."""
     rng = np.random.default_rng(7)

@@ -17,6 +17,10 @@ from solver.hand.refined.sequential import verify
 from solver.hand.strategy import Strategy, load_strategy_file
 from solver.pipeline.hand import PLAIN, REFINED, solve_hand
 
+# the default game's refined equilibrium, solved and checked (tests/test_refine.py and
+# tests/test_refine_check.py examine a small variant's in the quick run)
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_VALUE = Fraction(-67764799477, 1836660096000)
 

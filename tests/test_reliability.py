@@ -216,6 +216,7 @@ def test_full_disk_after_solving_prints_the_result_then_one_error(tmp_path, monk
     assert out.read_text() == "previous" and no_temp_files(tmp_path)
 
 
+@pytest.mark.slow
 def test_full_disk_during_export_leaves_the_old_set(tmp_path, strategy_file, monkeypatch):
     out = tmp_path / "e"
     assert run("export", "--strategy", strategy_file, "--out", out, "--format", "png"
@@ -567,6 +568,7 @@ def test_inputs_that_crashed_are_one_line(args, words):
     one_error_line(CliRunner().invoke(main, list(args)), words)
 
 
+@pytest.mark.slow
 def test_a_format_given_twice_counts_once(tmp_path):
     """`--format png --format png` staged every chart twice and failed at the second move,
     after the work, with exit 2 and half a folder."""

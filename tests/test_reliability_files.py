@@ -351,6 +351,7 @@ def _fail_at(monkeypatch, calls: int) -> None:
     monkeypatch.setattr(files.os, "fsync", fsync)
 
 
+@pytest.mark.slow
 def test_full_disk_during_cheatsheet_leaves_the_old_sheet(tmp_path, monkeypatch):
     """The sheets' search without the MILP (--milp-seconds 0: a 30 s wall-clock limit each
     time otherwise), which writes the same set of files."""

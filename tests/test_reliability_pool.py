@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 
 import psutil
+import pytest
 
 SCRIPT = textwrap.dedent("""
     import os, signal, sys, time
@@ -111,6 +112,7 @@ def test_ctrl_c_to_the_group_is_one_line_not_worker_tracebacks(tmp_path):
     assert code == 130 and err.strip() == "bidou: interrupted", err
 
 
+@pytest.mark.slow
 def test_the_pool_gives_the_serial_numbers():
     from games.bidou.params import BidouParams
     from games.bidou.round_params import RoundParams

@@ -83,6 +83,7 @@ def test_capped_round_equals_openspiel(rules, cap, chips, expected):
     assert ours == pytest.approx(expected, abs=2e-9)
 
 
+@pytest.mark.slow
 def test_capped_values_approach_the_round():
     rules = RoundParams(chips=3, hand=TINY)
     exact = solve_round(rules).values
@@ -104,6 +105,7 @@ def test_every_state_is_proved(small):
     assert 0.45 < solution.start_value < 0.5
 
 
+@pytest.mark.slow
 def test_simulated_rounds_agree_with_the_values(small):
     solution, _ = small
     policy = SolvedPolicy(solution)
@@ -161,6 +163,7 @@ def test_round_command_bad_input(args, words):
     assert words in result.output
 
 
+@pytest.mark.slow
 def test_cfr_guess_is_close_and_newton_agrees_with_shapley(small):
     """The CFR guess that starts each cyclic component lands near the solved values (so the
     LPs' Newton steps start close), and the solve agrees with plain value iteration."""
@@ -229,6 +232,7 @@ def test_a_round_that_need_not_end_is_not_proved(small):
         certify_round(dataclasses.replace(solution, stages=stages))
 
 
+@pytest.mark.slow
 def test_a_variant_whose_solved_strategies_let_play_stall_is_refused():
     """In this small variant the solved strategies pass, with every hand, wherever a
     deviator can lead play at 1,2,2 (centre 1, piles 2 and 2): passing too, he swaps the

@@ -29,6 +29,9 @@ from solver.cheatsheet.rulebook import RuleTextError
 from solver.export.round_cheatsheet_page import cost_rows
 from solver.hand.model import build_model
 
+# every test reads the sheet the module's round command writes: about 7 s
+pytestmark = pytest.mark.slow
+
 SMALL = RoundParams(chips=4, hand=BidouParams(faces=3, throws=2))
 OPTIONS = ["--chips", "4", "--faces", "3", "--throws", "2"]
 

@@ -250,6 +250,7 @@ OPENSPIEL_VALUES = [
 
 
 @pytest.mark.parametrize("text, value", OPENSPIEL_VALUES)
+@pytest.mark.slow
 def test_sequence_form_lp_values(text, value):
     from open_spiel.python.algorithms import sequence_form_lp
 
@@ -266,6 +267,7 @@ def test_open_throw_cap_one_matches_the_exact_open_throw():
     assert 2 * float(step.value) - 1 == pytest.approx(0.275390625, abs=1e-12)
 
 
+@pytest.mark.slow
 def test_capped_open_throw_chain_approaches_the_uncapped_value():
     """chips=3 from (0, 1, 2): only open throws, the roles swapping after each one H wins.
     With one throw there are no decisions; the capped values follow W_k = p_w + p_l (1 -

@@ -48,6 +48,7 @@ def _common_bits(exact) -> int:
     return common.bit_length()
 
 
+@pytest.mark.slow
 def test_a_keep_stage_past_the_file_bound_refines_and_passes(monkeypatch):
     """STAGE (formerly kept plain) from the published round's values, as the round's
     workers refine it: proved exactly with a common denominator past the file's 4096 bits

@@ -32,6 +32,7 @@ def reports():
         return {workers: report_with(workers, patch) for workers in (1, 2)}
 
 
+@pytest.mark.slow
 def test_one_or_two_workers_write_the_same_files(reports):
     one, two = (round_outputs.round_files(reports[w]) for w in (1, 2))
     assert set(one) == {"round.json", "summary.md", "win_probability.pdf",

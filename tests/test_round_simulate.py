@@ -212,6 +212,7 @@ def _exact_win_probability(text, policies):
     ("chips=3,faces=2,throws=2,max_level=1", Sensible, 0.805668577),
     ("chips=3,faces=2,throws=2,max_level=1,reroll=keep", KeepTwos, None),
 ])
+@pytest.mark.slow
 def test_simulator_matches_the_openspiel_game_exactly_evaluated(text, first, expected):
     params = RoundParams.from_mapping(dict(item.split("=") for item in text.split(",")))
     policies = [first(), UniformPolicy(params)]

@@ -134,6 +134,7 @@ def _copy(env: dict, path, tmp_path, edit) -> dict:
     (lambda t: t[: len(t) // 2], "not valid JSON"),
     (lambda t: t.replace('"schema_version":1', '"schema_version":99', 1), "schema version"),
 ])
+@pytest.mark.slow
 def test_a_damaged_saved_round_is_refused_and_solved_again(cache, tmp_path, edit, why):
     env, path = cache
     other = _copy(env, path, tmp_path, edit)
@@ -367,6 +368,7 @@ def test_play_a_whole_round_with_piped_input(cache):
     assert opens, "no round of these seeds reached an open throw"
 
 
+@pytest.mark.slow
 def test_published_round_files_are_reproducible():
     """Two fresh solves write the same saved round, open-throw tables and report, byte for
     byte (no timings or versions in them), so `bidou outputs --check` can compare."""
@@ -379,6 +381,7 @@ def test_published_round_files_are_reproducible():
     assert "versions" not in saved["report"] and "seconds" not in saved["report"]
 
 
+@pytest.mark.slow
 def test_state_charts_from_the_saved_round_are_re_measured(cache, tmp_path):
     """--charts draws a state's charts from the saved strategy after re-measuring it on
     its rebuilt stage game; a strategy that is not the stage's equilibrium (here the

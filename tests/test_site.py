@@ -296,6 +296,7 @@ def _assert_node(browser: Browser, document: dict[str, Any], tc: int, to: int,
 
 # --- the pages ------------------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_betting_page_shows_the_strategy_files_numbers(site, browser, tmp_path):
     _open(browser, site, "index.html")
     default = _strategy_file("default")
@@ -485,6 +486,7 @@ def test_other_rules_are_solved_on_the_spot_and_listed_first(tmp_path):
     assert len(sets[0]["hands"]) == 10 and sets[0]["throws"] == 2
 
 
+@pytest.mark.slow
 def test_without_published_games_they_are_solved_and_the_round_left_out(tmp_path, browser,
                                                                         monkeypatch):
     """An installed copy has no outputs/: the three games are solved on the spot (LP and

@@ -41,6 +41,7 @@ def test_workers_import_this_tree(client):
         assert info["pid"] != os.getpid()
 
 
+@pytest.mark.slow
 def test_grid_rows_equal_single_solves_and_resume(client, tmp_path):
     grid = SWEEP.build_grid(faces="2,3", throws="1,2", max_level="1,2",
                             ranking="encyclopedia,french", aces_beat_bidou="true,false")
@@ -72,6 +73,7 @@ def test_grid_rows_equal_single_solves_and_resume(client, tmp_path):
     assert len(after) == 27 and set(before) <= set(after)
 
 
+@pytest.mark.slow
 def test_a_worker_killed_mid_sweep(tmp_path):
     grid = SWEEP.build_grid(faces="3", throws="2", max_level="1,2,3,4",
                             reroll="all,keep", ranking="encyclopedia,french")
@@ -110,6 +112,7 @@ def test_a_worker_killed_mid_sweep(tmp_path):
     assert row["value"] == pytest.approx(solve(params).value, abs=1e-12)
 
 
+@pytest.mark.slow
 def test_cli_on_an_existing_scheduler(tmp_path):
     # a plain tcp:// cluster stands for a remote one (the local cluster of a sweep is TLS)
     with dask_cluster.local_cluster(1, secure=False) as cluster:

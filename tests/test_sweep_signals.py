@@ -49,6 +49,7 @@ def alive(pids):
 
 @pytest.mark.parametrize("moment", ["first worker process", "workers starting",
                                     "rows arriving"])
+@pytest.mark.slow
 def test_ctrl_c_to_the_group_is_one_line_at_any_moment_of_the_start(tmp_path, moment):
     process, scratch = start_sweep(tmp_path)
     table = tmp_path / "out" / "sweep.csv"
@@ -87,6 +88,7 @@ def test_ctrl_c_to_the_group_is_one_line_at_any_moment_of_the_start(tmp_path, mo
     assert not [p.name for p in scratch.iterdir() if p.name.startswith("bidou-dask-")]
 
 
+@pytest.mark.slow
 def test_sigterm_while_the_cluster_starts_is_one_line_and_143(tmp_path):
     process, scratch = start_sweep(tmp_path)
     try:
