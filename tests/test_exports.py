@@ -4,6 +4,7 @@ file, OpenSpiel tabular policies, Gambit .efg files and Parquet tables."""
 from __future__ import annotations
 
 import json
+import re
 from fractions import Fraction
 
 import pyspiel
@@ -194,6 +195,10 @@ def test_export_efg_reads_back_into_pygambit_with_the_projects_value(tmp_path):
                  "--ranking", "french", "--out", str(out))
     assert result.exit_code == 0, result.output
     assert "245 nodes" in result.output
+    text = out.read_text()          # the game's own names (action_to_string), not its ids
+    assert '{ "throw 2-2-2" 1/8 "throw 2-2-1" 3/8 "throw 2-1-1" 3/8 "throw 1-1-1" 1/8 }' in text
+    assert '{ "pass" "bet" }' in text and '{ "fold" "call" "raise" }' in text
+    assert not re.search(r'"\d+"', text)
     game = pygambit.read_efg(str(out))
     assert len(game.players) == 2
     equilibrium = pygambit.nash.lp_solve(game, rational=True).equilibrium

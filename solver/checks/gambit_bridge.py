@@ -37,11 +37,22 @@ def _quote(text: str) -> str:
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
+def _labels(state, actions: list[int]) -> list[str]:
+    """The actions' names as the game says them (``action_to_string``: "bet",
+    "throw 2-1-1"), quoted for the .efg text; an action whose name another of
+    the node's actions shares keeps its id beside it, so each reads apart."""
+    player = state.current_player()
+    names = [state.action_to_string(player, a) for a in actions]
+    return [_quote(name if names.count(name) == 1 else f"{name} ({a})")
+            for a, name in zip(actions, names)]
+
+
 def export_efg(game: pyspiel.Game) -> str:
     """Gambit ``.efg`` text of a sequential OpenSpiel game, exact rationals.
 
-    Actions are labelled by their OpenSpiel action ids, information sets by
-    their ``information_state_string`` (so labels agree within an infoset).
+    Actions and chance outcomes are labelled by the game's own names for them
+    (OpenSpiel's ``action_to_string``), information sets by their
+    ``information_state_string`` (so labels agree within an infoset).
     """
     gt = game.get_type()
     if gt.dynamics != pyspiel.GameType.Dynamics.SEQUENTIAL:
@@ -64,7 +75,8 @@ def export_efg(game: pyspiel.Game) -> str:
             if sum(probs) != 1:
                 raise ValueError(f"chance probabilities {probs} do not sum to 1")
             counters["chance"] += 1
-            body = " ".join(f'"{a}" {p}' for (a, _), p in zip(outcomes, probs))
+            names = _labels(state, [a for a, _ in outcomes])
+            body = " ".join(f"{name} {p}" for name, p in zip(names, probs))
             lines.append(f'c "" {counters["chance"]} "" {{ {body} }} 0')
             for a, _ in outcomes:
                 walk(state.child(a))
@@ -77,7 +89,7 @@ def export_efg(game: pyspiel.Game) -> str:
             lines.append(f'p "" {player + 1} {ids[key]} 0')
         else:
             ids[key] = len(ids) + 1
-            acts = " ".join(f'"{a}"' for a in legal)
+            acts = " ".join(_labels(state, legal))
             lines.append(
                 f'p "" {player + 1} {ids[key]} {_quote(key)} {{ {acts} }} 0'
             )
