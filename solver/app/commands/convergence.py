@@ -1,5 +1,5 @@
 """`bidou convergence`: every CFR method's exploitability against time, beside the LP value
-(`solver.app.convergence`)."""
+(`solver.pipeline.convergence`, drawn by `solver.export.convergence_chart`)."""
 
 from __future__ import annotations
 
@@ -24,18 +24,15 @@ Examples:
               show_default=True, help="Directory for convergence.png and convergence.pdf.")
 def convergence(params: BidouParams, iterations: int, out_dir: str) -> None:
     """Exploitability against iterations and seconds for every CFR method (PNG and PDF)."""
-    from solver.app.convergence import run_methods, write_convergence
     from solver.app.progress import Progress
     from solver.common.files import check_directory_destination
-    from solver.hand.lp.sequence_form import solve_lp
-    from solver.hand.model import build_model
+    from solver.export.convergence_chart import write_convergence
+    from solver.pipeline.convergence import measure_convergence
 
     check_directory_destination(out_dir)
-    model = build_model(params)
     with Progress() as progress:
-        runs = run_methods(model, iterations=iterations, progress=progress)
-        progress("solving the LP for the reference value", 0, 0)
-        lp_value = solve_lp(model).value
+        measured = measure_convergence(params, iterations, progress=progress)
+    runs, lp_value = measured.runs, measured.lp_value
     for method, run in runs.items():                  # printed before the files are written
         click.echo(f"{method:>6}: {run.iterations:>6} iterations, {run.seconds:7.2f} s, "
                    f"exploitability {run.exploitability.exploitability:.3e}")

@@ -1,11 +1,11 @@
-"""Convergence of the CFR family: exploitability against iterations and against seconds."""
+"""The CFR family's convergence chart: exploitability against iterations and against seconds
+(PNG, PDF), from the histories a run kept (`solver.pipeline.convergence`)."""
 
 from __future__ import annotations
 
 import io
 import os
 from pathlib import Path
-from typing import Sequence
 
 import matplotlib
 
@@ -13,9 +13,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 from solver.common.files import publish, staging_folder, write_bytes_atomic  # noqa: E402
-from solver.common.progress import Step  # noqa: E402
-from solver.hand.model import HandModel  # noqa: E402
-from solver.hand.solve import CFR_METHODS, Solution, solve  # noqa: E402
+from solver.hand.solve import Solution  # noqa: E402
 
 # Okabe-Ito colours, with distinct markers and dashes so grayscale prints still separate.
 STYLES = {
@@ -24,25 +22,6 @@ STYLES = {
     "dcfr": ("#0072B2", "^", "-."),
     "pcfr+": ("#009E73", "D", ":"),
 }
-
-
-def run_methods(model: HandModel, methods: Sequence[str] = CFR_METHODS,
-                iterations: int = 20_000, target_exploitability: float = 1e-9,
-                progress: Step | None = None) -> dict[str, Solution]:
-    """Each method for the same budget; the histories hold the curves.
-    `progress(what, done, total)` hears of each method and each exploitability check
-    (CFR says "METHOD: exploitability E" at iteration `done` of `total`)."""
-    runs = {}
-    for done, m in enumerate(methods, start=1):
-        def checked(what: str, iteration: int, total: int, done: int = done) -> None:
-            if progress is not None:
-                progress(f"{what}, iteration {iteration} of {total}", done, len(methods))
-        if progress is not None:
-            progress(f"{m}: starting", done, len(methods))
-        runs[m] = solve(model.params, m, iterations=iterations,
-                        target_exploitability=target_exploitability, model=model,
-                        progress=checked)
-    return runs
 
 
 def plot_convergence(runs: dict[str, Solution], lp_value: float | None = None):
