@@ -56,6 +56,10 @@ def test_lp_out_writes_an_exact_equilibrium_that_openspiel_loads(tmp_path):
     out = tmp_path / "kuhn.json"
     result = run("lp", "kuhn_poker", "--out", str(out))
     assert result.exit_code == 0, result.output
+    assert result.output.splitlines()[-1] == (f"wrote {out} (both players' strategies, an "
+                                              "OpenSpiel policy file, exact fractions)")
+    as_json = run("lp", "kuhn_poker", "--json", "--out", str(out)).output
+    assert json.loads(as_json)["exact"] == "-1/18"         # the JSON alone, as solve does
     document = json.loads(out.read_text())
     assert document["schema"] == "bidou-openspiel-policy" and document["schema_version"] == 1
     assert document["game"] == "kuhn_poker" and document["result"]["exact"] == "-1/18"

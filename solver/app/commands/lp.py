@@ -73,6 +73,9 @@ def lp(game_string: str, as_json: bool, out_file: str | None) -> None:
         exact = proof.policies if proof.value is not None else None
         players: Sequence[PlayerPolicy] = exact or run.solution.policies
         write_policy(out_file, policy_document(game_string, players, summary))
+        if not as_json:
+            click.echo(f"wrote {out_file} (both players' strategies, an OpenSpiel policy "
+                       f"file{', exact fractions' if exact else ''})")
 
 
 def _solve(game_string: str) -> LPRun:
