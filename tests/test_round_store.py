@@ -347,6 +347,11 @@ def test_play_a_whole_round_with_piped_input(cache):
                            r"(\d+); you are the (captain|opponent); P\(you win the round\) "
                            r"= ([0-9.]+)", out)
         assert hands and "Game over" not in out
+        results = re.findall(r"You win the hand:|You lose the hand:|You fold and take|"
+                             r"Your opponent folds and takes|A tie: every chip bet goes back|"
+                             r"Both passed: no chip moves", out)
+        assert len(results) == len(hands)          # every hand ends with what moved
+        assert "you put in" in out and "[fold/call" in out
         for centre, mine, theirs, seat, chance in hands:
             c, a, b = int(centre), int(mine), int(theirs)
             assert c + a + b == SMALL.chips
@@ -366,6 +371,47 @@ def test_play_a_whole_round_with_piped_input(cache):
             value = first["value"] if a < b else 1 - first["value"]
             assert float(match.group(4)) == pytest.approx(value, abs=5e-5)
     assert opens, "no round of these seeds reached an open throw"
+
+
+def test_play_round_says_what_each_choice_puts_in_and_what_moved():
+    """`bidou play --round` asked "[fold/call/raise]" without a chip, and after a fold said
+    nothing: the question says what each answer puts in and risks, and every hand ends
+    with who won it and the chips that moved (the settlement of the rules)."""
+    from fractions import Fraction
+
+    from games.bidou.betting import CAPTAIN, OPPONENT, build_tree
+    from solver.app.play_round import bet_choice_text, hand_result_text
+    from solver.round.states import ChipState
+
+    zero = (Fraction(0),) * 3
+    empty = ChipState(0, 2, 2)                   # no chip in the centre: the piles pay
+    tree = build_tree(CAPTAIN, 4, empty.supply(), payoff=lambda leaf: zero)
+    bet = tree.child(tree.root, "bet")
+    assert bet_choice_text(tree, bet, OPPONENT) == (
+        "You face a bet (1 chip in the pot). Fold (you take 1 chip, from your opponent's "
+        "pile), call (you put in 1 chip, from your pile; showdown: the weaker hand takes 2 "
+        "chips), or raise to 2 (you put in 2 chips, from your pile; if called, the weaker "
+        "hand takes 4 chips)?")
+    assert hand_result_text(empty, tree.child(bet, "fold"), 0, OPPONENT) == (
+        "You fold and take 1 chip, from your opponent's pile: your opponent wins the hand.")
+    assert hand_result_text(empty, tree.child(bet, "fold"), 0, CAPTAIN) == (
+        "Your opponent folds and takes 1 chip, from your pile: you win the hand.")
+    assert hand_result_text(empty, tree.child(bet, "call"), 1, OPPONENT) == (
+        "You lose the hand: you take 1 chip, from your opponent's pile.")
+    assert hand_result_text(empty, tree.child(bet, "call"), 0, OPPONENT) == (
+        "A tie: every chip bet goes back; no chip moves.")
+    full = ChipState(3, 1, 1)                    # the centre pays first
+    tree = build_tree(CAPTAIN, 4, full.supply(), payoff=lambda leaf: zero)
+    raised = tree.child(tree.child(tree.root, "bet"), "raise")
+    assert bet_choice_text(tree, raised, CAPTAIN) == (
+        "You face a raise to 2 (3 chips in the pot). Fold (you take 1 chip, from the "
+        "centre), or call (you put in 1 chip, from your pile; showdown: the weaker hand "
+        "takes 4 chips)?")
+    assert hand_result_text(full, tree.child(raised, "call"), -1, OPPONENT) == (
+        "You win the hand: your opponent takes 3 chips, from the centre.")
+    assert bet_choice_text(tree, tree.root, CAPTAIN) == (
+        "Pass (if your opponent passes too, no chip moves), or bet (you put in 1 chip, "
+        "from the centre; if called, the weaker hand takes 2 chips)?")
 
 
 @pytest.mark.slow

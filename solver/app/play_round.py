@@ -17,7 +17,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from games.bidou import rules
-from games.bidou.betting import CAPTAIN, OPPONENT, ROLE_NAMES
+from games.bidou.betting import CAPTAIN, FOLD, OPPONENT, PASS, ROLE_NAMES, Leaf, Pot, Role, settle
 from solver.app import play
 from solver.hand.model import HandModel, build_model
 from solver.hand.strategy import Strategy
@@ -71,7 +71,7 @@ def _hand(model: HandModel, strategy: Strategy, human: int, rng: np.random.Gener
     while (node := play.node_at(tree, history)) is not None:
         probs = strategy.betting[(tc, to, history)][:, hands[node.actor]]
         if node.actor == human:
-            action = ask(_bet_prompt(node.level, history)
+            action = ask(bet_choice_text(tree, node, human)
                          + f" [{'/'.join(node.actions)}]", list(node.actions))
             reviews.append(play.Review(
                 f"betting with {rules.format_hand(model.hands[hands[human]])}"
@@ -86,12 +86,93 @@ def _hand(model: HandModel, strategy: Strategy, human: int, rng: np.random.Gener
     return history, hands, (tc, to), reviews
 
 
-def _bet_prompt(level: int, history: str) -> str:
-    """The betting question (the stage's payoffs are win probabilities, not chips: the
-    chips a hand moves show in the piles of the next one)."""
-    if level == 0:
-        return "Pass, or bet one chip?" if not history else "Your opponent passed: pass or bet?"
-    return f"You face a bet at level {level}:"
+def _pot(tree: Any, history: str) -> Pot:
+    """The chips bet at a point of the hand (a decision's: those its fold would leave)."""
+    point = tree.at(history)
+    if isinstance(point, Leaf):
+        return point.pot
+    return tree.child(point, "fold").pot if "fold" in point.actions else Pot()
+
+
+def _sources(centre: int, pile: int, whose: str) -> str:
+    """Where chips come from: "from the centre", "1 from the centre, 1 from your pile"."""
+    if not pile:
+        return "from the centre"
+    if not centre:
+        return f"from {whose}"
+    return f"{centre} from the centre, {pile} from {whose}"
+
+
+def bet_choice_text(tree: Any, node: Any, me: int) -> str:
+    """The question at a betting decision of the round, with what each answer puts in and
+    what it risks in chips (the stage's payoffs are win probabilities, not chips): chips
+    come from the centre, then from the bettor's pile; the weaker hand at a showdown takes
+    every chip bet, a folder one chip from the centre (or, with none left there, from his
+    opponent's pile)."""
+    here = _pot(tree, node.history)
+
+    def put_in(action: str) -> str:
+        after = _pot(tree, tree.child(node, action).history)
+        centre = after.from_centre[me] - here.from_centre[me]
+        pile = after.from_pile[me] - here.from_pile[me]
+        return f"you put in {_chips(centre + pile)}, {_sources(centre, pile, 'your pile')}"
+
+    def called(action: str) -> str:
+        """The showdown a call makes after `action`."""
+        target = tree.child(node, action)
+        leaf = target if isinstance(target, Leaf) else tree.child(target, "call")
+        return f"the weaker hand takes {_chips(leaf.pot.total)}"
+
+    choices = []
+    for action in node.actions:
+        if action == "pass":
+            text = ("pass (if your opponent passes too, no chip moves)" if not node.history
+                    else "pass (no chip moves)")
+        elif action == "fold":
+            folded = tree.child(node, "fold")
+            settled = settle(tree.supply, folded.pot, FOLD, folder=Role(me))
+            taken_centre = tree.supply.centre - settled.centre
+            where = ("from the centre" if taken_centre else "from your opponent's pile")
+            text = f"fold (you take {_chips(1)}, {where})"
+        elif action == "call":
+            text = f"call ({put_in(action)}; showdown: {called(action)})"
+        else:
+            level = node.level + 1
+            name = "bet" if action == "bet" else f"raise to {level}"
+            text = f"{name} ({put_in(action)}; if called, {called(action)})"
+        choices.append(text)
+    opening = ("" if node.level else "Your opponent passed. " if node.history else "")
+    if node.level:
+        facing = "a bet" if node.level == 1 else f"a raise to {node.level}"
+        opening = f"You face {facing} ({_chips(here.total)} in the pot). "
+    listed = ", ".join(choices[:-1]) + ", or " + choices[-1]
+    return opening + listed[0].upper() + listed[1:] + "?"
+
+
+def hand_result_text(state: ChipState, leaf: Leaf, outcome: int, me: int) -> str:
+    """Who won the hand and the chips that moved (the loser takes them: chips are
+    penalties), from the settlement of the leaf (`games.bidou.betting.settle`)."""
+    supply = state.supply()
+    settled = settle(supply, leaf.pot, leaf.kind, outcome, leaf.folder)
+    gained = [settled.piles[p] - supply.piles[p] for p in (CAPTAIN, OPPONENT)]
+    if not any(gained):
+        return ("Both passed: no chip moves." if leaf.kind == PASS
+                else "A tie: every chip bet goes back; no chip moves.")
+    loser = CAPTAIN if gained[CAPTAIN] > 0 else OPPONENT
+    winner = OPPONENT if loser == CAPTAIN else CAPTAIN
+    centre = supply.centre - settled.centre
+    pile = supply.piles[winner] - settled.piles[winner]
+    whose = "your pile" if winner == me else "your opponent's pile"
+    moved = f"{_chips(gained[loser])}, {_sources(centre, pile, whose)}"
+    if leaf.kind == FOLD:
+        return (f"You fold and take {moved}: your opponent wins the hand." if loser == me
+                else f"Your opponent folds and takes {moved}: you win the hand.")
+    return (f"You lose the hand: you take {moved}." if loser == me
+            else f"You win the hand: your opponent takes {moved}.")
+
+
+def _chips(n: int) -> str:
+    return f"{n} chip{'s' * (n != 1)}"
 
 
 def review_text(review: play.Review) -> str:
@@ -187,6 +268,7 @@ def play_round(game: RoundGame, rng: np.random.Generator, ask: play.Ask,
             if leaf.kind == "showdown":
                 tell(f"Showdown: captain {rules.format_hand(model.hands[held[0]])}, "
                      f"opponent {rules.format_hand(model.hands[held[1]])}.")
+            tell(hand_result_text(state, leaf, outcome, human))
             for review in reviews:
                 tell("  " + review_text(review))
             total_cost += sum(r.cost for r in reviews)
