@@ -143,9 +143,9 @@ def _random_strategy(model, seed):
     (BidouParams(faces=2, throws=2, max_level=2), "equilibrium"),
     (BidouParams(faces=2, throws=2, max_level=2), "random"),
     # about 10 s (OpenSpiel walks every kept-dice history in Python): the one keep case
-    (BidouParams(faces=2, throws=2, max_level=1, reroll="keep", ranking="french"), "random"),
+    pytest.param(BidouParams(faces=2, throws=2, max_level=1, reroll="keep", ranking="french"),
+                 "random", marks=pytest.mark.slow),
 ], ids=["all-equilibrium", "all-random", "keep-french-random"])
-@pytest.mark.slow
 def test_values_equal_openspiel_action_values(params, which):
     """OpenSpiel's tree walk over the faithful game (every dice history) gives the same
     value of each action at every information state both strategies reach (the

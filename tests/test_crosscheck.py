@@ -35,10 +35,19 @@ VARIANTS = [
     dict(faces=4, throws=1, max_level=2),
     dict(faces=4, throws=1, max_level=1, ranking="french"),
 ]
+SMALLEST = VARIANTS[0]
+KEEP = dict(faces=2, throws=2, max_level=1, reroll="keep", ranking="french")
 
 
-@pytest.mark.parametrize("kwargs", VARIANTS, ids=lambda k: BidouParams(**k).to_game_string())
-@pytest.mark.slow
+def slow_but(cases, quick):
+    """The cases, those not in `quick` marked slow (OpenSpiel's walks of the faithful game
+    take seconds on them): the quick run keeps one or two of each check."""
+    return [case if case in quick else pytest.param(case, marks=pytest.mark.slow)
+            for case in cases]
+
+
+@pytest.mark.parametrize("kwargs", slow_but(VARIANTS, [SMALLEST, VARIANTS[5]]),
+                         ids=lambda k: BidouParams(**k).to_game_string())
 def test_compact_equals_faithful(kwargs):
     params = BidouParams(**kwargs)
     game = load_game(params)
@@ -51,10 +60,7 @@ def test_compact_equals_faithful(kwargs):
     assert os_exploitability.exploitability(game, policy) < 1e-6
 
 
-@pytest.mark.parametrize("kwargs", [dict(faces=2, throws=2, max_level=2),
-                                    dict(faces=2, throws=2, max_level=1, reroll="keep",
-                                         ranking="french")])
-@pytest.mark.slow
+@pytest.mark.parametrize("kwargs", slow_but([VARIANTS[1], KEEP], [VARIANTS[1]]))
 def test_best_response_matches_openspiel_on_a_bad_strategy(kwargs):
     """Our best response and OpenSpiel's agree on a strategy far from equilibrium."""
     params = BidouParams(**kwargs)
@@ -67,10 +73,7 @@ def test_best_response_matches_openspiel_on_a_bad_strategy(kwargs):
     assert ours.nash_conv > 0.1
 
 
-@pytest.mark.parametrize("kwargs", [dict(faces=2, throws=2, max_level=2),
-                                    dict(faces=2, throws=2, max_level=1, reroll="keep",
-                                         ranking="french")])
-@pytest.mark.slow
+@pytest.mark.parametrize("kwargs", slow_but([VARIANTS[1], KEEP], [VARIANTS[1]]))
 def test_faithful_policy_scored_through_the_compact_model(kwargs):
     """A random faithful policy (it conditions on discarded dice, which the compact model
     forgets) keeps its value and NashConv when converted to a compact strategy."""
@@ -93,9 +96,8 @@ def test_faithful_policy_scored_through_the_compact_model(kwargs):
 @pytest.mark.parametrize("kwargs, exact", [
     (dict(faces=2, throws=1, max_level=1), "-3/40"),
     (dict(faces=2, throws=1, max_level=2, ranking="french"), "-17/256"),
-    (dict(faces=3, throws=1, max_level=1), "-2/27"),
+    pytest.param(dict(faces=3, throws=1, max_level=1), "-2/27", marks=pytest.mark.slow),
 ])
-@pytest.mark.slow
 def test_compact_equals_gambit_rational_value(kwargs, exact):
     """pygambit solves the faithful game in exact rationals: the compact LP must match."""
     from fractions import Fraction

@@ -105,7 +105,6 @@ def test_every_state_is_proved(small):
     assert 0.45 < solution.start_value < 0.5
 
 
-@pytest.mark.slow
 def test_simulated_rounds_agree_with_the_values(small):
     solution, _ = small
     policy = SolvedPolicy(solution)
