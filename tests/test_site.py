@@ -49,7 +49,7 @@ class Browser:
              f"--user-data-dir={profile}", "about:blank"],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         port_file = profile / "DevToolsActivePort"
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + 120           # a hang guard: chromium starts in seconds
         while not (port_file.is_file() and len(port_file.read_text().split()) == 2):
             if time.monotonic() > deadline or self.process.poll() is not None:
                 self.close()
@@ -80,7 +80,7 @@ class Browser:
         self.call("Emulation.setDeviceMetricsOverride", width=1240, height=900,
                   deviceScaleFactor=1, mobile=False)
 
-    def _receive(self, timeout: float = 30) -> dict[str, Any]:
+    def _receive(self, timeout: float = 120) -> dict[str, Any]:
         async def read() -> Any:
             return await asyncio.wait_for(self.socket.read_message(), timeout)
 
