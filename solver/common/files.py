@@ -14,6 +14,7 @@ import contextlib
 import errno
 import json
 import os
+import re
 import shutil
 import stat
 import sys
@@ -395,12 +396,41 @@ def read_input_file(path: str | os.PathLike, max_bytes: int = MAX_INPUT_BYTES,
     return data
 
 
+# The deepest nesting of arrays and objects a file may hold: every file the solver writes
+# nests a handful of levels; a hostile one nested thousands deep would end the parser in a
+# RecursionError (a traceback) instead of a one-line refusal.
+MAX_JSON_DEPTH = 64
+_JSON_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"')
+_ONLY_BRACKETS = bytes(range(256)).translate(None, b"[]{}")
+
+
 def strict_json(data: bytes) -> Any:
     """A JSON document read as strictly as a user's file must be: UTF-8, no NaN or
-    Infinity, no key twice in one object (ValueError, UnicodeDecodeError or RecursionError
-    otherwise, for the reader to put in its own one-line message)."""
-    return json.loads(data.decode("utf-8"), parse_constant=_reject_constant,
-                      object_pairs_hook=_unique_keys)
+    Infinity, no key twice in one object, nested at most MAX_JSON_DEPTH deep (ValueError
+    or UnicodeDecodeError otherwise, for the reader to put in its own one-line message)."""
+    text = data.decode("utf-8")
+    check_json_depth(data)
+    try:
+        return json.loads(text, parse_constant=_reject_constant,
+                          object_pairs_hook=_unique_keys)
+    except RecursionError:        # brackets opened and never closed: not JSON, and deep
+        raise ValueError(f"the JSON is nested too deeply (more than {MAX_JSON_DEPTH} levels)") \
+            from None
+
+
+def check_json_depth(data: bytes, limit: int = MAX_JSON_DEPTH) -> None:
+    """ValueError if the JSON text `data` nests arrays and objects more than `limit` deep,
+    found before parsing, in linear time per level: strings are dropped, then the brackets
+    alone are peeled one level a pass. A text that is not JSON is left to the parser."""
+    brackets = _JSON_STRING.sub(b"", data).translate(None, _ONLY_BRACKETS)
+    brackets = brackets.translate(bytes.maketrans(b"{}", b"[]"))
+    for _ in range(limit):
+        peeled = brackets.replace(b"[]", b"")
+        if peeled == brackets:
+            return
+        brackets = peeled
+    if b"[]" in brackets:
+        raise ValueError(f"the JSON is nested too deeply (more than {limit} levels)")
 
 
 def _reject_constant(name: str) -> float:

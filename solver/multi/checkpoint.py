@@ -22,7 +22,7 @@ from typing import Any, Optional
 import numpy as np
 
 from games.bidou_multi.params import MultiParams, ParameterError
-from solver.common.files import read_input_file, write_bytes_atomic
+from solver.common.files import read_input_file, strict_json, write_bytes_atomic
 from solver.multi import cfr
 from solver.multi.cfr import CFRState
 from solver.multi.tree import PublicTree
@@ -31,6 +31,10 @@ SCHEMA = "bidou-multi-checkpoint"
 SCHEMA_VERSION = 1
 # A checkpoint is read whole (its arrays are the state); this only keeps out what is not one.
 MAX_CHECKPOINT_BYTES = 4 * 2**30
+# A saved count beyond these is no run's (a quadrillion iterations, some thirty years): an
+# edited file, whose numbers would overflow the kernels' counters or every rate printed.
+MAX_ITERATIONS = 10**15
+MAX_SECONDS = 1e9
 
 
 def save(path: str | Path, params: MultiParams, method: str, state: CFRState,
@@ -93,13 +97,14 @@ def _check_meta(path: str | Path, meta: dict[str, Any], params: MultiParams,
     if meta.get("method") != method:
         raise ParameterError(f"{path} is a checkpoint of {meta.get('method')}, not {method}")
     iterations, seconds = meta.get("iterations"), meta.get("seconds")
-    if not isinstance(iterations, int) or isinstance(iterations, bool) or iterations < 0:
-        raise ParameterError(f"{path}: its iterations must be a whole number, 0 or more, "
-                             f"not {str(iterations)[:40]!r}")
+    if not isinstance(iterations, int) or isinstance(iterations, bool) \
+            or not 0 <= iterations <= MAX_ITERATIONS:
+        raise ParameterError(f"{path}: its iterations must be a whole number from 0 to "
+                             f"{MAX_ITERATIONS:.0e}, not {str(iterations)[:40]!r}")
     if not isinstance(seconds, (int, float)) or isinstance(seconds, bool) \
-            or not math.isfinite(seconds) or seconds < 0:
-        raise ParameterError(f"{path}: its seconds must be a number, 0 or more, not "
-                             f"{str(seconds)[:40]!r}")
+            or not math.isfinite(seconds) or not 0 <= seconds <= MAX_SECONDS:
+        raise ParameterError(f"{path}: its seconds must be a number from 0 to "
+                             f"{MAX_SECONDS:.0e}, not {str(seconds)[:40]!r}")
 
 
 def _read(path: str | Path
@@ -109,7 +114,7 @@ def _read(path: str | Path
         if not data.startswith(b"PK"):
             raise ValueError("not a NumPy .npz archive")
         with np.load(io.BytesIO(data), allow_pickle=False) as archive:
-            meta = json.loads(archive["meta"].tobytes().decode())
+            meta = strict_json(archive["meta"].tobytes())
             if not isinstance(meta, dict):
                 raise ValueError("its meta is not a JSON object")
             last = archive["last"] if "last" in archive.files else None

@@ -35,6 +35,7 @@ from games.bidou import rules
 from games.bidou_multi.params import MultiParams, ParameterError, TwoLeftParams
 from solver.common.files import strict_json, write_json_atomic
 from solver.common.progress import Step, quiet
+from solver.multi import best_response, cfr
 from solver.multi.solve import DEFAULT_METHOD, pick_engine, solve
 from solver.multi.tree import PublicTree, build_tree
 
@@ -173,7 +174,8 @@ class Situations:
             found = self.cache.load(params, stores, self.settings)
             if found is not None:
                 self.loaded += 1
-                return found
+                return reproved(found, build_tree(params, stores), self.cache.path(
+                    params, stores, self.settings))
         self.progress(f"solving chip situation {'-'.join(map(str, stores))} "
                       f"({len(self.solved)} solved)", 0, 0)
         tree = build_tree(params, stores)
@@ -237,13 +239,44 @@ class SituationCache:
             return _solved_of(doc, params, stores, settings)
         except (ValueError, KeyError, TypeError) as error:
             raise ParameterError(f"{path} is not a solved situation of {stores} under these "
-                                 f"rules and settings ({error})") from None
+                                 f"rules and settings ({_shown(str(error), 300)[1:-1]})") from None
+
+
+def reproved(found: Solved, tree: PublicTree, where: Path) -> Solved:
+    """A situation read from the cache with its certificate measured again: its strategy
+    must cover exactly the decisions of the situation's tree, with the tree's actions, and
+    its epsilon and values are those of the best responses to it now (one pass over the
+    tree, against the solve it spares), never the numbers the file states."""
+    sigma = np.zeros((tree.num_edges, len(tree.hands)))
+    ends = list(tree.edge_starts[1:]) + [tree.num_edges]
+    labels = set()
+    for start, end in zip(tree.edge_starts, ends):
+        label = tree.node_label[int(tree.edge_parent[start])]
+        labels.add(label)
+        entry = found.strategy.by_label.get(label)
+        if entry is None or list(entry[0]) != list(tree.edge_name[start:end]):
+            raise ParameterError(f"{where}: the decision {_shown(label)} is missing or has "
+                                 f"other actions than this situation's")
+        sigma[start:end] = entry[1]
+    extra = set(found.strategy.by_label) - labels
+    if extra:
+        raise ParameterError(f"{where}: the decision {_shown(min(extra))} is not one of this "
+                             f"situation's")
+    gains = best_response.gains(tree, sigma)
+    return dataclasses.replace(found, epsilon=gains.epsilon, values=tuple(gains.values))
+
+
+def _shown(text: str, most: int = 60) -> str:
+    """A string read from a file, quoted with its control characters escaped, cut short."""
+    return ascii(text[:most])
 
 
 def _solved_of(doc: Any, params: MultiParams, stores: Stores, settings: SolveSettings
                ) -> Solved:
     """A cache file's contents, refused (ValueError) unless it is for exactly these rules,
     stores and settings and every decision's probabilities are a distribution."""
+    if not isinstance(doc, dict):
+        raise ValueError("the file is not a JSON object")
     expected = {"schema": CACHE_SCHEMA, "schema_version": CACHE_SCHEMA_VERSION,
                 "rules": params.to_dict(), "stores": list(stores),
                 "solver": settings.to_dict()}
@@ -252,15 +285,32 @@ def _solved_of(doc: Any, params: MultiParams, stores: Stores, settings: SolveSet
             raise ValueError(f"{field} is {doc.get(field)!r}, expected {value!r}")
     hands = len(rules.all_hands(params.faces))
     by_label: dict[str, tuple[list[str], np.ndarray]] = {}
+    if not isinstance(doc.get("strategy"), dict):
+        raise ValueError("its strategy is not an object of decisions")
     for label, entry in doc["strategy"].items():
-        names = [str(a) for a in entry["actions"]]
-        probs = np.array(entry["probabilities"], dtype=float)
+        if not (isinstance(entry, dict) and isinstance(entry.get("actions"), list)
+                and all(isinstance(a, str) for a in entry["actions"])):
+            raise ValueError(f"the decision {_shown(label)} has no list of actions")
+        names = list(entry["actions"])
+        probs = np.array(entry.get("probabilities"))
+        if probs.dtype.kind not in "iuf":        # strings ("1"), booleans, objects
+            raise ValueError(f"the probabilities at {_shown(label)} are not numbers")
+        probs = probs.astype(float)
         if probs.shape != (len(names), hands) or not np.all(np.isfinite(probs)) \
                 or probs.min() < 0 or np.max(np.abs(probs.sum(axis=0) - 1)) > 1e-9:
-            raise ValueError(f"the probabilities at {label!r} are not a distribution")
+            raise ValueError(f"the probabilities at {_shown(label)} are not a distribution")
         by_label[label] = (names, probs)
     epsilon = float(doc["epsilon"])
-    if not math.isfinite(epsilon):
-        raise ValueError("epsilon is not a number")
+    if not math.isfinite(epsilon) or epsilon < 0:
+        raise ValueError("epsilon is not a number, 0 or more")
+    iterations, seconds, method = doc["iterations"], doc["seconds"], doc["method"]
+    if not (isinstance(iterations, int) and not isinstance(iterations, bool)
+            and 0 <= iterations <= 10**15):
+        raise ValueError("iterations is not a whole number of iterations")
+    if not (isinstance(seconds, (int, float)) and not isinstance(seconds, bool)
+            and 0 <= seconds <= 1e9):
+        raise ValueError("seconds is not a time in seconds")
+    if method not in cfr.VARIANTS:
+        raise ValueError(f"method is not one of {', '.join(cfr.VARIANTS)}")
     return Solved(HandStrategy(by_label), epsilon, tuple(float(v) for v in doc["values"]),
-                  int(doc["iterations"]), float(doc["seconds"]), str(doc["method"]))
+                  iterations, float(seconds), method)

@@ -54,20 +54,33 @@ def strategy_of_document(doc: Any, tree: PublicTree) -> np.ndarray:
     the document's rules); ValueError naming the first decision point missing, for other
     actions, or whose probabilities are not a distribution (to the file's 9 decimals)."""
     hands = [rules.format_hand(h) for h in tree.hands]
-    if doc.get("schema") != SCHEMA or doc.get("schema_version") != SCHEMA_VERSION \
-            or doc.get("hands") != hands:
+    if not isinstance(doc, dict) or doc.get("schema") != SCHEMA \
+            or doc.get("schema_version") != SCHEMA_VERSION or doc.get("hands") != hands:
         raise ValueError(f"not a {SCHEMA} version {SCHEMA_VERSION} file of these rules")
-    table = doc["strategy"]
+    table = doc.get("strategy")
+    if not isinstance(table, dict):
+        raise ValueError("its strategy is not an object of decision points")
     sigma = np.zeros((tree.num_edges, len(hands)))
     for start, end in zip(tree.edge_starts, list(tree.edge_starts[1:]) + [tree.num_edges]):
         node = int(tree.edge_parent[start])
         label = f"p{int(tree.node_player[node])} {tree.node_label[node]}"
         entry = table.get(label)
         names = tree.edge_name[start:end]
-        if entry is None or sorted(entry.get(hands[0], {})) != sorted(names):
+        if not isinstance(entry, dict) or not all(
+                isinstance(entry.get(hand), dict) and sorted(entry[hand]) == sorted(names)
+                for hand in hands):
             raise ValueError(f"the decision point {label!r} is missing or has other actions")
         for i, hand in enumerate(hands):
-            sigma[start:end, i] = [float(entry[hand][name]) for name in names]
+            sigma[start:end, i] = [_probability(entry[hand][name], label) for name in names]
         if np.max(np.abs(sigma[start:end].sum(axis=0) - 1)) > 1e-6 or sigma[start:end].min() < 0:
             raise ValueError(f"the probabilities at {label!r} are not a distribution")
     return sigma / np.add.reduceat(sigma, tree.edge_starts, axis=0)[tree.edge_group]
+
+
+def _probability(value: Any, label: str) -> float:
+    """A probability as the file must hold it: a JSON number (not a string such as "1",
+    which float() would take, nor true), from 0 to 1."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
+        raise ValueError(f"a probability at {label!r} is not a number from 0 to 1: "
+                         f"{ascii(value)[:40]}")
+    return float(value)
