@@ -203,3 +203,141 @@ def test_a_deeply_nested_situations_file_is_one_line(tmp_path):
                                        "--max-level", "2", "--lock", "opponent", "--profile",
                                        "never-bluffs", "--at", str(listed)])
     one_error_line(result, "nested too deeply")
+
+
+# --- the saved round -----------------------------------------------------------------------------
+
+ROUND_ARGS = ("round", "--chips", "4", "--faces", "2", "--throws", "2", "--max-level", "2")
+
+
+def _round_rules():
+    from games.bidou.params import BidouParams
+    from games.bidou.round_params import RoundParams
+
+    return RoundParams(chips=4, hand=BidouParams(faces=2, throws=2, max_level=2))
+
+
+@pytest.fixture(scope="module")
+def saved_round(tmp_path_factory) -> tuple[dict, Path]:
+    """The small round saved by `bidou round` in a cache folder: (its environment, the
+    saved round's path)."""
+    from solver.round import store
+
+    folder = tmp_path_factory.mktemp("round-cache")
+    env = {"XDG_CACHE_HOME": str(folder)}
+    result = CliRunner().invoke(main, list(ROUND_ARGS), env=env)
+    assert result.exit_code == 0, result.output
+    return env, store.cache_path(_round_rules(), env)
+
+
+def _forged(path: Path, change) -> None:
+    """Edit a saved round and give it the checksum of its new body, as anyone can."""
+    import hashlib
+
+    document = json.loads(path.read_text())
+    change(document)
+    body = {k: v for k, v in document.items() if k != "checksum"}
+    text = json.dumps(body, sort_keys=True, separators=(",", ":"))
+    document["checksum"] = "sha256:" + hashlib.sha256(text.encode()).hexdigest()
+    path.write_text(json.dumps(document))
+
+
+def _state(document: dict, label: str = "0,2,2") -> dict:
+    return next(s for s in document["report"]["states"]
+                if f"{s['centre']},{s['captain']},{s['opponent']}" == label)
+
+
+def _advice(document: dict) -> dict:
+    return next(a for a in document["advice"].values() if not a.get("open_throw")
+                and a["changes"])
+
+
+@pytest.mark.parametrize("change,words", [
+    (lambda d: _state(d).update(value=1.7), "value is 1.7, not a probability"),
+    (lambda d: _state(d).update(lower="1.5", upper="abc"), "upper is not a decimal number"),
+    (lambda d: _state(d).update(value=0.2, lower="0.5"), "lower <= value <= upper"),
+    (lambda d: _state(d).update(exploitability=-3.0), "exploitability is -3.0, below 0"),
+    (lambda d: _state(d).update(p_end=42.0), "p_end is 42.0, not a probability"),
+    (lambda d: _state(d).update(captain=True), "captain is not a whole number"),
+    (lambda d: _advice(d).update(concedes="lots"), "concedes is not a number: 'lots'"),
+    (lambda d: _advice(d)["changes"][0].update(where="\x1b]0;owned\x07here"),
+     "holds a control character: '\\x1b]0;owned\\x07here'"),
+    (lambda d: _advice(d)["changes"][0].update(here="call\nvalue:          0.99"),
+     "holds a control character"),
+    (lambda d: _advice(d).update(changes="none"), "changes is not a list"),
+    (lambda d: d["report"].update(start_value=1.2), "start_value is 1.2, not a probability"),
+])
+def test_a_forged_saved_round_is_refused_whatever_its_checksum(saved_round, tmp_path, change,
+                                                               words):
+    """The checksum is recomputed after the edit, as anyone could: the file is still refused,
+    in one line, by the check of its numbers and words."""
+    from solver.round import store
+
+    path = tmp_path / store.FILE_NAME
+    path.write_bytes(saved_round[1].read_bytes())
+    _forged(path, change)
+    with pytest.raises(store.SavedRoundError) as raised:
+        store.load(path, _round_rules())
+    message = str(raised.value)
+    assert words in message and "malformed" in message, message
+    assert "\n" not in message and "\x1b" not in message and "\x07" not in message
+
+
+def test_a_forged_saved_round_is_never_printed(saved_round, tmp_path):
+    """`round --state` names the forged file (one note line, escapes shown escaped), solves
+    again and prints the numbers proved now: no forged value, no escape sequence."""
+    import shutil
+
+    env, path = saved_round
+    cache = tmp_path / "cache"
+    shutil.copytree(Path(env["XDG_CACHE_HOME"]), cache)
+    forged = cache / path.relative_to(env["XDG_CACHE_HOME"])
+    honest = _state(json.loads(path.read_text()))
+    _forged(forged, lambda d: _advice(d).update(concedes="lots"))
+    result = CliRunner().invoke(main, [*ROUND_ARGS, "--state", "0,2,2"],
+                                                env={"XDG_CACHE_HOME": str(cache)})
+    assert result.exit_code == 0, result.output
+    assert "Traceback" not in result.output
+    notes = [line for line in result.stderr.splitlines() if line.startswith("bidou: note:")]
+    assert len(notes) == 1 and "concedes is not a number: 'lots'" in notes[0], result.stderr
+    assert f"value:          {honest['value']:.12f}" in result.stdout
+    _forged(forged, lambda d: _advice(d)["changes"][0].update(where="\x1b]0;owned\x07"))
+    result = CliRunner().invoke(main, [*ROUND_ARGS, "--state", "0,2,2"],
+                                                env={"XDG_CACHE_HOME": str(cache)})
+    assert result.exit_code == 0 and "\x1b" not in result.output
+    assert "\\x1b]0;owned\\x07" in result.stderr
+
+
+def test_a_saved_state_says_it_was_proved_when_saved_and_verify_proves_it_again(saved_round,
+                                                                                tmp_path):
+    """An answer read from a file says so; --verify solves and proves the round again and
+    names a saved round whose interval the proof now refutes (consistent numbers, recomputed
+    checksum: nothing but a proof can tell)."""
+    import shutil
+
+    env, path = saved_round
+    cache = tmp_path / "cache"
+    shutil.copytree(Path(env["XDG_CACHE_HOME"]), cache)
+    forged = cache / path.relative_to(env["XDG_CACHE_HOME"])
+    honest = _state(json.loads(path.read_text()))
+    lie = min(honest["value"] + 0.25, 0.999) if honest["value"] < 0.5 else honest["value"] - 0.25
+
+    def shift(document: dict) -> None:
+        _state(document).update(value=lie, lower=f"{lie - 1e-9:.12f}", upper=f"{lie + 1e-9:.12f}")
+    _forged(forged, shift)
+    args = [*ROUND_ARGS, "--state", "0,2,2"]
+    trusted = CliRunner().invoke(main, args, env={"XDG_CACHE_HOME": str(cache)})
+    assert trusted.exit_code == 0, trusted.output
+    assert f"read from {forged}, proved when saved (--verify proves it again)" in trusted.output
+    checked = CliRunner().invoke(main, [*args, "--verify"],
+                                                 env={"XDG_CACHE_HOME": str(cache)})
+    assert checked.exit_code == 0, checked.output
+    assert f"value:          {honest['value']:.12f}" in checked.stdout
+    assert f"solved and proved now (--verify); {forged} disagrees" in checked.stdout
+    notes = [line for line in checked.stderr.splitlines() if line.startswith("bidou: note:")]
+    assert len(notes) == 1 and "refutes" in notes[0], checked.stderr
+    again = CliRunner().invoke(main, [*args, "--verify"],
+                                               env={"XDG_CACHE_HOME": str(cache)})
+    assert f"{forged} agrees" in again.stdout and "note" not in again.stderr
+    bad = CliRunner().invoke(main, [*ROUND_ARGS, "--verify"], env={"XDG_CACHE_HOME": str(cache)})
+    one_error_line(bad, "--verify goes with --state")

@@ -260,7 +260,8 @@ def test_a_published_round_is_read_first(tmp_path, monkeypatch):
                  "--state", "0,2,2", "--json")
     assert result.exit_code == 0, result.output
     shown = json.loads(result.output)
-    assert shown["source"] == f"read from {tmp_path / 'round-small' / store.FILE_NAME}"
+    assert shown["source"] == (f"read from {tmp_path / 'round-small' / store.FILE_NAME}, "
+                               f"proved when saved (--verify proves it again)")
     assert shown["strategy"]["throw"]
 
 

@@ -12,11 +12,15 @@ outputs`); any other rule set in the user's cache folder (`$XDG_CACHE_HOME/bidou
 else `~/.cache/bidou-solver`), named by a hash of the rules.
 
 Nothing read is trusted: a file that is not this schema or version, was solved for other
-rules, fails its checksum (corrupt or hand-edited) or is malformed is refused with one
-line (`SavedRoundError`), and the caller solves again. The checksum only says the file is
-the one a solve wrote; the numbers in it were proved when it was written (the round's
-certificate), and `bidou round --state ... --charts` re-measures the state's strategy
-against the file's values before drawing it.
+rules, fails its checksum or is malformed is refused with one line (`SavedRoundError`),
+and the caller solves again. The checksum is a plain SHA-256 of the body: it catches
+corruption (a torn or bit-flipped file), not an edit, since anyone can recompute it. So
+every number and word is checked as well (solver/round/saved_checks.py: probabilities in
+[0, 1], lower <= value <= upper, exploitabilities >= 0, advice in the solver's shape,
+no control characters). The numbers were proved when the file was written (the round's
+certificate); an answer read from it says so, `bidou round --state ... --verify` proves
+the state again, and `--charts` re-measures the state's strategy against the file's
+values before drawing it.
 
 This module imports no solver (no scipy, no networkx, no numpy): a query reads JSON only.
 """
@@ -32,6 +36,13 @@ from typing import Any, Mapping
 
 from games.bidou.round_params import RoundParams
 from solver.common.files import read_input_file, strict_json
+from solver.round.saved_checks import (
+    SavedCheckError,
+    check_advice,
+    check_entry,
+    check_report,
+    escaped,
+)
 
 SCHEMA = "bidou-solved-round"
 SCHEMA_VERSION = 1
@@ -190,26 +201,20 @@ def load(path: str | os.PathLike, params: RoundParams) -> SavedRound:
             and report.get("rules") == params.to_dict()
             and isinstance(report.get("states"), list)):
         raise SavedRoundError(f"{where} is malformed (report, advice or strategies missing)")
-    for entry in report["states"]:
-        _check_entry(entry, where)
+    try:                      # the checksum is for corruption: anyone can recompute it
+        check_report(report)
+        for entry in report["states"]:
+            check_entry(entry)
+        check_advice(advice)
+    except SavedCheckError as error:
+        raise SavedRoundError(f"{where} is malformed ({error})") from None
     return SavedRound(params, report, advice, Path(path), strategies["sha256"])
-
-
-def _check_entry(entry: Any, where: str) -> None:
-    numbers = ("value", "width", "exploitability", "p_end")
-    if not (isinstance(entry, dict)
-            and all(isinstance(entry.get(k), int) and not isinstance(entry.get(k), bool)
-                    for k in ("centre", "captain", "opponent"))
-            and isinstance(entry.get("open_throw"), bool)
-            and all(isinstance(entry.get(k), (int, float)) for k in numbers)
-            and all(isinstance(entry.get(k), str) for k in ("lower", "upper"))):
-        raise SavedRoundError(f"{where} is malformed (a state entry lacks its numbers)")
 
 
 def _rules_text(rules: Any) -> str:
     if not isinstance(rules, dict):
         return "none given"
-    return ", ".join(f"{k} {v}" for k, v in rules.items())[:200]
+    return escaped(", ".join(f"{k} {v}" for k, v in rules.items())[:200])
 
 
 def intact(document: Mapping[str, Any]) -> bool:

@@ -156,6 +156,10 @@ def _write_saved_charts(saved: Any, entry: dict[str, Any], label: str, out: str,
 @click.option("--fresh", is_flag=True,
               help="With --state, --open-throw or --cheatsheet: solve the round again even "
                    "if it was saved.")
+@click.option("--verify", is_flag=True,
+              help="With --state: prove the state again now (the round is solved again) "
+                   "instead of relying on the saved round's proof, made when it was saved; "
+                   "a saved round that disagrees is named.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 @click.option("--charts", is_flag=True,
               help="--out is a folder: write round.json and the win-probability chart "
@@ -171,7 +175,8 @@ def _write_saved_charts(saved: Any, entry: dict[str, Any], label: str, out: str,
                    "Faster.")
 def round_command(params: BidouParams, chips: int, state_text: str | None, open_throw: bool,
                   cheatsheet: bool, base_text: str | None, seconds: float, fresh: bool,
-                  as_json: bool, charts: bool, out: str | None, plain: bool) -> None:
+                  verify: bool, as_json: bool, charts: bool, out: str | None,
+                  plain: bool) -> None:
     """Solve a whole round (every chip state), each number proved in exact arithmetic, and
     keep it (the user's cache folder, $XDG_CACHE_HOME/bidou-solver or
     ~/.cache/bidou-solver; the published rounds are in outputs/round*/): a later --state
@@ -194,6 +199,8 @@ def round_command(params: BidouParams, chips: int, state_text: str | None, open_
     wanted = parse_state(state_text, chips) if state_text is not None else None
     if charts and out is None:
         raise ParameterError("--charts needs --out FOLDER")
+    if verify and wanted is None:
+        raise ParameterError("--verify goes with --state")
     if open_throw and (wanted is not None or charts or out is not None):
         raise ParameterError("--open-throw takes neither --state, --charts nor --out")
     if open_throw and plain:
@@ -218,7 +225,10 @@ def round_command(params: BidouParams, chips: int, state_text: str | None, open_
                                               PLAIN if plain else REFINED)
         if saved is None:
             check_state(rules, wanted, state_text)
-        _state_command(rules, saved, wanted, state_text, as_json, charts, out, plain)
+        source = None
+        if verify:
+            saved, source = _verified(rules, saved, wanted, plain)
+        _state_command(rules, saved, wanted, state_text, as_json, charts, out, plain, source)
     else:
         _round_command(rules, as_json, charts, out, plain)
 
@@ -302,13 +312,38 @@ def _cheatsheet_command(rules: Any, sheet_text: str | None, seconds: float, fres
                          + [f"wrote:          {os.path.join(out, name)}" for name in FILES]))
 
 
+def _verified(rules: Any, saved: Any, wanted: tuple[int, int, int], plain: bool
+              ) -> tuple[Any, str]:
+    """--verify: the round solved and proved now, to answer from, and where the answer
+    comes from; a saved round whose proved interval of the state misses the one proved
+    now is named on stderr."""
+    from solver.app.progress import Progress
+
+    with Progress() as progress:
+        _, now = solve_and_save(rules, progress, plain)
+    old = saved.entry(*wanted) if saved is not None else None
+    new = now.entry(*wanted)
+    source = "solved and proved now (--verify)"
+    if old is None or new is None:
+        return now, source
+    if float(old["upper"]) < float(new["lower"]) or float(new["upper"]) < float(old["lower"]):
+        click.echo(f"bidou: note: {saved.path} holds {old['lower']} <= value <= "
+                   f"{old['upper']}, which the proof now ({new['lower']} <= value <= "
+                   f"{new['upper']}) refutes: it is not what was proved", err=True)
+        return now, f"{source}; {saved.path} disagrees"
+    return now, f"{source}; {saved.path} agrees"
+
+
 def _state_command(rules: Any, saved: Any, wanted: tuple[int, int, int], state_text: str,
-                   as_json: bool, charts: bool, out: str | None, plain: bool) -> None:
-    """One state, from the saved round (`saved`) or from a solve saved now."""
+                   as_json: bool, charts: bool, out: str | None, plain: bool,
+                   source: str | None = None) -> None:
+    """One state, from the saved round (`saved`) or from a solve saved now; `source`
+    says where `saved` comes from, if not from its file."""
     from solver.app.progress import Progress
     from solver.common.files import write_json_atomic
 
-    source = f"read from {saved.path}" if saved is not None else None
+    if source is None and saved is not None:
+        source = f"read from {saved.path}, proved when saved (--verify proves it again)"
     if saved is None:
         with Progress() as progress:
             _, saved = solve_and_save(rules, progress, plain)
