@@ -194,6 +194,20 @@ def test_a_hostile_checkpoint_meta_is_one_line(checkpoint_arrays, tmp_path, fiel
                                              "--resume", str(path)]), words)
 
 
+@pytest.mark.parametrize("field", ["game", "method"])
+def test_a_checkpoints_words_reach_the_terminal_escaped(checkpoint_arrays, tmp_path, field):
+    meta = json.loads(checkpoint_arrays["meta"].tobytes().decode())
+    meta.update({field: "\x1b]0;owned\x07", "rules": {**meta["rules"], "chips": 3}}
+                if field == "game" else {field: "\x1b]0;owned\x07"})
+    path = tmp_path / "edited.npz"
+    np.savez(path, **{**checkpoint_arrays,
+                      "meta": np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8)})
+    result = CliRunner().invoke(main, ["multi", "--chips", "2", "--iterations", "40",
+                                       "--resume", str(path)])
+    one_error_line(result, "is a checkpoint of '\\x1b]0;owned\\x07'")
+    assert "\x1b" not in result.output
+
+
 # --- exploit --at ------------------------------------------------------------------------------
 
 def test_a_deeply_nested_situations_file_is_one_line(tmp_path):

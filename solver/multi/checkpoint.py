@@ -92,10 +92,11 @@ def _check_meta(path: str | Path, meta: dict[str, Any], params: MultiParams,
     if meta.get("schema") != SCHEMA or meta.get("schema_version") != SCHEMA_VERSION:
         raise ParameterError(f"{path} is not a {SCHEMA} file of version {SCHEMA_VERSION}")
     if meta.get("rules") != params.to_dict():
-        raise ParameterError(f"{path} is a checkpoint of {meta.get('game')}, not of "
+        raise ParameterError(f"{path} is a checkpoint of {ascii(meta.get('game'))[:80]}, not of "
                              f"{params.to_game_string()}")
     if meta.get("method") != method:
-        raise ParameterError(f"{path} is a checkpoint of {meta.get('method')}, not {method}")
+        raise ParameterError(f"{path} is a checkpoint of {ascii(meta.get('method'))[:40]}, not "
+                             f"{method}")
     iterations, seconds = meta.get("iterations"), meta.get("seconds")
     if not isinstance(iterations, int) or isinstance(iterations, bool) \
             or not 0 <= iterations <= MAX_ITERATIONS:
