@@ -205,7 +205,8 @@ class Situations:
 class SituationCache:
     """Solved situations kept as JSON files in `directory`, one a situation, named by a
     digest of the game's rules and the solve settings and by the stores; a file is read
-    back only for exactly those rules, settings and stores, its probabilities checked."""
+    back only for exactly those rules, settings and stores, its probabilities checked (and
+    its certificate measured again by `Situations`: `reproved`)."""
 
     def __init__(self, directory: Path):
         self.directory = Path(directory)
