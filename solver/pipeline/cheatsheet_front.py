@@ -19,7 +19,7 @@ from __future__ import annotations
 import dataclasses
 import time
 from pathlib import Path
-from typing import Sequence
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -261,7 +261,7 @@ def add_bounds(folder: Path, name: str, all_scopes_max: int, seconds: float = 12
         result = document["result"]
         rules = [rulebook.Rule.from_dict(d) for d in result["rule_list"]]
         book = cheatsheet_bound.book_bound(model, rules, seconds, integer=False)
-        entry = {"scopes": _bound_entry(book, result["exploitability"]),
+        entry: dict[str, Any] = {"scopes": _bound_entry(book, result["exploitability"]),
                  "class": "book: every book with these rules' scopes (any cuts, any "
                           "keep rules)",
                  "method": "solver/cheatsheet/bound.py: the first throws and "
