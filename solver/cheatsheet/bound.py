@@ -54,6 +54,7 @@ from solver.cheatsheet.program import (
 )
 from solver.cheatsheet.rulebook import Atom, Rule
 from solver.hand.lp import sequence_form as sequence_lp
+from solver.hand.lp.highs import run
 from solver.hand.model import HandModel
 
 Group = tuple[int, ...]          # indices into `first_throws(model)`
@@ -166,7 +167,7 @@ def bound(model: HandModel, groups: Sequence[Group], time_limit: float = 60.0,
     begin = time.perf_counter()
     program = _Relaxation(model, groups, integer, ties)
     h = load_program(program, time_limit, threads, presolve=False)    # type: ignore[arg-type]
-    h.run()
+    run(h, highspy)
     info, status = h.getInfo(), h.getModelStatus()
     optimal = status == highspy.HighsModelStatus.kOptimal
     found = info.primal_solution_status == 2

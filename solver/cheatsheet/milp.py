@@ -46,6 +46,7 @@ from solver.cheatsheet.program import (
 from solver.cheatsheet.rulebook import Rule
 from solver.cheatsheet.search import FrontPoint
 from solver.common.progress import Step, quiet
+from solver.hand.lp.highs import run
 from solver.hand.model import HandModel
 from solver.hand.strategy import Strategy
 
@@ -79,7 +80,7 @@ def _run(h, given: dict[int, float] | None) -> tuple[np.ndarray | None, str, flo
     if given:
         keys = np.fromiter(given.keys(), dtype=np.int32)
         h.setSolution(len(keys), keys, np.fromiter(given.values(), dtype=float))
-    h.run()
+    run(h, highspy)
     info, status = h.getInfo(), h.getModelStatus()
     found = info.primal_solution_status == 2                # kSolutionStatusFeasible
     x = np.asarray(h.getSolution().col_value) if found else None

@@ -53,10 +53,10 @@ from fractions import Fraction
 import numpy as np
 import pyspiel
 import scipy.sparse as sp
-from scipy.optimize import linprog
 
 from solver.common import rounding
 from solver.common.errors import SolverError
+from solver.hand.lp.highs import linprog
 
 __all__ = [
     "LPRun",

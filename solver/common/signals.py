@@ -7,7 +7,10 @@ would kill the process on the spot, leaving them behind; `signals_unwind` makes 
 `Terminated` instead, so it unwinds the same way, and keeps both out of gc callbacks and
 finalizers, which would drop them. What must not be cut short while it starts (the
 sweep's Dask cluster) is started with Ctrl-C and SIGTERM held (`started_whole`), and the
-processes it starts never see Ctrl-C.
+processes it starts never see Ctrl-C. A long call into C that lets go of the interpreter
+(HiGHS's LPs) runs in a thread of its own while the main thread waits in short slices
+(`interruptible`): Python runs a signal's handler only between the bytecodes of the main
+thread, so a Ctrl-C once waited for the whole LP.
 """
 
 from __future__ import annotations
@@ -241,3 +244,50 @@ def started_whole(start: Callable[[], T],
             if on_interrupt is not None:
                 on_interrupt()
             raise
+
+
+R = TypeVar("R")
+
+# The longest a signal waits for the main thread while `interruptible` runs its call: a
+# slice of the wait (the wait itself is cut short by a signal on POSIX; the slice bounds it
+# where it is not).
+WAIT_SLICE = 0.1
+# The longest the main thread waits, after a signal, for the call it asked to stop.
+STOP_GRACE = 2.0
+
+
+def interruptible(call: Callable[[], R], stop: Callable[[], None] | None = None) -> R:
+    """`call()`, run so that Ctrl-C and SIGTERM end it within a moment: in a thread of its
+    own (the call must let go of the interpreter's lock, as HiGHS's `run` does), while the
+    main thread waits in slices, where Python runs the signals' handlers. When one raises
+    (KeyboardInterrupt, `Terminated`), `stop()` asks the call to end (HiGHS's interrupt
+    callback: `solver.hand.lp.highs`), the thread is given `STOP_GRACE` seconds to end and
+    the exception goes on; the call's result is dropped. Outside the main thread, where no
+    signal is handled: `call()` as it is. What the call raises is raised here."""
+    if threading.current_thread() is not threading.main_thread():
+        return call()
+    outcome: dict[str, Any] = {}
+    done = threading.Event()
+
+    def work() -> None:
+        try:
+            outcome["result"] = call()
+        except BaseException as error:          # handed to the main thread
+            outcome["error"] = error
+        finally:
+            done.set()
+
+    thread = threading.Thread(target=work, name="bidou-interruptible", daemon=True)
+    try:
+        thread.start()
+        while not done.wait(WAIT_SLICE):
+            pass
+    except BaseException:
+        if stop is not None:
+            stop()
+        done.wait(STOP_GRACE)
+        raise
+    thread.join()                           # ended: the count of threads is one again
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["result"]

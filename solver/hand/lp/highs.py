@@ -2,14 +2,91 @@
 cannot do: start from a basis and return one (the warm and perturbed LPs), take a model as
 arrays without scipy's checks (the restricted tree's many small LPs), and solve the cheat
 sheet's MILP with a time limit and threads. scipy's `milp` reuses `linprog`'s HiGHS wrapper in
-the same way."""
+the same way.
+
+Every long run goes through `run` (highspy) or `linprog` (scipy's): HiGHS runs in a thread
+of its own while the main thread waits where Python handles signals
+(`solver.common.signals.interruptible`), and HiGHS's interrupt callbacks end the run once a
+Ctrl-C or SIGTERM came, so a command ends within a moment of one (it waited for the whole
+LP, the longest step of `bidou solve --reroll keep`). The callbacks only read a flag: the LP
+takes the same path and gives the same numbers."""
 
 from __future__ import annotations
 
-from typing import Any
+import contextlib
+import threading
+import types
+from typing import Any, Iterator
 
 import numpy as np
 import scipy.sparse as sp
+
+from solver.common.signals import interruptible
+
+# HiGHS's callbacks that may end a run: the simplex's, the interior point's, the MILP's.
+INTERRUPTS = ("kCallbackSimplexInterrupt", "kCallbackIpmInterrupt", "kCallbackMipInterrupt")
+
+
+def stop_when(h: Any, binding: Any, stop: threading.Event) -> None:
+    """HiGHS's interrupt callbacks on `h` (an instance of `binding`'s `_Highs`: highspy's
+    or the one scipy bundles): its run ends at the next check after `stop` is set."""
+    def interrupt(kind: int, message: str, data_out: Any, data_in: Any,
+                  user_data: Any) -> None:
+        if stop.is_set():
+            data_in.user_interrupt = True
+
+    h.setCallback(interrupt, None)
+    for name in INTERRUPTS:
+        h.startCallback(getattr(binding.cb.HighsCallbackType, name))
+
+
+def run(h: Any, highspy: Any) -> Any:
+    """`h.run()`, ended within a moment by Ctrl-C or SIGTERM (which then go on)."""
+    stop = threading.Event()
+    stop_when(h, highspy, stop)
+    return interruptible(h.run, stop.set)
+
+
+def linprog(*args: Any, **kwargs: Any) -> Any:
+    """`scipy.optimize.linprog(*args, **kwargs)`, ended within a moment by Ctrl-C or
+    SIGTERM like `run`: the HiGHS scipy makes for it gets the interrupt callbacks while it
+    runs (`_stoppable_scipy`)."""
+    import scipy.optimize
+
+    stop = threading.Event()
+    with _stoppable_scipy(stop):
+        return interruptible(lambda: scipy.optimize.linprog(*args, **kwargs), stop.set)
+
+
+@contextlib.contextmanager
+def _stoppable_scipy(stop: threading.Event) -> Iterator[None]:
+    """While the block runs, scipy's HiGHS wrapper (`scipy.optimize._highspy.
+    _highs_wrapper`, which makes one `_Highs` per call from its module `_h`) makes them
+    with the interrupt callbacks on. With another layout of scipy's internals, nothing
+    changes: the LP still runs apart from the main thread, which still ends at once, and
+    the LP's thread ends with the process."""
+    try:
+        import scipy.optimize._highspy._highs_wrapper as wrapper
+        core = wrapper._h
+        base = core._Highs
+        core.cb.HighsCallbackType  # noqa: B018  (the callbacks' names, or no layout we know)
+    except (ImportError, AttributeError):
+        yield
+        return
+
+    class Stoppable(base):                  # type: ignore[misc, valid-type]
+        def __init__(self) -> None:
+            super().__init__()
+            stop_when(self, core, stop)
+
+    module = types.ModuleType(core.__name__)
+    module.__dict__.update(vars(core))
+    module._Highs = Stoppable               # type: ignore[attr-defined]
+    wrapper._h = module
+    try:
+        yield
+    finally:
+        wrapper._h = core
 
 
 def quiet_highs(highspy: Any, **options: Any) -> Any:

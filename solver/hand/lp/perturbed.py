@@ -33,7 +33,7 @@ import scipy.sparse as sp
 
 from games.bidou.betting import CAPTAIN, OPPONENT
 from solver.common.errors import SolverError
-from solver.hand.lp.highs import quiet_highs, simplex_options
+from solver.hand.lp.highs import linprog, quiet_highs, run, simplex_options
 from solver.hand.lp.sequence_form import (
     PlayerSpace,
     SequenceFormLP,
@@ -215,10 +215,8 @@ Solved = tuple[np.ndarray, np.ndarray, float, int]
 
 def _linprog(c: np.ndarray, A_ub: sp.spmatrix, A_eq: sp.spmatrix, b_eq: np.ndarray,
              bounds: np.ndarray, method: str, tolerance: float) -> Solved:
-    """LINPROG: scipy's linprog."""
-    import scipy.optimize  # half a second to import, which FAST does without
-
-    res = scipy.optimize.linprog(
+    """LINPROG: scipy's linprog (half a second to import, which FAST does without)."""
+    res = linprog(
         c, A_ub=A_ub, b_ub=np.zeros(A_ub.shape[0]), A_eq=A_eq, b_eq=b_eq, bounds=bounds,
         method=method, options={"primal_feasibility_tolerance": tolerance,
                                 "dual_feasibility_tolerance": tolerance})
@@ -240,7 +238,7 @@ def _fast(c: np.ndarray, A_ub: sp.spmatrix, A_eq: sp.spmatrix, b_eq: np.ndarray,
     h.setOptionValue("simplex_scale_strategy", 0)
     h.setOptionValue("simplex_dual_edge_weight_strategy", 0)
     h.passModel(highs_lp(highspy, c, A_ub, A_eq, b_eq, bounds))
-    h.run()
+    run(h, highspy)
     if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
         raise SolverError(f"HiGHS did not reach an optimum of the perturbed LP (fast): "
                           f"{h.modelStatusToString(h.getModelStatus())}")

@@ -23,7 +23,7 @@ import scipy.sparse as sp
 
 from games.bidou.betting import CAPTAIN, OPPONENT, BettingTree
 from solver.common.errors import SolverError
-from solver.hand.lp.highs import as_highs_lp, quiet_highs, simplex_options
+from solver.hand.lp.highs import as_highs_lp, linprog, quiet_highs, run, simplex_options
 from solver.hand.model import HandModel
 from solver.hand.strategy import Strategy
 
@@ -401,14 +401,11 @@ def solve_lp(model: HandModel, method: str | None = None,
     history), hand), to the given probabilities (`_pin_behaviour`): the value of the game
     where he plays so there and as well as he can elsewhere (`bidou exploit --at`).
     """
-    import scipy.optimize  # half a second to import: the warm LPs (highspy) need none
-
     start = time.perf_counter()
     method = method or default_method(model)
     built = BuiltLP(model, maximizer, fixed_throw, fixed_behaviour)
-    res = scipy.optimize.linprog(built.c, A_ub=built.A_ub, b_ub=np.zeros(built.A_ub.shape[0]),
-                                 A_eq=built.A_eq, b_eq=built.b_eq, bounds=built.bounds,
-                                 method=method)
+    res = linprog(built.c, A_ub=built.A_ub, b_ub=np.zeros(built.A_ub.shape[0]),
+                  A_eq=built.A_eq, b_eq=built.b_eq, bounds=built.bounds, method=method)
     if res.status != 0:
         raise SolverError(f"HiGHS did not reach an optimum: {res.message}")
     return built.solution(res.x, -res.ineqlin.marginals, res.lower.marginals, -res.fun,
@@ -463,7 +460,7 @@ def solve_lp_from(model: HandModel, start: Basis | None, maximizer: int = CAPTAI
         h.passModel(lp)
         if basis is not None:
             h.setBasis(_to_highs(highspy, basis))
-        h.run()
+        run(h, highspy)
         if h.getModelStatus() == highspy.HighsModelStatus.kOptimal and h.getBasis().valid:
             break
     else:
