@@ -5,7 +5,6 @@ the user's cache), or the round solved, proved and saved now."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -45,6 +44,11 @@ def check_state(rules: Any, wanted: tuple[int, int, int], state_text: str) -> No
         raise ParameterError(f"--state {state_text} cannot arise in a round with these rules")
 
 
+# The most a published round.json or cheat sheet strategy is read for its rules (both are
+# a few hundred kB at most).
+SMALL_FILE_BYTES = 16 * 2**20
+
+
 def outputs_root() -> Path:
     """The source checkout's outputs/ folder (an installed copy has none: no such path)."""
     return Path(__file__).resolve().parents[2] / "outputs"
@@ -58,13 +62,22 @@ def _published_candidates(rules: Any) -> list[Path]:
     outputs = outputs_root()
     found = []
     for folder in sorted(outputs.glob("round*")) if outputs.is_dir() else []:
-        try:
-            rules_there = json.loads((folder / "round.json").read_text()).get("rules")
-        except (OSError, ValueError, AttributeError):
-            continue
-        if rules_there == rules.to_dict() and (folder / FILE_NAME).is_file():
+        if _rules_in(folder / "round.json") == rules.to_dict() \
+                and (folder / FILE_NAME).is_file():
             found.append(folder / FILE_NAME)
     return found
+
+
+def _rules_in(path: Path) -> Any:
+    """The "rules" of a small published JSON file, or None if it cannot be read: read by
+    the bounded reader, so that a FIFO or a device there is passed over, never opened to
+    block or read without end."""
+    from solver.common.files import read_input_file, strict_json
+
+    try:
+        return strict_json(read_input_file(path, SMALL_FILE_BYTES)).get("rules")
+    except (OSError, ValueError, AttributeError):
+        return None
 
 
 def published_hand_sheet(hand: Any) -> Path | None:
@@ -72,10 +85,7 @@ def published_hand_sheet(hand: Any) -> Path | None:
     rules, or None."""
     outputs = outputs_root()
     for folder in sorted(outputs.iterdir()) if outputs.is_dir() else []:
-        try:
-            found = json.loads((folder / "cheatsheet_strategy.json").read_text()).get("rules")
-        except (OSError, ValueError, AttributeError):
-            continue
+        found = _rules_in(folder / "cheatsheet_strategy.json")
         if found == hand.to_dict() and (folder / "cheatsheet.md").is_file():
             return folder / "cheatsheet.md"
     return None
@@ -88,9 +98,19 @@ def read_saved(rules: Any, strategies: bool, equilibrium: str | None = None) -> 
     With `strategies` its stage strategies are read (and checked) too."""
     import dataclasses
 
-    from solver.round.store import SavedRoundError, cache_path, equilibrium_of, load
+    from solver.round.store import (
+        NoCacheFolder,
+        SavedRoundError,
+        checked_cache_path,
+        equilibrium_of,
+        load,
+    )
 
-    for path in [*_published_candidates(rules), cache_path(rules)]:
+    try:
+        cached = [checked_cache_path(rules)]           # DestinationError: unsafe, one line
+    except NoCacheFolder:
+        cached = []
+    for path in [*_published_candidates(rules), *cached]:
         try:
             saved = load(path, rules)
             if equilibrium is not None and equilibrium_of(saved.report) != equilibrium:
@@ -118,21 +138,35 @@ def solve_and_save(rules: Any, progress: Any, plain: bool = False) -> tuple[Any,
     the stage games keep the LPs' vertices (not refined)."""
     from solver.common.files import DestinationError
     from solver.pipeline.round import prove_round, saved_round
-    from solver.round.store import cache_path, in_memory, load, save
+    from solver.round.store import (
+        FILE_NAME,
+        NoCacheFolder,
+        SavedRoundError,
+        checked_cache_path,
+        in_memory,
+        load,
+        save,
+    )
 
+    try:                     # before the work: an unsafe cache is refused (DestinationError)
+        path: Path | None = checked_cache_path(rules)
+    except NoCacheFolder as error:
+        click.echo(f"bidou: note: {error}; the solved round is not kept", err=True)
+        path = None
     proved = prove_round(rules, progress=progress, refined=not plain)
-    path = cache_path(rules)
     try:
-        files = saved_round(proved, path, progress=progress)
+        files = saved_round(proved, path or Path(FILE_NAME), progress=progress)
     except SolverError as error:          # the hand's equilibrium, for the advice
         click.echo(f"bidou: note: the solved round was not saved: {error}", err=True)
         return proved, _unsaved(rules, proved)
+    if path is None:
+        return proved, in_memory(rules, files)
     try:
         save(files)
-    except (DestinationError, OSError) as error:
+        return proved, load(path, rules)
+    except (DestinationError, OSError, SavedRoundError) as error:
         click.echo(f"bidou: note: the solved round was not saved: {error}", err=True)
         return proved, in_memory(rules, files)
-    return proved, load(path, rules)
 
 
 def _unsaved(rules: Any, proved: Any) -> Any:

@@ -20,7 +20,7 @@ import stat
 import sys
 import tempfile
 from pathlib import Path
-from typing import Any, Iterator, Mapping, Sequence
+from typing import Any, BinaryIO, Iterator, Mapping, Sequence
 
 TEMP_PREFIX = ".tmp-"
 # Paths here are streams or kernel files (/dev/stdout, /proc/self/fd/1): written in place,
@@ -103,10 +103,11 @@ def _destination(name: str) -> tuple[str, str]:
 
 def _refuse_planted_symlinks(name: str) -> None:
     """DestinationError if reaching `name` follows a symlink that another user planted in
-    a world-writable sticky folder (/tmp): the rule of the kernel's fs.protected_symlinks,
-    which a program running as root must apply itself when it resolves paths (it does not
-    protect `realpath`). Such a link is followed only if it is ours or the folder owner's;
-    otherwise another user could redirect our write onto any file we may write."""
+    a folder others may write to: in a world-writable sticky folder (/tmp) the rule of the
+    kernel's fs.protected_symlinks, which a program running as root must apply itself when
+    it resolves paths (it does not protect `realpath`), and in a non-sticky one stricter
+    (`_trusted_link_owners`); otherwise another user could redirect our write onto any
+    file we may write."""
     current, parts = os.sep, _components(os.path.abspath(name))
     links = 0
     while parts:
@@ -123,8 +124,7 @@ def _refuse_planted_symlinks(name: str) -> None:
         if not stat.S_ISLNK(link.st_mode):
             current = path
             continue
-        shared = folder.st_mode & stat.S_ISVTX and folder.st_mode & stat.S_IWOTH
-        if shared and link.st_uid not in (os.geteuid(), folder.st_uid):
+        if link.st_uid not in _trusted_link_owners(folder):
             raise _refuse(name, f"{path} is a symlink owned by another user (uid "
                                 f"{link.st_uid}) in the shared folder {current}; not "
                                 f"followed")
@@ -135,6 +135,18 @@ def _refuse_planted_symlinks(name: str) -> None:
         if os.path.isabs(target):
             current = os.sep
         parts = _components(target) + parts
+
+
+def _trusted_link_owners(folder: os.stat_result) -> tuple[int, ...] | range:
+    """Whose symlinks in `folder` are followed: anyone's where only its owner may write;
+    in a world-writable sticky folder ours and the folder owner's (the kernel's rule); in
+    any other folder that others may write to (group or world, not sticky) only ours and
+    root's: anyone who may write there could have planted it, or renamed ours away."""
+    if not folder.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+        return range(2**32)
+    if folder.st_mode & stat.S_ISVTX and folder.st_mode & stat.S_IWOTH:
+        return (os.geteuid(), folder.st_uid)
+    return (os.geteuid(), 0)
 
 
 def _components(path: str) -> list[str]:
@@ -291,6 +303,92 @@ def _check_name_lengths(folder: str, parts: Sequence[str], name: str) -> None:
             raise _refuse(name, f"a name in the path is longer than {limit} bytes")
 
 
+# --- a folder private to the user (caches) ---------------------------------------------------
+
+def private_folder(path: str | os.PathLike, create: bool = True) -> Path | None:
+    """The folder `path` as ssh treats ~/.ssh: each missing folder made 0700 (with
+    `create`; else None when it is missing), and DestinationError, one line, if another
+    user could turn it against us: the folder owned by someone else or writable by group
+    or others, a folder above it that others may write to without the sticky bit (they
+    could rename ours away and put theirs), or a symlink on the way owned by neither us
+    nor root. Symlinks are followed one at a time, each checked. The result is the folder
+    reached, without symlinks."""
+    name = os.fspath(path)
+    if not name:
+        raise DestinationError("cannot use '' as a folder: the name is empty")
+    me, links = os.geteuid(), 0
+    current, parts = os.sep, _components(os.path.abspath(name))
+    _check_above(current, os.stat(current), name)
+    while parts:
+        part = parts.pop(0)
+        if part == "..":
+            current = os.path.dirname(current)
+            continue
+        step = os.path.join(current, part)
+        try:
+            info = _lstat_or_make(step, create)
+        except OSError as error:
+            raise _refuse(name, f"{step}: {error.strerror or error}") from None
+        if info is None:
+            return None
+        if stat.S_ISLNK(info.st_mode):
+            if info.st_uid not in (me, 0) or links >= 40:
+                raise _refuse(name, f"{step} is a symlink owned by another user (uid "
+                                    f"{info.st_uid}); not followed")
+            links += 1
+            target = os.readlink(step)
+            current = os.sep if os.path.isabs(target) else current
+            parts = _components(target) + parts
+            continue
+        if not stat.S_ISDIR(info.st_mode):
+            raise _refuse(name, f"{step} is not a folder")
+        _check_above(step, info, name)
+        current = step
+    info = os.lstat(current)
+    if info.st_uid != me:
+        raise _refuse(name, f"the folder {current} is owned by another user (uid "
+                            f"{info.st_uid}); a private folder must be ours")
+    if info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+        raise _refuse(name, f"the folder {current} is writable by group or others (mode "
+                            f"{stat.S_IMODE(info.st_mode):04o}); chmod go-w it")
+    return Path(current)
+
+
+def _lstat_or_make(path: str, create: bool) -> os.stat_result | None:
+    try:
+        return os.lstat(path)
+    except FileNotFoundError:
+        if not create:
+            return None
+    with contextlib.suppress(FileExistsError):        # made meanwhile: checked as found
+        os.mkdir(path, 0o700)
+    return os.lstat(path)
+
+
+def _check_above(folder: str, info: os.stat_result, name: str) -> None:
+    """A folder on the way to a private one: nobody else may replace what is in it."""
+    if info.st_mode & (stat.S_IWGRP | stat.S_IWOTH) and not info.st_mode & stat.S_ISVTX:
+        raise _refuse(name, f"the folder {folder} is writable by group or others without "
+                            f"the sticky bit (mode {stat.S_IMODE(info.st_mode):04o}): "
+                            f"another user could replace what is in it")
+
+
+def check_private_file(path: str | os.PathLike) -> None:
+    """DestinationError unless `path` (in a private folder) is absent or a regular file:
+    a cache file is never read or written through a symlink, a FIFO or a device."""
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        return
+    except OSError as error:
+        raise _refuse(os.fspath(path), error.strerror or str(error)) from None
+    if stat.S_ISLNK(info.st_mode):
+        raise _refuse(os.fspath(path), "it is a symlink; a cache file is not followed")
+    if not stat.S_ISREG(info.st_mode):
+        what = _NOT_REGULAR.get(_kind(info.st_mode), "not a regular file")
+        raise _refuse(os.fspath(path), f"it is {what}, not a regular file")
+
+
 # --- a set of files published together -------------------------------------------------------
 
 @contextlib.contextmanager
@@ -317,16 +415,21 @@ def staging_folder(out_dir: str | os.PathLike) -> Iterator[Path]:
 
 
 def publish(stage: Path, out_dir: str | os.PathLike, names: Sequence[str],
-            stale: Sequence[str] = ()) -> None:
+            stale: Sequence[str] = (), private: bool = False) -> None:
     """Move the staged files `names` into `out_dir` in order, then delete the `stale` ones.
 
     A plain file in the way is replaced by a rename (keeping its mode), anything else is
-    written like `write_bytes_atomic` would. Stale names are deleted only if they are plain
-    files directly inside `out_dir` and not among `names`.
+    written like `write_bytes_atomic` would; in a `private` folder (a cache) anything else
+    is refused (`check_private_file`): never written through. Stale names are deleted only
+    if they are plain files directly inside `out_dir` and not among `names`.
     """
     out = Path(out_dir)
+    for name in names if private else ():       # all checked before any is moved
+        check_private_file(out / name)
     for name in dict.fromkeys(names):           # a name listed twice is moved once
         source, target = stage / name, out / name
+        if private:
+            check_private_file(target)
         try:
             existing = os.lstat(target)
         except FileNotFoundError:
@@ -336,6 +439,8 @@ def publish(stage: Path, out_dir: str | os.PathLike, names: Sequence[str],
                 if existing is not None:
                     os.chmod(source, stat.S_IMODE(existing.st_mode))
                 os.replace(source, target)
+            elif private:
+                raise _refuse(str(target), "it stopped being a regular file")
             else:
                 write_bytes_atomic(target, source.read_bytes())
         except DestinationError:
@@ -357,10 +462,11 @@ def _plain_name(name: str) -> bool:
             and os.sep not in name and "\0" not in name)
 
 
-def write_set(files: Mapping[Path, bytes]) -> None:
+def write_set(files: Mapping[Path, bytes], private: bool = False) -> None:
     """Write a set of files, possibly in several folders, so that a failure (a full disk,
     Ctrl-C) changes none of them: every file is first written into a staging folder
-    beside its destination, and only once all are written are they moved in (`publish`)."""
+    beside its destination, and only once all are written are they moved in (`publish`;
+    `private`: only over regular files)."""
     by_folder: dict[Path, list[Path]] = {}
     for path in files:
         by_folder.setdefault(Path(path).parent, []).append(Path(path))
@@ -370,7 +476,7 @@ def write_set(files: Mapping[Path, bytes]) -> None:
             for path in paths:
                 write_bytes_atomic(stages[folder] / path.name, files[path])
         for folder, paths in by_folder.items():
-            publish(stages[folder], folder, [path.name for path in paths])
+            publish(stages[folder], folder, [path.name for path in paths], private=private)
 
 
 # The largest input file any command reads (a strategy file is at most about 2 MB).
@@ -378,22 +484,58 @@ MAX_INPUT_BYTES = 64 * 2**20
 
 
 def read_input_file(path: str | os.PathLike, max_bytes: int = MAX_INPUT_BYTES,
-                    what: str = "") -> bytes:
+                    what: str = "", follow_symlinks: bool = True) -> bytes:
     """The bytes of the regular file `path`, if it holds at most `max_bytes`; otherwise
     OSError whose strerror says why in a few words (too large for `what`, if named).
     Anything else could hang or fill memory: a FIFO blocks until someone writes, /dev/zero
-    never ends."""
-    info = os.stat(path)
-    if not stat.S_ISREG(info.st_mode):
-        raise OSError(errno.EINVAL, "not a regular file")
-    large = f"too large{' for ' + what if what else ''} (at most {max_bytes:,} bytes)"
-    if info.st_size > max_bytes:
-        raise OSError(errno.EFBIG, f"{info.st_size:,} bytes is {large}")
-    with open(path, "rb") as handle:
+    never ends. Without `follow_symlinks` a symlink is refused too (a cache's files)."""
+    with open_input_file(path, max_bytes, what, follow_symlinks) as handle:
         data = handle.read(max_bytes + 1)
     if len(data) > max_bytes:                   # it grew while being read
-        raise OSError(errno.EFBIG, large)
+        raise OSError(errno.EFBIG, _too_large(max_bytes, what))
     return data
+
+
+def open_input_file(path: str | os.PathLike, max_bytes: int = MAX_INPUT_BYTES,
+                    what: str = "", follow_symlinks: bool = True) -> BinaryIO:
+    """The regular file `path` opened for reading, as `read_input_file` checks it: by its
+    (l)stat before it is opened, then again on the open descriptor. The open never blocks
+    (O_NONBLOCK: a FIFO swapped in after the check opens at once, and is refused), and
+    without `follow_symlinks` never follows a link at the last step (O_NOFOLLOW)."""
+    _check_input(os.stat(path) if follow_symlinks else os.lstat(path), max_bytes, what)
+    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(path, flags | (0 if follow_symlinks else os.O_NOFOLLOW))
+    except OSError as error:
+        if error.errno == errno.ELOOP and not follow_symlinks:
+            raise OSError(errno.ELOOP, "a symlink, not followed") from None
+        raise
+    try:
+        _check_input(os.fstat(fd), max_bytes, what)
+        os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+_NOT_REGULAR = {"dir": "a directory", "chr": "a character device", "fifo": "a FIFO",
+                "blk": "a block device", "sock": "a socket"}
+
+
+def _check_input(info: os.stat_result, max_bytes: int, what: str) -> None:
+    if stat.S_ISLNK(info.st_mode):
+        raise OSError(errno.ELOOP, "a symlink, not followed")
+    if not stat.S_ISREG(info.st_mode):
+        kind = _NOT_REGULAR.get(_kind(info.st_mode))
+        raise OSError(errno.EINVAL, f"{kind}, not a regular file" if kind
+                      else "not a regular file")
+    if info.st_size > max_bytes:
+        raise OSError(errno.EFBIG, f"{info.st_size:,} bytes is {_too_large(max_bytes, what)}")
+
+
+def _too_large(max_bytes: int, what: str) -> str:
+    return f"too large{' for ' + what if what else ''} (at most {max_bytes:,} bytes)"
 
 
 # The deepest nesting of arrays and objects a file may hold: every file the solver writes

@@ -33,7 +33,7 @@ import numpy as np
 
 from games.bidou import rules
 from games.bidou_multi.params import MultiParams, ParameterError, TwoLeftParams
-from solver.common.files import strict_json, write_json_atomic
+from solver.common.files import read_input_file, strict_json, write_set
 from solver.common.progress import Step, quiet
 from solver.multi import best_response, cfr
 from solver.multi.solve import DEFAULT_METHOD, pick_engine, solve
@@ -202,6 +202,18 @@ class Situations:
         return max((s.epsilon for s in self.solved.values()), default=0.0)
 
 
+# The largest cache file read: a situation of the default game (6 faces, 3 throws, 6 chips
+# each) writes a few hundred MB; a file beyond this is refused from its size, unread.
+MAX_ENTRY_BYTES = 2**30
+
+
+def _write_private(path: Path, document: dict[str, Any]) -> None:
+    """A cache file written as `write_json_atomic` writes it, over nothing but a regular
+    file (files.write_set's `private`): a symlink or FIFO at its name is refused."""
+    text = json.dumps(document, indent=1, allow_nan=False) + "\n"
+    write_set({path: text.encode()}, private=True)
+
+
 class SituationCache:
     """Solved situations kept as JSON files in `directory`, one a situation, named by a
     digest of the game's rules and the solve settings and by the stores; a file is read
@@ -220,7 +232,7 @@ class SituationCache:
     def save(self, params: MultiParams, stores: Stores, settings: SolveSettings,
              solved: Solved) -> None:
         hands = [rules.format_hand(h) for h in rules.all_hands(params.faces)]
-        write_json_atomic(self.path(params, stores, settings), {
+        _write_private(self.path(params, stores, settings), {
             "schema": CACHE_SCHEMA, "schema_version": CACHE_SCHEMA_VERSION,
             "game": params.to_game_string(), "rules": params.to_dict(),
             "stores": list(stores), "solver": settings.to_dict(),
@@ -233,10 +245,15 @@ class SituationCache:
     def load(self, params: MultiParams, stores: Stores, settings: SolveSettings
              ) -> Optional[Solved]:
         path = self.path(params, stores, settings)
-        if not path.is_file():
+        try:                       # never a symlink, a FIFO (would block) or a device
+            data = read_input_file(path, MAX_ENTRY_BYTES, "a cached situation",
+                                   follow_symlinks=False)
+        except FileNotFoundError:
             return None
+        except OSError as error:
+            raise ParameterError(f"cannot read {path}: {error.strerror or error}") from None
         try:
-            doc = strict_json(path.read_bytes())
+            doc = strict_json(data)
             return _solved_of(doc, params, stores, settings)
         except (ValueError, KeyError, TypeError) as error:
             raise ParameterError(f"{path} is not a solved situation of {stores} under these "

@@ -73,17 +73,52 @@ def rules_key(params: RoundParams) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
+class NoCacheFolder(OSError):
+    """There is nowhere to keep a cache (a home folder that does not exist): nothing is
+    made there, and the round is not kept."""
+
+
 def cache_folder(environ: Mapping[str, str] | None = None) -> Path:
     """$XDG_CACHE_HOME/bidou-solver, or ~/.cache/bidou-solver (XDG base directories: a
     relative XDG_CACHE_HOME is ignored)."""
+    return _cache_root(environ)[0] / CACHE_FOLDER
+
+
+def _cache_root(environ: Mapping[str, str] | None) -> tuple[Path, Path]:
+    """The folder holding the cache folder, and the folder it must lie in, which is never
+    made: the home folder, or XDG_CACHE_HOME's parent."""
     env = os.environ if environ is None else environ
     base = env.get("XDG_CACHE_HOME", "")
-    root = Path(base) if base and os.path.isabs(base) else Path.home() / ".cache"
-    return root / CACHE_FOLDER
+    if base and os.path.isabs(base):
+        return Path(base), Path(base).parent
+    return Path.home() / ".cache", Path.home()
 
 
 def cache_path(params: RoundParams, environ: Mapping[str, str] | None = None) -> Path:
     return cache_folder(environ) / f"round-{rules_key(params)}.json"
+
+
+def checked_cache_path(params: RoundParams, create: bool = False,
+                       environ: Mapping[str, str] | None = None) -> Path:
+    """`cache_path`, checked before any file there is opened: its folder as ssh checks
+    ~/.ssh (files.private_folder: made 0700 with `create`; while it is missing, the folders
+    above it), and the two files absent or regular (a FIFO would block, a symlink would be
+    written through). DestinationError, one line, otherwise; NoCacheFolder where the folder
+    would lie under a home (or an XDG_CACHE_HOME's parent) that does not exist."""
+    from solver.common.files import check_private_file, private_folder
+
+    path = cache_path(params, environ)
+    anchor = _cache_root(environ)[1]
+    if not anchor.is_dir():
+        raise NoCacheFolder(f"no cache folder: {anchor} does not exist, and nothing is made "
+                            f"under it")
+    folder = private_folder(path.parent, create=create)
+    if folder is None:
+        return path
+    path = folder / path.name
+    for name in (path, strategies_path(path)):
+        check_private_file(name)
+    return path
 
 
 def strategies_path(path: str | os.PathLike) -> Path:
@@ -163,13 +198,14 @@ def encode(document: Mapping[str, Any]) -> bytes:
 
 
 def save(files: Mapping[Path, bytes]) -> None:
-    """Write a saved round's files together (solver/common/files.py's write_set: both or neither),
-    creating a cache folder private to the user."""
-    from solver.common.files import write_set
+    """Write a saved round's files together (solver/common/files.py's write_set: both or
+    neither) into a folder private to the user (files.private_folder: made 0700, refused
+    if another user could turn it against us), over nothing but regular files."""
+    from solver.common.files import private_folder, write_set
 
-    for path in files:
-        Path(path).parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    write_set(files)
+    for folder in dict.fromkeys(Path(path).parent for path in files):
+        private_folder(folder)
+    write_set(files, private=True)
 
 
 def in_memory(params: RoundParams, files: Mapping[Path, bytes]) -> SavedRound:
@@ -231,7 +267,7 @@ def _checksum(body: Mapping[str, Any]) -> str:
 def _read_bytes(path: Path) -> bytes:
     """The bytes of a regular file of sane size (FileNotFoundError if there is none)."""
     try:
-        return read_input_file(path, MAX_BYTES)
+        return read_input_file(path, MAX_BYTES, follow_symlinks=False)
     except FileNotFoundError:
         raise
     except OSError as error:

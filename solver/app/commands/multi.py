@@ -248,10 +248,12 @@ class _Settings:
 
 
 def _check_cache(cache_dir: Path) -> None:
-    """Before any work: the cache is a writable folder, or can be made one."""
-    from solver.common.files import check_directory_destination
+    """Before any work: the cache is a writable folder, or can be made one, that no other
+    user could turn against us (files.private_folder: as ssh checks ~/.ssh)."""
+    from solver.common.files import check_directory_destination, private_folder
 
     check_directory_destination(cache_dir)
+    private_folder(cache_dir, create=False)
 
 
 def _simulate(params: MultiParams, games: int, seed: int, engine: str, how: _Settings,
@@ -259,12 +261,12 @@ def _simulate(params: MultiParams, games: int, seed: int, engine: str, how: _Set
     """Whole games simulated from the rules, every distinct chip situation's hand solved
     once (docs/multi.md, "The whole game"); printed, and returned for the strategy file."""
     from solver.app.progress import Progress
+    from solver.common.files import private_folder
     from solver.multi.situations import SituationCache, Situations
     from solver.multi.whole_game import simulate
 
-    if cache_dir is not None:
-        cache_dir.mkdir(parents=True, exist_ok=True)
-    cache = SituationCache(cache_dir) if cache_dir is not None else None
+    folder = private_folder(cache_dir) if cache_dir is not None else None     # made 0700
+    cache = SituationCache(folder) if folder is not None else None
     with Progress() as bar:
         situations = Situations(params, how.iterations, engine, how.method, how.target,
                                 cache, progress=bar)
