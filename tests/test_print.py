@@ -210,6 +210,39 @@ def test_a_cell_too_narrow_gets_a_letter_spelled_out_under_the_grid(figures):
         assert sum(int(p) for p in re.findall(r"(\d+)%", note)) == 100
 
 
+# --- the numbers of a values chart ----------------------------------------------------------
+
+def test_the_numbers_of_a_values_chart_read_on_their_cells():
+    """The action values printed over the cells (docs/img/betting_values_*) were dark with a
+    wide white halo: over the dark and hatched cells they read as white blots. Their ink
+    follows the grey under them (a hatched colour reads darker), the hatch is cleared under
+    them, and over a cell never reached they are dark on white."""
+    styles = charts.BET_STYLES
+
+    def cell(*parts, reached=True):
+        return charts.Cell(tuple(charts.Segment(f, s) for s, f in parts), reached,
+                           text="f\u22121 c+2.4 r+1\u2020")
+
+    for action in ("pass", "bet", "fold", "call"):
+        ink = charts.value_ink(cell((action, 1.0)), styles)
+        under = luma(styles[action].color) * (charts.HATCH_SHADE if styles[action].hatch
+                                              else 1.0)
+        printed = 255 if ink["color"] == "white" else luma(charts.INK)
+        assert abs(printed - under) >= 90, action
+        assert "path_effects" not in ink and "bbox" not in ink, action
+    assert [charts.value_ink(cell((a, 1.0)), styles)["color"] for a in ("call", "fold")] == \
+        ["white", "white"]
+    mixed = charts.value_ink(cell(("call", 0.6), ("bet", 0.4)), styles)
+    assert mixed["color"] == "white" and mixed["path_effects"]          # a halo of dark ink
+    off = charts.value_ink(cell(("fold", 1.0), reached=False), styles)
+    assert off["color"] == charts.INK and off["bbox"]["facecolor"] == "white"
+    canvas = charts.Canvas((2.0, 0.3))
+    charts.draw_cell(canvas, 0, 0, 2.0, 0.3, cell(("fold", 1.0)), styles, 7)
+    figure = canvas.finish()
+    assert len(figure.axes[0].patches) == 1           # the hatch cleared under the numbers
+    assert [t.get_color() for t in texts(figure)] == ["white"]
+
+
 # --- what the pages say ---------------------------------------------------------------------
 
 def test_remember_chart_prints_the_exploitability_once(figures, games):

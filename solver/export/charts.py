@@ -42,6 +42,7 @@ from matplotlib.collections import PolyCollection
 from matplotlib.colors import to_rgba
 from matplotlib.figure import Figure
 from matplotlib.font_manager import FontProperties
+from matplotlib.patches import Rectangle
 from matplotlib.textpath import TextToPath
 
 from games.bidou import rules
@@ -129,6 +130,16 @@ def luminance(colour: str) -> float:
 
 
 _OUTLINE = [patheffects.withStroke(linewidth=1.6, foreground="white")]
+# A cell's numbers (the action values) read on what lies under them: white where the cell
+# is dark (call, fold), dark where it is light (pass, bet); a hatched colour reads darker than
+# its face (its lines are black): HATCH_SHADE of its luma. Under the numbers the hatch is
+# cleared (the colours stay, and the hatch shows on either side); in a mixed cell, whose
+# numbers cross several colours, a thin halo of the other ink sets them off. Where a cell is
+# never reached they stay dark, on a white patch over the thin band (`draw_cell`).
+DARK_CELL = 140.0            # luma (0 black .. 255 white) under which the numbers are white
+HATCH_SHADE = 0.8
+MIXED_HALO = 1.0             # points: the halo's stroke in a mixed cell
+VALUE_MARGIN = 0.02          # inches of cleared hatch on either side of the numbers
 
 
 # --- cell data ------------------------------------------------------------------------------
@@ -387,6 +398,11 @@ class Canvas:
         self._groups.setdefault(key, []).append(
             [(x, y), (x + w, y), (x + w, y + h), (x, y + h)])
 
+    def patch(self, x: float, y: float, w: float, h: float, colour: str) -> None:
+        """A plain rectangle over the bars (and their hatch), under the text and lines."""
+        self.ax.add_patch(Rectangle((x, y), w, h, facecolor=colour, edgecolor="none",
+                                    linewidth=0, zorder=2.5))
+
     def line(self, xs: Sequence[float], ys: Sequence[float], **kw: Any) -> None:
         kw.setdefault("color", INK)
         kw.setdefault("linewidth", 0.6)
@@ -441,10 +457,17 @@ def draw_cell(canvas: Canvas, x: float, y: float, w: float, h: float, cell: Cell
     if not labels:
         return
     color = INK if cell.reached else OFF_PATH_INK
-    if cell.text:               # numbers stay dark on off-path bands: they are read, not skimmed
-        canvas.text(x + w / 2, y + h / 2, cell.text, ha="center", color=INK,
-                    size=_largest_fit([cell.text], w - 2 * xpad, fontsize) or MIN_LABEL_PT,
-                    path_effects=_OUTLINE)
+    if cell.text:
+        points = _largest_fit([cell.text], w - 2 * xpad, fontsize) or MIN_LABEL_PT
+        if cell.reached:        # the hatch cleared from under the numbers, colours kept
+            half = text_width(cell.text, points) / 2 + VALUE_MARGIN
+            lo, hi = x + w / 2 - half, x + w / 2 + half
+            for seg, (left, width) in zip(cell.segments, spans):
+                a, b = max(lo, left), min(hi, left + width)
+                if b > a and styles[seg.style].hatch:
+                    canvas.patch(a, top, b - a, height, styles[seg.style].color)
+        canvas.text(x + w / 2, y + h / 2, cell.text, ha="center", size=points,
+                    **value_ink(cell, styles))
         return
     if not cell.mixed:
         seg = cell.segments[0]
@@ -468,6 +491,22 @@ def draw_cell(canvas: Canvas, x: float, y: float, w: float, h: float, cell: Cell
                      else f"{letter}  {' | '.join(texts)}")
         canvas.text(x + w / 2, y + h / 2, letter, size=MIN_LABEL_PT, ha="center",
                     color=color, weight="bold", path_effects=_OUTLINE)
+
+
+def value_ink(cell: Cell, styles: Mapping[str, Style]) -> dict[str, Any]:
+    """How a cell's numbers are printed (`canvas.text`'s colour, and its halo or its white
+    patch), by the luma under them: the actions' lumas weighted by their shares, a hatched
+    one shaded (`DARK_CELL`). A cell never reached: dark on white."""
+    if not cell.reached:
+        return {"color": INK, "bbox": {"boxstyle": "square,pad=0.1", "facecolor": "white",
+                                       "edgecolor": "none"}}
+    shade = sum(seg.fraction * luminance(styles[seg.style].color)
+                * (HATCH_SHADE if styles[seg.style].hatch else 1.0) for seg in cell.segments)
+    ink, other = ("white", INK) if shade < DARK_CELL else (INK, "white")
+    if not cell.mixed:
+        return {"color": ink}
+    return {"color": ink,
+            "path_effects": [patheffects.withStroke(linewidth=MIXED_HALO, foreground=other)]}
 
 
 ANY_LABEL = "any"
