@@ -5,12 +5,12 @@ where it was proved; the tables keep them (`sweep_tables`), nothing is solved he
 from __future__ import annotations
 
 import math
-import re
 from fractions import Fraction
 from typing import Any, Mapping, Sequence
 
 from games.bidou.params import BidouParams, ParameterError
 from solver.export.results_page import SWEEP_COMMAND
+from solver.pipeline.sweep import is_exact_text
 from solver.pipeline.sweep_grid import build_grid, rule_key
 
 # The rule variants the tables show, by name: (reroll, ranking, aces beat bidou).
@@ -40,11 +40,6 @@ def _difference(a: Mapping[str, Any], b: Mapping[str, Any]) -> float:
     return a["value"] - b["value"]
 
 
-# An exact value in the sweep table: a signed fraction of plain digits, bounded before
-# Fraction() reads it (an exponent would make it grind; garbage would be a traceback).
-_EXACT_VALUE = re.compile(r"-?[0-9]{1,400}(?:/[0-9]{1,400})?", re.ASCII)
-
-
 def checked_rows(rows: Sequence[Mapping[str, Any]]) -> None:
     """ParameterError (one line naming the row) unless every row's value, lower and upper
     are finite numbers and its exact value is empty or a fraction "p/q"."""
@@ -56,8 +51,7 @@ def checked_rows(rows: Sequence[Mapping[str, Any]]) -> None:
                 raise ParameterError(f"the sweep table's row {rule_key(row)} has {name} "
                                      f"{value!r:.40}, not a number")
         exact = row["exact"]
-        if exact is not None and not (isinstance(exact, str) and _EXACT_VALUE.fullmatch(exact)
-                                      and not re.fullmatch(r"-?[0-9]+/0+", exact)):
+        if exact is not None and not is_exact_text(exact):
             raise ParameterError(f"the sweep table's row {rule_key(row)} has exact value "
                                  f"{exact!r:.40}, not a fraction p/q")
 

@@ -35,7 +35,11 @@ from pathlib import Path
 from typing import Any, Callable, ClassVar, Iterable, Iterator, Mapping, Sequence
 
 from games.parameters import GameParameters, ParameterError
-from solver.common.files import DestinationError, check_directory_destination
+from solver.common.files import (
+    DestinationError,
+    check_directory_destination,
+    read_input_file,
+)
 from solver.common.progress import Step
 
 Row = dict[str, Any]
@@ -177,9 +181,12 @@ class Sweep:
         path = Path(out_dir) / self.TABLE
         if not os.path.lexists(path):
             return []
-        try:
-            text = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as error:
+        try:             # bounded: never a FIFO (it would block), a device or a huge file
+            text = read_input_file(path, what="a sweep table").decode("utf-8")
+        except OSError as error:
+            raise ParameterError(f"{path} is not a {self.TITLE}: "
+                                 f"{error.strerror or error}") from None
+        except UnicodeDecodeError as error:
             raise ParameterError(f"{path} is not a {self.TITLE}: {error}") from None
         lines = text.splitlines()
         if lines and not text.endswith("\n"):
@@ -449,12 +456,21 @@ def parse_number(name: str, text: str) -> float:
     return number
 
 
+def is_exact_text(text: object) -> bool:
+    """Whether `text` is an exact value as a sweep table holds it, checked before
+    Fraction() reads it: "p" or "p/q" in plain digits (an exponent would make Fraction
+    grind for minutes; garbage would be a traceback), at most MAX_EXACT_CHARS, q not 0.
+    The one check of both games' tables and of the results that read them."""
+    return (isinstance(text, str) and len(text) <= MAX_EXACT_CHARS
+            and _EXACT.fullmatch(text) is not None and re.search(r"/0+$", text) is None)
+
+
 def parse_exact(text: str, lower: float | None, upper: float | None) -> str | None:
     """The `exact` column's text: empty (None), or a fraction of bounded size inside the
     row's proved [lower, upper] (ParameterError otherwise: a huge one is refused unread)."""
     if not text:
         return None
-    if len(text) > MAX_EXACT_CHARS or not _EXACT.fullmatch(text) or re.search(r"/0+$", text):
+    if not is_exact_text(text):
         raise ParameterError(f"exact is not a fraction: {text[:40]!r}")
     if lower is None or upper is None or not lower <= Fraction(text) <= upper:
         raise ParameterError(f"exact {text[:40]} is outside its certified interval")
