@@ -245,3 +245,16 @@ def test_a_variant_whose_solved_strategies_let_play_stall_is_refused():
     result = run("round", "--chips", "5", "--faces", "3", "--reroll", "keep", "--ranking",
                  "french")
     assert result.exit_code == 1 and "could not be proved" in result.output
+
+
+def test_a_states_charts_name_the_chip_blind_play():
+    """A state's chart said "chip-counting play concedes 3.3%" of the hand game's
+    equilibrium, which sees no chip state: the line and the sentence call it chip-blind."""
+    from solver.round.compare import Difference
+
+    said = Difference(0.033, 0.021, 0.033, 0.21, 0.0)
+    assert said.short() == "chip-blind play (the hand game's) concedes 3.3%, differs at 21%"
+    assert said.sentence().startswith(
+        "The hand game's equilibrium, played blind to the chips: it would concede up to 3.3% "
+        "win probability here (captain 2.1%, opponent 3.3%)")
+    assert "counting" not in said.short() + said.sentence()

@@ -27,12 +27,13 @@ class Difference:
     stage_exploitability: float   # of the stage equilibrium itself (win probability)
 
     def short(self) -> str:
-        """For a chart's title line."""
-        return (f"chip-counting play concedes {self.concedes:.1%}, differs at "
-                f"{self.differ:.0%}")
+        """For a chart's title line: what the hand game's equilibrium, which sees no chip
+        state (the chip-blind play), concedes here and how often it chooses otherwise."""
+        return (f"chip-blind play (the hand game's) concedes {self.concedes:.1%}, differs "
+                f"at {self.differ:.0%}")
 
     def sentence(self) -> str:
-        return (f"Against the hand game's chip-counting strategy: it would concede up to "
+        return (f"The hand game's equilibrium, played blind to the chips: it would concede up to "
                 f"{self.concedes:.1%} win probability here (captain "
                 f"{self.captain_concedes:.1%}, opponent {self.opponent_concedes:.1%}); "
                 f"{self.differ:.0%} of the decisions reached choose differently.")
