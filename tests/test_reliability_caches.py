@@ -72,6 +72,13 @@ def test_a_round_cache_writable_by_others_is_refused_before_solving(tmp_path, no
                    f"the folder {folder} is writable by group or others")
 
 
+def test_an_unsafe_cache_is_not_checked_when_a_published_round_answers(tmp_path, no_solving):
+    """The published rounds come first: the cache folder is checked only when reached."""
+    env, _ = cache_folder(tmp_path, 0o777)
+    result = run(env, "round", "--state", "0,4,5")
+    assert result.exit_code == 0 and "read from" in result.output, result.output
+
+
 @as_root
 def test_a_round_cache_of_another_user_is_refused_before_solving(tmp_path, no_solving):
     env, folder = cache_folder(tmp_path)
@@ -153,7 +160,7 @@ def test_a_new_multi_cache_is_made_private(tmp_path):
     assert stat.S_IMODE(folder.stat().st_mode) == 0o700 and os.listdir(folder)
 
 
-# --- --out in a folder others may write to ---------------------------------------------------------
+# --- --out in a folder others may write to ----------------------------------------------------
 
 @as_root
 def test_a_symlink_planted_in_a_non_sticky_shared_folder_is_not_followed(tmp_path):

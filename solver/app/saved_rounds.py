@@ -6,7 +6,7 @@ the user's cache), or the round solved, proved and saved now."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 import click
 
@@ -98,19 +98,9 @@ def read_saved(rules: Any, strategies: bool, equilibrium: str | None = None) -> 
     With `strategies` its stage strategies are read (and checked) too."""
     import dataclasses
 
-    from solver.round.store import (
-        NoCacheFolder,
-        SavedRoundError,
-        checked_cache_path,
-        equilibrium_of,
-        load,
-    )
+    from solver.round.store import SavedRoundError, equilibrium_of, load
 
-    try:
-        cached = [checked_cache_path(rules)]           # DestinationError: unsafe, one line
-    except NoCacheFolder:
-        cached = []
-    for path in [*_published_candidates(rules), *cached]:
+    for path in _candidates(rules):
         try:
             saved = load(path, rules)
             if equilibrium is not None and equilibrium_of(saved.report) != equilibrium:
@@ -122,6 +112,18 @@ def read_saved(rules: Any, strategies: bool, equilibrium: str | None = None) -> 
         except SavedRoundError as error:
             click.echo(f"bidou: note: {error}; not used", err=True)
     return None
+
+
+def _candidates(rules: Any) -> Iterator[Path]:
+    """The published saved rounds of these rules, then the user's cache file, whose folder
+    is checked only when it is reached (DestinationError if it is unsafe: one line)."""
+    from solver.round.store import NoCacheFolder, checked_cache_path
+
+    yield from _published_candidates(rules)
+    try:
+        yield checked_cache_path(rules)
+    except NoCacheFolder:
+        return
 
 
 def _stage_kind(report: dict[str, Any]) -> str:
