@@ -19,6 +19,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 typedef struct {
     int64_t N, E, G, n, H, T;
@@ -45,6 +46,59 @@ typedef struct {
     int64_t plus, discount, alternate, predictive;
 } MultiMethod;
 
+/* Python's signal handlers, run from inside a long call. kernel.py calls multi_run and
+ * multi_best_response holding the GIL (ctypes.PyDLL); they let it go while they compute and,
+ * every POLL_SECONDS, take it back and run the handlers (PyErr_CheckSignals). One that raises
+ * (Ctrl-C's KeyboardInterrupt, SIGTERM's Terminated) stops the call within that time, its
+ * exception left set for ctypes to raise; the arrays are then part-way through an iteration
+ * and the caller drops them. The loops only ask `STOPPED`: the arithmetic is the same. A
+ * caller without the GIL (a plain ctypes.CDLL) is never polled. */
+#define POLL_SECONDS 0.05
+
+typedef struct {
+    PyThreadState *thread;      /* this thread's state while the GIL is let go, or NULL */
+    int64_t stop;
+    double next;                /* the monotonic time of the next poll */
+} Watch;
+
+static _Thread_local Watch watch;
+
+static double monotonic(void) {
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (double)now.tv_sec + 1e-9 * (double)now.tv_nsec;
+}
+
+static void watch_start(void) {
+    watch.stop = 0;
+    watch.next = monotonic() + POLL_SECONDS;
+    watch.thread = PyGILState_Check() ? PyEval_SaveThread() : NULL;
+}
+
+/* The GIL back; 0, or -1 if a handler raised (its exception set). */
+static int64_t watch_end(void) {
+    if (watch.thread != NULL)
+        PyEval_RestoreThread(watch.thread);
+    watch.thread = NULL;
+    return watch.stop ? -1 : 0;
+}
+
+/* Whether a signal handler raised: asked at every 256th edge, decision node or terminal
+ * (STOPPED), it reads the clock and polls when POLL_SECONDS have passed. */
+static int stopped(void) {
+    if (watch.stop)
+        return 1;
+    if (watch.thread == NULL || monotonic() < watch.next)
+        return 0;
+    PyEval_RestoreThread(watch.thread);
+    watch.stop = PyErr_CheckSignals() != 0;
+    watch.thread = PyEval_SaveThread();
+    watch.next = monotonic() + POLL_SECONDS;
+    return (int)watch.stop;
+}
+
+#define STOPPED(i) (((i) & 255) == 0 && stopped())
+
 /* Regret matching at the decision nodes of seat `only` (every seat if only < 0). */
 static void regret_matching(const MultiTree *t, MultiState *s, const MultiMethod *m,
                             int64_t only) {
@@ -52,6 +106,8 @@ static void regret_matching(const MultiTree *t, MultiState *s, const MultiMethod
     const double *last = m->predictive ? s->last : NULL;
     for (int64_t g = 0; g < t->G; g++) {
         const int64_t a = t->starts[g], b = t->starts[g + 1];
+        if (STOPPED(g))
+            return;
         if (only >= 0 && t->edge_player[a] != only)
             continue;
         for (int64_t h = 0; h < H; h++) {
@@ -74,6 +130,8 @@ static void ranges(const MultiTree *t, MultiState *s) {
     for (int64_t q = 0; q < t->n; q++)
         memcpy(s->reach + q * H, t->base, sizeof(double) * H);
     for (int64_t e = 0; e < t->E; e++) {
+        if (STOPPED(e))
+            return;
         const double *up = s->reach + t->edge_parent[e] * nh;
         double *down = s->reach + t->edge_child[e] * nh;
         memcpy(down, up, sizeof(double) * nh);
@@ -96,6 +154,8 @@ static void seat_ranges(const MultiTree *t, MultiState *s, int64_t q) {
     const int64_t H = t->H, nh = t->n * H;
     memcpy(s->reach + q * H, t->base, sizeof(double) * H);
     for (int64_t e = 0; e < t->E; e++) {
+        if (STOPPED(e))
+            return;
         const double *up = s->reach + t->edge_parent[e] * nh + q * H;
         double *mine = s->reach + t->edge_child[e] * nh + q * H;
         if (t->edge_player[e] != q) {
@@ -250,6 +310,8 @@ static void terminals(const MultiTree *t, MultiState *s, int64_t only) {
     double *cover = s->work, *total = s->work + nh, *work = s->work + nh + H;  /* 4 H + L */
     double *levels = work + 4 * H + t->L;
     for (int64_t z = 0; z < t->T; z++) {
+        if (STOPPED(z))
+            return;
         const int64_t node = t->term_node[z];
         const double *r = s->reach + node * nh;
         covers(t, r, t->term_kind[z], only, cover, total, levels);
@@ -278,6 +340,8 @@ static void values_up(const MultiTree *t, MultiState *s) {
     for (int64_t g = 0; g < t->G; g++)
         memset(s->value + t->edge_parent[t->starts[g]] * nh, 0, sizeof(double) * nh);
     for (int64_t e = t->E - 1; e >= 0; e--) {
+        if (STOPPED(e))
+            return;
         const double *below = s->value + t->edge_child[e] * nh;
         double *above = s->value + t->edge_parent[e] * nh, *own = s->own + e * H;
         const int64_t a = t->edge_player[e];
@@ -300,6 +364,8 @@ static void seat_values_up(const MultiTree *t, MultiState *s, int64_t q) {
     for (int64_t g = 0; g < t->G; g++)
         memset(s->value + t->edge_parent[t->starts[g]] * nh + q * H, 0, sizeof(double) * H);
     for (int64_t e = t->E - 1; e >= 0; e--) {
+        if (STOPPED(e))
+            return;
         const double *below = s->value + t->edge_child[e] * nh + q * H;
         double *above = s->value + t->edge_parent[e] * nh + q * H;
         if (t->edge_player[e] != q) {
@@ -333,6 +399,8 @@ static void update(const MultiTree *t, MultiState *s, const MultiMethod *m, int6
     const double keep_neg = m->discount ? down / (down + 1.0) : 1.0;
     for (int64_t e = 0; e < t->E; e++) {
         const int64_t p = t->edge_parent[e], a = t->edge_player[e];
+        if (STOPPED(e))
+            return;
         if (only >= 0 && a != only)
             continue;
         const double *v = s->value + p * nh + a * H, *r = s->reach + p * nh + a * H;
@@ -351,17 +419,18 @@ static void update(const MultiTree *t, MultiState *s, const MultiMethod *m, int6
     }
 }
 
-/* `iterations` iterations after iteration t0; returns 0. Simultaneous: every seat's
- * regrets from one walk. Alternating: seat by seat, each pass against the others' newest
- * strategies, recomputing only what the seat's change touched (its strategy and range, its
- * values); so a state resumed between calls goes on exactly as a straight run. */
-int64_t multi_run(const MultiTree *t, MultiState *s, const MultiMethod *m, int64_t t0,
-                  int64_t iterations) {
+/* `iterations` iterations after iteration t0; returns 0, or -1 if a signal handler raised
+ * (`stopped`). Simultaneous: every seat's regrets from one walk. Alternating: seat by seat,
+ * each pass against the others' newest strategies, recomputing only what the seat's change
+ * touched (its strategy and range, its values); so a state resumed between calls goes on
+ * exactly as a straight run. */
+static void run(const MultiTree *t, MultiState *s, const MultiMethod *m, int64_t t0,
+                int64_t iterations) {
     if (m->alternate && iterations > 0) {
         regret_matching(t, s, m, -1);
         ranges(t, s);
     }
-    for (int64_t i = 1; i <= iterations; i++) {
+    for (int64_t i = 1; i <= iterations && !stopped(); i++) {
         if (!m->alternate) {
             regret_matching(t, s, m, -1);
             ranges(t, s);
@@ -378,7 +447,13 @@ int64_t multi_run(const MultiTree *t, MultiState *s, const MultiMethod *m, int64
             seat_ranges(t, s, q);
         }
     }
-    return 0;
+}
+
+int64_t multi_run(const MultiTree *t, MultiState *s, const MultiMethod *m, int64_t t0,
+                  int64_t iterations) {
+    watch_start();
+    run(t, s, m, t0, iterations);
+    return watch_end();
 }
 
 /* The CFR+ (plus) or plain CFR iteration of the first kernel: multi_run simultaneous,
@@ -389,13 +464,16 @@ int64_t multi_cfr(const MultiTree *t, MultiState *s, int64_t t0, int64_t iterati
     return multi_run(t, s, &m, t0, iterations);
 }
 
-/* Seat's best-response value (deviate) or policy value against `sigma` (in s->sigma). */
-double multi_best_response(const MultiTree *t, MultiState *s, int64_t seat, int64_t deviate) {
+/* Seat's best-response value (deviate) or policy value against `sigma` (in s->sigma); NAN
+ * if a signal handler raised (`stopped`). */
+static double best_response(const MultiTree *t, MultiState *s, int64_t seat, int64_t deviate) {
     const int64_t n = t->n, H = t->H, nh = n * H;
     ranges(t, s);
     terminals(t, s, seat);
     for (int64_t g = t->G - 1; g >= 0; g--) {
         const int64_t a = t->starts[g], b = t->starts[g + 1];
+        if (STOPPED(g))
+            return NAN;
         const int64_t p = t->edge_parent[a], actor = t->edge_player[a];
         double *above = s->value + p * nh + seat * H;
         for (int64_t h = 0; h < H; h++)
@@ -415,6 +493,12 @@ double multi_best_response(const MultiTree *t, MultiState *s, int64_t seat, int6
         }
     }
     return rethrow_mean(t, s->value + seat * H);
+}
+
+double multi_best_response(const MultiTree *t, MultiState *s, int64_t seat, int64_t deviate) {
+    watch_start();
+    const double value = best_response(t, s, seat, deviate);
+    return watch_end() == 0 ? value : NAN;
 }
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_multi_kernel",

@@ -14,6 +14,12 @@ Built by `pip install` like `solver.hand.cfr._kernel` (pyproject.toml, `optional
 compiler `available()` is False and the numpy walks run). Memory: the kernel holds, per
 public node, each player's range and value (2 x nodes x players x hands doubles), and per
 edge sigma, own value, regret and average (4 x edges x hands): `memory_bytes`.
+
+Signals: a call may run for hours (`bidou multi --iterations 1000000000000` is one call per
+tenth), so it is made holding the GIL (`ctypes.PyDLL`), which the kernel lets go while it
+computes and takes back every few hundredths of a second to run Python's signal handlers:
+Ctrl-C and SIGTERM raise from inside the call (KeyboardInterrupt, `Terminated`) within that
+time, the arrays left part-way through an iteration. The arithmetic is unchanged.
 """
 
 from __future__ import annotations
@@ -61,7 +67,7 @@ def _library() -> Optional[ctypes.CDLL]:
     spec = importlib.util.find_spec("solver.multi._multi_kernel")
     if spec is None or spec.origin is None:
         return None
-    lib = ctypes.CDLL(spec.origin)
+    lib = ctypes.PyDLL(spec.origin)         # with the GIL: its signal handlers run inside
     lib.multi_run.restype = _N
     lib.multi_run.argtypes = [ctypes.POINTER(_Tree), ctypes.POINTER(_State),
                               ctypes.POINTER(_Method), _N, _N]
@@ -163,14 +169,16 @@ class Kernel:
 
     def iterate(self, state: CFRState, iterations: int, variant: str = "cfr+") -> CFRState:
         """`iterations` more iterations on `state`'s arrays, in place (cfr.iterate's
-        arithmetic; `seconds` is the caller's to count)."""
+        arithmetic; `seconds` is the caller's to count). A signal's exception leaves the
+        state part-way through an iteration, to be dropped."""
         how = cfr.method(variant)
         if how.predictive and state.last is None:
             state.last = np.zeros_like(state.regrets)
         arrays = self._state(state.regrets, state.strategy_sum,
                              state.last if how.predictive else None)
-        self._lib.multi_run(ctypes.byref(self.tree), ctypes.byref(arrays),
-                            ctypes.byref(_method(how)), state.iterations, iterations)
+        if self._lib.multi_run(ctypes.byref(self.tree), ctypes.byref(arrays),
+                               ctypes.byref(_method(how)), state.iterations, iterations):
+            raise RuntimeError("the multi-hand C kernel stopped without an exception")
         state.iterations += iterations
         return state
 
