@@ -23,6 +23,8 @@ import signal
 import threading
 from typing import Callable, TypeVar
 
+from solver.common.workers import end_with_parent, parent_ties
+
 A = TypeVar("A")
 B = TypeVar("B")
 
@@ -50,7 +52,8 @@ def side_by_side(here: Callable[[], A], there: Callable[[], B], parallel: bool =
         return here(), there()
     context = multiprocessing.get_context("fork")
     receive, send = context.Pipe(duplex=False)
-    child = context.Process(target=_answer, args=(send, there, passes), daemon=True)
+    child = context.Process(target=_answer, args=(send, there, passes, parent_ties()),
+                            daemon=True)
     child.start()
     send.close()
     answer = None
@@ -73,12 +76,14 @@ def side_by_side(here: Callable[[], A], there: Callable[[], B], parallel: bool =
     return mine, answer[1]
 
 
-def _answer(send, there: Callable[[], object],
-            passes: tuple[type[Exception], ...] = ()) -> None:
+def _answer(send, there: Callable[[], object], passes: tuple[type[Exception], ...],
+            ties: tuple[int, bool]) -> None:
     """The child's work: (True, its result), (False, the exception) if it raised one of
     `passes`, or (False, None) if it raised another. It ignores
     Ctrl-C, which the terminal sends to the whole process group: the parent takes it (and
-    stops the child), so that the command exits 130 with no traceback from the child."""
+    stops the child), so that the command exits 130 with no traceback from the child; it
+    dies with the parent, however the parent dies (`end_with_parent`)."""
+    end_with_parent(ties)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
         answer: tuple = (True, there())

@@ -4,9 +4,14 @@ manche's stage solves); sweeps over many rule sets run on Dask instead (solver/p
 
 from __future__ import annotations
 
+import ctypes
 import multiprocessing
 import multiprocessing.connection
+import os
 import signal
+import sys
+import threading
+import time
 from typing import Any, Callable, Sequence
 
 from solver.common.errors import SolverError
@@ -18,12 +23,54 @@ def start_method() -> str:
     return "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
 
 
-def _worker_main(conn: Any) -> None:
+PR_SET_PDEATHSIG = 1                 # linux/prctl.h
+
+
+def parent_ties() -> tuple[int, bool]:
+    """What a child started from here passes to `end_with_parent`: this process's id, and
+    whether the kernel may watch this thread for it (the main thread, which lives as long
+    as the process: the kernel's parent-death signal follows the thread that forked)."""
+    return os.getpid(), threading.current_thread() is threading.main_thread()
+
+
+def end_with_parent(ties: tuple[int, bool]) -> None:
+    """Called first in a child process: it is killed as soon as its parent dies, however
+    the parent dies. A parent ended by SIGKILL (a timeout, a batch scheduler, the
+    out-of-memory killer) runs no cleanup, and its workers, waiting on pipes that other
+    workers also hold open, stayed asleep for good, re-parented to init. On Linux the
+    kernel sends SIGKILL (PR_SET_PDEATHSIG); elsewhere, or for a child of another thread,
+    a thread of the child polls its parent's id. A parent already gone before that (the
+    race the check closes) ends it at once."""
+    parent, main_thread = ties
+    if not (main_thread and sys.platform.startswith("linux") and _death_signal()):
+        threading.Thread(target=_watch_parent, args=(parent,), daemon=True,
+                         name="bidou-parent-watch").start()
+    if os.getppid() != parent:
+        os.kill(os.getpid(), signal.SIGKILL)
+
+
+def _death_signal() -> bool:
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        return int(libc.prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+def _watch_parent(parent: int) -> None:
+    while os.getppid() == parent:
+        time.sleep(0.2)
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
+def _worker_main(conn: Any, ties: tuple[int, bool]) -> None:
     """A worker: run the tasks the parent sends (None: stop), send back each result.
 
     Signals are the parent's business: Ctrl-C reaches the whole process group, and the
     parent, not 4 workers with 4 tracebacks, reports it; SIGTERM kills a worker at once
-    (the parent's handler, inherited by fork, would only raise inside the task)."""
+    (the parent's handler, inherited by fork, would only raise inside the task); the
+    parent's death, however it comes, kills it (`end_with_parent`)."""
+    end_with_parent(ties)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     while True:
@@ -65,7 +112,8 @@ class WorkerPool:
         self.conns: list[Any] = []
         for _ in range(workers):
             parent, child = context.Pipe()
-            process = context.Process(target=_worker_main, args=(child,), daemon=True)
+            process = context.Process(target=_worker_main, args=(child, parent_ties()),
+                                      daemon=True)
             process.start()
             child.close()                    # a dead worker is then EOF, not a silent pipe
             self.processes.append(process)
