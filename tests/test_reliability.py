@@ -562,6 +562,8 @@ def test_recorded_claims_are_labelled_not_trusted(strategy_file, tmp_path):
     (("sweep", "--game", "le-bidou", "--faces", "2", "--throws", "1", "--out", "x",
       "--time-limit", "1e300"), "not in the range"),
     (("cheatsheet", *TINY, "--out", "x", "--milp-seconds", "nan"), "not a finite number"),
+    (("round", "--cheatsheet", "--seconds", "nan", "--out", "x"), "not a finite number"),
+    (("round", "--cheatsheet", "--seconds", "inf", "--out", "x"), "not a finite number"),
     (("lp", "liars_dice(numdice=0)"), "failed while being walked"),
 ])
 def test_inputs_that_crashed_are_one_line(args, words):

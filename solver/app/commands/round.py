@@ -11,7 +11,7 @@ import click
 
 from games.bidou.params import BidouParams, ParameterError
 from solver.app.commands.group import guarded
-from solver.app.commands.options import game_options
+from solver.app.commands.options import FiniteFloat, game_options
 from solver.app.commands.printing import gain
 from solver.app.saved_rounds import (
     check_state,
@@ -150,7 +150,7 @@ def _write_saved_charts(saved: Any, entry: dict[str, Any], label: str, out: str,
               help="With --cheatsheet: the hand play the chip rules change, a hand cheat "
                    "sheet's Markdown (`bidou cheatsheet`) or 'equilibrium' (default: the "
                    "published hand cheat sheet of these rules, else the equilibrium).")
-@click.option("--seconds", type=click.FloatRange(min=1), default=600, show_default=True,
+@click.option("--seconds", type=FiniteFloat(min=1), default=600, show_default=True,
               help="With --cheatsheet: the most seconds the search of chip rules may take "
                    "(the proofs of its costs come after).")
 @click.option("--fresh", is_flag=True,
