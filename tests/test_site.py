@@ -559,6 +559,29 @@ def test_a_round_report_with_states_missing_or_twice_is_refused(edit, words):
         check_round("round.json", report)
 
 
+@pytest.mark.slow
+def test_a_round_file_that_is_a_fifo_or_a_folder_is_left_out_with_a_note(tmp_path):
+    """Left out in silence before: the page said no round was solved, as if none were."""
+    from solver.app.outputs import VARIANTS
+
+    root = tmp_path / "root"
+    for name in VARIANTS:                     # the published hands, as they are
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).symlink_to(OUTPUTS / name)
+    (root / "round").mkdir()
+    os.mkfifo(root / "round" / "round.json")
+    (root / "round-keep" / "round.json").mkdir(parents=True)
+    result = CliRunner().invoke(main, ["site", "--root", str(root), "--out",
+                                       str(tmp_path / "site")])
+    assert result.exit_code == 0, result.output
+    notes = [line for line in result.output.splitlines() if line.startswith("bidou: note:")]
+    assert notes == [
+        f"bidou: note: {root}/round/round.json is a FIFO, not a regular file: left out of "
+        "round.html",
+        f"bidou: note: {root}/round-keep/round.json is a folder, not a regular file: left "
+        "out of round.html"]
+
+
 @pytest.mark.parametrize("args, message", [
     (["--out", ""], "cannot write into ''"),
     (["--out", "{tmp}/f/sub"], "is not a folder"),

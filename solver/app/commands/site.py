@@ -3,6 +3,8 @@ file system, built from the published games or solved on the spot."""
 
 from __future__ import annotations
 
+import os
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -59,7 +61,9 @@ def _hand_views(params: BidouParams, rules_given: tuple[str, ...], root: Path | 
 
 
 def _rounds(root: Path | None) -> dict[str, Any]:
-    """The published rounds' reports (round.json), by folder name."""
+    """The published rounds' reports (round.json), by folder name. One there but not a
+    regular file (a FIFO, a folder) is left out with a note, not in silence: the page would
+    say no round was solved."""
     from solver.app.round_outputs import ROUNDS
     from solver.export.site import check_round
     from solver.hand.strategy import read_strategy_document
@@ -71,7 +75,21 @@ def _rounds(root: Path | None) -> dict[str, Any]:
             report = read_strategy_document(path)
             check_round(str(path), report)
             found[name] = report
+        elif path is not None and os.path.lexists(path):
+            click.echo(f"bidou: note: {path} is {_not_a_file(path)}, not a regular file: "
+                       "left out of round.html", err=True)
     return found
+
+
+def _not_a_file(path: Path) -> str:
+    """What `path` is instead (a stat: nothing opened, so a FIFO cannot block)."""
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        return "a broken link"
+    kinds = ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket"),
+             (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"))
+    return next((what for test, what in kinds if test(mode)), "a special file")
 
 
 @click.command("site", short_help="A static browser view of the solved games (no server).",
