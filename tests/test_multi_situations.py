@@ -109,6 +109,35 @@ def test_the_cache_gives_back_each_solved_situation(tmp_path):
         Situations(SMALL, 30, cache=SituationCache(tmp_path)).strategy((3, 3, 3))
 
 
+def test_a_full_disk_while_writing_the_cache_is_a_note_and_the_simulation_goes_on(
+        tmp_path, monkeypatch):
+    """It aborted the whole --simulate (exit 2) where `round` only notes an unsaved file."""
+    import errno
+    import os
+
+    from solver.common import files
+
+    def no_space(fd):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    cache = tmp_path / "cache"
+    args = ["multi", "--chips", "2", "--iterations", "20", "--simulate", "10", "--cache",
+            str(cache)]
+    monkeypatch.setattr(files.os, "fsync", no_space)
+    full = CliRunner().invoke(main, args)
+    monkeypatch.undo()
+    assert full.exit_code == 0, full.output
+    notes = [line for line in full.output.splitlines() if line.startswith("bidou:")]
+    assert len(notes) == 1 and notes[0].startswith("bidou: note: the cache was not written: ")
+    assert "No space left on device" in notes[0] and "solved chip situations not kept" in notes[0]
+    assert list(cache.iterdir()) == []                    # nothing half-written
+    room = CliRunner().invoke(main, args)
+    assert room.exit_code == 0 and "bidou:" not in room.output, room.output
+    chances = [line for line in full.output.splitlines() if line.startswith("captain")]
+    assert chances == [line for line in room.output.splitlines()
+                       if line.startswith("captain")]
+
+
 def test_command_reuses_its_cache(tmp_path):
     runner = CliRunner()
     cache = tmp_path / "cache"

@@ -157,6 +157,11 @@ class Situations:
         self.solved: dict[Stores, Solved] = {}        # by canonical stores
         self.used: dict[Stores, int] = {}             # by the stores met
         self.loaded = 0                               # of `solved`, read from the cache
+        # why the cache stopped being written (a full disk: the situations are still
+        # solved and used, as the round goes on without its saved file), and how many
+        # solved situations it did not keep
+        self.unsaved: Optional[str] = None
+        self.not_kept = 0
 
     def key(self, stores: Stores) -> Stores:
         return canonical_stores(stores, self.params.max_bet, self.params.max_raise)
@@ -193,8 +198,13 @@ class Situations:
         solved = Solved(HandStrategy.of_tree(tree, best.strategy), best.gains.epsilon,
                         best.gains.values, best.iterations, time.perf_counter() - started,
                         best.variant)
-        if self.cache is not None:
-            self.cache.save(params, stores, self.settings, solved)
+        if self.cache is not None and self.unsaved is None:
+            try:
+                self.cache.save(params, stores, self.settings, solved)
+            except OSError as error:          # DestinationError too: one line naming the file
+                self.unsaved = str(error)
+        if self.unsaved is not None:
+            self.not_kept += 1
         return solved
 
     def worst_epsilon(self) -> float:

@@ -274,6 +274,9 @@ def _simulate(params: MultiParams, games: int, seed: int, engine: str, how: _Set
         def step(what: str, done: int, total: int) -> None:
             bar(f"{what}, {len(situations.solved)} chip situations solved", done, total)
         estimate = simulate(params, situations.strategy, games, seed, progress=step)
+    if situations.unsaved is not None:
+        click.echo(f"bidou: note: the cache was not written: {situations.unsaved}; "
+                   f"{situations.not_kept} solved chip situations not kept", err=True)
     solved = list(situations.solved.values())
     by_method = {m: sum(1 for s in solved if s.method == m) for m in sorted(
         {s.method for s in solved})}
