@@ -7,9 +7,14 @@ Ctrl-C exits 130 and SIGTERM 143, leaving no temporary file behind.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import functools
+import os
+import shutil
 import sys
+import tempfile
+from pathlib import Path
 from typing import Any, Callable, NoReturn, TypeVar, cast
 
 import click
@@ -115,6 +120,34 @@ _HELP_ERRORS = tuple(getattr(click.exceptions, name) for name in ("NoArgsIsHelpE
                      if hasattr(click.exceptions, name))
 
 
+def quiet_plotting_folders() -> None:
+    """Point matplotlib (MPLCONFIGDIR) at a private temporary folder, removed at exit, when
+    its own folders (~/.config/matplotlib, ~/.cache/matplotlib, or their XDG homes) cannot
+    be made or written: an immutable or missing HOME. matplotlib would make such a folder
+    itself, but print two warning lines on stderr, beside a command's one-line contract,
+    and it would make its folders under a HOME that does not exist. Before matplotlib is
+    imported (commands import it when they run); a given MPLCONFIGDIR is left alone."""
+    if os.environ.get("MPLCONFIGDIR"):
+        return
+    home = Path(os.path.expanduser("~"))
+    config = Path(os.environ.get("XDG_CONFIG_HOME") or home / ".config") / "matplotlib"
+    cache = Path(os.environ.get("XDG_CACHE_HOME") or home / ".cache") / "matplotlib"
+    if home.is_dir() and _can_make(config) and _can_make(cache):
+        return
+    folder = tempfile.mkdtemp(prefix="bidou-matplotlib-")
+    atexit.register(shutil.rmtree, folder, True)
+    os.environ["MPLCONFIGDIR"] = folder
+
+
+def _can_make(folder: Path) -> bool:
+    """Whether `folder` is a writable folder, or its nearest existing ancestor is one (a
+    check: nothing is made)."""
+    for path in (folder, *folder.parents):
+        if os.path.lexists(path):
+            return path.is_dir() and os.access(path, os.W_OK | os.X_OK)
+    return False
+
+
 class Bidou(click.Group):
     """The command group, with click's usage errors (unknown option, bad choice, missing
     value) reported in the same one-line style as the library's errors."""
@@ -133,6 +166,7 @@ class Bidou(click.Group):
         if sys.stdout is None:          # started with standard output closed (`>&-`)
             fail("standard output is closed: nothing the command prints could be seen",
                  EXIT_BAD_INPUT)
+        quiet_plotting_folders()
         with signals_unwind():
             try:
                 return super().invoke(ctx)
