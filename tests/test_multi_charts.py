@@ -3,6 +3,8 @@ histories, the bluff share, and the three charts."""
 
 from __future__ import annotations
 
+import io
+
 import numpy as np
 
 from games.bidou_multi.params import MultiParams
@@ -48,3 +50,21 @@ def test_bluff_share_and_the_charts():
     assert summary["bluff_share"] == round(share, 4)
     assert len(summary["stop_after_one_throw"]) == 3
     assert abs(sum(summary["leader_opens"].values()) - 1) < 1e-3
+
+
+def test_the_charts_read_at_the_width_the_docs_show():
+    """At a quarter of an inch a hand and 7 pt, the default game's 56 hands made charts 1760
+    pixels wide, whose hands and axes a page 900 pixels wide showed 5 pixels high: they are
+    as narrow as the hands allow, in type that stays 10 pixels high or more there."""
+    from PIL import Image
+
+    tree = build_tree(MultiParams(faces=6, throws=1, chips=2))
+    assert len(tree.hands) == 56
+    uniform = cfr.normalise(tree, np.ones((tree.num_edges, len(tree.hands))))
+    pngs = charts.figures(tree, uniform, "test")
+    assert set(pngs) == {"multi-open.png", "multi-answer.png"}        # one throw: no stop
+    for name, data in pngs.items():
+        width = Image.open(io.BytesIO(data)).size[0]
+        shown = min(1.0, 900 / width)
+        assert width <= 1100, name
+        assert min(charts.TICK_PT, charts.LABEL_PT - 1) * charts.DPI / 72 * shown >= 10, name

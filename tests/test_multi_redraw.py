@@ -1,6 +1,6 @@
 """`bidou multi --redraw FILE --out DIR`: the charts and summary figures of a saved strategy
-file, without solving again (how docs/img/multi-*.png were drawn from the default game), and
-the answer chart's layout."""
+file, without solving again (the same charts a solve writes: docs/img/multi-*.png are the
+default game's), and the answer chart's layout."""
 
 from __future__ import annotations
 

@@ -20,6 +20,17 @@ from solver.multi.values import ranges
 
 ByHand = dict[str, np.ndarray]              # action name -> probability per hand
 
+# The charts are shown in the docs about 900 pixels wide (docs/multi.md), drawn at DPI: as
+# narrow as the 56 hands of the default game allow (HAND_INCHES each, beside the axis and the
+# legend), so that their type, at these sizes, stays readable once the page scales them.
+DPI = 110
+HAND_INCHES = 0.14
+MARGIN_INCHES = 1.9
+PANEL_INCHES = 3.0
+TICK_PT = 8.5               # the hands under the bars
+LABEL_PT = 10               # the axes' names, the legend
+TITLE_PT = 11
+
 
 def hand_order(tree: PublicTree) -> list[int]:
     """Hands from the weakest to the strongest (by how many hands each beats)."""
@@ -94,29 +105,30 @@ def figures(tree: PublicTree, sigma: np.ndarray, title: str) -> dict[str, bytes]
     names = [rules.format_hand(tree.hands[i]) for i in order]
     x = np.arange(len(order))
     written: dict[str, bytes] = {}
+    width = max(6.0, HAND_INCHES * len(order) + MARGIN_INCHES)
     if tree.params.throws > 1:
-        fig, ax = plt.subplots(figsize=(max(6, 0.25 * len(order) + 2), 3.6))
+        fig, ax = plt.subplots(figsize=(width, PANEL_INCHES + 0.6))
         for seat in range(tree.players):
             label = "captain" if seat == 0 else f"seat {seat}"
             ax.plot(x, stopping(tree, sigma, reach, seat)[order], marker="o", label=label)
         _axes(ax, names, "P(stop after the first throw)", f"When to stop, by seat ({title})")
-        ax.legend()
+        _legend(ax)
         written["multi-stop.png"] = _png(fig)
     by_hand, _ = opening(tree, sigma, reach)
-    fig, ax = plt.subplots(figsize=(max(6, 0.25 * len(order) + 2), 3.6))
+    fig, ax = plt.subplots(figsize=(width, PANEL_INCHES + 0.6))
     _stacked(ax, x, by_hand, order, ("pass", "bet 1", "bet 2", "bet 3"))
     _axes(ax, names, "probability", f"The leader's first bet ({title})")
     written["multi-open.png"] = _png(fig)
     # One panel under the other, each as wide as the other charts: side by side, 56 hands
     # made a figure 38 inches wide whose labels no page could show.
-    fig, axes = plt.subplots(3, 1, figsize=(max(6, 0.25 * len(order) + 2), 8.4))
+    fig, axes = plt.subplots(3, 1, figsize=(width, 3 * PANEL_INCHES + 0.5))
     for bet, ax in zip((1, 2, 3), axes):
         answer, _ = answering(tree, sigma, reach, bet)
         _stacked(ax, x, answer, order, ("pass", "call", "raise 1", "raise 2"))
         _axes(ax, names, "probability", f"answering an opening bet of {bet}")
         if bet < 3:
             ax.set_xlabel("")
-    fig.suptitle(f"Calling a bet: the next player's answer ({title})", fontsize=10)
+    fig.suptitle(f"Calling a bet: the next player's answer ({title})", fontsize=TITLE_PT)
     written["multi-answer.png"] = _png(fig)
     return written
 
@@ -131,16 +143,22 @@ def _stacked(ax, x, by_hand: ByHand, order: list[int], actions: tuple[str, ...])
             p = np.nan_to_num(by_hand[action][order])
             ax.bar(x, p, bottom=bottom, label=action)
             bottom += p
-    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0))   # beside the bars
+    _legend(ax)
+
+
+def _legend(ax) -> None:
+    ax.legend(fontsize=LABEL_PT - 1, loc="upper left", bbox_to_anchor=(1.0, 1.0))   # beside
 
 
 def _axes(ax, names: list[str], ylabel: str, title: str) -> None:
     ax.set_xticks(np.arange(len(names)))
-    ax.set_xticklabels(names, rotation=90, fontsize=7)
-    ax.set_xlabel("hand, weakest to strongest")
-    ax.set_ylabel(ylabel)
+    ax.set_xticklabels(names, rotation=90, fontsize=TICK_PT)
+    ax.set_xlim(-0.7, len(names) - 0.3)
+    ax.tick_params(axis="y", labelsize=TICK_PT)
+    ax.set_xlabel("hand, weakest to strongest", fontsize=LABEL_PT)
+    ax.set_ylabel(ylabel, fontsize=LABEL_PT)
     ax.set_ylim(0, 1.05)
-    ax.set_title(title, fontsize=9)
+    ax.set_title(title, fontsize=TITLE_PT - 0.5)
 
 
 def _png(fig) -> bytes:
@@ -150,7 +168,7 @@ def _png(fig) -> bytes:
 
     fig.tight_layout()
     buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", dpi=110)
+    fig.savefig(buffer, format="png", dpi=DPI)
     plt.close(fig)
     return buffer.getvalue()
 
