@@ -12,7 +12,9 @@ NUMBER = 7               # the section's number when Le Bidou's section comes be
 DEFAULT_COMMAND = "bidou multi --faces 6 --throws 3 --iterations 880 --target 1e-3 --out DIR"
 POOR_FISH_COMMAND = ("bidou multi --faces 6 --throws 3 --poor-fish --iterations 880 "
                      "--target 1e-3 --out DIR")
-CHARTS_COMMAND = "bidou multi --redraw DIR/multi-strategy.json --out docs/img"
+# The default game's charts are those its solve writes (`--out DIR`): its strategy file is
+# above the size `--redraw` reads (docs/multi.md).
+CHARTS_SOURCE = "its solve, `--out DIR`, copied to docs/img"
 TWO_PLAYER_COMMAND = ("bidou multi --faces 6 --throws 3 --two-player "
                       "outputs/default/strategy.json")
 # The two-hand values of results.md section 1, beside which the section puts its own.
@@ -111,8 +113,8 @@ def _disadvantage(part: Mapping[str, Any]) -> list[str]:
 def _play(part: Mapping[str, Any]) -> list[str]:
     d, pf = part["default"], part.get("poor_fish")
     lines = [
-        "**How they play** (the charts, drawn from the default game's strategy file by "
-        f"`{CHARTS_COMMAND}`; hands weakest to strongest): " + _play_line(d["play"]) + ".",
+        "**How they play** (the charts, drawn from the default game's strategy by "
+        f"{CHARTS_SOURCE}; hands weakest to strongest): " + _play_line(d["play"]) + ".",
         "",
         "![When to stop, by seat](img/multi-stop.png)",
         "![The leader's first bet](img/multi-open.png)",
