@@ -74,6 +74,7 @@ def test_lp_out_writes_an_exact_equilibrium_that_openspiel_loads(tmp_path):
     assert document["players"][1]["0p"]["exact"] == ["2/3", "1/3"]
 
 
+@pytest.mark.slow
 def test_lp_leduc_matches_openspiel_and_proves_an_interval():
     """Leduc's LP strategies have no small fractions: the fallback proves an interval."""
     v0, v1, _, _ = sequence_form_lp.solve_zero_sum_game(pyspiel.load_game("leduc_poker"))
@@ -127,6 +128,7 @@ def test_proved_bounds_round_outward():
 SMALL = ("--faces", "2", "--throws", "2", "--max-level", "2")
 
 
+@pytest.mark.slow
 def test_export_policy_of_a_bad_strategy_file_matches_openspiel(tmp_path):
     """A strategy far from equilibrium (uniform betting): OpenSpiel's own exploitability of
     the exported policy is the project's, measured by `bidou evaluate`."""
@@ -151,6 +153,7 @@ def test_export_policy_of_a_bad_strategy_file_matches_openspiel(tmp_path):
             assert sum(entry["probabilities"]) == pytest.approx(1, abs=1e-12)
 
 
+@pytest.mark.slow
 def test_export_policy_of_an_exact_equilibrium_keeps_the_fractions(tmp_path):
     """The equilibrium of a strategy file from `solve --exact`: its fractions at every
     faithful information state, and OpenSpiel's exploitability 0, as the project's."""
