@@ -57,3 +57,21 @@ def test_the_results_page_renders_the_multi_part_last():
     assert "multi" in doc
     page = render(doc)
     assert page.index("## 6. Le Bidou") < page.index("## 7. Multi-hand Bidou")
+
+
+def test_the_render_only_command_keeps_the_published_page(tmp_path):
+    """`python -m solver.app.multi_results` without runs keeps the recorded numbers, puts
+    the four-player record in, and renders the page: on the published record, the same
+    two files byte for byte."""
+    from solver.app import multi_results as command
+
+    data = tmp_path / "docs" / "data"
+    data.mkdir(parents=True)
+    published = ROOT / "docs" / "data" / "results.json"
+    (data / "results.json").write_bytes(published.read_bytes())
+    command.main(["--root", str(tmp_path)])
+    assert (data / "results.json").read_bytes() == published.read_bytes()
+    assert json.loads((data / "results.json").read_text())["multi"]["four"] == \
+        json.loads(json.dumps(multi_results.FOUR_PLAYERS))
+    assert (tmp_path / "docs" / "results.md").read_bytes() == \
+        (ROOT / "docs" / "results.md").read_bytes()
