@@ -98,7 +98,7 @@ def equilibrium(name: str):
     from solver.hand.strategy import load_strategy_file
     from solver.pipeline.hand import refined_hand
 
-    published = Path(__file__).resolve().parents[1] / "outputs" / name / "strategy.json"
+    published = Path(__file__).resolve().parents[2] / "outputs" / name / "strategy.json"
     if published.is_file():
         model, strategy, summary = load_strategy_file(published)
         return model, strategy, float(summary["value"])
