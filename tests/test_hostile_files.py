@@ -297,6 +297,7 @@ def test_a_forged_saved_round_is_refused_whatever_its_checksum(saved_round, tmp_
     assert "\n" not in message and "\x1b" not in message and "\x07" not in message
 
 
+@pytest.mark.slow
 def test_a_forged_saved_round_is_never_printed(saved_round, tmp_path):
     """`round --state` names the forged file (one note line, escapes shown escaped), solves
     again and prints the numbers proved now: no forged value, no escape sequence."""
@@ -322,6 +323,7 @@ def test_a_forged_saved_round_is_never_printed(saved_round, tmp_path):
     assert "\\x1b]0;owned\\x07" in result.stderr
 
 
+@pytest.mark.slow
 def test_a_saved_state_says_it_was_proved_when_saved_and_verify_proves_it_again(saved_round,
                                                                                 tmp_path):
     """An answer read from a file says so; --verify solves and proves the round again and

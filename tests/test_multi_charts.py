@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 
 import numpy as np
+import pytest
 
 from games.bidou_multi.params import MultiParams
 from solver.multi import cfr, charts
@@ -52,6 +53,7 @@ def test_bluff_share_and_the_charts():
     assert abs(sum(summary["leader_opens"].values()) - 1) < 1e-3
 
 
+@pytest.mark.slow
 def test_the_charts_read_at_the_width_the_docs_show():
     """At a quarter of an inch a hand and 7 pt, the default game's 56 hands made charts 1760
     pixels wide, whose hands and axes a page 900 pixels wide showed 5 pixels high: they are

@@ -115,6 +115,7 @@ def test_a_symlink_planted_in_a_shared_cache_is_never_written_through(tmp_path, 
     assert stat.S_IMODE(victim.stat().st_mode) == 0o600
 
 
+@pytest.mark.slow
 def test_nothing_is_made_under_a_home_that_does_not_exist(tmp_path):
     missing = tmp_path / "missing"
     result = run({"HOME": str(missing / "x"), "XDG_CACHE_HOME": None},

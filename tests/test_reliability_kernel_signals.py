@@ -69,6 +69,7 @@ def finish(process: subprocess.Popen, bound: float) -> tuple[int, str]:
 
 @pytest.mark.parametrize("signum, code, line", [(signal.SIGINT, 130, "bidou: interrupted"),
                                                 (signal.SIGTERM, 143, "bidou: terminated")])
+@pytest.mark.slow
 def test_a_signal_ends_multi_inside_the_kernel(tmp_path, signum, code, line):
     process = in_the_kernel(tmp_path)
     process.send_signal(signum)

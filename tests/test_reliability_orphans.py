@@ -97,7 +97,7 @@ def killed_parent_leaves_nothing(script: str, marks: Path, workers: int) -> None
     try:
         os.kill(process.pid, signal.SIGKILL)  # the parent alone, as the OOM killer does
         process.wait()
-        for _ in range(200):                  # ten seconds, against their ten minutes' task
+        for _ in range(1200):                 # a minute, against their ten minutes' task
             if not alive(family):
                 break
             time.sleep(0.05)

@@ -475,6 +475,7 @@ def test_pages_are_self_contained_and_small(site):
     assert data["rule_sets"][0]["summary"]["exact"] == "-67764799477/1836660096000"
 
 
+@pytest.mark.slow
 def test_other_rules_are_solved_on_the_spot_and_listed_first(tmp_path):
     result = CliRunner().invoke(main, ["site", "--faces", "3", "--throws", "2",
                                        "--out", str(tmp_path)])
