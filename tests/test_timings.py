@@ -81,11 +81,15 @@ def test_every_timings_passage_is_the_record_rendered():
 
 
 def test_the_readme_quotes_the_record_for_commands_and_the_suite():
+    """The commands' record must be there; the suite's is recorded only by a passing suite
+    (bench_suite.py), so this test cannot demand it without failing the run that makes it."""
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     record = timings.read_record()
+    assert "commands" in record["benchmarks"], "run bench_commands.py with --record"
     for name in ("commands", "suite"):
         assert f"<!-- generated: timings {name} (benchmarks) -->" in readme
-        assert name in record["benchmarks"], f"run the {name} benchmark with --record"
+        if name not in record["benchmarks"]:
+            continue
         entry = record["benchmarks"][name]
         assert entry["rows"] and all(row["median_s"] > 0 for row in entry["rows"])
         assert entry["machine"]["cores"] >= 1 and len(entry["load"]) == 3
