@@ -47,6 +47,7 @@ def _pinned_exploitability(model, stop: np.ndarray) -> float:
     return 0.5 * (worst - best)
 
 
+@pytest.mark.slow
 def test_the_first_throw_program_is_the_brute_force_minimum(tiny):
     """One stop rule for every first throw: the program's proved optimum (quarters) is the
     least, over all 70 staircases of four hands, of the LP with the first throws pinned to

@@ -32,6 +32,7 @@ def _cost(model, rules) -> float:
                                         ).exploitability
 
 
+@pytest.mark.slow
 def test_the_milp_proves_the_best_cuts_of_a_book(small):
     """Three rules (stop, open, face): the greedy search's integer cuts cost 0.0568; the
     MILP finds a bluff mixed over a range (0.0507, exact in binary fractions) and proves

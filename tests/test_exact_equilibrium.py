@@ -33,6 +33,7 @@ def test_recovered_equilibrium_proves_the_value(kwargs, exact):
     assert float(exact) == pytest.approx(solution.value, abs=1e-13)
 
 
+@pytest.mark.slow
 def test_recovery_from_the_raw_lp_strategy():
     # play at unreached decisions is arbitrary there: the responder's choices at them are
     # revised against the exact point, so no completion is needed

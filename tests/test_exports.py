@@ -237,6 +237,7 @@ def _decisions_sum_to_one(path, keys) -> int:
     return len(sums)
 
 
+@pytest.mark.slow
 def test_parquet_tables_of_the_default_game(tmp_path):
     """Typed columns, one row per (decision, hand, action), each decision summing to 1."""
     import pyarrow as pa

@@ -23,6 +23,7 @@ KNOWN = {(3, 2, 3, "up"): Fraction(1401991, 9447840),
          (3, 3, 2, "up"): Fraction(-116715707, 9908717445)}
 
 
+@pytest.mark.slow
 def test_a_small_cell_is_proved_and_exact_in_its_child_process():
     row = lbs.solve_cell(LeBidouParams(faces=3, throws=1, max_stake=2).to_dict(), limit=120)
     assert row["status"] == lbs.EXACT and row["exact"] == "-4/81"

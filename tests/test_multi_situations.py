@@ -68,6 +68,7 @@ def test_stores_within_reach_are_kept_and_do_change_the_game():
     assert not _same_game(build_tree(params, (3, 1, 1)), build_tree(params, (4, 1, 1)))
 
 
+@pytest.mark.slow
 def test_whole_games_solve_each_distinct_game_once():
     """Situations met that are the same game share one solve: fewer solves than situations
     (with three chips each the deep ones, such as 7-1-1, are met), each from the canonical

@@ -245,6 +245,7 @@ def test_failed_exact_leaves_no_out_file(tmp_path, monkeypatch):
 
 # --- 3. export leaves one consistent set ----------------------------------------------------
 
+@pytest.mark.slow
 def test_repeated_export_removes_what_it_no_longer_lists(tmp_path):
     out = tmp_path / "e"
     big = solver.hand.solve.solve(BidouParams(faces=2, throws=2, max_level=1))
@@ -529,6 +530,7 @@ def test_non_numeric_value_in_unpack_is_a_strategy_error():
         unpack((tiny.model, tiny.strategy, {"value": "oops"}))
 
 
+@pytest.mark.slow
 def test_recorded_claims_are_labelled_not_trusted(strategy_file, tmp_path):
     def tamper(document):
         document["result"].update(method="oracle", status="proved optimal",

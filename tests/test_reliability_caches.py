@@ -126,6 +126,7 @@ def test_nothing_is_made_under_a_home_that_does_not_exist(tmp_path):
     assert not missing.exists()
 
 
+@pytest.mark.slow
 def test_the_cache_folders_made_are_private(tmp_path):
     home = tmp_path / "home"
     home.mkdir()

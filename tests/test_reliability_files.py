@@ -366,6 +366,7 @@ def test_full_disk_during_cheatsheet_leaves_the_old_sheet(tmp_path, monkeypatch)
     assert _snapshot(out) == before
 
 
+@pytest.mark.slow
 def test_full_disk_during_round_charts_leaves_the_old_set(tmp_path, monkeypatch):
     out = tmp_path / "charts"
     small = ("round", "--chips", "3", "--faces", "2", "--throws", "1", "--max-level", "1",

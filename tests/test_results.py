@@ -189,6 +189,7 @@ def test_stable_rounds_floats_only():
     assert str(results_document.stable(-1e-17)) == "0.0"
 
 
+@pytest.mark.slow
 def test_the_chip_counting_numbers_do_not_depend_on_the_workers():
     """The cheap part of `bidou results` run twice with 1 and 2 round workers (the full run
     is measured in docs/verification.md): a small round's chip-counting numbers, from the

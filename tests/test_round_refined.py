@@ -107,6 +107,7 @@ def test_the_round_refines_its_stages_unless_plain(tmp_path):
     assert result.exit_code == 2 and "nor --plain" in result.output
 
 
+@pytest.mark.slow
 def test_a_saved_round_of_the_other_kind_is_solved_again(tmp_path):
     """A saved round of the LPs' vertices (files written before the refinement was the
     default) answers a --plain query; asked for the default, refined stages, it is named
@@ -137,6 +138,7 @@ def test_a_saved_round_of_the_other_kind_is_solved_again(tmp_path):
     assert store.load(path, TINY).report["equilibrium"] == store.PLAIN
 
 
+@pytest.mark.slow
 def test_a_stage_that_cannot_be_refined_keeps_its_lp_vertex(both, monkeypatch):
     """A refinement that fails (no exact limit, or exact probabilities past the
     certificate's denominator) leaves that stage's LP vertex, and the report lists it."""

@@ -149,6 +149,7 @@ def test_a_damaged_saved_round_is_refused_and_solved_again(cache, tmp_path, edit
     assert "read from" in again.output and "note" not in again.output
 
 
+@pytest.mark.slow
 def test_a_damaged_strategies_file_is_refused_when_read(cache, tmp_path):
     """The strategies, in their own file, are checked against the SHA-256 the round
     records when a query needs them (--json, --charts): an edited one is refused and the
@@ -165,6 +166,7 @@ def test_a_damaged_strategies_file_is_refused_when_read(cache, tmp_path):
     assert note.startswith("bidou: note:") and "is not the file saved with" in note
 
 
+@pytest.mark.slow
 def test_a_round_whose_advice_fails_is_still_answered(tmp_path, monkeypatch):
     """The round is proved even if the hand game's equilibrium (for the advice) is not:
     the state is answered, with a note that nothing was saved, and exit 0."""
@@ -243,6 +245,7 @@ def test_the_query_imports_no_solver(cache):
     assert done.stdout.strip().splitlines()[-1] == "LOADED []"
 
 
+@pytest.mark.slow
 def test_a_published_round_is_read_first(tmp_path, monkeypatch):
     """`bidou outputs` writes the saved round beside round.json (round_outputs.round_files)
     and a query of those rules reads it there, before the user's cache."""
@@ -467,6 +470,7 @@ def _stage_model(saved, entry):
     return stage_model(build_model(SMALL.hand), state, lambda nxt: 0.5)
 
 
+@pytest.mark.slow
 def test_a_one_throw_round_is_read_back_from_its_own_save(tmp_path):
     """With one throw there is no throw decision: the saved stages' empty throw lists must
     come back with the stage game's shape (they came back (1, 0), and every query that

@@ -44,6 +44,7 @@ def test_default_value_and_exploitability(default):
     assert abs(e.captain_exploitability) <= 1e-9 and abs(e.opponent_exploitability) <= 1e-9
 
 
+@pytest.mark.slow
 def test_keep_and_french_values():
     keep = solve(BidouParams(reroll="keep"))
     assert keep.value == pytest.approx(KEEP_VALUE, abs=1e-9)
