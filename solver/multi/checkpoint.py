@@ -77,7 +77,7 @@ def load(path: str | Path, params: MultiParams, method: str, tree: PublicTree
 def check(path: str | Path, params: MultiParams, method: str) -> int:
     """Refuse, before any work, a checkpoint that is unreadable or for other rules or
     another method; the number of iterations it holds."""
-    from solver.multi.solve import size
+    from solver.multi.tree import size
 
     # The tree has fewer edges than public nodes x players, so an array of the checkpoint
     # of these rules holds at most `cells` numbers (edges x hands).

@@ -5,19 +5,16 @@ on the faithful game. `size` refuses, before any work, a tree too big for memory
 from __future__ import annotations
 
 import dataclasses
-import functools
 import time
 from pathlib import Path
 from typing import Optional
 
 import numpy as np
 
-from games.bidou import rules
-from games.bidou_multi import betting
 from games.bidou_multi.params import MultiParams, ParameterError
 from solver.common.progress import Step
 from solver.multi import best_response, cfr, checkpoint, kernel
-from solver.multi.tree import PublicTree, build_tree, check_solvable
+from solver.multi.tree import PublicTree, build_tree, check_solvable, size
 
 # The arrays of one iteration hold about nodes * players * hands floats several times over
 # (ranges, values, regrets, sums: about 40 bytes a cell); above this the run would not fit in
@@ -28,25 +25,6 @@ MAX_CELLS = 30_000_000
 # tree, measured), and the numpy certificate at the end about as much again: the default
 # three-player game fits, four players with the default dice (2.9e9 cells) do not.
 MAX_CELLS_KERNEL = 40_000_000
-
-
-@functools.lru_cache(maxsize=None)
-def _betting_nodes(table: betting.Table, max_bet: int, max_raise: int) -> int:
-    if table.closed():
-        return 1
-    return 1 + sum(_betting_nodes(betting.apply(table, a), max_bet, max_raise)
-                   for a in betting.legal_actions(table, max_bet, max_raise))
-
-
-def size(params: MultiParams) -> dict[str, int]:
-    """Public nodes, hands and cells of the compact tree, counted without building it."""
-    n, t = params.players, params.throws
-    table = betting.new_table(n, params.chips, (1,) * n)
-    bets = _betting_nodes(table, params.max_bet, params.max_raise)
-    hands = len(rules.all_hands(params.faces))
-    public = t ** n * bets          # one betting tree per throw counts (throw nodes are few)
-    return {"betting_nodes": bets, "public_nodes": public, "hands": hands,
-            "cells": public * n * hands}
 
 
 def check_size(params: MultiParams, engine: str = "numpy") -> dict[str, int]:

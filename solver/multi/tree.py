@@ -22,6 +22,7 @@ are contiguous):
 from __future__ import annotations
 
 import dataclasses
+import functools
 from typing import Callable, Optional
 
 import numpy as np
@@ -249,3 +250,22 @@ def _terminal_groups(params: MultiParams, order: list[_Node]) -> list[TerminalGr
         groups.append(TerminalGroup(name=f"{kind} {seats}", kind=kind, seats=seats,
                                     nodes=np.array(nodes), payoffs=payoffs))
     return groups
+
+
+@functools.lru_cache(maxsize=None)
+def _betting_nodes(table: betting.Table, max_bet: int, max_raise: int) -> int:
+    if table.closed():
+        return 1
+    return 1 + sum(_betting_nodes(betting.apply(table, a), max_bet, max_raise)
+                   for a in betting.legal_actions(table, max_bet, max_raise))
+
+
+def size(params: MultiParams) -> dict[str, int]:
+    """Public nodes, hands and cells of the compact tree, counted without building it."""
+    n, t = params.players, params.throws
+    table = betting.new_table(n, params.chips, (1,) * n)
+    bets = _betting_nodes(table, params.max_bet, params.max_raise)
+    hands = len(rules.all_hands(params.faces))
+    public = t ** n * bets          # one betting tree per throw counts (throw nodes are few)
+    return {"betting_nodes": bets, "public_nodes": public, "hands": hands,
+            "cells": public * n * hands}
