@@ -5,7 +5,6 @@ of --iterations, and a trillion iterations made it a call for good, deaf to both
 Each test starts the command in a fresh interpreter with the kernel's entry wrapped to leave
 a mark, waits until the command has spent a while in the kernel, then signals it."""
 
-import os
 import signal
 import subprocess
 import sys
@@ -15,6 +14,7 @@ from pathlib import Path
 
 import psutil
 import pytest
+from test_reliability_pool import finish  # the same hang guard: kill the group, fail
 
 from solver.multi import kernel
 
@@ -55,16 +55,6 @@ def in_the_kernel(marks: Path) -> subprocess.Popen:
             return process
         time.sleep(0.05)
     raise AssertionError("the kernel did no work")
-
-
-def finish(process: subprocess.Popen, bound: float) -> tuple[int, str]:
-    try:
-        _, err = process.communicate(timeout=bound)
-    except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGKILL)
-        process.communicate()
-        raise AssertionError(f"still running {bound} s after the signal") from None
-    return process.returncode, err
 
 
 @pytest.mark.parametrize("signum, code, line", [(signal.SIGINT, 130, "bidou: interrupted"),
