@@ -125,6 +125,5 @@ def update(text: str, data: Mapping[str, Any]) -> str:
 def stale(root: Path | None = None) -> list[str]:
     """The docs whose timings passages differ from what the record renders."""
     data = read_record(record_path(root))
-    return [str(doc) for doc in documents(root)
-            if doc.exists() and update(doc.read_text(encoding="utf-8"), data)
-            != doc.read_text(encoding="utf-8")]
+    texts = {doc: doc.read_text(encoding="utf-8") for doc in documents(root) if doc.exists()}
+    return [str(doc) for doc, text in texts.items() if update(text, data) != text]
