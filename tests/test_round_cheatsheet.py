@@ -2,8 +2,8 @@
 read back to the strategy whose cost is printed, and costs proved in the right order.
 
 One small round (4 chips, 3 faces, 2 throws) is solved, saved and given a sheet once,
-through `bidou round --cheatsheet` (the saved round read back): about 15 s of CPU for the
-whole file, most of it that one search and its two proofs, shared by every test."""
+through `bidou round --cheatsheet` (the saved round read back), shared by every test; one
+more sheet is made with a time limit that a counting clock makes stop the search."""
 
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ from solver.cheatsheet.round_rules import (
     strategy_in_stage,
 )
 from solver.cheatsheet.rulebook import RuleTextError
-from solver.export.round_cheatsheet_page import cost_rows
+from solver.export.round_cheatsheet_page import FILES, cost_rows
 from solver.hand.model import build_model
 
 # every test reads the sheet the module's round command writes: about 7 s
@@ -52,12 +52,12 @@ def made(tmp_path_factory):
                                   "--out", str(out), "--json"])
     assert result.exit_code == 0, result.output
     document = json.loads(result.output)
-    assert sorted(p.name for p in out.iterdir()) == ["cheatsheet.md", "cheatsheet.pdf",
-                                                     "cheatsheet.png"]
-    assert (out / "cheatsheet.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert sorted(p.name for p in out.iterdir()) == sorted(FILES)
+    for side in ("cheatsheet.png", "cheatsheet_back.png"):
+        assert (out / side).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     solution = solution_from_saved(read_saved(SMALL, True))
     equilibrium = solve_hand(SMALL.hand).solution.strategy
-    return document, (out / "cheatsheet.md").read_text(), solution, equilibrium
+    return document, (out / "cheatsheet.md").read_text(), solution, equilibrium, out
 
 
 def _strategies(solution, equilibrium, chip_rules):
@@ -70,7 +70,7 @@ def _strategies(solution, equilibrium, chip_rules):
 def test_the_words_read_back_to_the_strategy_whose_cost_is_printed(made):
     from solver.pipeline.round_cheatsheet import prove_cost
 
-    document, markdown, solution, equilibrium = made
+    document, markdown, solution, equilibrium, _ = made
     hand = build_model(SMALL.hand)
     parsed = parse_chip_rules(hand, SMALL.chips, markdown.splitlines())
     assert 1 <= len(parsed) <= 12
@@ -89,7 +89,7 @@ def test_the_words_read_back_to_the_strategy_whose_cost_is_printed(made):
 
 
 def test_proved_costs_are_ordered_and_the_chip_rules_buy_something(made):
-    document, _, _, _ = made
+    document, _, _, _, _ = made
     sheet, base = document["costs"]
     for cost in (sheet, base):
         upper, eq_low, eq_high = (Fraction(cost[k]) for k in
@@ -113,7 +113,7 @@ def test_the_round_equilibrium_costs_nothing_and_the_exact_bracket_holds_the_flo
     from solver.pipeline.round_cheatsheet import prove_cost
     from solver.round.evaluate import pair_values, solved
 
-    _, markdown, solution, equilibrium = made
+    _, markdown, solution, equilibrium, _ = made
     own = {s: st.strategy for s, st in solution.stages.items()}
     cost = prove_cost(solution, own, "the round's equilibrium")
     assert 0 <= cost.best_reply_upper < Fraction(1, 10 ** 9)
@@ -130,7 +130,7 @@ def test_the_round_equilibrium_costs_nothing_and_the_exact_bracket_holds_the_flo
 
 
 def test_a_forbidden_raise_is_a_call_and_a_forbidden_bet_a_pass(made):
-    _, _, solution, equilibrium = made
+    _, _, solution, equilibrium, _ = made
     hand = build_model(SMALL.hand)
     lacking = 0
     for state, stage in solution.stages.items():
@@ -149,7 +149,7 @@ def test_a_forbidden_raise_is_a_call_and_a_forbidden_bet_a_pass(made):
 
 
 def test_chip_rules_that_do_not_read_are_refused_in_one_line(made):
-    document, _, _, _ = made
+    document, _, _, _, _ = made
     hand = build_model(SMALL.hand)
     line = document["chip_rules"][0]
     assert parse_chip_rule(hand, SMALL.chips, line).to_dict() == document["chip_rule_list"][0]
@@ -191,7 +191,7 @@ def test_exact_transitions_agree_with_the_float_ones(made):
     from solver.cheatsheet.round_exact import exact_transitions
     from solver.round.stage import transitions
 
-    _, _, solution, _ = made
+    _, _, solution, _, _ = made
     for state, stage in solution.stages.items():
         exact = exact_transitions(stage.model, state, stage.strategy)
         floats = transitions(stage.model, state, stage.strategy)
@@ -230,7 +230,7 @@ def test_a_cost_that_cannot_be_proved_is_not_printed(made, monkeypatch, tmp_path
     from solver.pipeline import round_cheatsheet
     from solver.round.certify import RoundCertificateError
 
-    _, _, solution, _ = made
+    _, _, solution, _, _ = made
 
     def refuse(_solution):
         raise RoundCertificateError("a deviator might keep the round going forever")
@@ -239,31 +239,126 @@ def test_a_cost_that_cannot_be_proved_is_not_printed(made, monkeypatch, tmp_path
     own = {s: st.strategy for s, st in solution.stages.items()}
     with pytest.raises(SolverError, match="could not be proved: a deviator might keep"):
         round_cheatsheet.prove_cost(solution, own, "the round's equilibrium")
-    monkeypatch.setattr(round_cheatsheet, "search", lambda *args: ([], [], 0.0))
+    monkeypatch.setattr(round_cheatsheet, "search", lambda *args: round_cheatsheet.
+                        SearchOutcome([], [], 0.0, 0, round_cheatsheet.FINISHED))
     result = CliRunner().invoke(main, ["round", *OPTIONS, "--cheatsheet", "--base",
                                        "equilibrium", "--out", str(tmp_path / "out")])
     assert result.exit_code == 1 and "could not be proved" in result.output
     assert not (tmp_path / "out").exists()
 
 
-def test_the_page_is_a4_and_prints_no_text_below_the_minimum(made):
+def _texts(figure):
     from matplotlib.text import Text
 
-    from solver.export.charts import A4_PORTRAIT, MIN_LABEL_PT
-    from solver.export.round_cheatsheet_page import round_cheatsheet_figure
+    return [t for t in figure.findobj(Text) if t.get_text()]
+
+
+def test_each_side_fits_its_page_and_prints_no_text_below_8_pt(made):
+    """Both sides, A4 and Letter, with the sheet's rules and with twelve long ones: every
+    text at 8 pt or more (the page's own size), none off the page, none over another."""
+    from solver.export.cheatsheet_page import PAGES
+    from solver.export.round_cheatsheet_page import MIN_PT, sides
 
     document = dict(made[0])
     many = document["chip_rules"] * (12 // len(document["chip_rules"]) + 1)
     for chip_rules in (document["chip_rules"], many[:12]):
-        figure = round_cheatsheet_figure({**document, "chip_rules": chip_rules,
-                                          "base_rules": many[:12]})
-        assert tuple(figure.get_size_inches()) == pytest.approx(A4_PORTRAIT)
-        texts = [t for t in figure.findobj(Text) if t.get_text()]
-        assert min(t.get_fontsize() for t in texts) >= MIN_LABEL_PT
-        figure.canvas.draw()
-        renderer = figure.canvas.get_renderer()
-        width, height = figure.bbox.width, figure.bbox.height
-        for t in texts:                                   # nothing runs off the page
-            box = t.get_window_extent(renderer)
-            assert 0 <= box.x0 and box.x1 <= width and 0 <= box.y0 and box.y1 <= height, \
-                t.get_text()
+        for page, size in PAGES.items():
+            for figure in sides({**document, "chip_rules": chip_rules,
+                                 "base_rules": many[:12]}, page):
+                assert tuple(figure.get_size_inches()) == pytest.approx(size)
+                texts = _texts(figure)
+                assert min(t.get_fontsize() for t in texts) >= MIN_PT >= 8
+                figure.canvas.draw()
+                renderer = figure.canvas.get_renderer()
+                width, height = figure.bbox.width, figure.bbox.height
+                boxes = [t.get_window_extent(renderer) for t in texts]
+                for t, box in zip(texts, boxes):
+                    assert 0 <= box.x0 and box.x1 <= width and 0 <= box.y0 \
+                        and box.y1 <= height, t.get_text()
+                inner = [box.padded(-1.5) for box in boxes]     # touching is not over
+                for i, a in enumerate(inner):
+                    for j in range(i):
+                        assert not a.overlaps(inner[j]), (texts[i].get_text(),
+                                                          texts[j].get_text())
+
+
+def test_the_sheet_is_two_sides_in_both_paper_sizes(made):
+    """cheatsheet_a4.pdf and cheatsheet_letter.pdf hold two pages each (front, back)."""
+    import re
+
+    out = made[4]
+    for name in ("cheatsheet_a4.pdf", "cheatsheet_letter.pdf"):
+        data = (out / name).read_bytes()
+        assert re.findall(rb"/Type /Page\b", data) and \
+            re.findall(rb"/Count (\d+)", data) == [b"2"], name
+
+
+def test_the_back_prints_the_ranking_the_open_throws_and_the_map(made):
+    """The Markdown holds, as the solved round gives them: the hand ranking strongest
+    first, each open throw's stopping line (open_throw.md's rows) and every state's chance
+    to win (round.json's values); the back's figure prints the same."""
+    from games.bidou import rules
+    from solver.export.tables import hand_label
+    from solver.round.open_throw_table import first_rows, open_throw_policies, tie_rows
+
+    document, markdown, solution, _, _ = made
+    ranked = rules.ranked_hands(SMALL.hand.faces, SMALL.hand.ranking)
+    ranking = [f"- {i}: {hand_label(h, SMALL.hand.ranking)}" for i, h in enumerate(ranked, 1)]
+    at = markdown.index("## Back: hand ranking (strongest first)")
+    assert markdown[at:].split("\n")[2:2 + len(ranking)] == ranking
+    report = {"states": document["back"]["states"]}
+    policies = open_throw_policies(SMALL, report)
+    assert policies
+    for policy in policies:
+        for row in first_rows(SMALL, policy.solved) + tie_rows(SMALL, policy.solved):
+            assert f"after throw {row['after_throw']} with {row['stop_with']}" in markdown
+        assert f"the first thrower wins {100 * policy.value:.1f}%" in markdown
+    # the map: every chip state's value, as the round was solved, in its row
+    table = [line for line in markdown.splitlines() if line.startswith("| ")]
+    rows = {line.split(" | ")[0][2:]: line.strip("| ").split(" | ")[1:] for line in table}
+    for state, value in solution.values.items():
+        if hasattr(state, "captain"):
+            assert rows[str(state.centre)][state.captain] == f"{100 * value:.1f}"
+        else:
+            assert rows[str(state.centre)][state.low] == f"{100 * value:.1f}*"
+    from solver.export.round_cheatsheet_page import back_figure
+
+    printed = " ".join(t.get_text() for t in _texts(back_figure(document)))
+    assert hand_label(ranked[0], SMALL.hand.ranking) in printed
+    assert "First thrower: stop" in printed and "chips in the centre" in printed
+    assert "the round cheat sheet" in printed
+
+
+def test_a_search_the_time_limit_stops_says_so(made, monkeypatch, tmp_path):
+    """A clock that moves a second at each reading (deterministic: never the machine's
+    time) and --seconds 5: the search stops after the fourth candidate; the command exits
+    0, prints why and how far it went, and the sheet says it, never "no chip rule lowered
+    the cost"; the finished search of the module's sheet says nothing of a limit."""
+    import itertools
+
+    from solver.export.round_cheatsheet_page import front_figure
+    from solver.pipeline import round_cheatsheet
+
+    ticks = itertools.count()
+    monkeypatch.setattr(round_cheatsheet, "CLOCK", lambda: float(next(ticks)))
+    out = tmp_path / "sheet"
+    said = "Search stopped by the time limit (5 s) after 4 candidates: more chip rules " \
+           "may lower the cost."
+    result = CliRunner().invoke(main, ["round", *OPTIONS, "--cheatsheet", "--base",
+                                       "equilibrium", "--seconds", "5", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    assert said in result.output
+    markdown = (out / "cheatsheet.md").read_text()
+    assert said in markdown and "no chip rule lowered the cost" not in markdown
+    result = CliRunner().invoke(main, ["round", *OPTIONS, "--cheatsheet", "--base",
+                                       "equilibrium", "--seconds", "5", "--out", str(out),
+                                       "--json"])
+    assert result.exit_code == 0, result.output
+    document = json.loads(result.output[result.output.index("{"):])
+    assert document["search"]["stopped"] == round_cheatsheet.TIME_LIMIT
+    assert document["search"]["candidates"] == 4
+    front = " ".join(t.get_text() for t in _texts(front_figure(document)))
+    assert "Search stopped by the time limit (5 s)" in front
+    finished, markdown = made[0], made[1]
+    assert finished["search"]["stopped"] in (round_cheatsheet.FINISHED, round_cheatsheet.FULL)
+    assert "time limit" not in markdown

@@ -1,5 +1,10 @@
 """The solved rounds kept in `outputs/round*/`: the report (round.json), its summary page and
-the win-probability chart, written and checked by `bidou outputs`."""
+the win-probability chart, written and checked by `bidou outputs`.
+
+`python -m solver.app.round_outputs` makes the round cheat sheets again from the rounds saved
+there (no solve: the chip-rule search and its proofs, a few minutes a round), as `bidou
+outputs` makes them: run it when a published hand cheat sheet, their base, changes.
+"""
 
 from __future__ import annotations
 
@@ -31,6 +36,8 @@ SAVED = "saved_files"
 # The report's key holding the round cheat sheet's files (cheatsheet.md, .pdf, .png:
 # solver/pipeline/round_cheatsheet.py), when it was made.
 SHEET = "cheatsheet_files"
+# Files a round cheat sheet once wrote that no current sheet writes: removed with it.
+OLD_SHEET_FILES = ("cheatsheet.pdf",)
 
 
 def solve_and_report(params: RoundParams, progress: Step | None = None,
@@ -67,6 +74,53 @@ def round_cheatsheet_files(solution: Any, progress: Step | None = None) -> dict[
     _, files = round_cheatsheet.round_cheatsheet_files(solution, text, seconds=None,
                                                        progress=progress)
     return files
+
+
+def write_round_cheatsheet(root: str | Path, name: str, progress: Step | None = None
+                           ) -> list[Path]:
+    """outputs/<name>/cheatsheet.*, made again from the round saved in that folder
+    (solved_round.json, read and checked as `bidou round` reads it) by the code `bidou
+    outputs` runs (`round_cheatsheet_files`), written together (`files.write_set`); the
+    files it no longer writes (OLD_SHEET_FILES) removed. The round is not solved again,
+    so this is what to run when only a hand cheat sheet changed."""
+    import dataclasses
+
+    from solver.common.files import write_set
+    from solver.pipeline.round_cheatsheet import solution_from_saved
+    from solver.round.store import FILE_NAME, load
+
+    folder = Path(root) / name
+    saved = load(folder / FILE_NAME, ROUNDS[name])
+    saved = dataclasses.replace(saved, kept=saved.stages())
+    files = round_cheatsheet_files(solution_from_saved(saved), progress)
+    written = {folder / filename: data for filename, data in files.items()}
+    write_set(written)
+    for filename in OLD_SHEET_FILES:
+        (folder / filename).unlink(missing_ok=True)
+    return list(written)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Make the published round cheat sheets again (module docstring)."""
+    import argparse
+    import time
+
+    from solver.app.outputs import project_outputs
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--root", type=Path, default=None,
+                        help="the outputs folder (default: this checkout's outputs/)")
+    parser.add_argument("names", nargs="*", default=list(ROUNDS), choices=list(ROUNDS),
+                        metavar="NAME", help=f"the rounds (default: {' '.join(ROUNDS)})")
+    args = parser.parse_args(argv)
+    root = args.root or project_outputs()
+    if root is None:
+        parser.error("no outputs/ folder in this checkout: pass --root")
+    for name in args.names:
+        begin = time.perf_counter()
+        for path in write_round_cheatsheet(root, name):
+            print(path)
+        print(f"{name}: {time.perf_counter() - begin:.0f} s")
 
 
 def round_files(report: Mapping[str, Any]) -> dict[str, bytes]:
@@ -211,3 +265,7 @@ def stale_round_files(root: str | Path, name: str, report: Mapping[str, Any],
         if not path.is_file() or not same(filename, path.read_bytes(), data):
             stale.append(str(path))
     return stale
+
+
+if __name__ == "__main__":
+    main()

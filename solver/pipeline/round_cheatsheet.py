@@ -20,8 +20,12 @@ applies) is scored by a first-order estimate (the change of the deviator's one-s
 at each state it touches, weighted by how often his current best reply visits it); the
 best-estimated is measured by the deviator's floating-point best-reply values and added if
 it lowers that cost (else the next, up to MEASURED), while one does and time is left
-(`seconds`). The final
+(`seconds`; a search the time limit stops says so, `SearchOutcome.stopped`). The final
 sheet and the two baselines (the base alone, the hand equilibrium alone) are then proved.
+
+The sheet's back prints what a player needs beside the rules, from the same solved round:
+the hand ranking, when to stop in each open throw (`solver.round.open_throw_table`) and
+the chance to win from each chip state (`back_data`).
 """
 
 from __future__ import annotations
@@ -29,7 +33,7 @@ from __future__ import annotations
 import dataclasses
 import time
 from fractions import Fraction
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -64,9 +68,14 @@ from solver.round.solve import OpenStage, RoundSolution, Stage
 from solver.round.states import ChipState, OpenThrowState, State, start
 
 # The document's kind and version (solver/schemas/round-cheatsheet.schema.json).
-SCHEMA, SCHEMA_VERSION = "bidou-round-cheatsheet", 1
+SCHEMA, SCHEMA_VERSION = "bidou-round-cheatsheet", 2
 MAX_RULES = 12
 SECONDS: float | None = None   # a wall-clock bound on the search (None: only the work's)
+# The search's clock, read at each candidate: a module attribute so that a test can make
+# the time limit stop a search at a known candidate (never by measuring time).
+CLOCK: Callable[[], float] = time.perf_counter
+# Why a search ended: no candidate lowered the cost; MAX_RULES rules found; the time limit.
+FINISHED, FULL, TIME_LIMIT = "finished", "max_rules", "time_limit"
 MEASURED = 2              # candidates of a step measured, best estimate first, until one helps
 IMPROVEMENT = 1e-7        # win probability a rule must save to be added
 Key = tuple[State, int]
@@ -291,6 +300,19 @@ class SearchStep:
 
 
 @dataclasses.dataclass(frozen=True)
+class SearchOutcome:
+    """What the greedy search found and why it ended: `stopped` is TIME_LIMIT when the
+    clock ran out first, so that a sheet never claims that no more rule would help when the
+    search did not look (the rules found keep their proved costs all the same)."""
+
+    chip_rules: list[ChipRule]
+    steps: list[SearchStep]
+    seconds: float
+    candidates: int                    # candidates scored, over every step
+    stopped: str                       # FINISHED, FULL or TIME_LIMIT
+
+
+@dataclasses.dataclass(frozen=True)
 class Sheet:
     """A searched round cheat sheet and its proved costs, with the baselines'."""
 
@@ -302,6 +324,8 @@ class Sheet:
     steps: tuple[SearchStep, ...]
     seconds: float                     # the search's, measured
     bound: float | None                # its wall-clock bound, if any
+    candidates: int = 0                # candidates the search scored
+    stopped: str = FINISHED            # why it ended: FINISHED, FULL or TIME_LIMIT
 
     @property
     def chips(self) -> int:
@@ -396,30 +420,39 @@ def visits(solution: RoundSolution, W: dict) -> dict[Key, float]:
 
 
 def search(solution: RoundSolution, base: Base, max_rules: int = MAX_RULES,
-           seconds: float | None = SECONDS, progress: Step | None = None
-           ) -> tuple[list[ChipRule], list[SearchStep], float]:
-    """The chip rules found greedily (module docstring), the cost after each step and the
-    seconds the search took."""
+           seconds: float | None = SECONDS, progress: Step | None = None,
+           clock: Callable[[], float] | None = None) -> SearchOutcome:
+    """The chip rules found greedily (module docstring), the cost after each step, the
+    seconds the search took (by `clock`, default CLOCK) and why it ended."""
     step = progress or quiet
-    begin = time.perf_counter()
+    clock = clock or CLOCK
+    begin = clock()
     s = _Search(solution, base)
     chip_rules: list[ChipRule] = []
     current = s.strategies(chip_rules)
     cost, W = s.measure(current)
     steps = [SearchStep(0, cost)]
+    scored_total = 0
+    stopped = FULL
 
     def late() -> bool:
-        return seconds is not None and time.perf_counter() - begin > seconds
+        return seconds is not None and clock() - begin > seconds
 
-    while len(chip_rules) < max_rules and not late():
+    while len(chip_rules) < max_rules:
+        if late():
+            stopped = TIME_LIMIT
+            break
         step(f"{len(chip_rules)} chip rules: cost {cost:.5f}", len(chip_rules), max_rules)
         mu = visits(replaced(solution, current), W)
         scored: list[tuple[float, ChipRule]] = []
         cache: dict = {}
+        cut = False
         for candidate in s.candidates(chip_rules):
             if late():
+                cut = True
                 break
             scored.append((s.estimate(chip_rules, candidate, W, mu, cache), candidate))
+        scored_total += len(scored)
         scored.sort(key=lambda item: item[0])
         best = None
         for estimate, candidate in scored[:MEASURED]:
@@ -432,10 +465,11 @@ def search(solution: RoundSolution, base: Base, max_rules: int = MAX_RULES,
                 best = (trial_cost, trial_W, trial, strategies)
                 break
         if best is None:
+            stopped = TIME_LIMIT if cut else FINISHED
             break
         cost, W, chip_rules, current = best
         steps.append(SearchStep(len(chip_rules), cost))
-    return chip_rules, steps, time.perf_counter() - begin
+    return SearchOutcome(chip_rules, steps, clock() - begin, scored_total, stopped)
 
 
 def round_cheatsheet(solution: RoundSolution, base: Base, equilibrium: Strategy,
@@ -444,7 +478,8 @@ def round_cheatsheet(solution: RoundSolution, base: Base, equilibrium: Strategy,
     """Search the chip rules, then prove the sheet's costs and the baselines': the base
     alone, and the hand game's equilibrium alone (`equilibrium`), at every state."""
     step = progress or quiet
-    chip_rules, steps, took = search(solution, base, max_rules, seconds, progress)
+    found = search(solution, base, max_rules, seconds, progress)
+    chip_rules = found.chip_rules
     hand = build_model(solution.params.hand)
     stages = {st: stage.model for st, stage in solution.stages.items()}
     plays = [("the round cheat sheet", SheetPlay(hand, base), chip_rules),
@@ -457,7 +492,7 @@ def round_cheatsheet(solution: RoundSolution, base: Base, equilibrium: Strategy,
         step(f"proving the cost of {name}", done, len(plays))
         costs.append(prove_cost(solution, sheet_strategies(stages, play, rules), name))
     return Sheet(hand, solution.params, base, tuple(chip_rules), tuple(costs),
-                 tuple(steps), took, seconds)
+                 tuple(found.steps), found.seconds, seconds, found.candidates, found.stopped)
 
 
 def sheet_document(sheet: Sheet) -> dict[str, Any]:
@@ -473,7 +508,43 @@ def sheet_document(sheet: Sheet) -> dict[str, Any]:
             "costs": [c.to_dict() for c in sheet.costs],
             "search": {"steps": [{"rules": st.rules, "best_reply_cost": st.cost}
                                  for st in sheet.steps],
-                       "seconds": sheet.seconds, "seconds_bound": sheet.bound}}
+                       "seconds": sheet.seconds, "seconds_bound": sheet.bound,
+                       "candidates": sheet.candidates, "stopped": sheet.stopped}}
+
+
+def back_data(solution: RoundSolution) -> dict[str, Any]:
+    """What the sheet's back prints, from the solved round: the hand ranking (strongest
+    first, with the ranking's exceptions), each open throw's stopping line
+    (`open_throw_table.open_throw_advice`, solved again exactly from the round's values as
+    open_throw.md is) and every state's value (the win-probability map)."""
+    from games.bidou import rules
+    from solver.export.tables import hand_label
+    from solver.round.open_throw_table import open_throw_advice, open_throw_policies
+
+    hand = solution.params.hand
+    model = build_model(hand)
+    states = []
+    for state, value in solution.values.items():
+        opening = isinstance(state, OpenThrowState)
+        captain, opponent = (state.low, state.high) if opening else (state.captain,
+                                                                      state.opponent)
+        states.append({"centre": state.centre, "captain": captain, "opponent": opponent,
+                       "open_throw": opening, "value": float(value)})
+    states.sort(key=lambda e: (e["centre"], e["captain"], e["opponent"]))
+    opens = []
+    for policy in open_throw_policies(solution.params, {"states": states}):
+        advice = open_throw_advice(solution.params, policy.solved)
+        opens.append({"centre": policy.state.centre, "first_thrower_chips": policy.state.low,
+                      "second_thrower_chips": policy.state.high, "value": policy.value,
+                      "lose_value": float(policy.solved.continuation),
+                      "first": advice["first"], "second_tied": advice["second_tied"],
+                      "second_exceptions": advice["second_exceptions"]})
+    ranked = rules.ranked_hands(hand.faces, hand.ranking)
+    return {"ranking": [hand_label(h, hand.ranking) for h in ranked],
+            "ranking_exceptions": [f"{rules.format_hand(model.hands[w])} beats "
+                                   f"{rules.format_hand(model.hands[lo])}"
+                                   for w, lo in model.exceptions],
+            "open_throws": opens, "states": states}
 
 
 def hand_base(params: Any, sheet_text: str | None) -> tuple[Base, Strategy]:
@@ -498,4 +569,5 @@ def round_cheatsheet_files(solution: RoundSolution, sheet_text: str | None,
     base, equilibrium = hand_base(solution.params, sheet_text)
     document = sheet_document(round_cheatsheet(solution, base, equilibrium, max_rules,
                                                seconds, progress))
+    document["back"] = back_data(solution)
     return document, page_files(document)

@@ -143,16 +143,21 @@ def _write_saved_charts(saved: Any, entry: dict[str, Any], label: str, out: str,
               help="When to stop in each open throw of the round (first thrower by throw, "
                    "second by the hand to beat), from the saved round.")
 @click.option("--cheatsheet", is_flag=True,
-              help="--out is a folder: write the round cheat sheet there (cheatsheet.md, "
-                   ".pdf, .png: at most 12 chip rules in words over the hand cheat sheet, "
-                   "their cost proved), from the saved round.")
+              help="--out is a folder: write the round cheat sheet there, from the saved "
+                   "round: one sheet, front and back (cheatsheet_a4.pdf and "
+                   "cheatsheet_letter.pdf of two pages, cheatsheet.png and "
+                   "cheatsheet_back.png, cheatsheet.md): at most 12 chip rules in words over "
+                   "the hand cheat sheet, their cost proved; on the back the hand ranking, "
+                   "the open throws and the chance to win by chips.")
 @click.option("--base", "base_text", default=None, metavar="CHEATSHEET.md|equilibrium",
               help="With --cheatsheet: the hand play the chip rules change, a hand cheat "
                    "sheet's Markdown (`bidou cheatsheet`) or 'equilibrium' (default: the "
                    "published hand cheat sheet of these rules, else the equilibrium).")
 @click.option("--seconds", type=FiniteFloat(min=1), default=600, show_default=True,
               help="With --cheatsheet: the most seconds the search of chip rules may take "
-                   "(the proofs of its costs come after).")
+                   "(the proofs of its costs come after). A search the limit stops is said "
+                   "on the output and on the sheet (more chip rules may lower the cost); "
+                   "the costs printed are still proved for the rules found, so it exits 0.")
 @click.option("--fresh", is_flag=True,
               help="With --state, --open-throw or --cheatsheet: solve the round again even "
                    "if it was saved.")
@@ -286,10 +291,11 @@ def _base_sheet(rules: Any, base_text: str | None) -> str | None:
 def _cheatsheet_command(rules: Any, sheet_text: str | None, seconds: float, fresh: bool,
                         out: str, as_json: bool) -> None:
     """The round cheat sheet (`solver.pipeline.round_cheatsheet`) from the saved round,
-    or from a solve saved now, written into `out` (the three files together, or none)."""
+    or from a solve saved now, written into `out` (its files together, or none); a search
+    the time limit stopped is said (exit 0: the costs printed are proved all the same)."""
     from solver.app.progress import Progress
     from solver.common.files import check_directory_destination, publish, staging_folder
-    from solver.export.round_cheatsheet_page import FILES, cost_rows
+    from solver.export.round_cheatsheet_page import FILES, cost_rows, no_rules_line, stop_line
     from solver.pipeline.round_cheatsheet import round_cheatsheet_files, solution_from_saved
 
     check_directory_destination(out)
@@ -303,10 +309,15 @@ def _cheatsheet_command(rules: Any, sheet_text: str | None, seconds: float, fres
         for name in FILES:
             (stage / name).write_bytes(files[name])
         publish(stage, out, list(FILES))
+    stopped = stop_line(document)
     if as_json:
+        if stopped is not None:          # stdout holds the JSON alone
+            click.echo(f"bidou: note: {stopped[0].lower()}{stopped[1:]}", err=True)
         click.echo(json.dumps(document, indent=1))
         return
-    click.echo("\n".join([f"{i}. {line}." for i, line in enumerate(document["chip_rules"], 1)]
+    rules = [f"{i}. {line}." for i, line in enumerate(document["chip_rules"], 1)]
+    click.echo("\n".join((rules or [no_rules_line(document)])
+                         + ([stopped] if stopped is not None else [])
                          + [f"{a}: against a best reply {b}, against the equilibrium {c}"
                             for a, b, c in cost_rows(document)]
                          + [f"wrote:          {os.path.join(out, name)}" for name in FILES]))
