@@ -362,3 +362,29 @@ def test_a_search_the_time_limit_stops_says_so(made, monkeypatch, tmp_path):
     finished, markdown = made[0], made[1]
     assert finished["search"]["stopped"] in (round_cheatsheet.FINISHED, round_cheatsheet.FULL)
     assert "time limit" not in markdown
+
+
+def test_the_published_sheets_are_made_again_from_the_saved_round_as_outputs_makes_them(
+        made, monkeypatch, tmp_path):
+    """`python -m solver.app.round_outputs` (write_round_cheatsheet) reads the round saved
+    in outputs/<name>/ and writes what `bidou outputs` puts under the report's SHEET, file
+    for file (what `--check` compares), and removes the one-page PDF no sheet writes."""
+    import shutil
+
+    from solver.app import round_outputs
+    from solver.app.saved_rounds import read_saved
+    from solver.pipeline.round_cheatsheet import solution_from_saved
+    from solver.round.store import FILE_NAME, strategies_path
+
+    saved = read_saved(SMALL, True)
+    folder = tmp_path / "small"
+    folder.mkdir()
+    shutil.copy(saved.path, folder / FILE_NAME)
+    shutil.copy(strategies_path(saved.path), strategies_path(folder / FILE_NAME))
+    (folder / "cheatsheet.pdf").write_bytes(b"%PDF-1.4 a page of before\n")
+    monkeypatch.setattr(round_outputs, "ROUNDS", {"small": SMALL})
+    written = round_outputs.write_round_cheatsheet(tmp_path, "small")
+    assert sorted(p.name for p in written) == sorted(FILES)
+    assert not (folder / "cheatsheet.pdf").exists()
+    expected = round_outputs.round_cheatsheet_files(solution_from_saved(saved))
+    assert {p.name: p.read_bytes() for p in written} == expected

@@ -110,13 +110,17 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--root", type=Path, default=None,
                         help="the outputs folder (default: this checkout's outputs/)")
-    parser.add_argument("names", nargs="*", default=list(ROUNDS), choices=list(ROUNDS),
-                        metavar="NAME", help=f"the rounds (default: {' '.join(ROUNDS)})")
+    parser.add_argument("names", nargs="*", metavar="NAME",
+                        help=f"the rounds (default: {' '.join(ROUNDS)})")
     args = parser.parse_args(argv)
+    names = args.names or list(ROUNDS)
+    unknown = [name for name in names if name not in ROUNDS]
+    if unknown:
+        parser.error(f"unknown round {unknown[0]!r} (the rounds: {', '.join(ROUNDS)})")
     root = args.root or project_outputs()
     if root is None:
         parser.error("no outputs/ folder in this checkout: pass --root")
-    for name in args.names:
+    for name in names:
         begin = time.perf_counter()
         for path in write_round_cheatsheet(root, name):
             print(path)

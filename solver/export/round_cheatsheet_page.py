@@ -272,9 +272,10 @@ def _front(canvas: Canvas, document: Mapping[str, Any], size: float, gap: float,
     flow.paragraph(intro(document), size, style="italic", gap=0.06)
     if stop_line(document):
         flow.paragraph(stop_line(document), size, weight="bold", color="#B00020", gap=0.06)
+    indent = 2.4 * size / 72                  # room for "12." in bold
     flow.heading("The chip rules", size + 2.5)
     for i, rule in enumerate(document["chip_rules"], 1):
-        flow.paragraph(rule + ".", size, indent=0.3, label=f"{i}.", gap=gap)
+        flow.paragraph(rule + ".", size, indent=indent, label=f"{i}.", gap=gap)
     if not document["chip_rules"]:
         flow.paragraph(no_rules_line(document), size, gap=gap)
     if document["base_rules"]:
@@ -282,7 +283,7 @@ def _front(canvas: Canvas, document: Mapping[str, Any], size: float, gap: float,
         flow.heading(f"The base: {document['base']} (where no chip rule applies)",
                      size + 1.5)
         for i, rule in enumerate(document["base_rules"], 1):
-            flow.paragraph(rule + ".", size, indent=0.3, label=f"{i}.", gap=gap)
+            flow.paragraph(rule + ".", size, indent=indent, label=f"{i}.", gap=gap)
     return flow.y
 
 
