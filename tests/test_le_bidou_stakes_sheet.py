@@ -85,7 +85,9 @@ def test_every_decision_has_one_legal_advice(small):
     for rule in sheet.rules:
         assert rule.strong <= max(rule.call, rule.strong)
         if rule.bluff is not None:
-            assert max(rule.strong, rule.call) < rule.bluff[0] <= rule.bluff[1]
+            assert rule.strong < rule.bluff[0] <= rule.bluff[1]
+            # the calls above the band, or "call otherwise": every hand not raising calls
+            assert rule.call < rule.bluff[0] or rule.call == model.num_hands
         if rule.kind != "propose":
             assert rule.stake == 0 or rule.stake > rule.high     # a raise is above the band
 

@@ -212,7 +212,10 @@ def fit_propose(found: Masses, stakes: Sequence[int]) -> tuple[float, StakeRule]
                     best = (score, StakeRule("propose", 0, 0, high if strong or band else 0,
                                              strong, band, 0, low))
     assert best is not None
-    return best
+    score, rule = best
+    if f"stake {rule.other}" not in clause_hands(rule, n):    # every hand proposes high
+        rule = StakeRule("propose", 0, 0, 0, 0, None, 0, rule.stake)
+    return score, rule
 
 
 def fit_face(kind: str, low: int, high: int, found: Masses, top_stake: int
@@ -239,7 +242,10 @@ def fit_face(kind: str, low: int, high: int, found: Masses, top_stake: int
                 target = raise_to if strong or band else 0      # no hand raises: no target
                 best = (score, StakeRule(kind, low, high, target, strong, band, calls))
     assert best is not None
-    return best
+    score, rule = best
+    if not withdrawn(rule, n):       # every hand not raising calls: "call otherwise"
+        rule = dataclasses.replace(rule, call=n)
+    return score, rule
 
 
 # --- the book ----------------------------------------------------------------------------------
@@ -367,10 +373,27 @@ def rule_text(rule: StakeRule, names: Sequence[str]) -> str:
     strong = _strong_words(f"raise to {rule.stake}", rule, names) if rule.stake else None
     if strong is not None:
         parts.append(strong)
+    if not withdrawn(rule, len(names)):          # no clause for no hand
+        return head + "; ".join(parts + ["call otherwise"]) + "."
     if rule.call > rule.strong:
         parts.append(f"call with {names[rule.call - 1]} or better")
     parts.append("withdraw otherwise")
     return head + "; ".join(parts) + "."
+
+
+def clause_hands(rule: StakeRule, n: int) -> dict[str, list[int]]:
+    """The positions (1 = strongest) of the `n` hands that play each action of `rule` ("raise
+    to 9", "call", "withdraw"; "stake 9", "stake 1"), each action once, in the order first
+    met: what each clause of its words covers."""
+    out: dict[str, list[int]] = {}
+    for p in range(1, n + 1):
+        out.setdefault(_action(rule, rule.kind, rule.low, p), []).append(p)
+    return out
+
+
+def withdrawn(rule: StakeRule, n: int) -> list[int]:
+    """The positions of the hands that withdraw facing `rule`'s stakes (`clause_hands`)."""
+    return clause_hands(rule, n).get(WITHDRAW, [])
 
 
 _HAND = r"([0-9]-[0-9]-[0-9])"
@@ -384,8 +407,8 @@ _PROPOSE = re.compile(r"Proposing the first stake \(the first player\): (?:" + _
                       r"with every hand)\.$")
 _FACE = re.compile(r"Facing (?P<what>the first stake|a raise) (?:(?:of|to) (?P<s>[0-9])|"
                    r"(?:to a stake )?from (?P<lo>[0-9]) to (?P<hi>[0-9])): (?:" + _STRONG
-                   + r"; )?(?:call with (?P<c>[0-9]-[0-9]-[0-9]) or better; )?"
-                   r"withdraw otherwise\.$")
+                   + r"; )?(?:(?:call with (?P<c>[0-9]-[0-9]-[0-9]) or better; )?"
+                   r"withdraw otherwise|(?P<all>call otherwise))\.$")
 
 
 def parse_rule(text: str, names: Sequence[str]) -> StakeRule:
@@ -414,5 +437,5 @@ def parse_rule(text: str, names: Sequence[str]) -> StakeRule:
         return StakeRule("propose", 0, 0, stake, strong, bluff, 0, int(g["other"]))
     kind = "first" if g["what"] == "the first stake" else "raise"
     low, high = (int(g["s"]), int(g["s"])) if g["s"] else (int(g["lo"]), int(g["hi"]))
-    calls = max(at(g.get("c")), strong)
+    calls = len(names) if g.get("all") else max(at(g.get("c")), strong)
     return StakeRule(kind, low, high, stake, strong, bluff, calls)

@@ -26,8 +26,9 @@ NOTE = ("Each decision is covered by exactly one rule, whatever the throw counts
 
 
 def sheet_figure(title: str, game: str, rules: Sequence[str], costs: Sequence[str],
-                 ranking: Sequence[str]) -> Figure:
-    """An A4 page: the title and the game, the numbered rules, the costs, the ranking."""
+                 ranking: Sequence[str], notes: Sequence[str] = ()) -> Figure:
+    """An A4 page: the title and the game, the numbered rules and their `notes`, the costs,
+    the ranking."""
     with matplotlib.rc_context(RC):
         figure = Figure(figsize=(8.27, 11.69))
         FigureCanvasAgg(figure)
@@ -38,7 +39,8 @@ def sheet_figure(title: str, game: str, rules: Sequence[str], costs: Sequence[st
             figure.text(0.06, y, line, fontsize=8, va="top", color="0.3")
             y -= 0.016
         y = _block(figure, y - 0.015, "The rules",
-                   [f"{i}. {text}" for i, text in enumerate(rules, start=1)], 9.5)
+                   [f"{i}. {text}" for i, text in enumerate(rules, start=1)]
+                   + [f"* {note}" for note in notes], 9.5)
         y = _block(figure, y - 0.01, "What they cost", [f"- {text}" for text in costs], 8.5)
         figure.text(0.06, y - 0.01, "Hand ranking (strongest first)", fontsize=11,
                     weight="bold", va="top")

@@ -137,10 +137,27 @@ def sheet_files(model: HandModel, sheet: StakesSheet) -> dict[str, bytes]:
              STRATEGY: (json.dumps(document, separators=(",", ":")) + "\n").encode()}
     figure = sheet_figure(f"Le Bidou cheat sheet: {len(sheet.rules)} stakes rules",
                           model.game_params.describe(), sheet.texts, cost_lines(sheet),
-                          stakes_sheet.ranked_names(model))
+                          stakes_sheet.ranked_names(model), band_notes(sheet.rules))
     for fmt in CHART_FORMATS:
         files[f"{CHART}.{fmt}"] = figure_bytes(figure, fmt)
     return files
+
+
+def band_notes(rules: Sequence[StakeRule]) -> list[str]:
+    """Why some rules play the strong action with weaker hands than others that call or
+    withdraw (their bands "and also with B to E"): the sheet's ranges that are not
+    monotone in the ranking."""
+    banded = [i for i, r in enumerate(rules, 1)
+              if r.bluff is not None and (r.kind == "propose" or r.stake)]
+    if not banded:
+        return []
+    which = (f"rule {banded[0]}" if len(banded) == 1 else
+             "rules " + ", ".join(str(i) for i in banded[:-1]) + f" and {banded[-1]}")
+    return [f"Bluff bands ({which}, \"and also with B to E\"): weaker hands that raise, or "
+            "propose the high stake, while some stronger ones call or withdraw. Taken "
+            "together, weighted by how often each is met, the equilibrium raises with them "
+            "more often than it withdraws (proposes high more often than low): so a high "
+            "stake does not tell the other player that you are strong."]
 
 
 def cost_lines(sheet: StakesSheet) -> list[str]:
@@ -183,6 +200,8 @@ def sheet_markdown(model: HandModel, sheet: StakesSheet) -> str:
              "stakes before. Throw as the equilibrium does (reroll.md).", "",
              "## The rules", ""]
     lines += [f"{i}. {text}" for i, text in enumerate(sheet.texts, start=1)]
+    said = band_notes(sheet.rules)
+    lines += [""] + said if said else []
     lines += ["", "## What they cost", ""]
     lines += [f"- {line}" for line in cost_lines(sheet)]
     lines += ["", "How they were made: each rule's cuts agree most with the equilibrium's "
