@@ -46,7 +46,7 @@ def test_a_staircase_mixes_whole_ranges_in_quarters(model):
     assert np.all(by_position[20:30] == 0.5) and np.all(by_position[30:] == 0.0)
     rule = rulebook.canonical(model, Rule("face", _full(model, "face"), ((3, 3, 1, 1), cut)))
     assert rulebook.action_text(model, rule) == (
-        "raise with 2-1-1 or better, half the time with 6-6-6 to 5-5-5, call with 6-5-5 or "
+        "raise with 2-1-1, half the time with 6-6-6 to 5-5-5, call with 6-5-5 or "
         "better, three times in four with 6-5-3 to 6-5-2, half the time with 6-5-1 to "
         "6-2-1, otherwise fold (facing a raise to 4 you cannot raise: call)")
     atom = next(a for a in rulebook.atoms(model) if a.kind == "face" and a.features[1] == 1)
@@ -80,8 +80,9 @@ def test_random_staircase_rules_read_back_and_state_what_they_say(model):
     for _ in range(300):
         kind = ("throw", "open", "face")[int(rng.integers(3))]
         first = _staircase(rng, n, 0, n // 2)
+        # an open rule's bluffs lie below a hand that always passes (`rulebook.polarized`)
         params = ((first,) if kind == "throw"
-                  else (first, _staircase(rng, n, first[0], n)))
+                  else (first, _staircase(rng, n, first[0] + (kind == "open"), n)))
         rule = rulebook.canonical(model, Rule(kind, _full(model, kind), params))
         assert rulebook.valid_params(model, kind, rule.params)
         text = rulebook.rule_text(model, rule)

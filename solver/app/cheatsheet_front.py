@@ -55,6 +55,10 @@ def main() -> None:
                         help="with --out: write each game's best sheet of at most 12 rules "
                              "into SHEETS/<game>/ (default: OUT/<game>/); --sheets outputs "
                              "publishes them as outputs/<game>/cheatsheet.*")
+    parser.add_argument("--raises", action="store_true",
+                        help="every book raises where the equilibrium (nearly) always does "
+                             "(solver/cheatsheet/search.py, RaiseFloors): the start books "
+                             "lifted, every search, descent and MILP kept there")
     parser.add_argument("--start", type=Path, default=None,
                         help="start from the front files in this folder instead of searching")
     parser.add_argument("--bounds", type=int, default=None, metavar="K",
@@ -82,7 +86,7 @@ def main() -> None:
         run(name, args.rules_max, args.out, args.beam, args.milp_seconds, args.start, sizes,
             args.family, args.polish, args.top_down, args.local, args.source_max,
             args.sheets, not args.milp_bound_only,
-            [int(x) for x in args.split_keep.split(",") if x])
+            [int(x) for x in args.split_keep.split(",") if x], args.raises)
     if args.out is not None:
         write_front_table(args.out)
 

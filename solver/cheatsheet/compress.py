@@ -30,7 +30,7 @@ import numpy as np
 from games.bidou.betting import CAPTAIN, OPPONENT
 from solver.cheatsheet import rulebook
 from solver.cheatsheet.rulebook import FEATURES, STEPS, Atom, Rule
-from solver.cheatsheet.search import IMPROVEMENT, Book, FrontPoint
+from solver.cheatsheet.search import IMPROVEMENT, Book, FrontPoint, RaiseFloors
 from solver.common.progress import Step, quiet
 from solver.hand.model import HandModel
 from solver.hand.reach import own_reach
@@ -104,6 +104,11 @@ def cut_params(kind: str, fit: dict[str, np.ndarray], n: int) -> tuple:
     outside = STEPS - k[d:end]                  # non-increasing: the bluff cut's levels
     bluff = tuple(d + c for c in _down_counts(outside))
     cut = rulebook.cut_of(bluff)
+    if 0 < rulebook.counts(value)[0] >= bluff[-1]:
+        # bluffs right below the value bets: those mixed hands pass, so that a pass lies
+        # between (`rulebook.polarized`)
+        value = rulebook.cut_of(tuple(max(0, min(x, bluff[-1] - 1))
+                                      for x in rulebook.counts(value)))
     return (value, cut) if end == n else (value, cut, end)
 
 
@@ -322,7 +327,7 @@ def _merged(model: HandModel, book: Book, merge: Merge, params: tuple) -> Book |
     """The book with the merge made and the merged rule's action `params` (None if the
     action is not one of the family for that scope)."""
     kind = book.rules[merge.i].kind
-    rule = rulebook.canonical(model, Rule(kind, merge.scope, params))
+    rule = book.lifted(rulebook.canonical(model, Rule(kind, merge.scope, params)))
     if not rulebook.valid_params(model, kind, rule.params, rulebook.top_level_only(model,
                                                                                     rule)):
         return None
@@ -330,7 +335,8 @@ def _merged(model: HandModel, book: Book, merge: Merge, params: tuple) -> Book |
     new = {k: r for k, r in enumerate(book.rules) if k not in gone}
     new[merge.i] = rule
     for k, scope in merge.shrunk:
-        new[k] = rulebook.canonical(model, dataclasses.replace(book.rules[k], scope=scope))
+        new[k] = book.lifted(rulebook.canonical(model, dataclasses.replace(book.rules[k],
+                                                                             scope=scope)))
     trial = book.copy()
     trial.rules = list(new.values())
     trial.owner = rulebook.assign(trial.rules, trial.atoms)
@@ -408,21 +414,23 @@ def _distance(target: Target, book: Book, merge: Merge) -> float:
 def compress(model: HandModel, equilibrium: Strategy, rules_max: int,
              keep_rules: Sequence[Rule] = (), progress: Step | None = None,
              shortlist: int = SHORTLIST, rules_min: int = 1,
-             descend_max: int | None = None) -> dict[int, tuple[Rule, ...]]:
+             descend_max: int | None = None, floors: RaiseFloors | None = None
+             ) -> dict[int, tuple[Rule, ...]]:
     """The top-down books of every size from `rules_max` down to `rules_min` (or as far as
     merges go), each of at most `descend_max` rules (default `rules_max`) descended on
-    every cut (FRONT_WINDOW hands around each), the larger ones as the merges left them."""
+    every cut (FRONT_WINDOW hands around each), the larger ones as the merges left them;
+    with `floors`, every book raising where the equilibrium does (`RaiseFloors`)."""
     step = progress or quiet
     descend_max = rules_max if descend_max is None else descend_max
     target = Target(model, equilibrium)
     target.use_keep_rules(keep_rules)
-    book = Book(model, fitted_book(model, target, keep_rules))
+    book = Book(model, fitted_book(model, target, keep_rules), floors=floors)
     keeps = [i for i, r in enumerate(book.rules) if r.kind == "keep"]
     if keeps:                 # the keep preferences that suit the fitted book best,
         book.descend(keeps, sweeps=2)       # then the throw rules fitted to them
         chosen = keep_rules_of(book.rules)
         target.use_keep_rules(chosen)
-        refitted = Book(model, fitted_book(model, target, chosen), book.leaves)
+        refitted = Book(model, fitted_book(model, target, chosen), book.leaves, floors)
         if refitted.objective < book.objective:
             book = refitted
     step(f"fitted book: {len(book.rules)} rules, exploitability {book.objective:.4f}",

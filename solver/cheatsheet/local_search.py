@@ -34,7 +34,7 @@ from solver.cheatsheet.compress import (
     pareto_of,
 )
 from solver.cheatsheet.rulebook import FEATURES, Rule
-from solver.cheatsheet.search import IMPROVEMENT, Book, FrontPoint
+from solver.cheatsheet.search import IMPROVEMENT, Book, FrontPoint, RaiseFloors
 from solver.common.progress import Step, quiet
 from solver.hand import best_response
 from solver.hand.model import HandModel
@@ -149,10 +149,12 @@ def _said(step: Step, pool: _Pool, size: int, what: str, clock: float) -> None:
 
 def improve_front(model: HandModel, equilibrium: Strategy, books: Sequence[Sequence[Rule]],
                   rules_min: int, rules_max: int, beam: int = BEAM, rounds: int = ROUNDS,
-                  progress: Step | None = None) -> dict[int, tuple[Rule, ...]]:
+                  progress: Step | None = None, floors: RaiseFloors | None = None
+                  ) -> dict[int, tuple[Rule, ...]]:
     """The best book found of every size from `rules_min` to `rules_max`, starting from
     `books` (any sizes; those above `rules_max` only feed merges), each size's best book
-    descended in full and no book costing more than the one of the size below it."""
+    descended in full and no book costing more than the one of the size below it; with
+    `floors`, every book raising where the equilibrium does (`RaiseFloors`)."""
     step = progress or quiet
     clock = time.perf_counter()
     leaves = best_response.leaf_matrices(model)
@@ -160,7 +162,7 @@ def improve_front(model: HandModel, equilibrium: Strategy, books: Sequence[Seque
     pool = _Pool(beam)
     for rules in books:
         if len(rules) >= rules_min:
-            pool.offer(Book(model, rules, leaves))
+            pool.offer(Book(model, rules, leaves, floors))
     _down(model, pool, target, rules_min, step, clock)
     for _ in range(rounds):
         # the sheet's size is split too: merged back, its books are swaps
@@ -200,7 +202,8 @@ SOURCE_EXTRA = 4           # top-down books this many rules above the sheet's fe
 
 def with_local_search(model: HandModel, equilibrium: Strategy, game_value: float,
                       points: Sequence[FrontPoint], beam: int = BEAM,
-                      progress: Step | None = None) -> list[FrontPoint]:
+                      progress: Step | None = None, floors: RaiseFloors | None = None
+                      ) -> list[FrontPoint]:
     """`bidou cheatsheet`'s search: a bottom-up front (`cheatsheet.front_points`), the
     top-down chain down to one rule less than its largest size (its books from
     SOURCE_EXTRA rules more on kept as sources, those of the sheet's sizes descended as
@@ -211,11 +214,12 @@ def with_local_search(model: HandModel, equilibrium: Strategy, game_value: float
     lowest = max(min(p.size for p in points), rules_max - 1)
     compressed = compress(model, equilibrium, rules_max + SOURCE_EXTRA,
                           keep_rules_of(points[-1].rules), progress, rules_min=lowest,
-                          descend_max=rules_max)
+                          descend_max=rules_max, floors=floors)
     local = improve_front(model, equilibrium, [p.rules for p in points
                                                if p.size >= lowest] + list(
                               compressed.values()),
-                          lowest, rules_max, beam=beam, rounds=1, progress=progress)
+                          lowest, rules_max, beam=beam, rounds=1, progress=progress,
+                          floors=floors)
     return pareto_of(model, points, list(local.values()), "local", equilibrium, game_value)
 
 

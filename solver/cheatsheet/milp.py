@@ -44,7 +44,7 @@ from solver.cheatsheet.program import (
     nested_cuts,
 )
 from solver.cheatsheet.rulebook import Rule
-from solver.cheatsheet.search import FrontPoint
+from solver.cheatsheet.search import FrontPoint, RaiseFloors
 from solver.common.progress import Step, quiet
 from solver.hand.lp.highs import run
 from solver.hand.model import HandModel
@@ -92,14 +92,15 @@ def _run(h, given: dict[int, float] | None) -> tuple[np.ndarray | None, str, flo
 
 
 def optimize(model: HandModel, start: Sequence[Rule], time_limit: float = 60.0,
-             threads: int = 1) -> MilpResult:
+             threads: int = 1, floors: RaiseFloors | None = None) -> MilpResult:
     """The cuts of the best book with the scopes (and keep rules) of `start`, by HiGHS's
     MILP within `time_limit` seconds, started from `start` itself. Its presolve is off:
     HiGHS 1.16's presolve misstates a start's objective in its reduced space (0.065 for a
     book worth 0.132, faces=3), and the bound must be the program's own. If HiGHS has no
-    book within the limit, the result is `start` with the bound reached (-inf if none)."""
+    book within the limit, the result is `start` with the bound reached (-inf if none).
+    With `floors`, over the cuts raising where the equilibrium does (`RaiseFloors`)."""
     begin = time.perf_counter()
-    program = Program(model, start)
+    program = Program(model, start, floors=floors.of(start) if floors else None)
     h = load_program(program, time_limit, threads, presolve=False)
     x, status, objective, bound, nodes = _run(h, program.start_values(start))
     rules = program.rules_of(x) if x is not None else tuple(program.rules)
@@ -118,14 +119,14 @@ def _exploitability(model: HandModel, rules: Sequence[Rule]) -> float:
 
 def best_cuts(model: HandModel, rules: Sequence[Rule], free: Sequence[int],
               time_limit: float = 10.0, threads: int = 1,
-              presolve: bool = True) -> MilpResult:
+              presolve: bool = True, floors: RaiseFloors | None = None) -> MilpResult:
     """The best cuts of the rules `free` (indices) for the others as they are in `rules`:
     the MILP with only their binaries (`Program(free=...)`), started from `rules`. Its
     status and bound are over those rules' cuts alone. Presolve is on by default (it
     shrinks a block's program several times, and `improve` measures every book found
     again by the exact best response); off, the bound is the program's own."""
     begin = time.perf_counter()
-    program = Program(model, rules, free)
+    program = Program(model, rules, free, floors.of(rules) if floors else None)
     h = load_program(program, time_limit, threads, presolve=presolve)
     given = program.start_values(rules)
     x, status, objective, bound, nodes = _run(h, given)
@@ -141,8 +142,8 @@ def best_cuts(model: HandModel, rules: Sequence[Rule], free: Sequence[int],
 
 
 def improve(model: HandModel, start: Sequence[Rule], time_per_rule: float = 10.0,
-            sweeps: int = 2, threads: int = 1, progress: Step | None = None
-            ) -> tuple[Rule, ...]:
+            sweeps: int = 2, threads: int = 1, progress: Step | None = None,
+            floors: RaiseFloors | None = None) -> tuple[Rule, ...]:
     """Block descent: each rule's cuts in turn made the best for the others as they are
     (`best_cuts`). A move is kept only if the exact best response says it helps, so the
     book returned is never worse than `start`."""
@@ -155,7 +156,8 @@ def improve(model: HandModel, start: Sequence[Rule], time_per_rule: float = 10.0
     for sweep in range(sweeps):
         moved = False
         for done, i in enumerate(free, 1):
-            trial = best_cuts(model, rules, [i], time_per_rule, threads).rules
+            trial = best_cuts(model, rules, [i], time_per_rule, threads,
+                              floors=floors).rules
             cost = _exploitability(model, trial)
             if cost < best - 1e-10:
                 rules, best, moved = trial, cost, True
@@ -168,30 +170,36 @@ def improve(model: HandModel, start: Sequence[Rule], time_per_rule: float = 10.0
 
 def prove(model: HandModel, rules: Sequence[Rule], equilibrium: Strategy, game_value: float,
           seconds: float, progress: Step | None = None, blocks: bool = True,
-          relaxation: bool = True) -> FrontPoint:
+          relaxation: bool = True, floors: RaiseFloors | None = None) -> FrontPoint:
     """`rules` improved and their cuts proved within about `seconds`: two thirds for the
     block descent (`improve`, one sweep), the rest for the whole MILP from its result
     (`optimize`); the better book of the two, measured by the exact best response, with
     what the MILP proved (`cheatsheet.Proof`). Without `blocks`, the whole MILP alone for
     `seconds` (a bound for every point of a front at a bounded cost). With `relaxation`
     (unless the MILP proved its cuts optimal), also `relaxed_bound`: seconds to a minute
-    more, past `seconds`."""
+    more, past `seconds`. With `floors`, the cuts raise where the equilibrium does
+    (`RaiseFloors`); the MILP's bound is then over those books alone and is not reported,
+    the relaxation's (over every cut) is."""
     begin = time.perf_counter()
     start = _exploitability(model, rules)
     cut_rules = max(1, sum(has_cuts_only(r) for r in rules))
     better = (improve(model, rules, time_per_rule=seconds * 2 / 3 / cut_rules, sweeps=1,
-                      progress=progress) if blocks else tuple(rules))
-    result = optimize(model, better, time_limit=max(1.0, seconds / 3 if blocks else seconds))
+                      progress=progress, floors=floors) if blocks else tuple(rules))
+    result = optimize(model, better, time_limit=max(1.0, seconds / 3 if blocks else seconds),
+                      floors=floors)
     chosen = result.rules if _exploitability(model, result.rules) <= _exploitability(
         model, better) else better
     point = cheatsheet.measure(model, chosen, equilibrium, game_value)
-    bound = result.bound if np.isfinite(result.bound) else None
+    bound = result.bound if np.isfinite(result.bound) and floors is None else None
     if bound is not None:
         bound = min(bound, point.exploitability.exploitability)
     seconds_used = time.perf_counter() - begin
+    status = result.status
+    if floors is not None and status == "optimal":     # optimal among the raising books
+        status = "optimal with the raises"
     relaxed = relaxed_bound(model, chosen, point.exploitability.exploitability) \
-        if relaxation and not result.proved_optimal else None
-    proof = cheatsheet.Proof(status=result.status, bound=bound, seconds=seconds_used,
+        if relaxation and status != "optimal" else None
+    proof = cheatsheet.Proof(status=status, bound=bound, seconds=seconds_used,
                              start=start, relaxed=relaxed)
     return dataclasses.replace(point, proof=proof)
 
@@ -209,19 +217,20 @@ def relaxed_bound(model: HandModel, rules: Sequence[Rule], cost: float,
 def proved_front(model: HandModel, equilibrium: Strategy, game_value: float,
                  books: Sequence[Sequence[Rule]], seconds: float,
                  progress: Step | None = None,
-                 sizes: Sequence[int] | None = None, blocks: bool = True
-                 ) -> list[FrontPoint]:
+                 sizes: Sequence[int] | None = None, blocks: bool = True,
+                 floors: RaiseFloors | None = None) -> list[FrontPoint]:
     """Each book `prove`d (smallest first; only those of `sizes` if given, the others
     measured as they are). Every size stays: a book costing more than the one below it
     (the block descent improved that one and not this one) is replaced by that one split
     in two (the same strategy, one rule more; `_one_more`), proved like it. Without the
     relaxation's bound: a front's bounds are those of `python -m solver.app.cheatsheet_front
-    --bounds`, computed once per point there (over its scopes and over every book of its size)."""
+    --bounds`, computed once per point there (over its scopes and over every book of its size);
+    with `floors` (`RaiseFloors`), whose MILP bound is not reported, with it."""
     step = progress or quiet
     out: list[FrontPoint] = []
     for done, book in enumerate(books, 1):
         point = (prove(model, book, equilibrium, game_value, seconds, blocks=blocks,
-                       relaxation=False)
+                       relaxation=floors is not None, floors=floors)
                  if sizes is None or len(book) in sizes
                  else cheatsheet.measure(model, book, equilibrium, game_value))
         if out and len(book) == out[-1].size + 1 and (

@@ -8,7 +8,7 @@ bound on every book of a size; docs/charts.md says what each proves.
 from __future__ import annotations
 
 import dataclasses
-from typing import Sequence
+from typing import Mapping, Sequence
 
 import numpy as np
 import scipy.sparse as sp
@@ -96,11 +96,14 @@ def mass_bounds(model: HandModel) -> np.ndarray:
 class Program:
     """The MILP of one rule book (its scopes fixed), built once. With `free`, only those
     rules' cuts are variables: the others' decisions are pinned as they are, by linear
-    rows x(action) = p(action) * m (no binaries, no products), a much smaller program."""
+    rows x(action) = p(action) * m (no binaries, no products), a much smaller program. With
+    `floors` ({rule index: whole hands}), those face rules raise at least with that many of
+    the strongest hands (`search.RaiseFloors`)."""
 
     def __init__(self, model: HandModel, rules: Sequence[Rule],
-                 free: Sequence[int] | None = None):
+                 free: Sequence[int] | None = None, floors: Mapping[int, int] | None = None):
         self.model = model
+        self.floors = dict(floors or {})
         self.rules = [rulebook.canonical(model, r) for r in rules]
         self.free = set(range(len(self.rules)) if free is None else free)
         self.atoms = rulebook.atoms(model)
@@ -142,7 +145,8 @@ class Program:
 
     def _nest(self) -> None:
         """Two-cut rules: every hand inside the first cut at all is wholly inside the second
-        (c1 of the first <= c4 of the second); a top-level face rule never raises."""
+        (c1 of the first <= c4 of the second; an open rule's bluffs below a pass); a
+        top-level face rule never raises; a face rule raises with its floor's hands."""
         for i, rule in enumerate(self.rules):
             if rule.kind not in ("open", "face") or i not in self.cuts:
                 continue
@@ -150,8 +154,15 @@ class Program:
             if rulebook.top_level_only(self.model, rule):
                 self._fix_zero(first.ravel())
                 continue
+            if rule.kind == "face" and self.floors.get(i):    # raise with the floor's hands
+                self.rows.add(first[:, :self.floors[i]].ravel()[:, None], 1.0, 1.0, 1.0)
             if rule.kind == "open":            # a bluff band's end is fixed: c1 <= e
                 self._fix_zero(second[0, rulebook.band_end(self.model, rule):])
+                # a hand that always passes between value bets and bluffs
+                # (`rulebook.polarized`): a hand inside v at all has the next one wholly
+                # inside b
+                self.rows.add(np.stack([first[0, :-1], second[-1, 1:]], axis=1),
+                              [1.0, -1.0], -INFINITY, 0.0)
             self.rows.add(np.stack([first[0], second[-1]], axis=1), [1.0, -1.0], -INFINITY,
                           0.0)
 

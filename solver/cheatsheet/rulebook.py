@@ -30,7 +30,9 @@ kind of decision:
   (bet) with 5-4-2 to 4-3-1"; without e, down to the weakest hand: "4-1-1 or worse"; b at the
   bottom: no bluff); otherwise pass. The equilibrium bluffs with middling hands and passes
   with the weakest (default game, after three throws each: the 34th to the 41st of 56
-  bluff): the band states that, "or worse" cannot;
+  bluff): the band states that, "or worse" cannot. A hand that always passes lies between
+  the value bets and the bluffs (`polarized`): the bet's frequency never rises from one
+  hand to a weaker one except at the bluffs, which the sheet explains;
 * ``face`` (r, c), facing a bet or raise: raise with the hands inside r, call with the rest
   of those inside c, fold the others (at the top level, where no raise is allowed, call
   instead);
@@ -200,8 +202,28 @@ def valid_params(model: HandModel, kind: str, params: tuple, top_only: bool = Fa
     # sometimes raises never folds, and value bets and bluffs never share a hand
     nested = counts(first)[0] <= counts(second)[-1]
     if kind == "open":
-        return first == second == top or nested
+        return first == second == top or (nested and polarized(model, first, second))
     return first == second or (first != second and nested)
+
+
+def polarized(model: HandModel, value: Cut, bluff: Cut) -> bool:
+    """An open rule's bluffs lie below a hand that always passes (or there are none, or no
+    value bets): the bet's frequency falls from the strongest hand down to that pass, so no
+    hand bets less often than a weaker one except the bluffs, which the sheet explains."""
+    c = counts(value)[0]
+    b = counts(bluff)[-1]
+    return c == 0 or b >= model.num_hands or c < b
+
+
+def polarize(model: HandModel, rule: Rule) -> Rule:
+    """An open rule made `polarized`: its value bets that reach its bluffs pass instead,
+    down to a hand above them (the bluffs stay: they are what a search moved there)."""
+    if rule.kind != "open" or polarized(model, *rule.params[:2]):
+        return rule
+    value, bluff = rule.params[:2]
+    edge = counts(bluff)[-1] - 1
+    clipped = cut_of(tuple(max(0, min(x, edge)) for x in counts(value)))
+    return canonical(model, dataclasses.replace(rule, params=(clipped,) + rule.params[1:]))
 
 
 def valid_band(model: HandModel, bluff: Cut, end: object) -> bool:
@@ -231,7 +253,40 @@ def normalize_scope(model: HandModel, kind: str,
             out[1] = dom["seen"]
         else:
             out[1] = (max(lo, 1), hi)
+    if kind in ("open", "face"):
+        at = {f: FEATURES[kind].index(f) for f in ("relation", "own", "other")}
+        tight = _tight(model.throws, out[at["relation"]], out[at["own"]], out[at["other"]])
+        if tight is not None:
+            for f, iv in zip(("relation", "own", "other"), tight):
+                out[at[f]] = iv
     return tuple(out)
+
+
+Pairs = frozenset[tuple[int, int]]
+Box = tuple[tuple[int, int], tuple[int, int], tuple[int, int]]
+
+
+def throw_pairs(throws: int, relation: Sequence[int], own: Sequence[int],
+                other: Sequence[int]) -> Pairs:
+    """The (own throws, other's throws) pairs a betting scope covers: own and other in their
+    intervals, the sign of own - other in `relation`'s."""
+    return frozenset((a, b) for a in range(own[0], own[1] + 1)
+                     for b in range(other[0], other[1] + 1)
+                     if relation[0] <= (a > b) - (a < b) <= relation[1]
+                     and 1 <= a <= throws and 1 <= b <= throws)
+
+
+def _tight(throws: int, relation: Sequence[int], own: Sequence[int], other: Sequence[int]
+           ) -> Box | None:
+    """The tightest intervals (relation, own, other) covering the same pairs (None: none):
+    one scope for each set of pairs, so that the words, written from the pairs, read back
+    to the scope they came from."""
+    pairs = throw_pairs(throws, relation, own, other)
+    if not pairs:
+        return None
+    signs = [(a > b) - (a < b) for a, b in pairs]
+    return ((min(signs), max(signs)), (min(a for a, _ in pairs), max(a for a, _ in pairs)),
+            (min(b for _, b in pairs), max(b for _, b in pairs)))
 
 
 def _interval(iv: Sequence[int]) -> tuple[int, int]:
@@ -476,6 +531,43 @@ _RELATION = {(-1, -1): "fewer times than", (0, 0): "as many times as",
              (0, 1): "at least as many times as"}
 
 
+# the relation of the throw counts, said of the other player (you: own - other) or of you
+_OTHER_RELATION = {(-1, -1): "more", (0, 0): "as many", (1, 1): "fewer",
+                   (-1, 0): "at least as many", (0, 1): "no more"}
+_YOU_RELATION = {(-1, -1): "fewer", (0, 0): "as many", (1, 1): "more", (-1, 0): "no more",
+                 (0, 1): "at least as many"}
+_EACH = {1: "one throw", 2: "two throws", 3: "three throws"}
+
+
+def pairs_phrase(throws: int, other: str, box: Box) -> str | None:
+    """The throw counts a betting scope covers, in the fewest words that say exactly those
+    (own, other's) pairs ("after one throw each", "when you threw once or twice and the other
+    player once", "when the other player threw 3 times and you no more"); None: every pair.
+    `box` is the tight (relation, own, other) of `_tight`."""
+    full = (1, throws)
+    relation, own, theirs = box
+    pairs = throw_pairs(throws, relation, own, theirs)
+    if pairs == throw_pairs(throws, (-1, 1), full, full):
+        return None
+    if len(pairs) == 1 and own == theirs:
+        k = own[0]
+        return f"after {_EACH.get(k, f'{k} throws')} each"
+    you, them = f"when you threw {_times(*own)}", f"when {other} threw {_times(*theirs)}"
+    candidates = [
+        (((-1, 1), own, full), you),
+        (((-1, 1), full, theirs), them),
+        ((relation, full, full), f"when you threw {_RELATION.get(relation, '')} {other}"),
+        (((-1, 1), own, theirs), f"{you} and {other} {_times(*theirs)}"),
+        ((relation, full, theirs), f"{them} and you {_YOU_RELATION.get(relation, '')}"),
+        ((relation, own, full), f"{you} and {other} {_OTHER_RELATION.get(relation, '')}"),
+    ]
+    for (r, a, b), phrase in candidates:
+        if throw_pairs(throws, r, a, b) == pairs:
+            return phrase
+    return (f"{you} and {other} {_times(*theirs)}, you "
+            f"{_YOU_RELATION.get(relation, '')}")
+
+
 def _times(lo: int, hi: int) -> str:
     words = {1: "once", 2: "twice"}
     if lo == hi:
@@ -529,12 +621,11 @@ def _scope_parts(model: HandModel, kind: str, scope: Sequence[tuple[int, int]]
             out.append((feature, _throws(lo, hi)))
         elif feature == "seen" and lo > 0 and (lo, hi) != (1, dom[feature][1]):
             out.append((feature, f"when the captain threw {_times(lo, hi)}"))
-        elif feature == "relation" and not full:
-            out.append((feature, f"when you threw {_RELATION[(lo, hi)]} {other}"))
-        elif feature == "own" and not full:
-            out.append((feature, f"when you threw {_times(lo, hi)}"))
-        elif feature == "other" and not full:
-            out.append((feature, f"when {other} threw {_times(lo, hi)}"))
+    if kind in ("open", "face"):
+        box = _tight(model.throws, named["relation"], named["own"], named["other"])
+        phrase = pairs_phrase(model.throws, other, box) if box is not None else None
+        if phrase is not None:
+            out.append(("pairs", phrase))
     if kind == "face":
         out.append(("level", _levels(*named["level"], model.params.max_level)))
     if kind == "open":
@@ -560,8 +651,13 @@ def _cut(model: HandModel, verb: str, cut: Cut) -> str:
     full, part = divmod(cut, STEPS)
     if full == 0:
         return f"{verb} with {_hand(model, 0)} {FREQUENCIES[part]}"
-    text = f"{verb} with {_hand(model, full - 1)} or better"
+    text = f"{verb} with {_better(model, full)}"
     return text + (f" (with {_hand(model, full)} {FREQUENCIES[part]})" if part else "")
+
+
+def _better(model: HandModel, count: int) -> str:
+    """The `count` strongest hands: "6-5-4 or better", the strongest alone by its name."""
+    return _hand(model, 0) if count == 1 else f"{_hand(model, count - 1)} or better"
 
 
 def _range(model: HandModel, lo: int, hi: int) -> str:
@@ -575,7 +671,7 @@ def _staircase(model: HandModel, verb: str, cut: tuple[int, ...]) -> str:
     """The hands inside a staircase cut, from the strongest: those always inside ("or
     better"), then each range inside three times, two times, one time in four."""
     c1, c2, c3, c4 = cut
-    parts = [f"{verb} with {_hand(model, c4 - 1)} or better"] if c4 else []
+    parts = [f"{verb} with {_better(model, c4)}"] if c4 else []
     for level, (lo, hi) in ((3, (c4, c3)), (2, (c3, c2)), (1, (c2, c1))):
         if hi > lo:
             phrase = f"{FREQUENCIES[level]} with {_range(model, lo, hi)}"
@@ -700,6 +796,22 @@ def _phrase_table(model: HandModel, kind: str) -> dict[str, tuple[str, tuple[int
     return table
 
 
+def _pairs_table(model: HandModel) -> dict[str, Box]:
+    """Every phrase `pairs_phrase` can write, with the tight scope it stands for."""
+    table: dict[str, Box] = {}
+    T = model.throws
+    for relation in _intervals(-1, 1):
+        for own in _intervals(1, T):
+            for other in _intervals(1, T):
+                box = _tight(T, relation, own, other)
+                if box is None:
+                    continue
+                phrase = pairs_phrase(T, "{other}", box)
+                if phrase is not None:
+                    table[phrase] = box
+    return table
+
+
 def _kind_of(phrases: Sequence[str]) -> str:
     if "throwing again" in phrases:
         return "keep"
@@ -728,15 +840,13 @@ def parse_rule(model: HandModel, line: str) -> Rule:
     scope = {f: dom[f] for f in FEATURES[kind]}
     scope["player"] = player
     table = _phrase_table(model, kind)
-    conditions = []
+    pairs = _pairs_table(model) if kind in ("open", "face") else {}
     for phrase in phrases[1:]:
-        if phrase.startswith("when "):
-            conditions += ["when " + part for part in phrase[5:].split(" and ")]
-        else:
-            conditions.append(phrase)
-    for phrase in conditions:
         generic = phrase.replace(_OTHER[player], "{other}")
         if phrase in ("with nothing bet yet", "throwing again"):
+            continue
+        if generic in pairs:
+            scope["relation"], scope["own"], scope["other"] = pairs[generic]
             continue
         if generic not in table:
             raise RuleTextError(f"unknown condition {phrase!r}")
@@ -751,7 +861,8 @@ def parse_rule(model: HandModel, line: str) -> Rule:
 
 _FREQ = "(one time in four|half the time|three times in four)"
 _RANGE = r"(\S+)(?: to (\S+))?"
-_VERB_CUT = re.compile(rf"^(stop|bet|raise|call) with (\S+) or better(?: \(with (\S+) {_FREQ}\))?$")
+_VERB_CUT = re.compile(rf"^(stop|bet|raise|call) with (\S+)(?: or better)?"
+                       rf"(?: \(with (\S+) {_FREQ}\))?$")
 _VERB_PART = re.compile(rf"^(stop|bet|raise|call) with (\S+) {_FREQ}$")
 _BLUFF_CUT = re.compile(rf"^bluff \(bet\) with (\S+) or worse(?: \(with (\S+) {_FREQ}\))?$")
 _BLUFF_PART = re.compile(rf"^bluff \(bet\) with (\S+) {_FREQ}$")
@@ -782,7 +893,11 @@ class _CutReader:
 
     def read(self, clause: str) -> None:
         top = STEPS * self.model.num_hands
-        if (m := _VERB_CUT.match(clause)):
+        if clause == "always raise":
+            self.cuts["raise"] = self.cuts["call"] = top
+        elif clause == "call with anything":
+            self.cuts["call"] = top
+        elif (m := _VERB_CUT.match(clause)):
             self.last, whole = m.group(1), self.place(m.group(2)) + 1
             self.cuts[self.last] = whole * STEPS + (self.steps[m.group(4)] if m.group(4) else 0)
             if not m.group(4):
@@ -813,10 +928,6 @@ class _CutReader:
             self._range(m.group(2), m.group(3), m.group(4))
         elif (m := _STAIR_MORE.match(clause)) and self.last:
             self._range(m.group(1), m.group(2), m.group(3))
-        elif clause == "always raise":
-            self.cuts["raise"] = self.cuts["call"] = top
-        elif clause == "call with anything":
-            self.cuts["call"] = top
         elif not (clause.startswith("otherwise ") or clause.startswith("never stop")
                   or clause == "throw again and keep what your keep rule says"):
             raise RuleTextError(f"cannot read {clause!r}")

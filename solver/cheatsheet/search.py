@@ -30,6 +30,7 @@ from solver.cheatsheet.rulebook import FEATURES, KEEP_PATTERNS, STEPS, Atom, Rul
 from solver.common.progress import Step, quiet
 from solver.hand import best_response
 from solver.hand.model import HandModel
+from solver.hand.reach import own_reach
 from solver.hand.strategy import Strategy
 
 IMPROVEMENT = 1e-10
@@ -42,6 +43,70 @@ PARAMS = {"throw": 2, "keep": 1, "open": 3, "face": 2}
 
 
 KEEP_LONGEST = 4           # preferences in a keep rule, at most
+RAISE_SHARE = 0.9          # a hand raised this often over a rule's decisions raises on the sheet
+UNREACHED = 1e-5           # weight of a hand the equilibrium never brings to a decision
+
+
+class RaiseFloors:
+    """The strongest hands a face rule raises with: those the equilibrium raises with at
+    least RAISE_SHARE of the time over the decisions the rule answers (weighted by the
+    player's own reach), counted from the strongest while they do.
+
+    Why the search needs them: its cost is the exploitability, and a raise with the top hands
+    alone never lowers it: a best reply reads the raise and folds, and the raised hands leave
+    the call range, which a best reply then bets into more thinly (default game: raising
+    2-1-1 facing a bet costs 0.001 to 0.009 a rule). Every descent and merge keeps only moves
+    that lower the cost, so none raised, though the equilibrium raises with 2-1-1 facing a
+    bet in 16 of its 18 spots. The floors make the raise part of every candidate
+    (`Book`, `milp.Program`): the search then finds the best book among those that raise
+    where the equilibrium (nearly) always does."""
+
+    def __init__(self, model: HandModel, equilibrium: Strategy, share: float = RAISE_SHARE):
+        self.model, self.share = model, share
+        order = np.argsort(rulebook.positions(model))
+        reach: dict = {}
+        for player in (CAPTAIN, OPPONENT):
+            reach.update(own_reach(model, equilibrium, player)[1])
+        self.decisions: list[tuple[Atom, np.ndarray, np.ndarray]] = []
+        for atom in rulebook.atoms(model):
+            if atom.kind != "face":
+                continue
+            actions = model.tree(atom.key[:2]).node(atom.key[2]).actions
+            if "raise" in actions:
+                raised = equilibrium.betting[atom.key][actions.index("raise")][order]
+                self.decisions.append((atom, reach[atom.key][0][order] + UNREACHED, raised))
+        self.memo: dict[tuple, int] = {}
+
+    def __call__(self, rule: Rule) -> int:
+        """The whole hands, from the strongest, that `rule` raises with at least."""
+        if rule.kind != "face" or rulebook.top_level_only(self.model, rule):
+            return 0
+        if rule.scope not in self.memo:
+            weight = total = np.zeros(self.model.num_hands)
+            for atom, w, raised in self.decisions:
+                if rule.covers(atom):
+                    weight, total = weight + w, total + w * raised
+            often = total >= self.share * weight
+            count = 0
+            while count < len(often) and weight[count] > 0 and often[count]:
+                count += 1
+            self.memo[rule.scope] = count
+        return self.memo[rule.scope]
+
+    def lift(self, rule: Rule) -> Rule:
+        """`rule` raising at least with its floor's hands (and calling with them)."""
+        floor = self(rule)
+        if not floor:
+            return rule
+        r, c = rule.params
+        raised = tuple(max(x, floor) for x in rulebook.counts(r))
+        called = tuple(max(x, raised[0]) for x in rulebook.counts(c))
+        return rulebook.canonical(self.model, dataclasses.replace(
+            rule, params=(rulebook.cut_of(raised), rulebook.cut_of(called))))
+
+    def of(self, rules: Sequence[Rule]) -> dict[int, int]:
+        """{rule index: floor} of the rules of a book with a floor."""
+        return {i: f for i, r in enumerate(rules) if (f := self(r))}
 
 
 def keep_orders() -> list[tuple[str, ...]]:
@@ -54,12 +119,14 @@ def keep_orders() -> list[tuple[str, ...]]:
 class Book:
     """A rule book being optimized: its rules, the strategy they state, the two losses."""
 
-    def __init__(self, model: HandModel, rules: Sequence[Rule], leaves: dict | None = None):
+    def __init__(self, model: HandModel, rules: Sequence[Rule], leaves: dict | None = None,
+                 floors: RaiseFloors | None = None):
         self.model = model
+        self.floors = floors
         self.atoms = rulebook.atoms(model)
         self.pos = rulebook.positions(model)
         self.leaves = leaves or best_response.leaf_matrices(model)
-        self.rules = [rulebook.canonical(model, r) for r in rules]
+        self.rules = [self.lifted(rulebook.canonical(model, r)) for r in rules]
         self.owner = rulebook.assign(self.rules, self.atoms)
         self.strategy = rulebook.build_strategy(model, self.rules)
         self.losses = [self._loss(CAPTAIN), self._loss(OPPONENT)]
@@ -72,6 +139,12 @@ class Book:
         other.strategy = self.strategy.copy()
         other.losses = list(self.losses)
         return other
+
+    def lifted(self, rule: Rule) -> Rule:
+        """`rule` as the book holds it: `rulebook.polarize`d (its bluffs below a pass),
+        and raising with at least its floor's hands if the book has floors."""
+        rule = rulebook.polarize(self.model, rule)
+        return rule if self.floors is None else self.floors.lift(rule)
 
     @property
     def objective(self) -> float:
@@ -88,7 +161,8 @@ class Book:
 
     def set_params(self, i: int, params: tuple) -> None:
         """Change rule i's action, update the strategy and the losses it touches."""
-        rule = rulebook.canonical(self.model, dataclasses.replace(self.rules[i], params=params))
+        rule = self.lifted(rulebook.canonical(self.model,
+                                              dataclasses.replace(self.rules[i], params=params)))
         self.rules[i] = rule
         self._restate(i)
         for p in self.players(i):
@@ -137,6 +211,9 @@ class Book:
             q[which] = value
             if rulebook.valid_params(self.model, rule.kind, tuple(q), top_only):
                 out.append(tuple(q))
+        if self.floors is not None and rule.kind == "face":   # each lifted, once
+            out = list(dict.fromkeys(
+                self.lifted(dataclasses.replace(rule, params=q)).params for q in out))
         return out
 
     def _cut_moves(self, cut: rulebook.Cut, window: int | None, rich: bool) -> set:
@@ -222,11 +299,16 @@ class Book:
         for iv in ((lo, cut), (cut + 1, hi)):
             scope = list(rule.scope)
             scope[f] = iv
-            halves.append(dataclasses.replace(
-                rule, scope=rulebook.normalize_scope(self.model, rule.kind, scope)))
+            halves.append(self.lifted(dataclasses.replace(
+                rule, scope=rulebook.normalize_scope(self.model, rule.kind, scope))))
         book = self.copy()
         book.rules = self.rules[:i] + halves + self.rules[i + 1:]
         book.owner = rulebook.assign(book.rules, book.atoms)
+        if any(h.params != rule.params for h in halves):     # a half lifted to its floor
+            for k in (i, i + 1):
+                book._restate(k)
+            for p in book.players(i):
+                book.losses[p] = book._loss(p)
         return book
 
 
@@ -352,7 +434,8 @@ def measure(model: HandModel, rules: Sequence[Rule], equilibrium: Strategy,
 def pareto_front(model: HandModel, max_rules: int,
                  progress: Step | None = None,
                  window: int = WINDOW, beam: int = 1,
-                 rich: bool = False) -> list[tuple[Rule, ...]]:
+                 rich: bool = False, floors: RaiseFloors | None = None
+                 ) -> list[tuple[Rule, ...]]:
     """The best rule book found of each size from the roots up to `max_rules` rules.
 
     Each step tries every split of every rule of the `beam` books kept (the two halves'
@@ -361,9 +444,10 @@ def pareto_front(model: HandModel, max_rules: int,
     (a Pareto point). `progress` hears of the best book of each size. With `rich`, every
     descent uses the rich moves (`Book.descend`): sometimes better (faces=3: 0.0545 at 6
     rules instead of 0.0738), sometimes worse (default game, greedy: 0.1006 at 12 rules).
+    With `floors`, every book raises where the equilibrium does (`RaiseFloors`).
     """
     step = progress or quiet
-    root = Book(model, rulebook.root_rules(model))
+    root = Book(model, rulebook.root_rules(model), floors=floors)
     root.descend(rich=rich)
     books = [root]
     front = [tuple(root.rules)]
@@ -392,14 +476,15 @@ def pareto_front(model: HandModel, max_rules: int,
 POLISH_WINDOW = 8          # hands around each cut tried by the final, richer descent
 
 
-def polish(model: HandModel, rules: Sequence[Rule], leaves: dict | None = None
-           ) -> tuple[Rule, ...]:
+def polish(model: HandModel, rules: Sequence[Rule], leaves: dict | None = None,
+           floors: RaiseFloors | None = None) -> tuple[Rule, ...]:
     """`rules` after coordinate descent with the rich moves (mixed ranges, staircase steps,
     bluff band ends), never worse. The search grows books with the plain moves
     and polishes only the book it returns: grown with the rich moves throughout, the
     greedy default book ended at 0.1006 (12 rules), where the plain moves end within 0.002
-    of 0.0877: another local optimum of the best-response objective."""
-    book = Book(model, rules, leaves)
+    of 0.0877: another local optimum of the best-response objective. With `floors`, the
+    book raises where the equilibrium does (`RaiseFloors`)."""
+    book = Book(model, rules, leaves, floors)
     book.descend(window=POLISH_WINDOW, rich=True)
     return tuple(book.rules)
 
@@ -411,13 +496,15 @@ def _report(progress: Step, book: Book, rules_max: int) -> None:
 
 def front_points(model: HandModel, equilibrium: Strategy, game_value: float, rules_max: int,
                  progress: Step | None = None,
-                 beam: int = 1, rich: bool = False) -> list[FrontPoint]:
+                 beam: int = 1, rich: bool = False, floors: RaiseFloors | None = None
+                 ) -> list[FrontPoint]:
     """The measured Pareto front up to `rules_max` rules, smallest book first; the last
-    (largest) book `polish`ed."""
+    (largest) book `polish`ed; with `floors`, every book raising where the equilibrium
+    does."""
     minimum = len(rulebook.root_rules(model))
     if rules_max < minimum:
         raise ValueError(f"at least {minimum} rules are needed (one per kind of decision)")
     leaves = best_response.leaf_matrices(model)
-    books = pareto_front(model, rules_max, progress, beam=beam, rich=rich)
-    books[-1] = polish(model, books[-1], leaves)
+    books = pareto_front(model, rules_max, progress, beam=beam, rich=rich, floors=floors)
+    books[-1] = polish(model, books[-1], leaves, floors)
     return [measure(model, rules, equilibrium, game_value, leaves) for rules in books]

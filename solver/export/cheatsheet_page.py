@@ -71,6 +71,22 @@ def cost_lines(point: FrontPoint) -> list[str]:
           f"{point.proof.words(e.exploitability)}."] if point.proof else [])
 
 
+def notes(model: HandModel, rule_list: Sequence[rulebook.Rule]) -> list[str]:
+    """Why a rule bets with some hands and passes with stronger ones (its bluffs), for the
+    rules that do: the one place a sheet's ranges are not monotone in the ranking."""
+    top = rulebook.STEPS * model.num_hands
+    bluffing = [i for i, r in enumerate(rule_list, 1)
+                if r.kind == "open" and r.params[1] != top and r.params[0] != top]
+    if not bluffing:
+        return []
+    which = (f"rule {bluffing[0]}" if len(bluffing) == 1 else
+             "rules " + ", ".join(str(i) for i in bluffing[:-1]) + f" and {bluffing[-1]}")
+    return [f"Bluffs ({which}): weaker hands bet while stronger ones pass, as the "
+            "equilibrium does: a bet then does not tell the other player that you are "
+            "strong, so he cannot simply fold to every bet, and the middling hands that "
+            "pass keep their chance of winning the showdown cheaply."]
+
+
 def cheatsheet_markdown(model: HandModel, point: FrontPoint) -> str:
     """The rules as text: numbered lines that `rulebook.parse_rules` reads back."""
     ranked = rules.ranked_hands(model.params.faces, model.params.ranking)
@@ -80,6 +96,8 @@ def cheatsheet_markdown(model: HandModel, point: FrontPoint) -> str:
              "strongest). Each decision is covered by exactly one rule.", "",
              "## The rules", ""]
     lines += [f"{i}. {rulebook.rule_text(model, r)}." for i, r in enumerate(point.rules, 1)]
+    said = notes(model, point.rules)
+    lines += [""] + said if said else []
     lines += ["", "## What they cost", ""] + [f"- {line}" for line in cost_lines(point)]
     lines += ["", "`cheatsheet_strategy.json` is the strategy these rules state; "
               "`bidou evaluate --strategy cheatsheet_strategy.json` measures it.", "",
@@ -169,6 +187,11 @@ def _text_column(canvas: Canvas, model: HandModel, point: FrontPoint, x: float, 
             put(x + 0.25, line, size=size)
             y += line_h
         y += 0.06
+    for note in notes(model, point.rules):
+        y += 0.04
+        for line in wrap(note, per_line):
+            put(x, line, size=size - 0.5, style="italic")
+            y += line_h
     y += 0.15
     put(x, "What it costs", size=size + 2.3, weight="bold")
     y += 0.22

@@ -128,8 +128,12 @@ def run(name: str, rules_max: int, out: Path | None, beam: int = 1,
         milp_sizes: list[int] | None = None, family: bool = False,
         polish: bool = False, top_down: bool = False, local: int = 0,
         source_max: int = 16, sheets: Path | None = None, blocks: bool = True,
-        split_keep: Sequence[int] = ()) -> None:
+        split_keep: Sequence[int] = (), raises: bool = False) -> None:
+    """One game's front (the module's docstring); with `raises`, every book raising where
+    the equilibrium (nearly) always does (`cheatsheet.RaiseFloors`): the start books lifted
+    to their floors, and every search, descent and MILP kept there."""
     model, strategy, value = equilibrium(name)
+    floors = cheatsheet.RaiseFloors(model, strategy) if raises else None
     start = time.perf_counter()
 
     def progress(what: str, done: int, total: int) -> None:
@@ -139,9 +143,12 @@ def run(name: str, rules_max: int, out: Path | None, beam: int = 1,
     if start_folder is not None:
         books = [b for b in start_books(start_folder, name) if len(b) <= rules_max]
     else:
-        books = list(cheatsheet.pareto_front(model, rules_max, progress, beam=beam))
+        books = list(cheatsheet.pareto_front(model, rules_max, progress, beam=beam,
+                                             floors=floors))
+    if floors is not None:                      # the start books raising where it does
+        books = [tuple(cheatsheet.Book(model, b, floors=floors).rules) for b in books]
     if polish:                                  # as `bidou cheatsheet` does: the rich moves
-        books[-1] = cheatsheet.polish(model, books[-1])
+        books[-1] = cheatsheet.polish(model, books[-1], floors=floors)
     origins = ({len(b): o for b, o in zip(start_books(start_folder, name),
                                           start_origins(start_folder, name))}
                if start_folder is not None else {len(b): "bottom-up" for b in books})
@@ -150,19 +157,19 @@ def run(name: str, rules_max: int, out: Path | None, beam: int = 1,
                                    progress)
     if top_down and local:                      # the chain, then the front's local search
         books, origins = local_front(model, strategy, books, rules_max, local, source_max,
-                                     progress)
+                                     progress, floors)
     elif local:                                 # the local search from the books alone
         from solver.cheatsheet import local_search as cheatsheet_local
 
         smallest = min(len(b) for b in books)
         front = cheatsheet_local.improve_front(model, strategy, books, smallest, rules_max,
-                                               beam=local, progress=progress)
+                                               beam=local, progress=progress, floors=floors)
         books, origins = list(front.values()), {size: "local" for size in front}
     elif top_down:                              # the best of both searches at each size
         smallest = min(len(b) for b in books)
         compressed = cheatsheet_compress.compress(
             model, strategy, rules_max, cheatsheet_compress.keep_rules_of(books[-1]),
-            progress, rules_min=smallest)
+            progress, rules_min=smallest, floors=floors)
         chosen = cheatsheet_compress.best_of(model, books, list(compressed.values()))
         books = [rules for rules, _ in chosen]
         origins = {len(rules): ("bottom-up", "top-down")[o] for rules, o in chosen}
@@ -170,7 +177,7 @@ def run(name: str, rules_max: int, out: Path | None, beam: int = 1,
         from solver.cheatsheet import milp as cheatsheet_milp
 
         points = cheatsheet_milp.proved_front(model, strategy, value, books, milp_seconds,
-                                              progress, milp_sizes, blocks)
+                                              progress, milp_sizes, blocks, floors)
     else:
         points = [cheatsheet.measure(model, b, strategy, value) for b in books]
     points = [dataclasses.replace(p, origin=origins[p.size]) for p in points]
@@ -197,10 +204,15 @@ def run(name: str, rules_max: int, out: Path | None, beam: int = 1,
         print("  the equilibrium's betting in the rule family: " + ", ".join(
             f"{kind} {cost:.4f}" for kind, cost in family_references(model, strategy).items()))
     if out is not None:
+        bounds = start_bounds(model, start_folder, name) if start_folder is not None else {}
         for p in points:
+            result = p.to_dict(model)
+            scopes = tuple((r.kind, r.scope) for r in p.rules)
+            if scopes in bounds:
+                result["lower_bound"] = _regapped(bounds[scopes],
+                                                  p.exploitability.exploitability)
             write_json_atomic(out / f"front_{name}_{p.size:02d}.json", strategy_to_json(
-                model, rulebook.build_strategy(model, p.rules),
-                p.to_dict(model)))
+                model, rulebook.build_strategy(model, p.rules), result))
         from solver.export.cheatsheet_page import write_cheatsheet
 
         write_cheatsheet(model, best12, (sheets or out) / name,
@@ -208,6 +220,32 @@ def run(name: str, rules_max: int, out: Path | None, beam: int = 1,
                           "front": [{"rules_count": p.size,
                                      "exploitability": p.exploitability.exploitability,
                                      "equilibrium_loss": p.equilibrium_loss} for p in points]})
+
+
+def start_bounds(model, folder: Path, name: str) -> dict[tuple, dict]:
+    """The proved lower bounds (`add_bounds`) of the front files in `folder`, by their
+    books' scopes: a bound over every book with some scopes (and over every book of its
+    size) holds for any cuts, so a book of the same scopes keeps it."""
+    import json
+
+    out = {}
+    for path in sorted(folder.glob(f"front_{name}_*.json")):
+        result = json.loads(path.read_text())["result"]
+        if "lower_bound" in result:
+            rules = [rulebook.canonical(model, rulebook.Rule.from_dict(d))
+                     for d in result["rule_list"]]
+            out[tuple((r.kind, r.scope) for r in rules)] = result["lower_bound"]
+    return out
+
+
+def _regapped(entry: dict, cost: float) -> dict:
+    """A front file's `lower_bound` entry with its gaps to `cost`."""
+    out = {key: dict(value) if isinstance(value, dict) else value
+           for key, value in entry.items()}
+    for key in ("scopes", "all_scopes"):
+        if key in out:
+            out[key]["gap"] = max(0.0, cost - out[key]["bound"])
+    return out
 
 
 def keep_seeds(model, books, progress) -> list:
@@ -227,7 +265,7 @@ def keep_seeds(model, books, progress) -> list:
 
 
 def local_front(model, strategy, books, rules_max: int, beam: int, source_max: int,
-                progress) -> tuple[list, dict[int, str]]:
+                progress, floors=None) -> tuple[list, dict[int, str]]:
     """The top-down chain from the fitted book down to the smallest size (its books above
     `rules_max`, up to `source_max`, kept as sources), then every size's book improved by
     the front's local search (solver/cheatsheet/local_search.py) from those and `books`:
@@ -238,10 +276,12 @@ def local_front(model, strategy, books, rules_max: int, beam: int, source_max: i
     smallest = min(len(b) for b in books)
     keep = cheatsheet_compress.keep_rules_of(books[-1])
     compressed = cheatsheet_compress.compress(model, strategy, source_max, keep, progress,
-                                              rules_min=smallest, descend_max=0)
+                                              rules_min=smallest, descend_max=0,
+                                              floors=floors)
     front = cheatsheet_local.improve_front(model, strategy,
                                            list(books) + list(compressed.values()),
-                                           smallest, rules_max, beam=beam, progress=progress)
+                                           smallest, rules_max, beam=beam, progress=progress,
+                                           floors=floors)
     return list(front.values()), {size: "local" for size in front}
 
 
@@ -285,7 +325,8 @@ def remeasure(folder: Path, name: str, sheets: Path | None, progress=print) -> N
     SHEETS/<name>/, measured again against the published equilibrium: what the rules lose
     seated against it moves when the equilibrium does (a change in the LP's path can move
     the default and french ones), their rules and costs do not (checked). Written back
-    atomically, the rest of each file as it was; the sheet's page drawn again."""
+    atomically with their rules in today's words, the rest of each file as it was; the
+    sheet's page drawn again."""
     import json
 
     from solver.export.cheatsheet_page import write_cheatsheet
@@ -294,7 +335,8 @@ def remeasure(folder: Path, name: str, sheets: Path | None, progress=print) -> N
     leaves = best_response.leaf_matrices(model)
 
     def measured(result: dict) -> cheatsheet.FrontPoint:
-        rules = [rulebook.Rule.from_dict(d) for d in result["rule_list"]]
+        rules = [rulebook.canonical(model, rulebook.Rule.from_dict(d))
+                 for d in result["rule_list"]]
         point = cheatsheet.measure(model, rules, strategy, value, leaves)
         if abs(point.exploitability.exploitability - result["exploitability"]) > 1e-9:
             raise SystemExit(f"{name}, {len(rules)} rules: the book costs "
@@ -310,7 +352,7 @@ def remeasure(folder: Path, name: str, sheets: Path | None, progress=print) -> N
         document["result"].update({
             key: measured_now[key] for key in (
                 "captain_loss_vs_equilibrium", "opponent_loss_vs_equilibrium",
-                "equilibrium_loss")})
+                "equilibrium_loss", "rules", "rule_list")})
         write_json_atomic(path, document)
         front.append({"rules_count": point.size,
                       "exploitability": document["result"]["exploitability"],
@@ -351,7 +393,13 @@ def write_front_table(out: Path) -> Path:
              "\"two dice of 4 or more\", \"if it keeps nothing, stop\") by `--games keep "
              "--start DIR --split-keep 9,10,11,12 --local 2`, the local search from the "
              "published books and those of 9 to 12 rules with their keep rule split by "
-             "throw; measured and improved by `--milp-seconds S [--milp-sizes ...]` "
+             "throw; the default and french fronts then made to raise where the "
+             "equilibrium does by `--games default,french --start DIR --raises --polish "
+             "--milp-seconds 60 --milp-sizes 12` (solver/cheatsheet/search.py, "
+             "`RaiseFloors`: every rule facing a bet or a raise raises with the strongest "
+             "hands the equilibrium raises with nearly always there; the largest book "
+             "polished and proved again; each book's \"search\" is its start's); "
+             "measured and improved by `--milp-seconds S [--milp-sizes ...]` "
              "(the MILP, solver/cheatsheet/milp.py). \"search\": which search "
              "found the book. Chips per hand; "
              "exploitability is the mean of what a best response wins against each side "

@@ -50,17 +50,22 @@ Examples:
                    "rules (merging rules, solver/cheatsheet/compress.py), improve "
                    "the books by local moves (merges, splits, swaps; cheatsheet_local.py) and "
                    "keep the best book found at each size.")
+@click.option("--raises/--no-raises", default=True, show_default=True,
+              help="Every rule facing a bet raises with the strongest hands the equilibrium "
+                   "raises with nearly always in its decisions (solver/cheatsheet/search.py, "
+                   "RaiseFloors); without, the search never raises: a raise with the top hands "
+                   "alone never lowers the cost against a best reply.")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), required=True,
               help="Directory to write into (created if missing).")
 def cheatsheet(params: BidouParams, strategy_file: str | None, rules_max: int,
-               beam: int, milp_seconds: float, top_down: bool, out_dir: str,
+               beam: int, milp_seconds: float, top_down: bool, raises: bool, out_dir: str,
                rules_given: tuple[str, ...]) -> None:
     """A one-page cheat sheet: the best rule book of at most --rules-max threshold rules,
     found against the exact best response (PDF A4 and Letter, PNG, Markdown, strategy file)."""
     from solver.app.progress import Progress
     from solver.cheatsheet.local_search import with_local_search
     from solver.cheatsheet.rulebook import root_rules
-    from solver.cheatsheet.search import front_points
+    from solver.cheatsheet.search import RaiseFloors, front_points
     from solver.common.files import check_directory_destination, publish, staging_folder
     from solver.export.bundle import unpack
     from solver.export.cheatsheet_page import FILES, write_cheatsheet
@@ -72,19 +77,21 @@ def cheatsheet(params: BidouParams, strategy_file: str | None, rules_max: int,
     if rules_max < minimum:
         raise ParameterError(f"--rules-max must be at least {minimum} for these rules "
                              "(one rule per kind of decision)")
+    floors = RaiseFloors(model, strategy) if raises else None
     with Progress() as progress:
         points = front_points(model, strategy, summary["value"], rules_max, progress,
-                              beam=beam)
+                              beam=beam, floors=floors)
         if top_down:
             # the top-down chain and the local search, at the sheet's size and one below
             points = with_local_search(model, strategy, summary["value"], points,
-                                       progress=progress)
+                                       progress=progress, floors=floors)
         best = points[-1]
         if milp_seconds > 0:
             from solver.cheatsheet.milp import prove
 
             best = dataclasses.replace(prove(model, best.rules, strategy, summary["value"],
-                                             milp_seconds, progress), origin=best.origin)
+                                             milp_seconds, progress, floors=floors),
+                                       origin=best.origin)
     result = {"equilibrium_value": summary["value"],
               "front": [{"rules_count": p.size,
                          "exploitability": p.exploitability.exploitability,
