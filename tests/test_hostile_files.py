@@ -17,6 +17,10 @@ from solver.app.cli import main
 from solver.common.files import MAX_JSON_DEPTH, strict_json
 from solver.multi.situations import SituationCache, Situations, hand_params
 
+# A small multi-hand variant: the default game is answered from its published solution.
+SMALL_DICE = ("--faces", "2", "--throws", "1")
+SMALL_GAME = (*SMALL_DICE, "--chips", "2")
+
 DEEP = "[" * 100_000 + "]" * 100_000
 SMALL = MultiParams(faces=2, throws=1, chips=3)
 
@@ -111,7 +115,7 @@ def test_a_cached_situations_epsilon_is_measured_again(cached, tmp_path):
 
 def test_the_command_prints_the_measured_epsilon_not_the_files(tmp_path):
     cache = tmp_path / "cache"
-    args = ["multi", "--chips", "2", "--iterations", "20", "--simulate", "4", "--cache",
+    args = ["multi", *SMALL_GAME, "--iterations", "20", "--simulate", "4", "--cache",
             str(cache)]
     first = CliRunner().invoke(main, args)
     assert first.exit_code == 0, first.output
@@ -135,7 +139,7 @@ def test_the_command_prints_the_measured_epsilon_not_the_files(tmp_path):
 @pytest.fixture(scope="module")
 def strategy_document(tmp_path_factory) -> dict:
     out = tmp_path_factory.mktemp("solved")
-    result = CliRunner().invoke(main, ["multi", "--chips", "2", "--iterations", "20", "--out",
+    result = CliRunner().invoke(main, ["multi", *SMALL_GAME, "--iterations", "20", "--out",
                                        str(out)])
     assert result.exit_code == 0, result.output
     return json.loads((out / "multi-strategy.json").read_text())
@@ -169,7 +173,7 @@ def test_a_hostile_redraw_file_is_one_line(strategy_document, tmp_path, change, 
 @pytest.fixture(scope="module")
 def checkpoint_arrays(tmp_path_factory) -> dict:
     path = tmp_path_factory.mktemp("ck") / "ck.npz"
-    result = CliRunner().invoke(main, ["multi", "--chips", "2", "--iterations", "20",
+    result = CliRunner().invoke(main, ["multi", *SMALL_GAME, "--iterations", "20",
                                        "--checkpoint", str(path)])
     assert result.exit_code == 0, result.output
     with np.load(path) as archive:
@@ -190,7 +194,7 @@ def test_a_hostile_checkpoint_meta_is_one_line(checkpoint_arrays, tmp_path, fiel
         text = json.dumps(meta)
     path = tmp_path / "edited.npz"
     np.savez(path, **{**checkpoint_arrays, "meta": np.frombuffer(text.encode(), dtype=np.uint8)})
-    one_error_line(CliRunner().invoke(main, ["multi", "--chips", "2", "--iterations", "40",
+    one_error_line(CliRunner().invoke(main, ["multi", *SMALL_GAME, "--iterations", "40",
                                              "--resume", str(path)]), words)
 
 
@@ -202,7 +206,7 @@ def test_a_checkpoints_words_reach_the_terminal_escaped(checkpoint_arrays, tmp_p
     path = tmp_path / "edited.npz"
     np.savez(path, **{**checkpoint_arrays,
                       "meta": np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8)})
-    result = CliRunner().invoke(main, ["multi", "--chips", "2", "--iterations", "40",
+    result = CliRunner().invoke(main, ["multi", *SMALL_GAME, "--iterations", "40",
                                        "--resume", str(path)])
     one_error_line(result, "is a checkpoint of '\\x1b]0;owned\\x07'")
     assert "\x1b" not in result.output

@@ -12,6 +12,10 @@ from games.bidou_multi.params import MultiParams, ParameterError
 from solver.multi import best_response, cfr, exact
 from solver.multi.tree import build_tree
 
+# A small multi-hand variant: the default game is answered from its published solution.
+SMALL_DICE = ("--faces", "2", "--throws", "1")
+SMALL_GAME = (*SMALL_DICE, "--chips", "2")
+
 
 def _on_the_grid(tree, seed):
     """A random strategy whose every probability is a multiple of 2**-20, so rounding it
@@ -67,7 +71,7 @@ def test_command_prints_and_writes_the_exact_bound(tmp_path):
     from solver.app.cli import main
 
     runner = CliRunner()
-    result = runner.invoke(main, ["multi", "--chips", "2", "--iterations", "100", "--exact",
+    result = runner.invoke(main, ["multi", *SMALL_GAME, "--iterations", "100", "--exact",
                                   "--out", str(tmp_path)])
     assert result.exit_code == 0, result.output
     assert "epsilon exactly" in result.output

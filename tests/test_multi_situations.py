@@ -15,6 +15,10 @@ from solver.app.cli import main
 from solver.multi.situations import SituationCache, Situations, canonical_stores, hand_params
 from solver.multi.tree import build_tree
 
+# A small multi-hand variant: the default game is answered from its published solution.
+SMALL_DICE = ("--faces", "2", "--throws", "1")
+SMALL_GAME = (*SMALL_DICE, "--chips", "2")
+
 SMALL = MultiParams(faces=2, throws=1, chips=3)
 
 
@@ -122,7 +126,7 @@ def test_a_full_disk_while_writing_the_cache_is_a_note_and_the_simulation_goes_o
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
 
     cache = tmp_path / "cache"
-    args = ["multi", "--chips", "2", "--iterations", "20", "--simulate", "10", "--cache",
+    args = ["multi", *SMALL_GAME, "--iterations", "20", "--simulate", "10", "--cache",
             str(cache)]
     monkeypatch.setattr(files.os, "fsync", no_space)
     full = CliRunner().invoke(main, args)
@@ -142,13 +146,13 @@ def test_a_full_disk_while_writing_the_cache_is_a_note_and_the_simulation_goes_o
 def test_command_reuses_its_cache(tmp_path):
     runner = CliRunner()
     cache = tmp_path / "cache"
-    bad = runner.invoke(main, ["multi", "--chips", "2", "--cache", str(cache)])
+    bad = runner.invoke(main, ["multi", *SMALL_GAME, "--cache", str(cache)])
     assert bad.exit_code == 2 and "--simulate" in bad.output
     (tmp_path / "file").write_text("")
-    bad = runner.invoke(main, ["multi", "--chips", "2", "--simulate", "3", "--cache",
+    bad = runner.invoke(main, ["multi", *SMALL_GAME, "--simulate", "3", "--cache",
                                str(tmp_path / "file")])
     assert bad.exit_code == 2 and "is a file" in bad.output
-    args = ["multi", "--chips", "2", "--iterations", "20", "--simulate", "10", "--cache",
+    args = ["multi", *SMALL_GAME, "--iterations", "20", "--simulate", "10", "--cache",
             str(cache)]
     first = runner.invoke(main, args)
     assert first.exit_code == 0, first.output

@@ -19,6 +19,10 @@ from solver.multi.faithful import openspiel_gains
 from solver.multi.solve import check_size, solve
 from solver.multi.tree import AGAIN, build_tree
 
+# A small multi-hand variant: the default game is answered from its published solution.
+SMALL_DICE = ("--faces", "2", "--throws", "1")
+SMALL_GAME = (*SMALL_DICE, "--chips", "2")
+
 
 def _random_strategy(tree, seed):
     rng = np.random.default_rng(seed)
@@ -111,7 +115,7 @@ def test_the_default_game_is_refused_before_any_work_except_on_the_kernel():
 
 def test_command_prints_values_and_epsilons_and_writes_the_strategy(tmp_path):
     runner = CliRunner()
-    result = runner.invoke(main, ["multi", "--faces", "2", "--throws", "1", "--chips", "2",
+    result = runner.invoke(main, ["multi", *SMALL_GAME,
                                   "--iterations", "200", "--out", str(tmp_path)])
     assert result.exit_code == 0, result.output
     assert "certified epsilon" in result.output and "seat 2" in result.output
@@ -138,7 +142,7 @@ def test_command_refuses_bad_input_with_one_line_and_exit_2(args, message):
 
 
 def test_command_exits_1_when_the_target_is_not_reached():
-    result = CliRunner().invoke(main, ["multi", "--faces", "2", "--throws", "1", "--chips",
+    result = CliRunner().invoke(main, ["multi", *SMALL_DICE, "--chips",
                                        "2", "--iterations", "5", "--target", "1e-6"])
     assert result.exit_code == 1
     assert "above --target" in result.output
@@ -216,10 +220,10 @@ def test_a_checkpoint_is_written_every_k_iterations_and_refused_for_other_rules(
     with pytest.raises(ParameterError, match="is a checkpoint of .*chips=2"):
         checkpoint.check(saved, other, DEFAULT_METHOD)
     runner = CliRunner()
-    result = runner.invoke(main, ["multi", "--chips", "3", "--resume", str(saved)])
+    result = runner.invoke(main, ["multi", *SMALL_DICE, "--chips", "3", "--resume", str(saved)])
     assert result.exit_code == 2 and "is a checkpoint of" in result.output
     (tmp_path / "junk.npz").write_bytes(b"not a zip")
-    result = runner.invoke(main, ["multi", "--chips", "2", "--resume",
+    result = runner.invoke(main, ["multi", *SMALL_GAME, "--resume",
                                   str(tmp_path / "junk.npz")])
     assert result.exit_code == 2 and "not a readable" in result.output
     assert len(result.output.strip().splitlines()) == 1
@@ -228,10 +232,10 @@ def test_a_checkpoint_is_written_every_k_iterations_and_refused_for_other_rules(
 def test_command_resumes_from_its_checkpoint(tmp_path):
     saved = tmp_path / "run.npz"
     runner = CliRunner()
-    first = runner.invoke(main, ["multi", "--chips", "2", "--iterations", "40",
+    first = runner.invoke(main, ["multi", *SMALL_GAME, "--iterations", "40",
                                  "--checkpoint", str(saved), "--checkpoint-every", "10"])
     assert first.exit_code == 0, first.output
-    second = runner.invoke(main, ["multi", "--chips", "2", "--iterations", "80",
+    second = runner.invoke(main, ["multi", *SMALL_GAME, "--iterations", "80",
                                   "--resume", str(saved), "--out", str(tmp_path)])
     assert second.exit_code == 0, second.output
     assert "resuming from" in second.output and "80 iterations" in second.output

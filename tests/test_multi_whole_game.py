@@ -16,6 +16,10 @@ from solver.multi.situations import HandStrategy, Situations, hand_params
 from solver.multi.tree import build_tree
 from solver.multi.whole_game import next_captain, play_hand, simulate
 
+# A small multi-hand variant: the default game is answered from its published solution.
+SMALL_DICE = ("--faces", "2", "--throws", "1")
+SMALL_GAME = (*SMALL_DICE, "--chips", "2")
+
 SMALL = MultiParams(faces=2, throws=1, chips=2)
 
 
@@ -83,9 +87,9 @@ def test_whole_games_give_each_seats_chance_to_lose_with_its_error():
 
 def test_command_simulates_whole_games(tmp_path):
     runner = CliRunner()
-    bad = runner.invoke(main, ["multi", "--chips", "2", "--simulate", "0"])
+    bad = runner.invoke(main, ["multi", *SMALL_GAME, "--simulate", "0"])
     assert bad.exit_code == 2 and "--simulate" in bad.output
-    result = runner.invoke(main, ["multi", "--chips", "2", "--iterations", "20",
+    result = runner.invoke(main, ["multi", *SMALL_GAME, "--iterations", "20",
                                   "--simulate", "10", "--out", str(tmp_path)])
     assert result.exit_code == 0, result.output
     assert "chance to lose" in result.output

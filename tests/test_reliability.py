@@ -38,6 +38,10 @@ from solver.common.files import (
 from solver.export.bundle import export_all, unpack
 from solver.hand.strategy import StrategyFileError, load_strategy_file
 
+# A small multi-hand variant: the default game is answered from its published solution.
+SMALL_DICE = ("--faces", "2", "--throws", "1")
+SMALL_GAME = (*SMALL_DICE, "--chips", "2")
+
 ROOT = Path(__file__).resolve().parents[1]
 TINY = ("--faces", "2", "--throws", "2", "--max-level", "1")
 SMALL = ("--faces", "3", "--throws", "2", "--max-level", "2")
@@ -410,7 +414,7 @@ def test_fifo_strategy_is_refused_without_blocking(tmp_path):
     ("exploit", *TINY, "--lock", "captain", "--rules", "{fifo}"),
     ("exploit", *TINY, "--lock", "captain", "--profile", "never-bluffs", "--at", "{fifo}"),
     ("exploit", *TINY, "--lock", "captain", "--rules", "/dev/zero"),
-    ("multi", "--chips", "2", "--resume", "{fifo}"),
+    ("multi", *SMALL_GAME, "--resume", "{fifo}"),
     ("multi", "--chips", "2", "--redraw", "{fifo}", "--out", "{tmp}/out"),
     ("multi", "--chips", "2", "--redraw", "/dev/zero", "--out", "{tmp}/out"),
     ("round", "--faces", "2", "--throws", "1", "--max-level", "1", "--chips", "3",
@@ -435,7 +439,7 @@ def test_a_hand_edited_checkpoint_count_is_one_line(tmp_path):
     import numpy as np
 
     path = tmp_path / "ck.npz"
-    assert run("multi", "--chips", "2", "--iterations", "20", "--checkpoint",
+    assert run("multi", *SMALL_GAME, "--iterations", "20", "--checkpoint",
                path).exit_code == 0
     with np.load(path) as archive:
         arrays = {name: archive[name] for name in archive.files}
@@ -445,7 +449,7 @@ def test_a_hand_edited_checkpoint_count_is_one_line(tmp_path):
         arrays["meta"] = np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8)
         edited_path = tmp_path / "edited.npz"
         np.savez(edited_path, **arrays)
-        one_error_line(CliRunner().invoke(main, ["multi", "--chips", "2", "--iterations",
+        one_error_line(CliRunner().invoke(main, ["multi", *SMALL_GAME, "--iterations",
                                                  "40", "--resume", str(edited_path)]),
                        "its iterations must be a whole number")
     with np.load(path) as archive:               # NaN regrets, a negative sum: ran on
@@ -456,7 +460,7 @@ def test_a_hand_edited_checkpoint_count_is_one_line(tmp_path):
         edited[name] = arrays[name].copy()
         edited[name].flat[0] = value
         np.savez(tmp_path / "edited.npz", **edited)
-        one_error_line(CliRunner().invoke(main, ["multi", "--chips", "2", "--iterations",
+        one_error_line(CliRunner().invoke(main, ["multi", *SMALL_GAME, "--iterations",
                                                  "40", "--resume",
                                                  str(tmp_path / "edited.npz")]), words)
 
@@ -556,9 +560,9 @@ def test_recorded_claims_are_labelled_not_trusted(strategy_file, tmp_path):
     (("solve", *TINY, "--method", "cfr", "--target-exploitability", "inf"), "finite"),
     (("play", *TINY, "--seed", "-1"), "--seed must be 0 or more"),
     # each of these failed after the work, with a traceback
-    (("multi", "--chips", "2", "--iterations", "20", "--simulate", "1", "--seed", "-1"),
+    (("multi", *SMALL_GAME, "--iterations", "20", "--simulate", "1", "--seed", "-1"),
      "invalid value for '--seed'"),
-    (("multi", "--chips", "2", "--target", "inf"), "not a finite number"),
+    (("multi", *SMALL_GAME, "--target", "inf"), "not a finite number"),
     (("sweep", "--game", "le-bidou", "--faces", "2", "--throws", "1", "--out", "x",
       "--time-limit", "nan"), "not a finite number"),
     (("sweep", "--game", "le-bidou", "--faces", "2", "--throws", "1", "--out", "x",

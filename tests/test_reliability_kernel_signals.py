@@ -33,8 +33,8 @@ SCRIPT = textwrap.dedent("""
 
     kernel.Kernel.iterate = iterate
     from solver.app.cli import main
-    main(["multi", "--engine", "c", "--iterations", "1000000000000", "--out",
-          os.path.join(marks, "out")], prog_name="bidou")
+    main(["multi", "--faces", "2", "--throws", "1", "--engine", "c", "--iterations",
+          "1000000000000", "--out", os.path.join(marks, "out")], prog_name="bidou")
 """)
 
 

@@ -53,11 +53,6 @@ KEPT = {
         "monkeypatched to 1 s",                 # the test's deadline
         "(about 60 s on 2 workers)",            # the estimate the sweep prints, quoted
     ),
-    "results.md": (
-        # Rendered by solver/export/multi_section.py from the run's own recorded seconds
-        # (docs/results.md is generated, not typed).
-        "570 s of iterating on a quiet core",
-    ),
     "rules.md": (
         "two 3s",                               # two dice showing 3, not seconds
     ),

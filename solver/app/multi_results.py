@@ -1,8 +1,10 @@
 """docs/results.md's multi-hand section (section 7): three and four players against two.
 
-    python -m solver.app.multi_results --default DIR --poor-fish DIR --whole FILE \
-        --two-player FILE          # puts the "multi" part into docs/data/results.json and
-                                   # renders docs/results.md again
+    python -m solver.app.multi_results --default outputs/multi/multi-solution.json \
+        --poor-fish FILE --whole FILE --two-player FILE
+                        # puts the runs given into the "multi" part of
+                        # docs/data/results.json (the others kept) and renders
+                        # docs/results.md again
     python -m solver.app.multi_results   # only renders again (after editing FOUR_PLAYERS)
 
 Its numbers are those of `bidou multi` runs, each named in the section: the default
@@ -21,7 +23,7 @@ from pathlib import Path
 from typing import Optional, Sequence
 
 from solver.export.results_page import render
-from solver.pipeline.multi_results import FOUR_PLAYERS, part_of
+from solver.pipeline.multi_results import part_of
 from solver.pipeline.results_document import read_document
 
 
@@ -30,8 +32,8 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--default", type=Path, default=None,
-                        help="without it: keep the runs' numbers already in results.json, "
-                        "refresh only the four-player record (FOUR_PLAYERS), render again")
+                        help="the default game's strategy file, or its summary "
+                        "(outputs/multi/multi-solution.json)")
     parser.add_argument("--poor-fish", type=Path)
     parser.add_argument("--whole", type=Path)
     parser.add_argument("--whole-command", default="")
@@ -40,11 +42,8 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
     args = parser.parse_args(argv)
     path = args.root / "docs" / "data" / "results.json"
     doc = read_document(path)
-    if args.default is None:
-        doc["multi"] = dict(doc["multi"], four=FOUR_PLAYERS)
-    else:
-        doc["multi"] = part_of(args.default, args.poor_fish, args.whole, args.two_player,
-                               args.whole_command)
+    doc["multi"] = part_of(args.default, args.poor_fish, args.whole, args.two_player,
+                           args.whole_command, kept=doc["multi"])
     write_set({path: (json.dumps(doc, indent=1, allow_nan=False) + "\n").encode(),
                args.root / "docs" / "results.md": render(doc).encode()})
 

@@ -68,8 +68,8 @@ def render(part: Mapping[str, Any], number: int = NUMBER) -> list[str]:
         "(higher is better; positive for everybody, ties and discards removing chips).",
         "",
         f"**The default game** (6 faces, 3 throws, three players; `{DEFAULT_COMMAND}`: "
-        f"{d['solver']['iterations']} iterations of {d['solver']['method']}, "
-        f"{d['solver']['seconds']:.0f} s of iterating on a quiet core): values "
+        f"{d['solver']['iterations']} iterations of {d['solver']['method']}, published as "
+        f"outputs/multi/multi-solution.json, which `bidou multi` answers from): values "
         f"{_seats(v)}; each seat's certified gain " + ", ".join(
             f"{g:.2e}" for g in d["gains"]) + f", so **epsilon {d['epsilon']:.2e}** "
         f"(NashConv {d['nash_conv']:.2e}).",

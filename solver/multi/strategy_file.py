@@ -21,16 +21,8 @@ CERTIFICATE = (
     "floating point); with three or more players this does not make the values unique")
 
 
-def document(solution: MultiSolution) -> dict[str, Any]:
-    tree, sigma = solution.tree, solution.strategy
-    hands = [rules.format_hand(h) for h in tree.hands]
-    strategy: dict[str, dict[str, dict[str, float]]] = {}
-    for start, end in zip(tree.edge_starts, list(tree.edge_starts[1:]) + [tree.num_edges]):
-        node = int(tree.edge_parent[start])
-        label = f"p{int(tree.node_player[node])} {tree.node_label[node]}"
-        strategy[label] = {
-            hand: {tree.edge_name[e]: round(float(sigma[e, i]), 9) for e in range(start, end)}
-            for i, hand in enumerate(hands)}
+def summary(solution: MultiSolution) -> dict[str, Any]:
+    """Everything the strategy file says but its hands and strategy: what a run printed."""
     gains = solution.gains
     return {
         "schema": SCHEMA, "schema_version": SCHEMA_VERSION,
@@ -44,9 +36,21 @@ def document(solution: MultiSolution) -> dict[str, Any]:
         "certificate": CERTIFICATE,
         "openspiel_check": solution.openspiel,
         "curve": solution.curve,
-        "hands": hands,
-        "strategy": strategy,
     }
+
+
+def document(solution: MultiSolution) -> dict[str, Any]:
+    """The strategy file: the summary, then each decision point's strategy by hand."""
+    tree, sigma = solution.tree, solution.strategy
+    hands = [rules.format_hand(h) for h in tree.hands]
+    strategy: dict[str, dict[str, dict[str, float]]] = {}
+    for start, end in zip(tree.edge_starts, list(tree.edge_starts[1:]) + [tree.num_edges]):
+        node = int(tree.edge_parent[start])
+        label = f"p{int(tree.node_player[node])} {tree.node_label[node]}"
+        strategy[label] = {
+            hand: {tree.edge_name[e]: round(float(sigma[e, i]), 9) for e in range(start, end)}
+            for i, hand in enumerate(hands)}
+    return {**summary(solution), "hands": hands, "strategy": strategy}
 
 
 def strategy_of_document(doc: Any, tree: PublicTree) -> np.ndarray:

@@ -3,8 +3,9 @@ numbers of `bidou multi` runs, read from their files (`solver.export.multi_secti
 them; `python -m solver.app.multi_results` puts them in the document).
 
 A strategy file of the default game holds 1.2e7 probabilities (388 MB): only its summary is
-read (`summary_of`), never the strategy. The four-player numbers are docs/multi.md's
-(benchmarks/bench_multi.py), recorded here as they are (FOUR_PLAYERS).
+read (`summary_of`), never the strategy; outputs/multi/ publishes that summary alone. The
+four-player numbers are docs/multi.md's (benchmarks/bench_multi.py), recorded here as they
+are (FOUR_PLAYERS).
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 from typing import Any, Optional
+
+from solver.multi import solution_file
 
 # docs/multi.md, "The C kernel and the default game": four players, six faces, one throw
 # each (the largest four-player game the kernel holds), 368 iterations of alt-cfr+2, and
@@ -33,27 +36,23 @@ SUMMARY = ("game", "rules", "solver", "values", "best_response_values", "gains",
 
 
 def summary_of(path: Path) -> dict[str, Any]:
-    """A multi-strategy.json's fields but `strategy` and `curve`, read line by line: the file
-    is written with one space of indent (`bidou multi --out`), so its top-level keys are the
-    lines that start with one space and a quote, and the strategy's lines are skipped."""
-    kept: list[str] = []
-    skipping = False
-    with open(path, encoding="utf-8") as handle:
-        for line in handle:
-            top = line.startswith(' "')
-            if top:
-                skipping = line.startswith((' "strategy":', ' "curve":'))
-            if not skipping:
-                kept.append(line)
-    text = "".join(kept).replace(",\n}", "\n}")
-    doc = json.loads(text)
+    """The fields the section reads of a run's strategy file, or of its summary
+    (`solution_file.NAME`, as published in outputs/multi/)."""
+    if path.name == solution_file.NAME:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    else:
+        doc = solution_file.solution_of_strategy_file(path)
     return {key: doc.get(key) for key in SUMMARY}
 
 
-def part_of(default: Path, poor_fish: Optional[Path], whole: Optional[Path],
-            two_player: Optional[Path], whole_command: str = "") -> dict[str, Any]:
-    """The "multi" part of docs/data/results.json from the runs' files."""
-    part: dict[str, Any] = {"default": summary_of(default), "four": FOUR_PLAYERS}
+def part_of(default: Optional[Path], poor_fish: Optional[Path], whole: Optional[Path],
+            two_player: Optional[Path], whole_command: str = "",
+            kept: Optional[dict[str, Any]] = None) -> dict[str, Any]:
+    """The "multi" part of docs/data/results.json from the runs' files: each run given
+    replaces its entry of `kept` (the part as it was), the others are kept as they are."""
+    part: dict[str, Any] = dict(kept or {}, four=FOUR_PLAYERS)
+    if default is not None:
+        part["default"] = summary_of(default)
     if poor_fish is not None:
         part["poor_fish"] = summary_of(poor_fish)
     if whole is not None:

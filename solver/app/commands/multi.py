@@ -6,7 +6,7 @@ from __future__ import annotations
 import dataclasses
 import json
 from pathlib import Path
-from typing import Optional
+from typing import Callable, Optional, Sequence
 
 import click
 
@@ -23,15 +23,19 @@ METHODS = ("alt-cfr+2", "cfr+", "cfr", "alt-cfr+", "dcfr", "pcfr+")
 @click.command("multi", short_help="Multi-hand Bidou: CFR and each seat's certified epsilon.",
                epilog="""\b
 Examples:
-  bidou multi --faces 2 --throws 1
+  bidou multi                       the default three-player game, from its published
+                                    solution (outputs/multi/multi-solution.json)
+  bidou multi --json                the same as one JSON object
+  bidou multi --faces 2 --throws 1  a small variant, solved (a few seconds)
   bidou multi --faces 3 --throws 1 --poor-fish --iterations 2000 --out multi-out
-  bidou multi --faces 2 --throws 1 --chips 2 --check-openspiel""")
+  bidou multi --faces 2 --throws 1 --chips 2 --check-openspiel
+  bidou multi --solve --iterations 880 --out DIR   the default game solved again""")
 @guarded
 @click.option("--players", type=int, default=3, show_default=True, help="3 or 4.")
 @click.option("--chips", type=int, default=6, show_default=True,
               help="Each player's store when the hand starts.")
-@click.option("--faces", type=int, default=2, show_default=True, help="Sides of each die.")
-@click.option("--throws", type=int, default=1, show_default=True, help="Most throws a turn.")
+@click.option("--faces", type=int, default=6, show_default=True, help="Sides of each die.")
+@click.option("--throws", type=int, default=3, show_default=True, help="Most throws a turn.")
 @click.option("--poor-fish", is_flag=True, help="Everyone passes: the highest hand receives "
               "a chip from each other player.")
 @click.option("--no-discard", is_flag=True, help="Turn off situation 7's discard.")
@@ -77,20 +81,28 @@ Examples:
               default=None, help="Continue from this checkpoint (same rules); --iterations "
               "counts the saved iterations too.")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path),
-              default=None, help="Write multi-strategy.json here.")
+              default=None, help="Write multi-strategy.json, its summary "
+              "(multi-solution.json) and the charts here.")
+@click.option("--solve", "force_solve", is_flag=True,
+              help="Solve even when these rules have a published solution (outputs/multi/; "
+              "any option of the solver solves too).")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def multi(players: int, chips: int, faces: int, throws: int, poor_fish: bool,
           no_discard: bool, iterations: int, target: Optional[float], check_openspiel: bool,
           method: Optional[str], engine: str, exact: bool, games: Optional[int], seed: int,
           two_player: Optional[Path], redraw: Optional[Path], cache_dir: Optional[Path],
           checkpoint_file: Optional[Path], checkpoint_every: int,
           checkpoint_seconds: Optional[float],
-          resume_file: Optional[Path], out_dir: Optional[Path]) -> None:
+          resume_file: Optional[Path], out_dir: Optional[Path], force_solve: bool,
+          as_json: bool) -> None:
     """Values by seat and each seat's certified epsilon: the most it could gain, in chips
     per hand, by deviating alone from the solver's strategy (an exact best response against
     the others' fixed strategies). With three or more players this certifies an
-    epsilon-equilibrium, not a unique value. Solved on the compact public tree, reroll=all."""
+    epsilon-equilibrium, not a unique value. Solved on the compact public tree, reroll=all;
+    rules with a published solution (outputs/multi/) are answered from it, not solved."""
     from solver.app.progress import Progress
     from solver.multi.solve import DEFAULT_METHOD, check_with_openspiel, solve
+    from solver.multi.strategy_file import summary
 
     if redraw is not None:
         _redraw(redraw, out_dir)
@@ -103,6 +115,12 @@ def multi(players: int, chips: int, faces: int, throws: int, poor_fish: bool,
         raise ParameterError(f"--simulate must be at least 1 game, got {games}")
     if target is not None and not target > 0:
         raise ParameterError(f"--target must be positive, got {target}")
+    if not force_solve and not _asks_to_solve(click.get_current_context()):
+        published = _published(params)
+        if published is not None:
+            _answer(*published, as_json)
+            return
+    say = _silent if as_json else click.echo
     method = method or DEFAULT_METHOD
     if cache_dir is not None:
         if games is None:
@@ -110,48 +128,139 @@ def multi(players: int, chips: int, faces: int, throws: int, poor_fish: bool,
         _check_cache(cache_dir)
     counted, engine = _check_size(params, engine, check_openspiel, exact)
     if two_player is not None:
-        _two_player(params, two_player, counted, out_dir)
+        _two_player(params, two_player, counted, out_dir, as_json)
         return
     keep = _checkpointing(params, method, out_dir, checkpoint_file, checkpoint_every,
-                          checkpoint_seconds, resume_file)
-    click.echo(f"{params.to_game_string()}: {counted['public_nodes']:,} public nodes, "
-               f"{counted['hands']} hands each")
-    with Progress() as bar:
+                          checkpoint_seconds, resume_file, say)
+    say(f"{params.to_game_string()}: {counted['public_nodes']:,} public nodes, "
+        f"{counted['hands']} hands each")
+    with Progress(enabled=False if as_json else None) as bar:
         solution = solve(params, iterations, method, target=target,
                          every=max(iterations // 10, 1), checkpoints=keep, engine=engine,
                          progress=bar)
-    _print(solution)
+    say(f"{solution.variant} ({solution.engine}), {solution.iterations} iterations, "
+        f"{solution.seconds:.1f} s")
     agree = check_with_openspiel(solution) if check_openspiel else True
     if check_openspiel:
         assert solution.openspiel is not None
-        click.echo("OpenSpiel on the faithful game: values "
-                   + " ".join(f"{v:+.6f}" for v in solution.openspiel["values"])
-                   + ", gains " + " ".join(f"{g:.2e}" for g in solution.openspiel["gains"])
-                   + (" (agrees)" if agree else " (DISAGREES)"))
-    rational = _exact(solution) if exact else None
+        say("OpenSpiel on the faithful game: values "
+            + " ".join(f"{v:+.6f}" for v in solution.openspiel["values"])
+            + ", gains " + " ".join(f"{g:.2e}" for g in solution.openspiel["gains"])
+            + (" (agrees)" if agree else " (DISAGREES)"))
+    rational = _exact(solution, say) if exact else None
     whole = _simulate(params, games, seed, engine, _Settings(iterations, method, target),
-                      cache_dir) if games is not None else None
+                      cache_dir, say, as_json) if games is not None else None
+    doc = summary(solution)
+    doc.update(exact=rational, whole_game=whole)
     if out_dir is not None:
-        _write(solution, out_dir, rational, whole)
+        _write(solution, doc, out_dir, say)
+    if as_json:
+        click.echo(json.dumps(dict(doc, source="solved", meaning=MEANING), indent=1,
+                              allow_nan=False))
+    else:
+        _print_answer(doc)
     _vouch(solution, agree, target, rational, whole)
 
 
-def _write(solution, out_dir: Path, rational: Optional[dict], whole: Optional[dict]) -> None:
-    """The strategy file and the charts, as one set (`files.write_set`)."""
+def _write(solution, doc: dict, out_dir: Path, say: Callable[[str], None]) -> None:
+    """The strategy file, its summary (what outputs/multi/ publishes) and the charts, as
+    one set (`files.write_set`)."""
     from solver.common.files import write_set
-    from solver.multi.charts import figures, summary
+    from solver.multi.charts import figures
+    from solver.multi.charts import summary as play_summary
+    from solver.multi.solution_file import NAME, STRATEGY_NAME, solution_of_text
     from solver.multi.strategy_file import document
 
-    doc = document(solution)
-    doc["play"] = summary(solution.tree, solution.strategy)
-    doc["exact"] = rational
-    doc["whole_game"] = whole
-    text = json.dumps(doc, indent=1, allow_nan=False) + "\n"
-    files = {out_dir / "multi-strategy.json": text.encode()}
+    doc["play"] = play_summary(solution.tree, solution.strategy)
+    full = dict(document(solution), play=doc["play"], exact=doc["exact"],
+                whole_game=doc["whole_game"])
+    text = (json.dumps(full, indent=1, allow_nan=False) + "\n").encode()
+    del full
+    brief = solution_of_text(text)
+    files = {out_dir / STRATEGY_NAME: text,
+             out_dir / NAME: (json.dumps(brief, indent=1, allow_nan=False) + "\n").encode()}
     files.update({out_dir / name: data for name, data in figures(
         solution.tree, solution.strategy, _short(solution.params)).items()})
     write_set(files)
-    click.echo("wrote " + ", ".join(str(path) for path in files))
+    say("wrote " + ", ".join(str(path) for path in files))
+
+
+# What a seat's numbers mean, printed and put in --json's object.
+MEANING = {
+    "values": "the chips a seat gets rid of in a hand, on average (chips are penalties: "
+              "more is better), when every seat plays the solution",
+    "gains": "the most a seat could add to its value by changing its own play alone (an "
+             "exact best response against the others' fixed strategies)",
+}
+
+
+def _silent(text: str) -> None:
+    """--json: the lines a run prints are in the object instead."""
+
+
+# The options that only matter to a solve: given any, the rules are solved, not looked up.
+SOLVING = ("iterations", "target", "check_openspiel", "method", "engine", "exact", "games",
+           "seed", "two_player", "cache_dir", "checkpoint_file", "checkpoint_every",
+           "checkpoint_seconds", "resume_file", "out_dir")
+
+
+def _asks_to_solve(ctx: click.Context) -> bool:
+    from click.core import ParameterSource
+
+    return any(ctx.get_parameter_source(name) not in (ParameterSource.DEFAULT, None)
+               for name in SOLVING)
+
+
+def _published(params: MultiParams) -> Optional[tuple[dict, Path]]:
+    """The published summary of these rules (outputs/multi/), or None if none is; a
+    published file that cannot be read or whose numbers disagree is bad input (exit 2):
+    solving instead would take half an hour without saying why."""
+    from solver.app.saved_rounds import outputs_root
+    from solver.common.files import read_input_file, strict_json
+    from solver.multi.solution_file import MAX_BYTES, NAME, check_solution
+
+    path = outputs_root() / "multi" / NAME
+    try:
+        doc = strict_json(read_input_file(path, MAX_BYTES, "a multi-hand solution summary"))
+    except FileNotFoundError:
+        return None
+    except OSError as error:
+        raise ParameterError(f"cannot read {path}: {error.strerror or error}; pass --solve "
+                             "to solve instead") from None
+    except ValueError as error:
+        raise ParameterError(f"{path} is not JSON ({error}); pass --solve to solve "
+                             "instead") from None
+    if not isinstance(doc, dict) or doc.get("rules") != params.to_dict():
+        return None
+    try:
+        return check_solution(doc, params.to_dict()), path
+    except ValueError as error:
+        raise ParameterError(f"{path}: {error}; pass --solve to solve instead") from None
+
+
+def _answer(doc: dict, path: Path, as_json: bool) -> None:
+    """The published solution's numbers, said to come from it."""
+    if as_json:
+        click.echo(json.dumps(dict(doc, source="published", file=str(path), meaning=MEANING),
+                              indent=1, allow_nan=False))
+        return
+    how = doc["solver"]
+    click.echo(doc.get("game", ""))
+    click.echo(f"the published solution ({path}): {how['method']}, {how['iterations']} "
+               f"iterations, certified then by numpy's exact best response against its "
+               f"strategy (not published: `bidou multi --solve --iterations "
+               f"{how['iterations']} --out DIR` writes it again)")
+    _print_answer(doc)
+
+
+def _print_answer(doc: dict) -> None:
+    """Each seat's value, best-response value and certified gain, and what they mean."""
+    _print_gains(doc["values"], doc["best_response_values"], doc["gains"], "certified epsilon")
+    click.echo(f"NashConv {doc['nash_conv']:.3e}; epsilon-equilibrium with epsilon "
+               f"{doc['epsilon']:.3e} (no seat gains more by deviating alone; values not "
+               f"unique)")
+    click.echo(f"value: {MEANING['values']}.")
+    click.echo(f"certified epsilon: {MEANING['gains']}.")
 
 
 def _vouch(solution, agree: bool, target: Optional[float], rational: Optional[dict],
@@ -194,7 +303,7 @@ def _check_size(params: MultiParams, engine: str, check_openspiel: bool, exact: 
 
 def _checkpointing(params: MultiParams, method: str, out_dir: Optional[Path],
                    checkpoint_file: Optional[Path], every: int, seconds: Optional[float],
-                   resume_file: Optional[Path]):
+                   resume_file: Optional[Path], say: Callable[[str], None]):
     """Before any work: the destinations and the checkpoint to resume from."""
     from solver.common.files import check_directory_destination, check_file_destination
     from solver.multi import checkpoint
@@ -208,7 +317,7 @@ def _checkpointing(params: MultiParams, method: str, out_dir: Optional[Path],
         check_file_destination(checkpoint_file)
     if resume_file is not None:
         saved = checkpoint.check(resume_file, params, method)
-        click.echo(f"resuming from {resume_file} at {saved} iterations")
+        say(f"resuming from {resume_file} at {saved} iterations")
     return Checkpointing(path=checkpoint_file, iterations=every, seconds=seconds,
                          resume=resume_file)
 
@@ -220,7 +329,7 @@ def _short(params: MultiParams) -> str:
     return ", ".join(changed) or "default game"
 
 
-def _exact(solution) -> dict:
+def _exact(solution, say: Callable[[str], None]) -> dict:
     """The rational bound (docs/multi.md, "The rational bound"), printed and returned."""
     import time
 
@@ -229,7 +338,7 @@ def _exact(solution) -> dict:
     started = time.perf_counter()
     got = exact_gains(solution.tree, solution.strategy)
     seconds = time.perf_counter() - started
-    click.echo(f"exact, strategy rounded to multiples of 1/{got.denominator}: gains "
+    say(f"exact, strategy rounded to multiples of 1/{got.denominator}: gains "
                + " ".join(f"{float(g):.6e}" for g in got.gains)
                + f"; the rounded profile is an epsilon-equilibrium with epsilon exactly "
                f"{float(got.epsilon):.6e} ({len(str(got.epsilon.denominator))}-digit "
@@ -257,7 +366,7 @@ def _check_cache(cache_dir: Path) -> None:
 
 
 def _simulate(params: MultiParams, games: int, seed: int, engine: str, how: _Settings,
-              cache_dir: Optional[Path]) -> dict:
+              cache_dir: Optional[Path], say: Callable[[str], None], as_json: bool) -> dict:
     """Whole games simulated from the rules, every distinct chip situation's hand solved
     once (docs/multi.md, "The whole game"); printed, and returned for the strategy file."""
     from solver.app.progress import Progress
@@ -267,7 +376,7 @@ def _simulate(params: MultiParams, games: int, seed: int, engine: str, how: _Set
 
     folder = private_folder(cache_dir) if cache_dir is not None else None     # made 0700
     cache = SituationCache(folder) if folder is not None else None
-    with Progress() as bar:
+    with Progress(enabled=False if as_json else None) as bar:
         situations = Situations(params, how.iterations, engine, how.method, how.target,
                                 cache, progress=bar)
 
@@ -280,18 +389,18 @@ def _simulate(params: MultiParams, games: int, seed: int, engine: str, how: _Set
     solved = list(situations.solved.values())
     by_method = {m: sum(1 for s in solved if s.method == m) for m in sorted(
         {s.method for s in solved})}
-    click.echo(f"whole game, {games} games from {params.chips} chips each (seed {seed}), "
+    say(f"whole game, {games} games from {params.chips} chips each (seed {seed}), "
                f"{estimate.mean_hands:.1f} hands a game; {len(situations.used)} chip "
                f"situations met, {len(situations.solved)} distinct games among them "
                f"({situations.loaded} from the cache; solved by "
                + ", ".join(f"{m} {k}" for m, k in by_method.items())
                + f"), worst certified epsilon {situations.worst_epsilon():.2e}")
-    click.echo("seat     chance to lose   standard error")
+    say("seat     chance to lose   standard error")
     for seat, (p, se) in enumerate(zip(estimate.chance, estimate.standard_error)):
         name = "captain" if seat == 0 else f"seat {seat}"
-        click.echo(f"{name:8s} {p:.4f}           {se:.4f}")
+        say(f"{name:8s} {p:.4f}           {se:.4f}")
     if estimate.no_loser:
-        click.echo(f"{estimate.no_loser} games ended with nobody holding chips")
+        say(f"{estimate.no_loser} games ended with nobody holding chips")
     return {"games": games, "seed": seed, "iterations_per_situation": how.iterations,
             "method": how.method, "target": how.target,
             "chance_to_lose": list(estimate.chance),
@@ -305,7 +414,7 @@ def _simulate(params: MultiParams, games: int, seed: int, engine: str, how: _Set
 
 
 def _two_player(params: MultiParams, path: Path, counted: dict[str, int],
-                out_dir: Optional[Path]) -> None:
+                out_dir: Optional[Path], as_json: bool) -> None:
     """Every seat plays the two-hand strategy at `path` by the two-player map
     (solver/multi/two_player_profile.py): the values and each seat's certified gain."""
     import time
@@ -320,26 +429,32 @@ def _two_player(params: MultiParams, path: Path, counted: dict[str, int],
         check_directory_destination(out_dir)
     model, strategy, _ = load_strategy_file(path)
     check_compatible(params, model)
-    click.echo(f"{params.to_game_string()}: {counted['public_nodes']:,} public nodes, "
-               f"{counted['hands']} hands each")
+    say = _silent if as_json else click.echo
+    say(f"{params.to_game_string()}: {counted['public_nodes']:,} public nodes, "
+        f"{counted['hands']} hands each")
     started = time.perf_counter()
     tree = build_tree(params)
     sigma = mapped_profile(tree, model, strategy)
     g = best_response.gains(tree, sigma)
-    click.echo(f"every seat plays {path} (two-hand {model.params.describe()}) by the "
-               f"two-player map; {time.perf_counter() - started:.1f} s")
-    _print_gains(g, "certified gain")
-    click.echo(f"NashConv {g.nash_conv:.3e}; the mapped profile is an epsilon-equilibrium "
-               f"with epsilon {g.epsilon:.3e}")
+    doc = {"schema": "bidou-multi-two-player", "schema_version": 1,
+           "game": params.to_game_string(), "rules": params.to_dict(),
+           "two_player_file": str(path), "two_player_rules": model.game_rules,
+           "map": "docs/multi.md, \"The two-player equilibrium played by all three\"",
+           "values": list(g.values), "best_response_values": list(g.best),
+           "gains": list(g.gains), "nash_conv": g.nash_conv, "epsilon": g.epsilon}
     if out_dir is not None:
         out_dir.mkdir(parents=True, exist_ok=True)
-        write_json_atomic(out_dir / "multi-two-player.json", {
-            "schema": "bidou-multi-two-player", "schema_version": 1,
-            "game": params.to_game_string(), "rules": params.to_dict(),
-            "two_player_file": str(path), "two_player_rules": model.game_rules,
-            "map": "docs/multi.md, \"The two-player equilibrium played by all three\"",
-            "values": list(g.values), "best_response_values": list(g.best),
-            "gains": list(g.gains), "nash_conv": g.nash_conv, "epsilon": g.epsilon})
+        write_json_atomic(out_dir / "multi-two-player.json", doc)
+    if as_json:
+        click.echo(json.dumps(dict(doc, meaning=MEANING), indent=1, allow_nan=False))
+        return
+    click.echo(f"every seat plays {path} (two-hand {model.params.describe()}) by the "
+               f"two-player map; {time.perf_counter() - started:.1f} s")
+    _print_gains(g.values, g.best, g.gains, "certified gain")
+    click.echo(f"NashConv {g.nash_conv:.3e}; the mapped profile is an epsilon-equilibrium "
+               f"with epsilon {g.epsilon:.3e}")
+    click.echo(f"value: {MEANING['values']}.")
+    if out_dir is not None:
         click.echo(f"wrote {out_dir / 'multi-two-player.json'}")
 
 
@@ -392,18 +507,10 @@ def _faithful_histories(params: MultiParams) -> int:
     return paths ** params.players * size(params)["betting_nodes"]
 
 
-def _print_gains(g, gain_column: str) -> None:
+def _print_gains(values: Sequence[float], best: Sequence[float], gains: Sequence[float],
+                 gain_column: str) -> None:
     """Each seat's value, best-response value and certified gain, one line a seat."""
     click.echo(f"seat  value (chips/hand)  best response  {gain_column}")
-    for seat, (value, best, gain) in enumerate(zip(g.values, g.best, g.gains)):
+    for seat, (value, reply, gain) in enumerate(zip(values, best, gains)):
         name = "captain" if seat == 0 else f"seat {seat}"
-        click.echo(f"{name:8s} {value:+.6f}        {best:+.6f}      {gain:.3e}")
-
-
-def _print(solution) -> None:
-    g = solution.gains
-    click.echo(f"{solution.variant} ({solution.engine}), {solution.iterations} iterations, "
-               f"{solution.seconds:.1f} s")
-    _print_gains(g, "certified epsilon")
-    click.echo(f"NashConv {g.nash_conv:.3e}; epsilon-equilibrium with epsilon {g.epsilon:.3e} "
-               "(no seat gains more by deviating alone; values not unique)")
+        click.echo(f"{name:8s} {value:+.6f}        {reply:+.6f}      {gain:.3e}")
