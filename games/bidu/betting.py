@@ -114,7 +114,7 @@ def apply(betting: Betting, action: str) -> Betting:
     """The betting after the player to act does `action` (one of `legal_actions`)."""
     seat = betting.to_act
     if seat is None or action not in legal_actions(betting):
-        raise ValueError(f"{action!r} is not legal now (seat to act: {seat})")
+        raise ValueError(f"{action!r} is not legal here (seat to act: {seat})")
     if action == PASS:
         # B9: a pass before any bet only speaks; B10: facing a bet it drops out.
         betting = _set_seat(betting, seat, acted=True, out=betting.opened)
