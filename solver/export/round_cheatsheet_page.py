@@ -96,10 +96,11 @@ def search_line(document: Mapping[str, Any]) -> str:
     costs = ", ".join(f"{100 * s['best_reply_cost']:.2f}%" for s in steps)
     bound = document["search"]["seconds_bound"]
     limit = f"; bound {bound:g} s" if bound is not None else ""
+    stopped = stop_line(document)
     return (f"Searched greedily (at most 12 rules{limit}): each step adds the candidate "
             f"estimated to lower the cost against a best reply most, once measured to lower "
             f"it. That cost (floating point) after 0, 1, ... rules: {costs}."
-            + (" " + stop_line(document) if stop_line(document) else ""))
+            + (f" {stopped}" if stopped is not None else ""))
 
 
 def _pct(value: float) -> str:
@@ -200,8 +201,9 @@ def round_cheatsheet_markdown(document: Mapping[str, Any]) -> str:
     reads back, the base, the hand ranking, the open throws, the map and the costs."""
     lines = [f"# {title(document)}", "",
              f"Round: {document['rules_text']}.", "", intro(document), ""]
-    if stop_line(document):
-        lines += [f"**{stop_line(document)}**", ""]
+    stopped = stop_line(document)
+    if stopped is not None:
+        lines += [f"**{stopped}**", ""]
     lines += ["## Front: the chip rules", ""]
     lines += [f"{i}. {line}." for i, line in enumerate(document["chip_rules"], 1)]
     if not document["chip_rules"]:
@@ -270,8 +272,9 @@ def _front(canvas: Canvas, document: Mapping[str, Any], size: float, gap: float,
               color=GREY)
     flow.y += 0.22
     flow.paragraph(intro(document), size, style="italic", gap=0.06)
-    if stop_line(document):
-        flow.paragraph(stop_line(document), size, weight="bold", color="#B00020", gap=0.06)
+    stopped = stop_line(document)
+    if stopped is not None:
+        flow.paragraph(stopped, size, weight="bold", color="#B00020", gap=0.06)
     indent = 2.4 * size / 72                  # room for "12." in bold
     flow.heading("The chip rules", size + 2.5)
     for i, rule in enumerate(document["chip_rules"], 1):

@@ -525,10 +525,11 @@ def back_data(solution: RoundSolution) -> dict[str, Any]:
     model = build_model(hand)
     states = []
     for state, value in solution.values.items():
-        opening = isinstance(state, OpenThrowState)
-        captain, opponent = (state.low, state.high) if opening else (state.captain,
-                                                                      state.opponent)
-        states.append({"centre": state.centre, "captain": captain, "opponent": opponent,
+        if isinstance(state, OpenThrowState):       # the first thrower's pile first
+            piles, opening = (state.low, state.high), True
+        else:
+            piles, opening = (state.captain, state.opponent), False
+        states.append({"centre": state.centre, "captain": piles[0], "opponent": piles[1],
                        "open_throw": opening, "value": float(value)})
     states.sort(key=lambda e: (e["centre"], e["captain"], e["opponent"]))
     opens = []
