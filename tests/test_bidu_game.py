@@ -212,3 +212,40 @@ def test_openspiel_solves_a_tiny_two_player_vuelta_as_a_zero_sum_game():
         solver.evaluate_and_update_policy()
     gap = exploitability.nash_conv(game, solver.average_policy())
     assert 0 <= gap < 2
+
+
+def information_sets(game):
+    """For each (player, information state string): the legal actions there and the
+    player's own past (his information states and actions before it), over the whole tree."""
+    found: dict = {}
+
+    def walk(state, pasts):
+        if state.is_terminal():
+            return
+        if state.is_chance_node():
+            for action, _ in state.chance_outcomes():
+                walk(state.child(action), pasts)
+            return
+        player = state.current_player()
+        key = (player, state.information_state_string(player))
+        seen = (tuple(state.legal_actions()), pasts[player])
+        assert found.setdefault(key, seen) == seen, key
+        for action in state.legal_actions():
+            after = list(pasts)
+            after[player] = pasts[player] + ((key[1], action),)
+            walk(state.child(action), after)
+
+    walk(game.new_initial_state(), [()] * game.num_players())
+    return found
+
+
+def test_information_states_have_perfect_recall():
+    """Histories a player cannot tell apart have the same legal actions and the same past
+    of his own: what OpenSpiel's CFR and LP assume."""
+    found = information_sets(pyspiel.load_game("python_bidu(faces=2,throws=2,stack=2)"))
+    # Each player: 4 choices at throw 1 (his hand; the other's choice hidden), then 4
+    # betting nodes (stack 2: first bettor at [], [pass, bet 1], [pass, bet 2], [bet 1,
+    # raise to 2]; second at four others) for each of his 20 private pasts (stood on one of
+    # 4 hands, or 4 x 4 rerolled) and the other's 2 stand throws: 4 + 4 * 40 = 164.
+    assert sum(player == 0 for player, _ in found) == 164
+    assert len(found) == 328
