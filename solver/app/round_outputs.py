@@ -107,7 +107,11 @@ def main(argv: list[str] | None = None) -> None:
 
     from solver.app.outputs import project_outputs
 
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m solver.app.round_outputs",
+        description="Make the published round cheat sheets (outputs/round*/cheatsheet*) "
+                    "again from the rounds saved there, as `bidou outputs` makes them, "
+                    "without solving the rounds: run it when a hand cheat sheet changed.")
     parser.add_argument("--root", type=Path, default=None,
                         help="the outputs folder (default: this checkout's outputs/)")
     parser.add_argument("names", nargs="*", metavar="NAME",
