@@ -21,8 +21,8 @@ from solver.export.le_bidou_section import PLOT
 from solver.export.results_page import render
 from solver.hand.solve import solve
 from solver.pipeline import le_bidou_results as lbr
+from solver.pipeline.bidou_sweep import SWEEP
 from solver.pipeline.results_document import read_document
-from solver.pipeline.sweep_grid import read_rows, rule_key
 
 ROOT = Path(__file__).resolve().parent.parent
 SMALL = {rule: LeBidouParams(faces=3, throws=1, max_stake=3, half_stake=rule)
@@ -87,8 +87,8 @@ def test_the_published_numbers():
     doc = read_document(ROOT / "docs" / "data" / "results.json")
     lb = doc["le_bidou"]
     assert lb["equilibrium"] == "plain LP vertex" and lb["command"] == lbr.COMMAND
-    rows = {rule_key(r): r for r in read_rows(ROOT / "docs" / "data")}
-    chip = rows[rule_key(lbr.ONE_CHIP)]
+    rows = {SWEEP.rule_key(r): r for r in SWEEP.read_rows(ROOT / "docs" / "data")}
+    chip = rows[SWEEP.rule_key(lbr.ONE_CHIP)]
     assert lb["one_chip"]["exact"] == chip["exact"] == "-3199364025509/63915771340800"
     for rule, hand in lb["hands"].items():
         assert hand["rules"] == {"game": "le-bidou", **lbr.PENALTIES[rule].to_dict()}

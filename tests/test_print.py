@@ -87,9 +87,9 @@ def figures(games):
     out["round"] = win_probability_figure(json.loads((OUTPUTS / "round" / "round.json")
                                                      .read_text()))
     from solver.export.sweep_plot import sweep_figure
-    from solver.pipeline.sweep_grid import read_rows
+    from solver.pipeline.bidou_sweep import SWEEP
 
-    out["sweep"] = sweep_figure(read_rows(ROOT / "docs" / "data"))
+    out["sweep"] = sweep_figure(SWEEP.read_rows(ROOT / "docs" / "data"))
     return out
 
 

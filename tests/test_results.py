@@ -16,14 +16,13 @@ from solver.export.results_plots import plots
 from solver.hand.lp import sequence_form as lp
 from solver.hand.model import build_model
 from solver.pipeline import featured_games, results_document
-from solver.pipeline.bidou_sweep import solve_row
+from solver.pipeline.bidou_sweep import SWEEP, solve_row
 from solver.pipeline.hand import solve_hand
 from solver.pipeline.results_sweep import sweep_tables
-from solver.pipeline.sweep_grid import read_rows, rule_key
 
 ROOT = Path(__file__).resolve().parent.parent
 DOC = results_document.read_document(ROOT / "docs" / "data" / "results.json")
-ROWS = read_rows(ROOT / "docs" / "data")
+ROWS = SWEEP.read_rows(ROOT / "docs" / "data")
 
 
 def test_the_page_is_the_rendering_of_the_numbers():
@@ -40,13 +39,13 @@ def test_the_sweep_tables_are_those_of_the_committed_table():
 
 
 def test_a_sample_of_the_table_solved_again():
-    by_key = {rule_key(r): r for r in ROWS}
+    by_key = {SWEEP.rule_key(r): r for r in ROWS}
     sample = [BidouParams(faces=f, throws=t, max_level=m, reroll=r, ranking=k)
               for f, t, m, r, k in ((2, 1, 1, "all", "encyclopedia"), (2, 2, 3, "keep", "french"),
                                     (3, 2, 2, "all", "encyclopedia"), (3, 1, 4, "keep", "french"),
                                     (2, 3, 2, "all", "french"))]
     for params in sample:
-        row = by_key[rule_key(params)]
+        row = by_key[SWEEP.rule_key(params)]
         fresh = solve_row(params.to_dict(), exact=True)
         assert fresh["value"] == pytest.approx(row["value"], abs=1e-12)
         if row["exact"] is not None:

@@ -50,12 +50,12 @@ def write_results(root: str | Path = ".", progress: Step | None = None,
     is staged beside its destinations and moved in only once every file is written, so a
     failure leaves the previous results whole."""
     from solver.common.files import check_directory_destination, write_set
-    from solver.pipeline.sweep_grid import read_rows
+    from solver.pipeline.bidou_sweep import SWEEP
 
     root = Path(root)
     for folder in ("docs/data", "docs", "docs/img"):
         check_directory_destination(root / folder)
-    rows = read_rows(root / "docs" / "data")
+    rows = SWEEP.read_rows(root / "docs" / "data")
     sweep_tables(rows)                           # an incomplete table fails before solving
     path = root / "docs" / "data" / "results.json"
     kept = _kept_document(path, strict=le_bidou)

@@ -37,7 +37,7 @@ from solver.common.progress import Step
 from solver.hand.model import HandModel
 from solver.hand.result import Solution
 from solver.hand.strategy import Strategy
-from solver.pipeline.sweep_grid import rule_key
+from solver.pipeline.bidou_sweep import SWEEP
 
 COMMAND = "bidou results --le-bidou"
 HEADLINE = LeBidouParams()
@@ -142,7 +142,7 @@ def _first_answers(model: HandModel, strategy: Strategy) -> dict[str, float]:
 
 def one_chip(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     """The one-chip game with the same dice and ranking, from the sweep table."""
-    row = {rule_key(r): r for r in rows}[rule_key(ONE_CHIP)]
+    row = {SWEEP.rule_key(r): r for r in rows}[SWEEP.rule_key(ONE_CHIP)]
     return {"rules": ONE_CHIP.to_dict(), "value": row["value"], "lower": row["lower"],
             "upper": row["upper"], "exact": row["exact"]}
 

@@ -10,8 +10,8 @@ from typing import Any, Mapping, Sequence
 
 from games.bidou.params import BidouParams, ParameterError
 from solver.export.results_page import SWEEP_COMMAND
+from solver.pipeline.bidou_sweep import SWEEP
 from solver.pipeline.sweep import is_exact_text
-from solver.pipeline.sweep_grid import build_grid, rule_key
 
 # The rule variants the tables show, by name: (reroll, ranking, aces beat bidou).
 VARIANTS = {"all, encyclopedia": ("all", "encyclopedia", True),
@@ -24,7 +24,7 @@ VARIANTS = {"all, encyclopedia": ("all", "encyclopedia", True),
 
 def sweep_grid() -> list[BidouParams]:
     """The rule sets of SWEEP_COMMAND, which the tables need (the sweep may hold more)."""
-    return build_grid("2,3,4,5,6", "1,2,3", "1,2,3,4", "all,keep", "encyclopedia,french",
+    return SWEEP.build_grid("2,3,4,5,6", "1,2,3", "1,2,3,4", "all,keep", "encyclopedia,french",
                       "true,false")
 
 
@@ -48,19 +48,19 @@ def checked_rows(rows: Sequence[Mapping[str, Any]]) -> None:
             value = row[name]
             if isinstance(value, bool) or not isinstance(value, (int, float)) \
                     or not math.isfinite(value):
-                raise ParameterError(f"the sweep table's row {rule_key(row)} has {name} "
+                raise ParameterError(f"the sweep table's row {SWEEP.rule_key(row)} has {name} "
                                      f"{value!r:.40}, not a number")
         exact = row["exact"]
         if exact is not None and not is_exact_text(exact):
-            raise ParameterError(f"the sweep table's row {rule_key(row)} has exact value "
+            raise ParameterError(f"the sweep table's row {SWEEP.rule_key(row)} has exact value "
                                  f"{exact!r:.40}, not a fraction p/q")
 
 
 def sweep_tables(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     """The value tables of the findings, from the sweep's rows (which must cover the grid)."""
     checked_rows(rows)
-    by_key = {rule_key(r): r for r in rows}
-    missing = [p for p in sweep_grid() if rule_key(p) not in by_key]
+    by_key = {SWEEP.rule_key(r): r for r in rows}
+    missing = [p for p in sweep_grid() if SWEEP.rule_key(p) not in by_key]
     if missing:
         raise ParameterError(f"the sweep table lacks {len(missing)} rule sets (first: "
                              f"{missing[0].describe()}); run `{SWEEP_COMMAND}`")
