@@ -38,7 +38,8 @@ def test_parameters_defaults_and_game_info():
     assert (params.players, params.faces, params.throws, params.ante, params.stack,
             params.ranking) == (2, 6, 3, 1, 5, "encyclopedia")
     assert params.to_game_string() == (
-        "python_bidu(players=2,faces=6,throws=3,ante=1,stack=5,ranking=encyclopedia)")
+        "python_bidu(players=2,faces=6,throws=3,ante=1,stack=5,ranking=encyclopedia,"
+        "replay_value=0/1)")
     game = pyspiel.load_game(params.to_game_string())
     assert game.params == params
     assert game.get_type().utility == pyspiel.GameType.Utility.ZERO_SUM
@@ -58,6 +59,8 @@ def test_parameters_defaults_and_game_info():
     ("python_bidu(stack=0)", "stack must be an integer from 1 to 10, got 0"),
     ("python_bidu(ante=0)", "ante must be an integer from 1 to 10, got 0"),
     ("python_bidu(ranking=french)", "ranking must be one of encyclopedia, got 'french'"),
+    ("python_bidu(replay_value=abc)", "replay_value must be a fraction such as 3/7"),
+    ("python_bidu(players=3,replay_value=1/2)", "replay_value must be 0 with 3 players"),
 ])
 def test_bad_parameters_fail_with_one_line_naming_them(text, message):
     with pytest.raises(ParameterError, match=message) as failure:
@@ -190,6 +193,15 @@ def test_a_vuelta_nobody_bets_on_ends_in_a_replay_terminal():
     played = play(game, ["2-1-1", "1-1-1", "2-2-2", "pass", "bet 1", "pass", "pass"])
     assert played.is_terminal() and not played.replay
     assert played.returns() == [-1.0, 2.0, -1.0]    # pot 3 + 1 to the bettor
+
+
+def test_a_replay_pays_its_worth_to_the_captain():
+    game = pyspiel.load_game("python_bidu(faces=2,throws=1,stack=1,replay_value=-3/7)")
+    assert game.params.replay_worth == F(-3, 7)
+    state = play(game, ["2-1-1", "1-1-1", "pass", "pass"])
+    assert state.replay and state.exact_returns() == (F(-3, 7), F(3, 7))
+    played = play(game, ["2-1-1", "1-1-1", "pass", "bet 1", "pass"])
+    assert not played.replay and played.exact_returns() == (F(-1), F(1))
 
 
 def test_a_tie_shares_the_pot_through_the_game():

@@ -2,7 +2,8 @@
 
 Importing this module registers it: `import games.bidu.game`, then
 `pyspiel.load_game("python_bidu(players=3,faces=2,throws=2,stack=2)")`. Parameters
-(defaults from `BiduParams()`): players, faces, throws, ante, stack, ranking; a bad value
+(defaults from `BiduParams()`): players, faces, throws, ante, stack, ranking, replay_value
+(a fraction as text, "3/7"); a bad value
 raises `ParameterError` (one line naming the parameter) from `load_game`.
 
 Players: seat 0 is the captain, seat 1 on his left, and so on clockwise. Sequential,
@@ -24,10 +25,12 @@ Game flow
    first clockwise from him, on a tie) clockwise: "pass", "call", "bet 1" .. "bet S",
    "raise to 2" .. "raise to S" (S = stack).
 4. The returns (`betting.settle`): each player's net chips for the vuelta. When nobody bets
-   the vuelta ends as a **replay** terminal (B12): returns 0 for everyone and
-   `BiduState.replay` true; the rules play the vuelta again with the same pot, so its true
-   worth is the value of the vuelta itself, a fixed point left to the solvers. A strategy's
-   expected returns in this game are that value times P(no replay).
+   the vuelta ends as a **replay** terminal (B12): `BiduState.replay` true, returns
+   `replay_value` to the captain and its opposite to the other player (0 for everyone by
+   default); the rules play the vuelta again with the same pot, so its true worth is the
+   value of the vuelta itself, a fixed point: `solver.bidu.vuelta` finds the worth x at
+   which this game's value is x. With the default a strategy's expected returns in this
+   game are that value times P(no replay).
 
 Why sequential moves and not simultaneous-move nodes: OpenSpiel's CFR, sequence-form LP and
 exploitability (open_spiel/python/algorithms) accept sequential games only; hiding the other
@@ -104,7 +107,9 @@ class BiduGame(DiceGame[BiduParams, _Tables]):
     @classmethod
     def game_info(cls, params: BiduParams, tables: _Tables) -> dict[str, Any]:
         n, risk = params.players, params.ante + params.stack
-        return dict(num_players=n, min_utility=float(-risk), max_utility=float((n - 1) * risk),
+        worth = float(abs(params.replay_worth))
+        return dict(num_players=n, min_utility=-max(float(risk), worth),
+                    max_utility=max(float((n - 1) * risk), worth),
                     utility_sum=0.0,
                     max_game_length=n * (params.throws - 1)
                     + max_betting_actions(n, params.stack))
@@ -228,6 +233,8 @@ class BiduState(pyspiel.State):
             p = self._t.params
             self._returns = betting.settle(self.betting, self._t.compare(self.hands), p.ante)
             self._phase = _TERMINAL
+            if self.replay and p.replay_worth:       # two players (BiduParams checks it)
+                self._returns = (p.replay_worth, -p.replay_worth)
 
     @property
     def replay(self) -> bool:

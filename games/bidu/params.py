@@ -5,6 +5,7 @@ entry point (OpenSpiel's `load_game`, tests, later solvers) builds them through
 from __future__ import annotations
 
 import dataclasses
+from fractions import Fraction
 from typing import ClassVar
 
 from games.parameters import GameParameters, ParameterError, check_choice, check_int
@@ -23,6 +24,12 @@ class BiduParams(GameParameters):
     ante: chips each player puts in the pot before the vuelta (B3).
     stack: most chips a player may put in the pot in one vuelta beyond his ante (B4).
     ranking: "encyclopedia" only (B2).
+    replay_value: what a replay terminal pays the captain (the other player its opposite),
+    an exact fraction "p/q" ("0/1", "-3/7"; a game string takes no float, and reads a
+    whole number as an integer, not text): the worth of the vuelta
+    played again (B12), so that a solver can price the replay by the fixed point of that
+    worth (`solver.bidu.vuelta`); two players only unless 0. Default 0: the replay paid
+    nothing, the vuelta's value times P(no replay).
     """
 
     players: int = 2
@@ -31,6 +38,7 @@ class BiduParams(GameParameters):
     ante: int = 1
     stack: int = 5
     ranking: str = "encyclopedia"
+    replay_value: str = "0/1"
 
     GAME: ClassVar[str] = "python_bidu"
 
@@ -41,6 +49,18 @@ class BiduParams(GameParameters):
         check_int("ante", self.ante, 1, 10)
         check_int("stack", self.stack, 1, STACK_LIMIT)
         check_choice("ranking", self.ranking, RANKINGS)
+        worth = _fraction("replay_value", self.replay_value)
+        if worth and self.players != 2:
+            raise ParameterError(f"replay_value must be 0 with {self.players} players "
+                                 f"(a replay's worth is priced for two players only), "
+                                 f"got {self.replay_value!r}")
+        # one spelling per value, "p/q" always: OpenSpiel reads a bare "0" back as an integer
+        object.__setattr__(self, "replay_value", f"{worth.numerator}/{worth.denominator}")
+
+    @property
+    def replay_worth(self) -> Fraction:
+        """`replay_value` as a Fraction: what a replay terminal pays the captain."""
+        return Fraction(self.replay_value)
 
     @property
     def reroll(self) -> str:
@@ -49,5 +69,17 @@ class BiduParams(GameParameters):
 
     def describe(self) -> str:
         """A short human-readable statement of the rules, for titles and summaries."""
+        replay = f", replay worth {self.replay_value}" if self.replay_worth else ""
         return (f"Bidú: {self.players} players, {self.faces} faces, {self.throws} throws, "
-                f"ante {self.ante}, stack {self.stack}, {self.ranking} ranking")
+                f"ante {self.ante}, stack {self.stack}, {self.ranking} ranking{replay}")
+
+
+def _fraction(name: str, value: object) -> Fraction:
+    """An exact fraction from text ("3/7", "0.25") or a number (a float read exactly as
+    its decimal spelling), or a one-line `ParameterError`."""
+    if isinstance(value, bool) or not isinstance(value, (str, int, float, Fraction)):
+        raise ParameterError(f"{name} must be a fraction such as 3/7, got {value!r}")
+    try:
+        return Fraction(repr(value) if isinstance(value, float) else value)
+    except (ValueError, ZeroDivisionError):
+        raise ParameterError(f"{name} must be a fraction such as 3/7, got {value!r}") from None

@@ -269,7 +269,8 @@ def _build_walk(game: pyspiel.Game, max_states: int = MAX_STATES, exact: bool = 
 
 
 # OpenSpiel gives chance probabilities and returns as floats: the exact walk reads each as
-# the nearest fraction with a denominator up to this bound (1/3 for 0.333...), and gives up
+# the nearest fraction with a denominator up to this bound (1/3 for 0.333...; a state's
+# `exact_returns()`, where the game has it, is read instead of its returns), and gives up
 # its exact terms (saying why) on a float that is no such fraction to 1e-12.
 _MAX_DENOMINATOR = 10**6
 # Each exact term takes about 190 bytes (measured: 91,960 terms of
@@ -355,7 +356,12 @@ class _Walk:
             self.cols.append(seq1)
             self.vals.append(reach * r[0])
             self.max_abs = max(self.max_abs, abs(r[0]))
-            term = self._exact_product(exact_reach, r[0], "terminal return")
+            exact_returns = getattr(state, "exact_returns", None)   # a game's own Fractions
+            term: Fraction | None
+            if exact_returns is not None and exact_reach is not None:
+                term = exact_reach * Fraction(exact_returns()[0])
+            else:
+                term = self._exact_product(exact_reach, r[0], "terminal return")
             if term is not None and self.exact_terms is not None:
                 if len(self.exact_terms) >= MAX_EXACT_TERMS:
                     self.exact_terms = None
