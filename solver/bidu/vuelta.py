@@ -35,8 +35,7 @@ from solver.common.errors import SolverError
 __all__ = ["MAX_STEPS", "WIDTH", "VueltaSolution", "replay_line", "solve_vuelta",
            "stage_game", "stage_value"]
 
-# Newton's steps allowed before giving up: 3 or 4 settle the small variants to 1e-8, a handful
-# is plenty on the small variants.
+# Newton's steps allowed before giving up: 3 or 4 settle the small variants.
 MAX_STEPS = 12
 # The proved interval's width: the LP's floats carry about 1e-9 of error, so bounds this far
 # from V are proved with room to spare.
