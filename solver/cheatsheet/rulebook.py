@@ -764,6 +764,14 @@ def action_text(model: HandModel, rule: Rule) -> str:
     return text
 
 
+def rule_numbers(numbers: Sequence[int]) -> str:
+    """Rules named by their numbers on a sheet, as a note says them: "rule 4", "rules 2
+    and 5", "rules 1, 2 and 3"."""
+    if len(numbers) == 1:
+        return f"rule {numbers[0]}"
+    return "rules " + ", ".join(str(i) for i in numbers[:-1]) + f" and {numbers[-1]}"
+
+
 def rule_text(model: HandModel, rule: Rule) -> str:
     """One line: "Captain, after throw 1: stop with 6-5-4 or better, otherwise ..."."""
     return ", ".join(scope_phrases(model, rule.kind, rule.scope)) + ": " + action_text(model,

@@ -79,12 +79,10 @@ def notes(model: HandModel, rule_list: Sequence[rulebook.Rule]) -> list[str]:
                 if r.kind == "open" and r.params[1] != top and r.params[0] != top]
     if not bluffing:
         return []
-    which = (f"rule {bluffing[0]}" if len(bluffing) == 1 else
-             "rules " + ", ".join(str(i) for i in bluffing[:-1]) + f" and {bluffing[-1]}")
-    return [f"Bluffs ({which}): weaker hands bet while stronger ones pass, as the "
-            "equilibrium does: a bet then does not tell the other player that you are "
-            "strong, so he cannot simply fold to every bet, and the middling hands that "
-            "pass keep their chance of winning the showdown cheaply."]
+    return [f"Bluffs ({rulebook.rule_numbers(bluffing)}): weaker hands bet while stronger "
+            "ones pass, as the equilibrium does: a bet then does not tell the other player "
+            "that you are strong, so he cannot simply fold to every bet, and the middling "
+            "hands that pass keep their chance of winning the showdown cheaply."]
 
 
 def cheatsheet_markdown(model: HandModel, point: FrontPoint) -> str:
@@ -150,8 +148,8 @@ def _keep_note(skipped: Sequence[int]) -> list[str]:
     if len(skipped) == 1:
         return [f"Rule {skipped[0]} (which dice to keep) has no column: it picks dice, "
                 "not hands."]
-    names = ", ".join(str(i) for i in skipped[:-1]) + f" and {skipped[-1]}"
-    return [f"Rules {names} (which dice to keep) have no column:",
+    return [f"{rulebook.rule_numbers(skipped).capitalize()} (which dice to keep) have no "
+            "column:",
             "they pick dice, not hands."]
 
 

@@ -22,6 +22,7 @@ import json
 from typing import Any, Sequence
 
 from games.bidou.betting import CAPTAIN, OPPONENT
+from solver.cheatsheet import rulebook
 from solver.cheatsheet import stakes_rules as stakes_sheet
 from solver.cheatsheet.search import mix
 from solver.cheatsheet.stakes_rules import StakeRule
@@ -151,13 +152,12 @@ def band_notes(rules: Sequence[StakeRule]) -> list[str]:
               if r.bluff is not None and (r.kind == "propose" or r.stake)]
     if not banded:
         return []
-    which = (f"rule {banded[0]}" if len(banded) == 1 else
-             "rules " + ", ".join(str(i) for i in banded[:-1]) + f" and {banded[-1]}")
-    return [f"Bluff bands ({which}, \"and also with B to E\"): weaker hands that raise, or "
-            "propose the high stake, while some stronger ones call or withdraw. Taken "
-            "together, weighted by how often each is met, the equilibrium raises with them "
-            "more often than it withdraws (proposes high more often than low): so a high "
-            "stake does not tell the other player that you are strong."]
+    return [f"Bluff bands ({rulebook.rule_numbers(banded)}, \"and also with B to E\"): "
+            "weaker hands that raise, or propose the high stake, while some stronger ones "
+            "call or withdraw. Taken together, weighted by how often each is met, the "
+            "equilibrium raises with them more often than it withdraws (proposes high more "
+            "often than low): so a high stake does not tell the other player that you are "
+            "strong."]
 
 
 def cost_lines(sheet: StakesSheet) -> list[str]:
