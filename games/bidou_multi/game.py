@@ -53,10 +53,8 @@ from games.dice_game import (
 
 __all__ = ["MultiGame", "MultiState", "MultiObserver", "STOP_ID", "REROLL_ID"]
 
-_DEFAULTS = MultiParams()
-
 _GAME_TYPE = game_type("python_bidou_multi", "Python Multi-hand Bidou",
-                       {f: getattr(_DEFAULTS, f) for f in _DEFAULTS.to_dict()}, tensors=False,
+                       MultiParams().to_dict(), tensors=False,
                        players=(3, 4), zero_sum=False)
 
 

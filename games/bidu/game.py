@@ -71,10 +71,8 @@ from games.dice_game import (
 
 __all__ = ["BiduGame", "BiduState", "BiduObserver", "STOP_ID", "REROLL_ID"]
 
-_DEFAULTS = BiduParams()
-
 _GAME_TYPE = game_type("python_bidu", "Python Bidú (one vuelta)",
-                       {f: getattr(_DEFAULTS, f) for f in _DEFAULTS.to_dict()}, tensors=False,
+                       BiduParams().to_dict(), tensors=False,
                        players=(2, 4), zero_sum=True)
 
 
