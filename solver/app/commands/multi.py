@@ -100,10 +100,6 @@ def multi(players: int, chips: int, faces: int, throws: int, poor_fish: bool,
     the others' fixed strategies). With three or more players this certifies an
     epsilon-equilibrium, not a unique value. Solved on the compact public tree, reroll=all;
     rules with a published solution (outputs/multi/) are answered from it, not solved."""
-    from solver.app.progress import Progress
-    from solver.multi.solve import DEFAULT_METHOD, check_with_openspiel, solve
-    from solver.multi.strategy_file import summary
-
     if redraw is not None:
         _redraw(redraw, out_dir)
         return
@@ -120,6 +116,11 @@ def multi(players: int, chips: int, faces: int, throws: int, poor_fish: bool,
         if published is not None:
             _answer(*published, as_json)
             return
+    # a solve's modules (numpy, the tree, CFR) loaded only once a solve is asked for
+    from solver.app.progress import Progress
+    from solver.multi.solve import DEFAULT_METHOD, check_with_openspiel, solve
+    from solver.multi.strategy_file import summary
+
     say = _silent if as_json else click.echo
     method = method or DEFAULT_METHOD
     if cache_dir is not None:
