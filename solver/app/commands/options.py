@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
 import click
 
 from games.bidou.params import MAX_LEVEL_LIMIT, RANKINGS, REROLL_MODES, BidouParams, ParameterError
+from games.bidu.params import STACK_LIMIT as BIDU_STACK_LIMIT
+from games.bidu.params import BiduParams
 from games.catalog import BIDOU, GAMES, LE_BIDOU, GameParams, game_name, params_class
 from games.le_bidou.params import LeBidouParams
 from games.le_bidou.stakes import HALF_STAKE_ROUNDING, STAKE_LIMIT
@@ -23,6 +25,11 @@ RULES = ("faces", "throws", "max_level", "reroll", "ranking", "aces_beat_bidou")
 # The rules of one game only: two-hand Bidou's one-chip ladder, Le Bidou's stakes.
 ONE_CHIP_RULES = ("max_level",)
 STAKES_RULES = ("max_stake", "half_stake")
+# Bidú's own rules (docs/bidu.md), for `bidou solve --game bidu`, and the options of the
+# other games it refuses.
+BIDU = "bidu"
+BIDU_RULES = ("players", "stack", "ante")
+NOT_BIDU_RULES = ("max_level", "reroll", "aces_beat_bidou") + STAKES_RULES
 
 
 def option_name(name: str) -> str:
@@ -62,13 +69,27 @@ def _rule_options(defaults: BidouParams) -> dict[str, Callable[[Callable], Calla
     }
 
 
-def _game_option_list() -> list[Callable[[Callable], Callable]]:
-    """--game and Le Bidou's own rules, for the commands that solve either game."""
+def _game_option_list(bidu: bool = False) -> list[Callable[[Callable], Callable]]:
+    """--game and Le Bidou's own rules, for the commands that solve either game (with
+    `bidu`, Bidú too and its own rules)."""
+    spanish = [
+        click.option("--players", type=int, default=None,
+                     help=f"Bidú: players (2; the game plays 2..4, the solver two), default "
+                          f"{BiduParams().players}."),
+        click.option("--stack", type=int, default=None,
+                     help=f"Bidú: most chips a player puts in one vuelta beyond his ante "
+                          f"(1..{BIDU_STACK_LIMIT}), default {BiduParams().stack}."),
+        click.option("--ante", type=int, default=None,
+                     help=f"Bidú: each player's ante (1..10), default {BiduParams().ante}."),
+    ] if bidu else []
     return [
-        click.option("--game", type=click.Choice(GAMES), default=BIDOU, show_default=True,
+        click.option("--game", type=click.Choice(GAMES + ((BIDU,) if bidu else ())),
+                     default=BIDOU, show_default=True,
                      help="Two-hand Bidou (one-chip bets) or Le Bidou, the French game of "
                           "stakes (docs/le-bidou.md; its defaults: --reroll keep --ranking "
-                          "french)."),
+                          "french)" + (", or Bidú, the Spanish pot game (docs/bidu.md; "
+                                       "its ranking: encyclopedia)" if bidu else "") + "."),
+        *spanish,
         click.option("--max-stake", type=int, default=None,
                      help=f"Le Bidou: the highest stake a player may propose (1..{STAKE_LIMIT}"
                           f", default {LeBidouParams().max_stake}: the pool)."),
@@ -119,8 +140,22 @@ def refuse_idle(params: GameParameters, given: Iterable[str], values: Mapping[st
                              f"{getattr(params, rule)}")
 
 
+def _bidu_params(rules: dict[str, Any], given: tuple[str, ...]) -> BiduParams:
+    """Bidú's parameters from the options given; ParameterError naming an option of
+    another game, or a ranking Bidú does not play."""
+    wrong = [name for name in NOT_BIDU_RULES if name in given]
+    if wrong:
+        raise ParameterError(f"{option_name(wrong[0])} applies to two-hand Bidou or Le Bidou, "
+                             f"not to --game {BIDU}")
+    values = {name: rules[name] for name in given if hasattr(BiduParams(), name)}
+    try:
+        return BiduParams.parse(values)
+    except ParameterError as error:
+        raise option_error(error, ("faces", "throws", "ranking") + BIDU_RULES) from None
+
+
 def game_options(func: Callable | None = None, *, only: tuple[str, ...] = RULES,
-                 games: bool = False) -> Callable:
+                 games: bool = False, bidu: bool = False) -> Callable:
     """The rules options shared by every command; they become one `params` argument.
 
     `only` keeps the options that matter to a command (stats needs no betting rules);
@@ -129,23 +164,32 @@ def game_options(func: Callable | None = None, *, only: tuple[str, ...] = RULES,
     LeBidouParams, and an option of the other game is refused in one line.
     """
     if func is None:
-        return functools.partial(game_options, only=only, games=games)
+        return functools.partial(game_options, only=only, games=games, bidu=bidu)
     defaults = BidouParams()
     options = _rule_options(defaults)
     command = func
-    names = only + (("game",) + STAKES_RULES if games else ())
+    names = only + (("game",) + STAKES_RULES if games else ()) + (BIDU_RULES if bidu else ())
 
     @functools.wraps(command)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         rules = {name: kwargs.pop(name) for name in names}
         given = given_options(names)
-        params = _game_params(rules.pop("game", BIDOU), rules, given)
+        game = rules.pop("game", BIDOU)
+        spanish = [name for name in BIDU_RULES if name in given]
+        if game == BIDU:
+            params: Any = _bidu_params(rules, given)
+        elif spanish:
+            raise ParameterError(f"{option_name(spanish[0])} applies to --game {BIDU}, not "
+                                 f"to --game {game}")
+        else:
+            params = _game_params(game, {k: v for k, v in rules.items()
+                                         if k not in BIDU_RULES}, given)
         if "rules_given" in inspect.signature(command).parameters:
             kwargs["rules_given"] = given
         return command(*args, params=params, **kwargs)
 
     decorated: Callable = wrapper
-    for option in reversed(_game_option_list() if games else []):
+    for option in reversed(_game_option_list(bidu) if games else []):
         decorated = option(decorated)
     for name in reversed(RULES):
         if name in only:

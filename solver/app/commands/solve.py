@@ -10,6 +10,7 @@ from typing import Any
 import click
 
 from games.bidou.params import ParameterError
+from games.bidu.params import BiduParams
 from games.catalog import GameParams, params_from_rules
 from solver.app.commands.group import EXIT_CANNOT_VOUCH, fail, guarded
 from solver.app.commands.options import game_options
@@ -70,9 +71,10 @@ Examples:
   bidou solve --method cfr+ --iterations 500   the strategy after 500 iterations
   bidou solve --faces 4 --throws 2 --json
   bidou solve --game le-bidou --max-stake 3    Le Bidou, stakes up to 3: its value exact
-  bidou solve --game le-bidou --faces 4 --half-stake down --exact""")
+  bidou solve --game le-bidou --faces 4 --half-stake down --exact
+  bidou solve --game bidu --stack 3            Bidú, the Spanish pot game, proved""")
 @guarded
-@game_options(games=True)
+@game_options(games=True, bidu=True)
 @click.option("--method", type=click.Choice(["lp", "cfr", "cfr+", "dcfr", "pcfr+"]),
               default="lp", show_default=True,
               help="The exact sequence-form LP, or a CFR variant (cfr: vanilla, cfr+, "
@@ -116,12 +118,23 @@ def solve(params: GameParams, method: str, iterations: int | None,
     equilibrium is not recovered on the stakes trees): one LP up to max_stake 5's size with
     the default dice, above it a double oracle of warm LPs on a restricted stakes tree, the
     value proved on the full game. CFR on a large hand needs --iterations.
+
+    --game bidu solves the two-player vuelta of Bidú (docs/bidu.md; --players, --stack,
+    --ante): Newton's method on the replay's worth over the LP, the value proved in exact
+    arithmetic over the whole vuelta, replays included.
     """
     from solver.app.progress import Progress
     from solver.common.files import check_file_destination, write_json_atomic
     from solver.common.progress import within
     from solver.pipeline.hand import check_solvable, solve_hand
 
+    if isinstance(params, BiduParams):
+        from solver.app.commands.bidu_solve import solve_bidu_command
+
+        solve_bidu_command(params, as_json, out, method, exact, plain,
+                           other_options=iterations is not None
+                           or target_exploitability is not None)
+        return
     if plain and method != "lp":
         raise ParameterError(f"--plain applies to the LP (--method lp), not {method}")
     check_solvable(params, method, iterations)
