@@ -114,12 +114,15 @@ def _build_tree(stands: tuple[int, int], stack: int, ante: int) -> Tree:
 @dataclasses.dataclass(frozen=True)
 class VueltaModel:
     """The two-player vuelta of `params`: hands weakest first with their exact chances, and
-    the betting tree of each first bettor."""
+    the betting tree of each first bettor. `sequential`: a variant to compare with, not a
+    rule of the text: the captain throws his whole turn first and the other player knows
+    his stand throw all through his own, as in Bidou; the betting is the same."""
 
     params: BiduParams
     hands: tuple[rules.Hand, ...]
     chances: tuple[Fraction, ...]
     trees: tuple[Tree, Tree]
+    sequential: bool = False
 
     @property
     def num_hands(self) -> int:
@@ -136,30 +139,43 @@ class VueltaModel:
     def tree(self, stands: tuple[int, int]) -> Tree:
         return self.trees[betting.first_bettor(stands)]
 
-    def pubs(self, throw: int) -> tuple[Pub, ...]:
-        """What a player still throwing at `throw` may know of the other: still throwing,
-        or stood at an earlier throw."""
+    def pubs(self, seat: int, throw: int) -> tuple[Pub, ...]:
+        """What `seat`, still throwing at `throw`, may know of the other: still throwing,
+        or stood at an earlier throw (B6). Sequential: the captain knows nothing (the other
+        has not thrown yet), the other knows the captain's stand throw."""
+        if self.sequential:
+            return (NO_STAND,) if seat == 0 else tuple(range(1, self.throws + 1))
         return (NO_STAND,) + tuple(range(1, throw))
 
-    @staticmethod
-    def pub_at_stand(mine: int, other: int) -> Pub:
-        """What a player who stood at `mine` knew of the other, who stood at `other`, when
-        he stood: the choices of one throw are simultaneous (B6)."""
+    def pub_at_stand(self, seat: int, mine: int, other: int) -> Pub:
+        """What `seat`, who stood at `mine`, knew of the other, who stood at `other`, when he
+        stood: the choices of one throw are simultaneous (B6)."""
+        if self.sequential:
+            return NO_STAND if seat == 0 else other
         return other if other < mine else NO_STAND
 
-    @staticmethod
-    def next_pub(pub: Pub, throw: int) -> tuple[Pub, ...]:
-        """What a player who throws again at `throw` may know at the next throw."""
-        return (pub,) if pub is not NO_STAND else (NO_STAND, throw)
+    def next_pub(self, seat: int, pub: Pub, throw: int) -> tuple[Pub, ...]:
+        """What `seat`, throwing again at `throw` with `pub`, may know at the next throw."""
+        if self.sequential or pub is not NO_STAND:
+            return (pub,)
+        return (NO_STAND, throw)
 
-    @staticmethod
-    def previous_pub(pub: Pub, throw: int) -> Pub:
-        """At `throw` (>= 2) with `pub`: what he knew at the throw before."""
+    def previous_pub(self, seat: int, pub: Pub, throw: int) -> Pub:
+        """What `seat`, at `throw` (>= 2) with `pub`, knew at the throw before."""
+        if self.sequential:
+            return pub
         return NO_STAND if pub is NO_STAND or pub == throw - 1 else pub
 
+    def others(self, seat: int, throw: int, pub: Pub) -> list[int]:
+        """The other's stand throws that standing at `throw` with `pub` may meet."""
+        if pub is not NO_STAND:
+            return [pub]
+        return list(range(1 if self.sequential else throw, self.throws + 1))
 
-def build_model(params: BiduParams) -> VueltaModel:
-    """The compact model of `params` (two players; any faces, throws, ante, stack)."""
+
+def build_model(params: BiduParams, sequential: bool = False) -> VueltaModel:
+    """The compact model of `params` (two players; any faces, throws, ante, stack);
+    `sequential`: the variant with the captain throwing first (`VueltaModel`)."""
     if params.players != 2:
         raise SolverError(f"the compact vuelta is solved for two players, not "
                           f"{params.players}")
@@ -171,4 +187,4 @@ def build_model(params: BiduParams) -> VueltaModel:
     captain_first = _build_tree((1, 1), params.stack, params.ante)
     other_first = _build_tree((2, 1), params.stack, params.ante)
     return VueltaModel(params=params, hands=hands, chances=tuple(dist[h] for h in hands),
-                       trees=(captain_first, other_first))
+                       trees=(captain_first, other_first), sequential=sequential)

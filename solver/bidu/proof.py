@@ -25,11 +25,12 @@ from fractions import Fraction
 import numpy as np
 
 from games.bidu import betting
-from solver.bidu.model import NO_STAND, Pub, VueltaModel
+from solver.bidu.model import Pub, VueltaModel
 from solver.bidu.sequence_form import Behaviour
 from solver.common.errors import SolverError
 
-__all__ = ["ExactBehaviour", "Line", "best_line", "exact_behaviour", "guaranteed", "Q"]
+__all__ = ["ExactBehaviour", "Line", "best_line", "exact_behaviour", "guaranteed", "pair_line",
+           "Q"]
 
 Q_BITS = 53
 Q = 1 << Q_BITS                    # exact probabilities are integers over Q
@@ -97,12 +98,14 @@ def _stand_masses(model: VueltaModel, fixed: ExactBehaviour) -> tuple[dict, int]
     counts = [int(c * cube) for c in model.chances]
     last = model.throws
     scale = (cube * Q) ** last
-    throwing: dict[tuple[int, Pub], Fraction] = {(1, NO_STAND): Fraction(1)}
+    seat = fixed.seat
+    throwing: dict[tuple[int, Pub], Fraction] = {(1, pub): Fraction(1)
+                                                 for pub in model.pubs(seat, 1)}
     stands: dict[tuple[int, Pub], list[int]] = {}
     for t in range(1, last + 1):
-        for pub in model.pubs(t):
+        for pub in model.pubs(seat, t):
             if t > 1:
-                before = (t - 1, model.previous_pub(pub, t))
+                before = (t - 1, model.previous_pub(seat, pub, t))
                 throwing[(t, pub)] = sum(
                     (Fraction(n, cube) * Fraction(Q - s, Q)
                      for n, s in zip(counts, fixed.stand[before])), Fraction(0)
@@ -130,10 +133,12 @@ def _depth(model: VueltaModel) -> int:
     return max(deepest(tree, 0, seat) for tree in model.trees for seat in (0, 1))
 
 
-def best_line(model: VueltaModel, fixed: ExactBehaviour, worth: Fraction) -> Line:
+def best_line(model: VueltaModel, fixed: ExactBehaviour, worth: Fraction,
+              reply: ExactBehaviour | None = None) -> Line:
     """The line of the other seat's best reply to `fixed` when the replay is worth
     `worth`: the captain's payoff is maximized if the other seat is the captain, else
-    minimized."""
+    minimized. With `reply`, the line of that strategy of the other seat instead (`worth`
+    then does not matter)."""
     responder = 1 - fixed.seat
     sign = 1 if responder == 0 else -1
     a, b = worth.numerator, worth.denominator
@@ -147,14 +152,16 @@ def best_line(model: VueltaModel, fixed: ExactBehaviour, worth: Fraction) -> Lin
     for stands in model.stand_pairs():
         tree = model.tree(stands)
         mine, theirs = stands[fixed.seat], stands[responder]
-        start = np.array(stands_mass[(mine, model.pub_at_stand(mine, theirs))], dtype=object)
+        start = np.array(stands_mass[(mine, model.pub_at_stand(fixed.seat, mine, theirs))],
+                         dtype=object)
         root[stands] = _betting(tree, fixed, fixed.bets[stands], start, depth, responder,
-                                sign, a, b, hands)
+                                sign, a, b, hands,
+                                None if reply is None else reply.bets[stands])
     # the throws, backward: level t's values are over d * cube^(last - t)
     values: dict[tuple[int, Pub], tuple[np.ndarray, np.ndarray]] = {}
     for t in range(last, 0, -1):
-        for pub in model.pubs(t):
-            others = [pub] if pub is not NO_STAND else list(range(t, last + 1))
+        for pub in model.pubs(responder, t):
+            others = model.others(responder, t, pub)
             c = sum((root[_pair(responder, t, s)][0] for s in others),
                     np.zeros(hands, dtype=object))
             p = sum((root[_pair(responder, t, s)][1] for s in others),
@@ -163,19 +170,31 @@ def best_line(model: VueltaModel, fixed: ExactBehaviour, worth: Fraction) -> Lin
                 lift = cube ** (last - t)
                 c, p = c * lift, p * lift
                 tc, tp = 0, 0
-                for following in model.next_pub(pub, t):
+                for following in model.next_pub(responder, pub, t):
                     nc, np_ = values[(t + 1, following)]
                     tc += sum(n * v for n, v in zip(counts, nc))
                     tp += sum(n * v for n, v in zip(counts, np_))
-                throw = sign * (b * tc + a * tp)
-                stay = np.array([sign * (b * ci + a * pi) for ci, pi in zip(c, p)],
-                                dtype=object)
-                moves = stay < throw
-                c = np.where(moves, tc, c)
-                p = np.where(moves, tp, p)
+                if reply is not None:           # over Q: the stand chances
+                    rate = np.array(reply.stand[(t, pub)], dtype=object)
+                    # the throws after this one carry a Q each in the throw's value
+                    c, p = c * Q ** (last - 1 - t), p * Q ** (last - 1 - t)
+                    c = (c * rate + tc * (Q - rate))
+                    p = (p * rate + tp * (Q - rate))
+                else:
+                    throw = sign * (b * tc + a * tp)
+                    stay = np.array([sign * (b * ci + a * pi) for ci, pi in zip(c, p)],
+                                    dtype=object)
+                    moves = stay < throw
+                    c = np.where(moves, tc, c)
+                    p = np.where(moves, tp, p)
             values[(t, pub)] = (c, p)
-    c1, p1 = values[(1, NO_STAND)]
+    starts = [values[(1, pub)] for pub in model.pubs(responder, 1)]
+    c1 = sum((c for c, _ in starts), np.zeros(hands, dtype=object))
+    p1 = sum((p for _, p in starts), np.zeros(hands, dtype=object))
     d = scale * Q ** depth * cube ** last
+    if reply is not None:
+        # Q^depth more a betting (the reply's edges), Q more at each throw but the last
+        d *= Q ** depth * Q ** (last - 1)
     return Line(int(sum(n * v for n, v in zip(counts, c1))),
                 int(sum(n * v for n, v in zip(counts, p1))), d)
 
@@ -185,16 +204,20 @@ def _pair(responder: int, mine: int, theirs: int) -> tuple[int, int]:
 
 
 def _betting(tree, fixed: ExactBehaviour, probs: dict, start: np.ndarray, depth: int,
-             responder: int, sign: int, a: int, b: int, hands: int
-             ) -> tuple[np.ndarray, np.ndarray]:
+             responder: int, sign: int, a: int, b: int, hands: int,
+             reply: dict | None = None) -> tuple[np.ndarray, np.ndarray]:
     """The responder's best (c, p) per hand at the root of one betting tree, the fixed
-    seat's weights starting at `start`, over d = scale * Q^depth."""
+    seat's weights starting at `start`, over d = scale * Q^depth; with `reply` (the
+    responder's probabilities at his nodes), that play's, over d * Q^depth."""
     seat = fixed.seat
 
-    def visit(node: int, mass: np.ndarray, level: int) -> tuple[np.ndarray, np.ndarray]:
+    def visit(node: int, mass: np.ndarray, level: int, own: int = 0
+              ) -> tuple[np.ndarray, np.ndarray]:
         kind = tree.kind[node]
         if kind is not None:
             w = mass * Q ** (depth - level)
+            if reply is not None:
+                w = w * Q ** (depth - own)
             total = sum(w)
             if kind == betting.REPLAY:
                 return np.full(hands, 0, dtype=object), np.full(hands, total, dtype=object)
@@ -214,8 +237,15 @@ def _betting(tree, fixed: ExactBehaviour, probs: dict, start: np.ndarray, depth:
             c = np.zeros(hands, dtype=object)
             p = np.zeros(hands, dtype=object)
             for k, child in enumerate(kids):
-                kc, kp = visit(child, mass * probs[node][k], level + 1)
+                kc, kp = visit(child, mass * probs[node][k], level + 1, own)
                 c, p = c + kc, p + kp
+            return c, p
+        if reply is not None:
+            c = np.zeros(hands, dtype=object)
+            p = np.zeros(hands, dtype=object)
+            for k, child in enumerate(kids):
+                kc, kp = visit(child, mass, level, own + 1)
+                c, p = c + kc * reply[node][k], p + kp * reply[node][k]
             return c, p
         results = [visit(child, mass, level) for child in kids]
         best_c, best_p = results[0]
@@ -231,6 +261,11 @@ def _betting(tree, fixed: ExactBehaviour, probs: dict, start: np.ndarray, depth:
         return best_c, best_p
 
     return visit(0, start, 0)
+
+
+def pair_line(model: VueltaModel, captain: ExactBehaviour, other: ExactBehaviour) -> Line:
+    """The line c + p x of the two strategies played against each other, exactly."""
+    return best_line(model, other, Fraction(0), reply=captain)
 
 
 def guaranteed(model: VueltaModel, fixed: ExactBehaviour, start: Fraction) -> Fraction:

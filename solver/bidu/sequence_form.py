@@ -19,7 +19,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from games.bidu import betting
-from solver.bidu.model import NO_STAND, Pub, VueltaModel
+from solver.bidu.model import Pub, VueltaModel
 from solver.common.errors import SolverError
 from solver.hand.lp.highs import as_highs_lp, quiet_highs, run, simplex_options
 
@@ -49,7 +49,7 @@ class Layout:
     def stand(self, model: VueltaModel, stands: tuple[int, int]) -> np.ndarray:
         """The weights of standing with each hand at this seat's throw of `stands`."""
         mine, other = stands[self.seat], stands[1 - self.seat]
-        return self.y[(mine, model.pub_at_stand(mine, other))]
+        return self.y[(mine, model.pub_at_stand(self.seat, mine, other))]
 
 
 def layout(model: VueltaModel, seat: int) -> Layout:
@@ -57,21 +57,22 @@ def layout(model: VueltaModel, seat: int) -> Layout:
     space = Layout(seat)
     hands, last = model.num_hands, model.throws
     for t in range(1, last + 1):
-        for pub in model.pubs(t):
+        for pub in model.pubs(seat, t):
             space.r[(t, pub)] = int(space.take())
             space.y[(t, pub)] = space.take((hands,))
             if t < last:
                 space.z[(t, pub)] = space.take((hands,))
-    space.rows.append(({space.r[(1, NO_STAND)]: 1.0}, 1.0))
+    for pub in model.pubs(seat, 1):          # each start still throwing, weight 1
+        space.rows.append(({space.r[(1, pub)]: 1.0}, 1.0))
     for t in range(1, last + 1):
-        for pub in model.pubs(t):
+        for pub in model.pubs(seat, t):
             for h, chance in enumerate(model.chances):
                 row = {int(space.y[(t, pub)][h]): 1.0, space.r[(t, pub)]: -float(chance)}
                 if t < last:
                     row[int(space.z[(t, pub)][h])] = 1.0
                 space.rows.append((row, 0.0))
             if t > 1:
-                before = space.z[(t - 1, model.previous_pub(pub, t))]
+                before = space.z[(t - 1, model.previous_pub(seat, pub, t))]
                 row = {space.r[(t, pub)]: 1.0}
                 row.update({int(c): -1.0 for c in before})
                 space.rows.append((row, 0.0))
@@ -127,11 +128,18 @@ class StageLP:
     dual simplex took longer than a fresh start at the default dice once the worth moved
     (over 80 s against 35 s)."""
 
-    def __init__(self, model: VueltaModel):
+    def __init__(self, model: VueltaModel, captain_stands: dict | None = None):
+        """`captain_stands`: pins the captain's throwing, {(throw, pub): booleans over
+        hands, True to stand} (a rule such as the folk advice), his betting free."""
         self.model = model
         self.spaces = me, you = layout(model, 0), layout(model, 1)
         (self.A, self.cost, self.lower, self.row_lower, self.row_upper,
          terms) = _build(model, me, you, 0.0)
+        self.upper = np.full(len(self.cost), np.inf)
+        for key, stands in (captain_stands or {}).items():
+            stands = np.asarray(stands, dtype=bool)
+            self.upper[me.z[key][stands]] = 0.0
+            self.upper[me.y[key][~stands]] = 0.0
         # where the replay terms sit in the matrix's data (A_ub = [-A^T, F1^T]: -worth)
         self.A.sort_indices()
         self.replay_slots = np.array([
@@ -147,9 +155,8 @@ class StageLP:
 
         self.A.data[self.replay_slots] = -float(worth)
         h = quiet_highs(highspy, **simplex_options("ipm", 1e-9))
-        h.passModel(as_highs_lp(highspy, self.cost, self.lower,
-                                np.full(len(self.cost), np.inf), self.A, self.row_lower,
-                                self.row_upper))
+        h.passModel(as_highs_lp(highspy, self.cost, self.lower, self.upper, self.A,
+                                self.row_lower, self.row_upper))
         run(h, highspy)
         if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
             raise SolverError(f"{self.model.params.describe()}: HiGHS did not solve the "
@@ -239,7 +246,8 @@ def _build(model: VueltaModel, me: Layout, you: Layout, worth: float):
                       sp.hstack([S, sp.csr_matrix((S.shape[0], n_u))])]).tocsr()
     b_eq = np.concatenate([rhs0, np.zeros(S.shape[0])])
     cost = np.zeros(n_x + n_u)
-    cost[n_x] = -1.0                      # the other player's row r(1, none) = 1: the value
+    # the value: the other player's rows r(1, pub) = 1, his starts (the first rows)
+    cost[n_x:n_x + len(model.pubs(1, 1))] = -1.0
     lower = np.concatenate([np.zeros(n_x), np.full(n_u, -np.inf)])
     A = sp.vstack([A_ub, A_eq]).tocsc()
     row_lower = np.concatenate([np.full(A_ub.shape[0], -np.inf), b_eq])

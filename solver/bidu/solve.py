@@ -18,11 +18,11 @@ from typing import Callable, Optional
 
 from games.bidu.params import BiduParams
 from solver.bidu.model import VueltaModel, build_model
-from solver.bidu.proof import ExactBehaviour, exact_behaviour, guaranteed
+from solver.bidu.proof import ExactBehaviour, exact_behaviour, guaranteed, pair_line
 from solver.bidu.sequence_form import StageLP, behaviour, replay_probability
 from solver.common.errors import SolverError
 
-__all__ = ["BiduSolution", "MAX_STEPS", "solve_bidu"]
+__all__ = ["BiduSolution", "MAX_STEPS", "proved", "solve_bidu"]
 
 MAX_STEPS = 12                # Newton's LPs allowed; four or five settle every variant tried
 SETTLED = 1e-13               # Newton stops once a step moves the worth less than this
@@ -33,19 +33,19 @@ class BiduSolution:
     """The captain's value V of a two-player vuelta, replays included.
 
     `lower` <= V <= `upper`, exact: what the captain's strategy guarantees and what the
-    other's concedes over the whole vuelta. `estimate`: the float nearest the interval's
-    middle (Newton's last worth agrees to about 1e-15). `steps`: the LPs solved.
-    `replay_probability`: the chance that nobody bets, under the equilibrium.
-    `strategies`: the two exact strategies behind the bounds.
+    other's concedes over the whole vuelta. `played`: the value of the two strategies
+    against each other, exact (between the bounds), and `estimate` its float.
+    `steps`: the LPs solved. `replay_probability`: the chance that nobody bets when the two
+    strategies meet, exact. `strategies`: the two exact strategies behind the bounds.
     """
 
     params: BiduParams
     model: VueltaModel
     lower: Fraction
     upper: Fraction
-    estimate: float
+    played: Fraction
     steps: int
-    replay_probability: float
+    replay_probability: Fraction
     strategies: tuple[ExactBehaviour, ExactBehaviour]
     seconds: float
 
@@ -58,25 +58,33 @@ class BiduSolution:
         return self.lower if self.lower == self.upper else None
 
     @property
+    def estimate(self) -> float:
+        return float(self.played)
+
+    @property
     def captain_exploitability(self) -> float:
-        """What a best reply to the captain's strategy gains over the interval's middle
-        (what it gains over V itself is at most the width)."""
-        return float((self.lower + self.upper) / 2 - self.lower)
+        """What a best reply to the captain's strategy gains, over the whole vuelta, over
+        what the two strategies give each other."""
+        return float(self.played - self.lower)
 
     @property
     def other_exploitability(self) -> float:
-        return float(self.upper - (self.lower + self.upper) / 2)
+        return float(self.upper - self.played)
 
 
-def solve_bidu(params: BiduParams, report: Optional[Callable[[str], None]] = None
+def solve_bidu(params: BiduParams, report: Optional[Callable[[str], None]] = None,
+               captain_stands: Optional[dict] = None, sequential: bool = False
                ) -> BiduSolution:
     """Solve and prove the two-player vuelta of `params`; SolverError if the LP fails,
     Newton's method does not settle within MAX_STEPS, or the proof does not contain the
-    LP's value."""
+    LP's value. `captain_stands` pins the captain's throwing (`StageLP`): then `lower` is
+    what his solved strategy, which follows the pins, guarantees (`upper` bounds nothing
+    of that restricted game: the other's strategy is checked against every captain).
+    `sequential`: the variant where the captain throws first (`VueltaModel`)."""
     begin = time.perf_counter()
     say = report or (lambda _: None)
-    model = build_model(params)
-    lp = StageLP(model)
+    model = build_model(params, sequential)
+    lp = StageLP(model, captain_stands)
     worth, step = 0.0, 0
     while True:
         step += 1
@@ -100,9 +108,21 @@ def solve_bidu(params: BiduParams, report: Optional[Callable[[str], None]] = Non
     start = Fraction(following)
     lower = guaranteed(model, strategies[0], start)
     upper = guaranteed(model, strategies[1], start)
-    if lower > upper:
-        raise SolverError(f"{params.describe()}: the proof is inconsistent "
-                          f"({float(lower)} > {float(upper)})")
-    return BiduSolution(params=params, model=model, lower=lower, upper=upper,
-                        estimate=float((lower + upper) / 2), steps=step, replay_probability=p,
-                        strategies=strategies, seconds=time.perf_counter() - begin)
+    return proved(params, model, strategies, lower, upper, step,
+                  time.perf_counter() - begin)
+
+
+def proved(params: BiduParams, model: VueltaModel,
+           strategies: tuple[ExactBehaviour, ExactBehaviour], lower: Fraction,
+           upper: Fraction, steps: int, seconds: float) -> BiduSolution:
+    """The solution of two strategies whose guarantees are `lower` and `upper`, with what
+    they give each other; SolverError if the bounds do not hold that."""
+    line = pair_line(model, *strategies)
+    played = line.root()
+    if not lower <= played <= upper:
+        raise SolverError(f"{params.describe()}: the proof is inconsistent (the strategies "
+                          f"give each other {float(played)}, outside [{float(lower)}, "
+                          f"{float(upper)}])")
+    return BiduSolution(params=params, model=model, lower=lower, upper=upper, played=played,
+                        steps=steps, replay_probability=Fraction(line.p, line.d),
+                        strategies=strategies, seconds=seconds)

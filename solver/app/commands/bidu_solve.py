@@ -1,10 +1,13 @@
-"""`bidou solve --game bidu`: the two-player vuelta of Bidú solved on the compact model,
-its value proved in exact arithmetic (`solver.bidu.solve`)."""
+"""`bidou solve --game bidu`: the two-player vuelta of Bidú, its value proved in exact
+arithmetic (`solver.bidu.solve`). Rules with a published solution (outputs/bidu/) are
+answered from its strategies, the value proved again from them now; --fresh solves."""
 
 from __future__ import annotations
 
 import json
-from typing import Any
+import time
+from pathlib import Path
+from typing import Any, Optional
 
 import click
 
@@ -12,45 +15,27 @@ from games.bidou.params import ParameterError
 from games.bidu.params import BiduParams
 from solver.app.commands.printing import gain
 
-SCHEMA = "bidou-bidu-solution"
-SCHEMA_VERSION = 1
-
 MEANING = ("value: chips the captain wins per vuelta, replays included (the other player "
-           "wins its opposite); a vuelta nobody bets on is played again, so the value is the "
-           "fixed point V = G(V) of the one-vuelta game whose replay pays V")
+           "wins its opposite). A vuelta nobody bets on is played again, so the value is the "
+           "fixed point V = G(V) of the one-vuelta game whose replay pays V. Exploitability: "
+           "what a best reply over the whole vuelta gains against a seat's strategy, beyond "
+           "the middle of the proved interval.")
 
 
-def summary(solution: Any) -> dict[str, Any]:
-    """What the command prints, as one JSON object."""
-    from solver.hand.exact.certificate import Certificate
+def published_path() -> Path:
+    from solver.app.saved_rounds import outputs_root
+    from solver.bidu.solution_file import NAME
 
-    lower, upper = Certificate(solution.lower, solution.upper).decimals(16)
-    return {
-        "schema": SCHEMA, "schema_version": SCHEMA_VERSION,
-        "rules": {"game": "bidu", **solution.params.to_dict()},
-        "method": "lp",
-        "status": "optimal",
-        "equilibrium": "plain LP vertex",
-        "value": solution.estimate,
-        "certified_value": {"lower": str(solution.lower), "upper": str(solution.upper),
-                            "lower_decimal": lower, "upper_decimal": upper,
-                            "width": float(solution.width)},
-        "captain_exploitability": solution.captain_exploitability,
-        "opponent_exploitability": solution.other_exploitability,
-        "replay_probability": solution.replay_probability,
-        "newton_steps": solution.steps,
-        "seconds": solution.seconds,
-        "meaning": MEANING,
-    }
+    return outputs_root() / "bidu" / NAME
 
 
-def solve_bidu_command(params: BiduParams, as_json: bool, out: str | None,
-                       method: str, exact: bool, plain: bool, other_options: bool) -> None:
-    """Solve, print and (with `out`) save the vuelta of `params`."""
+def solve_bidu_command(params: BiduParams, as_json: bool, out: Optional[str], method: str,
+                       exact: bool, plain: bool, fresh: bool, other_options: bool) -> None:
+    """Solve (or prove again the published solution), print and, with `out`, save."""
     from solver.app.progress import Progress
+    from solver.bidu.solution_file import document, read_solution, summary
     from solver.bidu.solve import solve_bidu
     from solver.common.files import check_file_destination, write_json_atomic
-    from solver.hand.exact.certificate import Certificate
 
     if params.players != 2:
         raise ParameterError(f"--players {params.players}: Bidú is solved for two players "
@@ -60,60 +45,63 @@ def solve_bidu_command(params: BiduParams, as_json: bool, out: str | None,
                              "and --target-exploitability do not apply")
     if exact or plain:
         raise ParameterError(f"{'--exact' if exact else '--plain'} does not apply to --game "
-                             f"bidu: its value is always proved in an interval, by the plain "
+                             f"bidu: its value is always proved in an interval, from the plain "
                              f"LP vertex")
     if out is not None:
         check_file_destination(out)
+    begin = time.perf_counter()
+    path = published_path()
+    source = "solved now"
     with Progress(enabled=False if as_json else None) as progress:
-        solution = solve_bidu(params, report=lambda what: progress(what))
-    result = summary(solution)
+        if not fresh and path.is_file() and _published_rules(path, params):
+            progress("proving the published solution again")
+            solution = read_solution(path, params)
+            source = f"published strategies ({path.name}), value proved again now"
+        else:
+            solution = solve_bidu(params, report=lambda what: progress(what))
+    seconds = time.perf_counter() - begin
+    result = {**summary(solution), "source": source, "seconds": seconds, "meaning": MEANING}
     if as_json:
         click.echo(json.dumps(result, indent=1))
     else:
-        proof = Certificate(solution.lower, solution.upper)
-        lower, upper = proof.decimals(16)
-        proved_exactly = proof.exact
-        click.echo("\n".join([
-            f"rules:          {params.describe()}",
-            "method:         lp (optimal), plain LP vertex equilibrium; Newton's method on "
-            f"the replay's worth, {solution.steps} LPs",
-            f"value:          {solution.estimate:+.12f} chips per vuelta to the captain, "
-            f"replays included",
-            f"exploitability: captain {gain(solution.captain_exploitability)}, other "
-            f"player {gain(solution.other_exploitability)} (best replies over the whole "
-            f"vuelta, replays included, in exact arithmetic)",
-            "certified:      " + (f"value = {proved_exactly} exactly"
-                                  if proved_exactly is not None else
-                                  f"{lower} <= value <= {upper} (exact arithmetic; width "
-                                  f"{float(proof.width):.1e})"),
-            f"replay:         {solution.replay_probability:.6f} (the chance nobody bets)",
-            f"seconds:        {solution.seconds:.3f}",
-        ]))
+        _print(solution, source, seconds)
     if out is not None:
-        write_json_atomic(out, {**result, "strategies": strategies(solution)})
+        write_json_atomic(out, document(solution))
         if not as_json:
             click.echo(f"strategy:       {out}")
 
 
-def strategies(solution: Any) -> list[dict[str, Any]]:
-    """Both seats' exact strategies (probabilities are multiples of 2^-53, so the floats
-    written are exact): standing chances by throw, what is known of the other, and hand;
-    betting by stand throws, betting node and hand."""
-    model = solution.model
-    names = ["-".join(map(str, h)) for h in model.hands]
-    out = []
-    for behaviour in solution.strategies:
-        stand = [{"throw": t, "other_stood": pub, "stand": {
-            name: s / (1 << 53) for name, s in zip(names, probs)}}
-            for (t, pub), probs in sorted(behaviour.stand.items(),
-                                          key=lambda kv: (kv[0][0], kv[0][1] or 0))]
-        bets = []
-        for stands, nodes in sorted(behaviour.bets.items()):
-            tree = model.tree(stands)
-            for node, probs in sorted(nodes.items()):
-                bets.append({"stands": list(stands), "node": node,
-                             "actions": list(tree.labels[node]),
-                             "play": {name: [int(v) / (1 << 53) for v in probs[:, h]]
-                                      for h, name in enumerate(names)}})
-        out.append({"seat": behaviour.seat, "stand": stand, "betting": bets})
-    return out
+def _published_rules(path: Path, params: BiduParams) -> bool:
+    """Whether the published file is of these rules (its head read, not the strategies)."""
+    from solver.bidu.solution_file import rules_of
+    from solver.hand.strategy import StrategyFileError
+
+    try:
+        head = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise StrategyFileError(f"{path} is not a readable Bidú solution: {error}") from None
+    return isinstance(head, dict) and head.get("rules") == rules_of(params)
+
+
+def _print(solution: Any, source: str, seconds: float) -> None:
+    from solver.hand.exact.certificate import Certificate
+
+    proof = Certificate(solution.lower, solution.upper)
+    lower, upper = proof.decimals(16)
+    certified = (f"value = {proof.exact} exactly" if proof.exact is not None else
+                 f"{lower} <= value <= {upper} (exact arithmetic; width "
+                 f"{float(proof.width):.1e})")
+    click.echo("\n".join([
+        f"rules:          {solution.params.describe()}",
+        f"method:         lp (optimal), plain LP vertex equilibrium; Newton's method on the "
+        f"replay's worth, {solution.steps} LPs",
+        f"source:         {source}",
+        f"value:          {solution.estimate:+.12f} chips per vuelta to the captain, "
+        f"replays included",
+        f"exploitability: captain {gain(solution.captain_exploitability)}, other player "
+        f"{gain(solution.other_exploitability)} (best replies over the whole vuelta, "
+        f"replays included, in exact arithmetic)",
+        f"certified:      {certified}",
+        f"replay:         {float(solution.replay_probability):.6f} (the chance nobody bets)",
+        f"seconds:        {seconds:.3f}",
+    ]))

@@ -98,12 +98,16 @@ Examples:
                    "refined one (the default: the same value, proved exactly, and play that "
                    "is a best reply at every decision, reached or not). See "
                    "docs/refined.md.")
+@click.option("--fresh", is_flag=True,
+              help="--game bidu: solve now, even when these rules have a published solution "
+                   "(outputs/bidu/, whose value is otherwise proved again from its "
+                   "strategies).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 @click.option("--out", type=click.Path(dir_okay=False, writable=True), default=None,
               help="Write the strategy file (versioned JSON) here.")
 def solve(params: GameParams, method: str, iterations: int | None,
-          target_exploitability: float | None, exact: bool, plain: bool, as_json: bool,
-          out: str | None) -> None:
+          target_exploitability: float | None, exact: bool, plain: bool, fresh: bool,
+          as_json: bool, out: str | None) -> None:
     """Solve one hand: the value to the captain, each side's exploitability measured by an
     exact best response, a value interval proved in exact arithmetic, and the strategies.
 
@@ -121,7 +125,9 @@ def solve(params: GameParams, method: str, iterations: int | None,
 
     --game bidu solves the two-player vuelta of Bidú (docs/bidu.md; --players, --stack,
     --ante): Newton's method on the replay's worth over the LP, the value proved in exact
-    arithmetic over the whole vuelta, replays included.
+    arithmetic over the whole vuelta, replays included. Rules with a published solution
+    (outputs/bidu/: the default rules) are answered from its strategies, the value proved
+    again from them; --fresh solves them now.
     """
     from solver.app.progress import Progress
     from solver.common.files import check_file_destination, write_json_atomic
@@ -131,10 +137,12 @@ def solve(params: GameParams, method: str, iterations: int | None,
     if isinstance(params, BiduParams):
         from solver.app.commands.bidu_solve import solve_bidu_command
 
-        solve_bidu_command(params, as_json, out, method, exact, plain,
+        solve_bidu_command(params, as_json, out, method, exact, plain, fresh,
                            other_options=iterations is not None
                            or target_exploitability is not None)
         return
+    if fresh:
+        raise ParameterError("--fresh applies to --game bidu")
     if plain and method != "lp":
         raise ParameterError(f"--plain applies to the LP (--method lp), not {method}")
     check_solvable(params, method, iterations)

@@ -1,0 +1,78 @@
+"""Time Bidú's two-player vuelta, whole commands and the solver against its peer.
+
+    python benchmarks/bench_bidu.py [--repeats 3] [--fresh]
+
+1. Whole commands, each in a fresh process (imports, model, proof, printing): `bidou solve
+   --game bidu` (the default rules, answered from outputs/bidu/bidu-solution.json: its
+   value proved again from its strategies) and `bidou solve --game bidu --stack 3` (solved
+   now: Newton's LPs and the proof). With --fresh, `bidou solve --game bidu --fresh` (the
+   default rules solved now) too, once: it takes minutes.
+2. Side by side in this process, on small variants: the compact model (solver/bidu/solve.py:
+   LPs over the folded sequence form, the proof in integers) and its peer, the exact LP over
+   OpenSpiel's whole tree of `python_bidu` (solver/bidu/vuelta.py: Newton on the exact stage
+   values, the bracket proved by the exact LP), both proving the value of the vuelta;
+   medians of --repeats runs and the peer's time over the compact model's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import subprocess
+import sys
+import time
+from fractions import Fraction
+
+from games.bidu.params import BiduParams
+from solver.bidu.solve import solve_bidu
+from solver.bidu.vuelta import solve_vuelta
+
+BIDOU = [sys.executable, "-c", "from solver.app.cli import main; main()"]
+VARIANTS = [(2, 1, 1), (2, 2, 1), (3, 1, 2), (2, 2, 2), (3, 1, 3)]
+
+
+def whole(args: list[str], repeats: int) -> float:
+    times = []
+    for _ in range(repeats):
+        begin = time.perf_counter()
+        subprocess.run(BIDOU + args, check=True, capture_output=True)
+        times.append(time.perf_counter() - begin)
+    return statistics.median(times)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--fresh", action="store_true")
+    args = parser.parse_args()
+    print("whole commands, median wall seconds of", args.repeats)
+    commands = [["solve", "--game", "bidu"], ["solve", "--game", "bidu", "--stack", "3"]]
+    for command in commands:
+        print(f"  {' '.join(['bidou'] + command):45s} {whole(command, args.repeats):8.2f}")
+    if args.fresh:
+        command = ["solve", "--game", "bidu", "--fresh"]
+        print(f"  {' '.join(['bidou'] + command):45s} {whole(command, 1):8.2f}  (once)")
+    print()
+    print("the vuelta's value proved: compact model against the exact LP over OpenSpiel's "
+          "tree")
+    print(f"  {'faces, throws, stack':22s} {'compact s':>10s} {'tree s':>10s} {'ratio':>8s}"
+          f"  widths (compact, tree)")
+    for faces, throws, stack in VARIANTS:
+        params = BiduParams(faces=faces, throws=throws, stack=stack)
+        compact, tree = [], []
+        for _ in range(args.repeats):
+            begin = time.perf_counter()
+            mine = solve_bidu(params)
+            compact.append(time.perf_counter() - begin)
+            begin = time.perf_counter()
+            peer = solve_vuelta(params, width=Fraction(1, 10**10))
+            tree.append(time.perf_counter() - begin)
+        if not (mine.lower <= peer.upper and peer.lower <= mine.upper):
+            raise SystemExit(f"{params.describe()}: the two proofs disagree")
+        a, b = statistics.median(compact), statistics.median(tree)
+        print(f"  {f'{faces}, {throws}, {stack}':22s} {a:10.3f} {b:10.3f} {b / a:8.1f}x"
+              f"  {float(mine.width):.1e}, {float(peer.upper - peer.lower):.1e}")
+
+
+if __name__ == "__main__":
+    main()
