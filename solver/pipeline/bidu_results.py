@@ -1,0 +1,155 @@
+"""The numbers of docs/results.md's Bidú section ("bidu" in docs/data/results.json).
+
+Every value is proved (solver/bidu/solve.py: an interval in exact arithmetic, printed
+rounded outward): the default vuelta's from the published solution (outputs/bidu/, proved
+again when read), the other stacks' solved now, and the folk advice's guarantee (the
+captain's throwing pinned to "stand with 6-1-1 or better", his betting and all of the other
+player's play solved, then what his strategy guarantees against a best reply, exactly).
+The bet sizes and the standing lines are the published equilibrium's: they depend on
+which equilibrium the LP returned, and the section says so.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Callable, Optional
+
+import numpy as np
+
+from games.bidou import rules
+from games.bidu import betting
+from games.bidu.params import BiduParams
+from solver.bidu.model import NO_STAND, VueltaModel
+from solver.bidu.proof import Q
+from solver.bidu.solution_file import hand_name, read_solution
+from solver.bidu.solve import BiduSolution, solve_bidu
+from solver.hand.exact.certificate import Certificate
+
+__all__ = ["FOLK_HAND", "bidu_part", "folk_rule"]
+
+FOLK_HAND = (6, 1, 1)       # "un 6 o un valor mayor": 6-1-1 or any better hand
+DIGITS = 10                 # decimals of the proved bounds the section prints
+
+
+def _interval(solution: BiduSolution) -> dict[str, Any]:
+    lower, upper = Certificate(solution.lower, solution.upper).decimals(DIGITS)
+    return {"lower": lower, "upper": upper, "width": float(solution.width),
+            "replay": float(solution.replay_probability)}
+
+
+def folk_rule(model: VueltaModel) -> np.ndarray:
+    """Stand with FOLK_HAND or better, over the model's hands."""
+    floor = rules.rank_key(FOLK_HAND, model.params.ranking)
+    return np.array([rules.rank_key(h, model.params.ranking) >= floor for h in model.hands])
+
+
+def _reach(model: VueltaModel, solution: BiduSolution) -> dict:
+    """Each seat's chance (floats) of reaching each betting node of each stand pair, its
+    own dice and play included: the pair's chance is the product (independent hands)."""
+    out: dict = {}
+    for seat, strategy in enumerate(solution.strategies):
+        chances = np.array([float(c) for c in model.chances])
+        throwing = {(1, pub): 1.0 for pub in model.pubs(seat, 1)}
+        stand_mass: dict = {}
+        for t in range(1, model.throws + 1):
+            for pub in model.pubs(seat, t):
+                if t > 1:
+                    before = (t - 1, model.previous_pub(seat, pub, t))
+                    rate = np.array(strategy.stand[before], dtype=float) / Q
+                    throwing[(t, pub)] = throwing[before] * float(chances @ (1 - rate))
+                rate = (np.array(strategy.stand[(t, pub)], dtype=float) / Q
+                        if t < model.throws else np.ones(model.num_hands))
+                stand_mass[(t, pub)] = throwing[(t, pub)] * chances * rate
+        for stands in model.stand_pairs():
+            tree = model.tree(stands)
+            mine, other = stands[seat], stands[1 - seat]
+            start = stand_mass[(mine, model.pub_at_stand(seat, mine, other))]
+            masses = {0: start}
+            for node in range(len(tree.to_act)):      # preorder: parents come first
+                if node not in masses or tree.kind[node] is not None:
+                    continue
+                for k, child in enumerate(tree.children[node]):
+                    if tree.to_act[node] == seat:
+                        probs = np.array(strategy.bets[stands][node][k], dtype=float) / Q
+                        masses[child] = masses[node] * probs
+                    else:
+                        masses[child] = masses[node]
+            out[(seat, stands)] = {node: float(m.sum()) for node, m in masses.items()}
+    return out
+
+
+def _betting_play(model: VueltaModel, solution: BiduSolution) -> dict[str, Any]:
+    """How the vuelta is bet at equilibrium: the chance of each opening (the first bet,
+    whoever makes it), of a raise and its size, of a showdown and of a replay."""
+    reach = _reach(model, solution)
+    opening: dict[str, float] = {}
+    raises: dict[str, float] = {}
+    ends = {betting.REPLAY: 0.0, betting.ONE_LEFT: 0.0, betting.SHOWDOWN: 0.0}
+    for stands in model.stand_pairs():
+        tree = model.tree(stands)
+        both = {node: reach[(0, stands)].get(node, 0.0) * reach[(1, stands)].get(node, 0.0)
+                for node in range(len(tree.to_act))}
+        for node, seat in enumerate(tree.to_act):
+            kind = tree.kind[node]
+            if kind is not None:
+                ends[kind] += both[node]
+                continue
+            for label, child in zip(tree.labels[node], tree.children[node]):
+                if label.startswith("bet "):
+                    opening[label] = opening.get(label, 0.0) + both[child]
+                elif label.startswith("raise to "):
+                    raises[label] = raises.get(label, 0.0) + both[child]
+    return {"opening": dict(sorted(opening.items(), key=lambda kv: betting.amount_of(kv[0]))),
+            "raises": dict(sorted(raises.items(), key=lambda kv: betting.amount_of(kv[0]))),
+            "ends": ends}
+
+
+def _standing(model: VueltaModel, solution: BiduSolution) -> list[dict[str, Any]]:
+    """Each seat's weakest hand stood with (probability at least one half) after the first
+    throw, nobody having stood yet, and the chance of a throw that good."""
+    rows = []
+    for seat, strategy in enumerate(solution.strategies):
+        for t in range(1, model.throws):
+            rate = np.array(strategy.stand[(t, NO_STAND)], dtype=float) / Q
+            stood = [h for h, r in enumerate(rate) if r >= 0.5]
+            weakest = min(stood) if stood else None
+            rows.append({"seat": seat, "throw": t,
+                         "weakest_stood": None if weakest is None
+                         else hand_name(model.hands[weakest]),
+                         "chance_of_standing": float(sum(
+                             float(model.chances[h]) * rate[h]
+                             for h in range(model.num_hands)))})
+    return rows
+
+
+def bidu_part(published: Path, stacks: tuple[int, ...] = (1, 2, 3, 4),
+              report: Optional[Callable[[str], None]] = None) -> dict[str, Any]:
+    """The section's numbers: the published default proved again, `stacks` solved now, the
+    folk advice at the default rules solved now (minutes: four LPs each)."""
+    say = report or (lambda _: None)
+    params = BiduParams()
+    say("the published default vuelta, proved again")
+    default = read_solution(published, params)
+    by_stack = []
+    for stack in stacks:
+        say(f"stack {stack}")
+        by_stack.append({"stack": stack, **_interval(solve_bidu(BiduParams(stack=stack)))})
+    by_stack.append({"stack": params.stack, **_interval(default)})
+    say("the folk advice, the captain's throwing pinned")
+    rule = folk_rule(default.model)
+    pins = {(t, pub): rule for t in range(1, params.throws)
+            for pub in default.model.pubs(0, t)}
+    folk = solve_bidu(params, captain_stands=pins)
+    guarantee = Certificate(folk.lower, folk.lower).decimals(DIGITS)[0]
+    cost = Certificate(default.lower - folk.lower, default.upper - folk.lower).decimals(DIGITS)
+    return {
+        "rules": params.to_dict(),
+        "default": _interval(default),
+        "by_stack": by_stack,
+        "betting": _betting_play(default.model, default),
+        "standing": _standing(default.model, default),
+        "folk": {"hand": hand_name(FOLK_HAND), "hands": int(rule.sum()),
+                 "chance": float(sum(c for c, r in zip(default.model.chances, rule) if r)),
+                 "captain_guarantees": guarantee, "cost_lower": cost[0],
+                 "cost_upper": cost[1]},
+    }
