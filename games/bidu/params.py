@@ -10,9 +10,14 @@ from typing import ClassVar
 
 from games.parameters import GameParameters, ParameterError, check_choice, check_int
 
-__all__ = ["BiduParams", "ParameterError", "RANKINGS", "STACK_LIMIT"]
+__all__ = ["BiduParams", "ParameterError", "RANKINGS", "STACK_LIMIT", "THROWING"]
 
 RANKINGS = ("encyclopedia",)      # B2: the Spanish text's own table
+# B5: everyone throws at once ("together"); "captain-first" is not a rule of the text but a
+# variant to measure it against: the captain throws his whole turn, then the other player,
+# who knows at which throw the captain stood, as in Bidou.
+TOGETHER, CAPTAIN_FIRST = "together", "captain-first"
+THROWING = (TOGETHER, CAPTAIN_FIRST)
 STACK_LIMIT = 10                   # most chips a `stack` may be (action ids grow with it)
 
 
@@ -24,6 +29,8 @@ class BiduParams(GameParameters):
     ante: chips each player puts in the pot before the vuelta (B3).
     stack: most chips a player may put in the pot in one vuelta beyond his ante (B4).
     ranking: "encyclopedia" only (B2).
+    throwing: "together" (B5: everyone throws at once) or "captain-first" (a variant to
+    compare with: the captain throws his whole turn first, the other knows his stand throw).
     replay_value: what a replay terminal pays the captain (the other player its opposite),
     an exact fraction "p/q" ("0/1", "-3/7"; a game string takes no float, and reads a
     whole number as an integer, not text): the worth of the vuelta
@@ -38,6 +45,7 @@ class BiduParams(GameParameters):
     ante: int = 1
     stack: int = 5
     ranking: str = "encyclopedia"
+    throwing: str = TOGETHER
     replay_value: str = "0/1"
 
     GAME: ClassVar[str] = "python_bidu"
@@ -49,6 +57,7 @@ class BiduParams(GameParameters):
         check_int("ante", self.ante, 1, 10)
         check_int("stack", self.stack, 1, STACK_LIMIT)
         check_choice("ranking", self.ranking, RANKINGS)
+        check_choice("throwing", self.throwing, THROWING)
         worth = _fraction("replay_value", self.replay_value)
         if worth and self.players != 2:
             raise ParameterError(f"replay_value must be 0 with {self.players} players "
@@ -70,8 +79,9 @@ class BiduParams(GameParameters):
     def describe(self) -> str:
         """A short human-readable statement of the rules, for titles and summaries."""
         replay = f", replay worth {self.replay_value}" if self.replay_worth else ""
+        order = ", the captain throwing first" if self.throwing == CAPTAIN_FIRST else ""
         return (f"Bidú: {self.players} players, {self.faces} faces, {self.throws} throws, "
-                f"ante {self.ante}, stack {self.stack}, {self.ranking} ranking{replay}")
+                f"ante {self.ante}, stack {self.stack}, {self.ranking} ranking{order}{replay}")
 
 
 def _fraction(name: str, value: object) -> Fraction:

@@ -27,7 +27,7 @@ from typing import Optional
 
 from games.bidou import rules
 from games.bidu import betting
-from games.bidu.params import BiduParams
+from games.bidu.params import CAPTAIN_FIRST, BiduParams
 from solver.common.errors import SolverError
 
 __all__ = ["Tree", "VueltaModel", "build_model", "NO_STAND"]
@@ -114,9 +114,10 @@ def _build_tree(stands: tuple[int, int], stack: int, ante: int) -> Tree:
 @dataclasses.dataclass(frozen=True)
 class VueltaModel:
     """The two-player vuelta of `params`: hands weakest first with their exact chances, and
-    the betting tree of each first bettor. `sequential`: a variant to compare with, not a
-    rule of the text: the captain throws his whole turn first and the other player knows
-    his stand throw all through his own, as in Bidou; the betting is the same."""
+    the betting tree of each first bettor. `sequential` (`throwing="captain-first"`): a
+    variant to compare with, not a rule of the text: the captain throws his whole turn
+    first and the other player knows his stand throw all through his own, as in Bidou; the
+    betting is the same."""
 
     params: BiduParams
     hands: tuple[rules.Hand, ...]
@@ -173,9 +174,9 @@ class VueltaModel:
         return list(range(1 if self.sequential else throw, self.throws + 1))
 
 
-def build_model(params: BiduParams, sequential: bool = False) -> VueltaModel:
-    """The compact model of `params` (two players; any faces, throws, ante, stack);
-    `sequential`: the variant with the captain throwing first (`VueltaModel`)."""
+def build_model(params: BiduParams) -> VueltaModel:
+    """The compact model of `params` (two players; any faces, throws, ante, stack; the
+    throwing together or the captain first)."""
     if params.players != 2:
         raise SolverError(f"the compact vuelta is solved for two players, not "
                           f"{params.players}")
@@ -187,4 +188,5 @@ def build_model(params: BiduParams, sequential: bool = False) -> VueltaModel:
     captain_first = _build_tree((1, 1), params.stack, params.ante)
     other_first = _build_tree((2, 1), params.stack, params.ante)
     return VueltaModel(params=params, hands=hands, chances=tuple(dist[h] for h in hands),
-                       trees=(captain_first, other_first), sequential=sequential)
+                       trees=(captain_first, other_first),
+                       sequential=params.throwing == CAPTAIN_FIRST)

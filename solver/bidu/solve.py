@@ -73,17 +73,15 @@ class BiduSolution:
 
 
 def solve_bidu(params: BiduParams, report: Optional[Callable[[str], None]] = None,
-               captain_stands: Optional[dict] = None, sequential: bool = False
-               ) -> BiduSolution:
+               captain_stands: Optional[dict] = None) -> BiduSolution:
     """Solve and prove the two-player vuelta of `params`; SolverError if the LP fails,
     Newton's method does not settle within MAX_STEPS, or the proof does not contain the
     LP's value. `captain_stands` pins the captain's throwing (`StageLP`): then `lower` is
     what his solved strategy, which follows the pins, guarantees (`upper` bounds nothing
-    of that restricted game: the other's strategy is checked against every captain).
-    `sequential`: the variant where the captain throws first (`VueltaModel`)."""
+    of that restricted game: the other's strategy is checked against every captain)."""
     begin = time.perf_counter()
     say = report or (lambda _: None)
-    model = build_model(params, sequential)
+    model = build_model(params)
     lp = StageLP(model, captain_stands)
     worth, step = 0.0, 0
     while True:
