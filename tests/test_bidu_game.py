@@ -39,7 +39,7 @@ def test_parameters_defaults_and_game_info():
             params.ranking) == (2, 6, 3, 1, 5, "encyclopedia")
     assert params.to_game_string() == (
         "python_bidu(players=2,faces=6,throws=3,ante=1,stack=5,ranking=encyclopedia,"
-        "replay_value=0/1)")
+        "throwing=together,replay_value=0/1)")
     game = pyspiel.load_game(params.to_game_string())
     assert game.params == params
     assert game.get_type().utility == pyspiel.GameType.Utility.ZERO_SUM
