@@ -1,6 +1,6 @@
 """Time Bidú's two-player vuelta, whole commands and the solver against its peer.
 
-    python benchmarks/bench_bidu.py [--repeats 3] [--fresh]
+    python benchmarks/bench_bidu.py [--repeats 3] [--fresh] [--record]
 
 1. Whole commands, each in a fresh process (imports, model, proof, printing): `bidou solve
    --game bidu` (the default rules, answered from outputs/bidu/bidu-solution.json: its
@@ -12,11 +12,15 @@
    OpenSpiel's whole tree of `python_bidu` (solver/bidu/vuelta.py: Newton on the exact stage
    values, the bracket proved by the exact LP), both proving the value of the vuelta;
    medians of --repeats runs and the peer's time over the compact model's.
+
+With --record both tables go to docs/data/benchmarks.json (`bidu_commands`, `bidu_peer`),
+from which docs/bidu.md quotes them (solver/app/timings.py).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import subprocess
 import sys
@@ -44,15 +48,23 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--fresh", action="store_true")
+    parser.add_argument("--record", action="store_true",
+                        help="write the tables to docs/data/benchmarks.json and the docs")
     args = parser.parse_args()
+    load = os.getloadavg()
     print("whole commands, median wall seconds of", args.repeats)
-    commands = [["solve", "--game", "bidu"], ["solve", "--game", "bidu", "--stack", "3"]]
-    for command in commands:
-        print(f"  {' '.join(['bidou'] + command):45s} {whole(command, args.repeats):8.2f}")
+    commands = [(["solve", "--game", "bidu"], args.repeats),
+                (["solve", "--game", "bidu", "--stack", "3"], args.repeats)]
     if args.fresh:
-        command = ["solve", "--game", "bidu", "--fresh"]
-        print(f"  {' '.join(['bidou'] + command):45s} {whole(command, 1):8.2f}  (once)")
+        commands.append((["solve", "--game", "bidu", "--fresh"], 1))
+    command_rows = []
+    for command, runs in commands:
+        seconds = whole(command, runs)
+        what = " ".join(["bidou"] + command)
+        print(f"  {what:45s} {seconds:8.2f}  ({runs} runs)")
+        command_rows.append({"what": what, "median_s": round(seconds, 2), "runs": runs})
     print()
+    peer_rows = []
     print("the vuelta's value proved: compact model against the exact LP over OpenSpiel's "
           "tree")
     print(f"  {'faces, throws, stack':22s} {'compact s':>10s} {'tree s':>10s} {'ratio':>8s}"
@@ -72,6 +84,20 @@ def main() -> None:
         a, b = statistics.median(compact), statistics.median(tree)
         print(f"  {f'{faces}, {throws}, {stack}':22s} {a:10.3f} {b:10.3f} {b / a:8.1f}x"
               f"  {float(mine.width):.1e}, {float(peer.upper - peer.lower):.1e}")
+        peer_rows.append({"what": f"faces {faces}, throws {throws}, stack {stack}",
+                          "code": False, "median_s": round(a, 3), "runs": args.repeats,
+                          "OpenSpiel tree, exact LP (s)": round(b, 3),
+                          "ratio": f"{b / a:.0f}x",
+                          "widths": f"{float(mine.width):.0e}, "
+                                    f"{float(peer.upper - peer.lower):.0e}"})
+    if args.record:
+        from solver.app.timings import record
+
+        command = "python benchmarks/bench_bidu.py" + (" --fresh" if args.fresh else "") \
+            + f" --repeats {args.repeats} --record"
+        record("bidu_commands", command, command_rows, load)
+        path = record("bidu_peer", command, peer_rows, load)
+        print(f"wrote {path}")
 
 
 if __name__ == "__main__":

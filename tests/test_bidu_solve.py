@@ -291,3 +291,18 @@ def test_the_published_default_is_proved_again_by_the_command():
     assert float(lower) == pytest.approx(-0.0432797378015, abs=1e-12)
     assert summary["captain_exploitability"] < 1e-12
     assert summary["opponent_exploitability"] < 1e-12
+
+
+def test_the_captain_first_variant_from_the_command_line():
+    together = run("solve", "--game", "bidu", "--faces", "3", "--throws", "2", "--stack", "2",
+                   "--json")
+    first = run("solve", "--game", "bidu", "--faces", "3", "--throws", "2", "--stack", "2",
+                "--throwing", "captain-first", "--json")
+    assert together.exit_code == 0 and first.exit_code == 0, first.output
+    a, b = json.loads(together.output), json.loads(first.output)
+    assert b["rules"]["throwing"] == "captain-first"
+    # the other player knowing the captain's stand throw costs the captain
+    assert F(b["certified_value"]["upper"]) < F(a["certified_value"]["lower"])
+    refused = run("solve", "--throwing", "captain-first")
+    assert refused.exit_code == 2
+    assert "--throwing applies to --game bidu" in refused.output

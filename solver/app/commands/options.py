@@ -11,6 +11,7 @@ import click
 
 from games.bidou.params import MAX_LEVEL_LIMIT, RANKINGS, REROLL_MODES, BidouParams, ParameterError
 from games.bidu.params import STACK_LIMIT as BIDU_STACK_LIMIT
+from games.bidu.params import THROWING as BIDU_THROWING
 from games.bidu.params import BiduParams
 from games.catalog import BIDOU, GAMES, LE_BIDOU, GameParams, game_name, params_class
 from games.le_bidou.params import LeBidouParams
@@ -28,7 +29,7 @@ STAKES_RULES = ("max_stake", "half_stake")
 # Bidú's own rules (docs/bidu.md), for `bidou solve --game bidu`, and the options of the
 # other games it refuses.
 BIDU = "bidu"
-BIDU_RULES = ("players", "stack", "ante")
+BIDU_RULES = ("players", "stack", "ante", "throwing")
 NOT_BIDU_RULES = ("max_level", "reroll", "aces_beat_bidou") + STAKES_RULES
 
 
@@ -81,6 +82,10 @@ def _game_option_list(bidu: bool = False) -> list[Callable[[Callable], Callable]
                           f"(1..{BIDU_STACK_LIMIT}), default {BiduParams().stack}."),
         click.option("--ante", type=int, default=None,
                      help=f"Bidú: each player's ante (1..10), default {BiduParams().ante}."),
+        click.option("--throwing", type=click.Choice(BIDU_THROWING), default=None,
+                     help="Bidú: everyone throws at once (together, the rules), or the "
+                          "captain throws his whole turn first (captain-first, a variant "
+                          "to compare with). Default together."),
     ] if bidu else []
     return [
         click.option("--game", type=click.Choice(GAMES + ((BIDU,) if bidu else ())),
