@@ -13,6 +13,7 @@ from games.bidou.params import ParameterError
 from games.catalog import BIDOU, GAMES, LE_BIDOU
 from solver.app.commands.group import EXIT_CANNOT_VOUCH, fail, guarded
 from solver.app.commands.options import (
+    BIDU,
     ONE_CHIP_RULES,
     STAKES_RULES,
     FiniteFloat,
@@ -23,12 +24,22 @@ from solver.common.signals import EXIT_INTERRUPTED
 
 # A cell's time limit at most a week: its deadline must be a time the clock can hold.
 MAX_TIME_LIMIT = 7 * 24 * 3600.0
-# The options of one game only: its own rules, and what its cells take.
-OWN_OPTIONS = {BIDOU: ONE_CHIP_RULES + ("exact",), LE_BIDOU: STAKES_RULES + ("time_limit",)}
-NOT_HERE = {"exact": "every cell tries its exact value"}
+# The games of --game: the catalog's, and Bidú (a game of its own, not of the family).
+SWEEP_GAMES = GAMES + (BIDU,)
+# The options not every game reads, and the games that read them: their rules, and what
+# their cells take. Any other game refuses them.
+OWNERS = {**dict.fromkeys(ONE_CHIP_RULES + ("exact",), (BIDOU,)),
+          **dict.fromkeys(("reroll", "ranking", "aces_beat_bidou"), (BIDOU, LE_BIDOU)),
+          **dict.fromkeys(STAKES_RULES, (LE_BIDOU,)),
+          **dict.fromkeys(("stack", "ante", "throwing"), (BIDU,)),
+          "time_limit": (LE_BIDOU, BIDU)}
+NOT_HERE = {(LE_BIDOU, "exact"): "every cell tries its exact value",
+            (BIDU, "exact"): "its value is proved in an interval",
+            (BIDU, "ranking"): "its ranking is the encyclopedia's"}
 # What an interrupted sweep's line says of the rows it keeps, and when there are none.
 INTERRUPTED = {BIDOU: ("rows solved", "row was solved"),
-               LE_BIDOU: ("cells done", "cell was done")}
+               LE_BIDOU: ("cells done", "cell was done"),
+               BIDU: ("cells done", "cell was done")}
 
 
 @click.command("sweep", short_help="Solve a grid of rule sets in parallel on Dask.",
@@ -38,7 +49,8 @@ Examples:
   bidou sweep --faces 2,3 --reroll all,keep --exact --out sweep
   bidou sweep --ranking french --aces-beat-bidou true,false --out sweep
   bidou sweep --faces 3 --scheduler tcp://HOST:8786 --out sweep
-  bidou sweep --game le-bidou --faces 3 --throws 1 --max-stake 1,2,3 --out lb""")
+  bidou sweep --game le-bidou --faces 3 --throws 1 --max-stake 1,2,3 --out lb
+  bidou sweep --game bidu --faces 2,3 --throws 1,2 --stack 1,2 --out bidu""")
 @guarded
 @click.option("--faces", default="6", show_default=True, help="Comma-separated, e.g. 2,3,4.")
 @click.option("--throws", default="3", show_default=True, help="Comma-separated, e.g. 1,2,3.")
@@ -62,33 +74,44 @@ Examples:
                    "read it while the sweep runs).")
 @click.option("--yes", is_flag=True,
               help="Run a grid of more than 400 rule sets without asking.")
-@click.option("--game", type=click.Choice(GAMES), default=BIDOU, show_default=True,
-              help="Two-hand Bidou, or Le Bidou's stakes (le_bidou_sweep.csv; its defaults "
-                   "--reroll keep --ranking french; docs/le-bidou.md).")
+@click.option("--game", type=click.Choice(SWEEP_GAMES), default=BIDOU, show_default=True,
+              help="Two-hand Bidou, Le Bidou's stakes (le_bidou_sweep.csv; its defaults "
+                   "--reroll keep --ranking french; docs/le-bidou.md), or Bidú's two-player "
+                   "vuelta (bidu_sweep.csv; docs/bidu.md).")
 @click.option("--max-stake", default=None,
               help="Le Bidou: comma-separated highest stakes, 1..9 (default 9).")
 @click.option("--half-stake", default=None,
               help="Le Bidou: up, down, full, or a list such as up,down,full (default up).")
+@click.option("--stack", default=None,
+              help="Bidú: comma-separated stacks, 1..10 (default 5).")
+@click.option("--ante", default=None, help="Bidú: comma-separated antes, 1..10 (default 1).")
+@click.option("--throwing", default=None,
+              help="Bidú: together, captain-first, or together,captain-first (default "
+                   "together).")
 @click.option("--time-limit", type=FiniteFloat(min=0, min_open=True, max=MAX_TIME_LIMIT),
               default=None,
-              help="Le Bidou: seconds of wall time a cell may take, LP to exact value "
-                   "(default 60); a cell that runs out is a row saying so, tried again by a "
-                   "later sweep.")
+              help="Le Bidou, Bidú: seconds of wall time a cell may take (Le Bidou: LP to "
+                   "exact value, default 60; Bidú: default 600); a cell that runs out is a "
+                   "row saying so, tried again by a later sweep.")
 @click.option("--out", "out_dir", required=True,
               help="Directory for sweep.csv, sweep.parquet, sweep.png (rows there are kept; "
-                   "Le Bidou: le_bidou_sweep.csv).")
+                   "Le Bidou: le_bidou_sweep.csv; Bidú: bidu_sweep.csv).")
 def sweep(faces: str, throws: str, max_level: str, reroll: str, ranking: str,
           aces_beat_bidou: str, exact: bool, scheduler: str | None, workers: int | None,
           dashboard: bool, yes: bool, out_dir: str, game: str, max_stake: str | None,
-          half_stake: str | None, time_limit: float | None) -> None:
+          half_stake: str | None, stack: str | None, ante: str | None,
+          throwing: str | None, time_limit: float | None) -> None:
     """Solve a grid of rule sets in parallel on Dask: one row per rule set (resumable).
 
     With --game le-bidou, a grid of Le Bidou hands (--max-stake, --half-stake), each cell
     killed at --time-limit and recorded as such, the others proved and, where the exact
-    recovery finishes in time, exact (le_bidou_sweep.csv)."""
+    recovery finishes in time, exact (le_bidou_sweep.csv).
+
+    With --game bidu, a grid of Bidú's two-player vuelta (--stack, --ante, --throwing),
+    each cell killed at --time-limit and recorded as such, the others proved in an interval
+    (bidu_sweep.csv)."""
     from solver.app.progress import Progress
     from solver.pipeline import dask_cluster
-    from solver.pipeline.le_bidou_sweep import DEFAULT_LIMIT
     from solver.pipeline.sweep import sweep_lock
 
     if not out_dir.strip():
@@ -96,7 +119,8 @@ def sweep(faces: str, throws: str, max_level: str, reroll: str, ranking: str,
     chosen = sweeps()[game]
     texts = {"faces": faces, "throws": throws, "max_level": max_level, "reroll": reroll,
              "ranking": ranking, "aces_beat_bidou": aces_beat_bidou,
-             "max_stake": max_stake, "half_stake": half_stake}
+             "max_stake": max_stake, "half_stake": half_stake, "stack": stack, "ante": ante,
+             "throwing": throwing}
     given = given_options(tuple(texts) + ("exact", "time_limit"))
     _refuse_other_games(game, given)
     grid = chosen.build_grid(**{name: texts[name] for name in chosen.rules if name in given})
@@ -106,7 +130,7 @@ def sweep(faces: str, throws: str, max_level: str, reroll: str, ranking: str,
     todo = len(chosen.pending(grid, chosen.read_rows(out), exact))  # a table not ours fails
     workers = _workers(scheduler, workers, dashboard, todo)
     _confirm(chosen, todo, None if scheduler else workers, exact, yes)
-    options = {"exact": exact} if game == BIDOU else {"limit": time_limit or DEFAULT_LIMIT}
+    options = {"exact": exact} if game == BIDOU else {"limit": time_limit or _limit(game)}
     try:
         with sweep_lock(out), Progress() as progress, \
                 dask_cluster.dask_client(scheduler, workers, dashboard) as client:
@@ -120,31 +144,39 @@ def sweep(faces: str, throws: str, max_level: str, reroll: str, ranking: str,
              f"interrupted before any {none}", EXIT_INTERRUPTED)
     for params, why in report.failed:
         click.echo(f"failed: {params.describe()}: {why}", err=True)
-    if game == LE_BIDOU:
-        _le_bidou_summary(report, out / chosen.TABLE, options["limit"])
-    else:
+    if game == BIDOU:
         _bidou_summary(report, out / chosen.TABLE)
+    else:
+        _limited_summary(report, out / chosen.TABLE, options["limit"])
 
 
 def sweeps() -> dict[str, Any]:
     """Each game's sweep (solver/pipeline/sweep.py and its game's part), by --game."""
     from solver.pipeline.bidou_sweep import SWEEP as BIDOU_SWEEP
+    from solver.pipeline.bidu_sweep import SWEEP as BIDU_SWEEP
     from solver.pipeline.le_bidou_sweep import SWEEP as LE_BIDOU_SWEEP
 
-    return {BIDOU: BIDOU_SWEEP, LE_BIDOU: LE_BIDOU_SWEEP}
+    return {BIDOU: BIDOU_SWEEP, LE_BIDOU: LE_BIDOU_SWEEP, BIDU: BIDU_SWEEP}
+
+
+def _limit(game: str) -> float:
+    """The default time limit of a cell of `game` (Le Bidou's, Bidú's)."""
+    from solver.pipeline import bidu_sweep, le_bidou_sweep
+
+    return bidu_sweep.DEFAULT_LIMIT if game == BIDU else le_bidou_sweep.DEFAULT_LIMIT
 
 
 def _refuse_other_games(game: str, given: tuple[str, ...]) -> None:
-    """ParameterError naming the first option given that belongs to the other game: its
-    rules (--max-level; --max-stake, --half-stake) or what its cells take."""
-    for owner, names in OWN_OPTIONS.items():
-        wrong = [name for name in names if name in given and owner != game]
-        if wrong:
-            option = "--" + wrong[0].replace("_", "-")
-            if game == BIDOU:               # the default game: say which one it needs
-                raise ParameterError(f"{option} applies to --game {owner}")
-            note = f" ({NOT_HERE[wrong[0]]})" if wrong[0] in NOT_HERE else ""
-            raise ParameterError(f"{option} does not apply to --game {game}{note}")
+    """ParameterError naming the first option given that `game` does not read: another
+    game's rules (--max-level; --max-stake, --half-stake; --stack) or what its cells take."""
+    for name, owners in OWNERS.items():
+        if name not in given or game in owners:
+            continue
+        option = "--" + name.replace("_", "-")
+        if game == BIDOU:                   # the default game: say which one it needs
+            raise ParameterError(f"{option} applies to --game {' or '.join(owners)}")
+        note = f" ({NOT_HERE[game, name]})" if (game, name) in NOT_HERE else ""
+        raise ParameterError(f"{option} does not apply to --game {game}{note}")
 
 
 def _workers(scheduler: str | None, workers: int | None, dashboard: bool,
@@ -187,7 +219,8 @@ def _bidou_summary(report: Any, table: Path) -> None:
              f"exact value asked; their rows are missing or inexact", EXIT_CANNOT_VOUCH)
 
 
-def _le_bidou_summary(report: Any, table: Path, limit: float) -> None:
+def _limited_summary(report: Any, table: Path, limit: float) -> None:
+    """The last line of a sweep whose cells each have a time limit (Le Bidou's, Bidú's)."""
     click.echo(f"{report.solved} cells proved, {len(report.incomplete)} over the time limit "
                f"({limit:g} s), {len(report.failed)} failed, {report.skipped} already in the "
                f"table, {report.seconds:.1f} s: {table}")
