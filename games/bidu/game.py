@@ -2,8 +2,8 @@
 
 Importing this module registers it: `import games.bidu.game`, then
 `pyspiel.load_game("python_bidu(players=3,faces=2,throws=2,stack=2)")`. Parameters
-(defaults from `BiduParams()`): players, faces, throws, ante, stack, ranking, replay_value
-(a fraction as text, "3/7"); a bad value
+(defaults from `BiduParams()`): players, faces, throws, ante, stack, ranking, throwing
+("together" or "captain-first"), replay_value (a fraction as text, "3/7"); a bad value
 raises `ParameterError` (one line naming the parameter) from `load_game`.
 
 Players: seat 0 is the captain, seat 1 on his left, and so on clockwise. Sequential,
@@ -13,14 +13,19 @@ zero-sum (the pot is shared out whole; a tie's shares are fractions, given as fl
 
 Game flow
 ---------
-1. Throw 1: chance gives each seat's hand, seat 0 first (everyone throws at once, B5).
-2. After each throw but the last allowed, every player still throwing chooses "stop"
-   (stand) or "reroll" (throw all three dice again), seat order. The choices of one throw
-   are simultaneous (B6): each player's information state shows only the choices of earlier
-   throws, so a player who chooses after another does not see that other's choice of the
-   same throw. Once all have chosen, the choices are announced: who stood at this throw is
-   public. Chance then gives a new hand to each player who threw again; at the last
-   allowed throw they stand.
+1. The dice, with `throwing="together"` (the default; B5, B6): everyone throws at once.
+   Throw 1: chance gives each seat's hand, seat 0 first. After each throw but the last
+   allowed, every player still throwing chooses "stop" (stand) or "reroll" (throw all three
+   dice again), seat order. The choices of one throw are simultaneous (B6): each player's
+   information state shows only the choices of earlier throws, so a player who chooses
+   after another does not see that other's choice of the same throw. Once all have chosen,
+   the choices are announced: who stood at this throw is public. Chance then gives a new
+   hand to each player who threw again; at the last allowed throw they stand.
+2. The dice, with `throwing="captain-first"` (not a rule of the text: a variant to measure
+   B5 against, as in Bidou): each seat in turn, the captain first, throws his whole turn
+   alone: throw 1, then "stop" or "reroll" after each throw but the last allowed, which he
+   keeps. His stand throw is announced as soon as he stands, so every later seat throws
+   knowing at which throw each earlier one stood, never their dice.
 3. The betting (`games/bidu/betting.py`), from the earliest stander (the captain, or the
    first clockwise from him, on a tie) clockwise: "pass", "call", "bet 1" .. "bet S",
    "raise to 2" .. "raise to S" (S = stack).
@@ -59,7 +64,7 @@ import pyspiel
 
 from games.bidou import rules
 from games.bidu import betting
-from games.bidu.params import BiduParams
+from games.bidu.params import CAPTAIN_FIRST, BiduParams
 from games.dice_game import (
     REROLL_ID,
     STOP_ID,
@@ -132,8 +137,12 @@ class BiduState(pyspiel.State):
         self._t = game.tables
         n = self._t.params.players
         self._phase = _THROW
-        self.throw = 1                                   # the throw being made or chosen after
-        self._queue: list[int] = list(range(n))          # seats still to throw (chance)
+        self.throw = 1                   # the throw being made or chosen after (seats throwing)
+        # Seats throwing at the same time: all of them, or one at a time, the captain first.
+        together = self._t.params.throwing != CAPTAIN_FIRST
+        groups = [tuple(range(n))] if together else [(s,) for s in range(n)]
+        self._group, self._waiting = groups[0], groups[1:]
+        self._queue: list[int] = list(self._group)       # seats still to throw (chance)
         self._deciders: list[int] = []                   # seats still to choose this throw
         self._chosen: dict[int, int] = {}                # this throw's choices, unannounced
         self.hands: list[Optional[rules.Hand]] = [None] * n
@@ -149,6 +158,7 @@ class BiduState(pyspiel.State):
         pyspiel.State.__init__(other, self.get_game())
         other.__dict__.update(self.__dict__)
         other._queue, other._deciders = list(self._queue), list(self._deciders)
+        other._waiting = list(self._waiting)
         other._chosen, other.hands = dict(self._chosen), list(self.hands)
         other.counts, other.turns = list(self.counts), [list(t) for t in self.turns]
         other.stands, other.bets = list(self.stands), list(self.bets)
@@ -195,11 +205,11 @@ class BiduState(pyspiel.State):
         last = self._t.record_throw(action, seat, self.hands, self.counts, self.turns)
         if self._queue:
             return
-        throwing = [s for s in range(len(self.hands)) if self.stands[s] is None]
+        throwing = [s for s in self._group if self.stands[s] is None]
         if last:                                         # B15: the last throw is kept
             for s in throwing:
                 self.stands[s] = self.throw
-            self._start_betting()
+            self._next_group()
         else:
             self._deciders, self._phase = throwing, _CHOOSE
 
@@ -214,7 +224,16 @@ class BiduState(pyspiel.State):
             self.throw += 1
             self._phase = _THROW
         else:
+            self._next_group()
+
+    def _next_group(self) -> None:
+        """Once the seats throwing have all stood, the next seat's turn (captain-first), or
+        the betting."""
+        if not self._waiting:
             self._start_betting()
+            return
+        self._group = self._waiting.pop(0)
+        self._queue, self.throw, self._phase = list(self._group), 1, _THROW
 
     def _start_betting(self) -> None:
         stands = [s for s in self.stands if s is not None]
