@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any, Mapping
 
 COMMAND = "python -m solver.app.bidu_results"
@@ -12,6 +13,25 @@ def _pct(x: float) -> str:
     return f"{100 * x:.1f}%"
 
 
+def _order_gain(together: Mapping[str, Any], first: Mapping[str, Any]) -> str:
+    """Which way of throwing the captain prefers, and by how much (from the proved bounds:
+    both ends of the difference, rounded outward to four decimals, are given when they
+    differ)."""
+    low = float(together["lower"]) - float(first["upper"])
+    high = float(together["upper"]) - float(first["lower"])
+    if low > 0:
+        way, a, b = "throwing at once", low, high
+    elif high < 0:
+        way, a, b = "throwing first, in turn,", -high, -low
+    else:
+        return "the two ways of throwing are worth the same to the captain, within the proof."
+    amount = (f"{math.floor(a * 1e4) / 1e4:.4f}" if math.floor(a * 1e4) == math.floor(b * 1e4)
+              else f"between {math.floor(a * 1e4) / 1e4:.4f} and {math.ceil(b * 1e4) / 1e4:.4f}")
+    return (f"{way} is worth {amount} chips per vuelta to the captain (the other player "
+            f"{'no longer knows' if way == 'throwing at once' else 'knows'} at which throw "
+            f"the captain stood while he throws).")
+
+
 def render(part: Mapping[str, Any], number: int) -> list[str]:
     """Section `number` of docs/results.md from the "bidu" part of the document."""
     d, folk, play = part["default"], part["folk"], part["betting"]
@@ -19,15 +39,19 @@ def render(part: Mapping[str, Any], number: int) -> list[str]:
                        f"{_pct(row['replay'])} |" for row in part["by_stack"])
     opening = ", ".join(f"{label} {_pct(p)}" for label, p in play["opening"].items()
                         if p >= 0.0005)
-    raises = ", ".join(f"{label} {_pct(p)}" for label, p in play["raises"].items()
-                       if p >= 0.0005)
+    raises = ", ".join(f"{label.replace('raise to', 'to')} {_pct(p)}"
+                       for label, p in play["raises"].items() if p >= 0.0005)
     ends = play["ends"]
     seats = ("captain", "other player")
     standing = "; ".join(
-        f"the {seats[row['seat']]} after throw {row['throw']}: "
-        + (f"{row['weakest_stood']} or better, by and large ({_pct(row['chance_of_standing'])}"
-           " of throws stood on)" if row["weakest_stood"] else "never")
-        for row in part["standing"])
+        f"the {seats[row['seat']]} after throw {row['throw']} stands with every hand from "
+        f"{row['every_hand_from']} up"
+        + (f" and {row['weaker_stood']} weaker hands besides" if row["weaker_stood"] else "")
+        + f" ({_pct(row['chance_of_standing'])} of throws, mixed hands counted by their "
+        f"chance)" for row in part["standing"])
+    stood_least = max(row["chance_of_standing"] for row in part["standing"]) < 0.5
+    first = part["captain_first"]
+    width = ("narrower than 1e-12" if d["width"] < 1e-12 else f"width {d['width']:.0e}")
     return [
         f"## {number}. Bidú: the Spanish pot game, two players",
         "",
@@ -41,24 +65,32 @@ def render(part: Mapping[str, Any], number: int) -> list[str]:
         "vuelta (`bidou solve --game bidu`; bounds printed rounded outward).",
         "",
         f"**The captain loses.** At the default rules the captain's value is in "
-        f"[{d['lower']}, {d['upper']}] chips per vuelta (width {d['width']:.0e}): he speaks "
-        f"first whenever both stand at the same throw, and speaking first in a pot game "
-        f"gives information away. Nobody bets in {_pct(d['replay'])} of vueltas, which are "
-        f"played again. The stack, the most a player may put in beyond his ante, changes "
-        f"the value so:",
+        f"[{d['lower']}, {d['upper']}] chips per vuelta (an interval {width}). The rules "
+        f"treat the two players alike but for one thing: when both stand at the same throw "
+        f"the captain speaks first (B8). Nobody bets in {_pct(d['replay'])} of vueltas, "
+        f"which are played again. The stack, the most a player may put in beyond his ante, "
+        f"changes the value so:",
         "",
         "| stack | captain's value per vuelta (proved) | chance of a replay |",
         "|---|---|---|",
         stacks,
+        "",
+        f"**Throwing at once against throwing in turn.** Played with the same dice, ranking "
+        f"and betting but the captain throwing his whole turn first, the other player "
+        f"knowing at which throw he stood all through his own turn (as in Bidou; "
+        f"`--throwing captain-first`), the captain's value is in [{first['lower']}, "
+        f"{first['upper']}]: " + _order_gain(d, first),
         "",
         f"**Bet sizes at equilibrium** (default rules; chances per vuelta; *these depend on "
         f"the equilibrium chosen*: the LP's vertex): openings {opening}; raises {raises}. "
         f"A vuelta ends at a showdown {_pct(ends['showdown'])} of the time, with one player "
         f"left {_pct(ends['one left'])}, and is replayed {_pct(ends['replay'])}.",
         "",
-        f"**Standing** (the same equilibrium): {standing}. The text's \"6-3-1 estará justo "
-        f"por encima del promedio\" speaks of one throw's average; the players stand on "
-        f"less than half their throws.",
+        f"**Standing** (the same equilibrium; the whole of it, hand by hand: "
+        f"[img/bidu-standing.png](img/bidu-standing.png), `python -m solver.app.bidu_charts --out "
+        f"DIR`): {standing}. The text's \"6-3-1 estará justo "
+        f"por encima del promedio\" speaks of one throw's average"
+        + ("; the players stand on less than half their throws." if stood_least else "."),
         "",
         f"**The folk advice** (\"A los jugadores que hayan sacado un 6 o un valor mayor, se "
         f"les aconseja no volver a tirar\"): read as stand with {folk['hand']} or better "

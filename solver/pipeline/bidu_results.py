@@ -18,7 +18,7 @@ import numpy as np
 
 from games.bidou import rules
 from games.bidu import betting
-from games.bidu.params import BiduParams
+from games.bidu.params import CAPTAIN_FIRST, BiduParams
 from solver.bidu.model import NO_STAND, VueltaModel
 from solver.bidu.proof import Q
 from solver.bidu.solution_file import hand_name, read_solution
@@ -105,17 +105,22 @@ def _betting_play(model: VueltaModel, solution: BiduSolution) -> dict[str, Any]:
 
 
 def _standing(model: VueltaModel, solution: BiduSolution) -> list[dict[str, Any]]:
-    """Each seat's weakest hand stood with (probability at least one half) after the first
-    throw, nobody having stood yet, and the chance of a throw that good."""
+    """Each seat's standing after each throw but the last, nobody having stood yet: the
+    weakest hand from which every better hand is stood with (probability at least one
+    half), how many weaker hands are stood with besides, and the chance of standing on
+    that throw."""
     rows = []
     for seat, strategy in enumerate(solution.strategies):
         for t in range(1, model.throws):
             rate = np.array(strategy.stand[(t, NO_STAND)], dtype=float) / Q
-            stood = [h for h, r in enumerate(rate) if r >= 0.5]
-            weakest = min(stood) if stood else None
+            stands = rate >= 0.5
+            floor = model.num_hands
+            while floor > 0 and stands[floor - 1]:
+                floor -= 1
             rows.append({"seat": seat, "throw": t,
-                         "weakest_stood": None if weakest is None
-                         else hand_name(model.hands[weakest]),
+                         "every_hand_from": None if floor == model.num_hands
+                         else hand_name(model.hands[floor]),
+                         "weaker_stood": int(stands[:floor].sum()),
                          "chance_of_standing": float(sum(
                              float(model.chances[h]) * rate[h]
                              for h in range(model.num_hands)))})
@@ -125,7 +130,8 @@ def _standing(model: VueltaModel, solution: BiduSolution) -> list[dict[str, Any]
 def bidu_part(published: Path, stacks: tuple[int, ...] = (1, 2, 3, 4),
               report: Optional[Callable[[str], None]] = None) -> dict[str, Any]:
     """The section's numbers: the published default proved again, `stacks` solved now, the
-    folk advice at the default rules solved now (minutes: four LPs each)."""
+    captain-first variant and the folk advice at the default rules solved now (minutes:
+    four LPs each)."""
     say = report or (lambda _: None)
     params = BiduParams()
     say("the published default vuelta, proved again")
@@ -135,6 +141,8 @@ def bidu_part(published: Path, stacks: tuple[int, ...] = (1, 2, 3, 4),
         say(f"stack {stack}")
         by_stack.append({"stack": stack, **_interval(solve_bidu(BiduParams(stack=stack)))})
     by_stack.append({"stack": params.stack, **_interval(default)})
+    say("the captain throwing first")
+    sequential = solve_bidu(BiduParams(throwing=CAPTAIN_FIRST))
     say("the folk advice, the captain's throwing pinned")
     rule = folk_rule(default.model)
     pins = {(t, pub): rule for t in range(1, params.throws)
@@ -146,6 +154,7 @@ def bidu_part(published: Path, stacks: tuple[int, ...] = (1, 2, 3, 4),
         "rules": params.to_dict(),
         "default": _interval(default),
         "by_stack": by_stack,
+        "captain_first": _interval(sequential),
         "betting": _betting_play(default.model, default),
         "standing": _standing(default.model, default),
         "folk": {"hand": hand_name(FOLK_HAND), "hands": int(rule.sum()),
