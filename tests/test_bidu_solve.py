@@ -306,3 +306,22 @@ def test_the_captain_first_variant_from_the_command_line():
     refused = run("solve", "--throwing", "captain-first")
     assert refused.exit_code == 2
     assert "--throwing applies to --game bidu" in refused.output
+
+
+@pytest.mark.parametrize("variant, worth", [((2, 1, 1), F(-1, 12)), ((2, 1, 2), F(1, 7))],
+                         ids=str)
+def test_gambit_s_rational_value_of_the_stage_game(variant, worth):
+    """On the tiniest variants, at a rational worth of the replay, Gambit's rational LP on
+    the faithful python_bidu gives the stage game's exact value; the compact LP's two
+    strategies, in exact arithmetic, guarantee an interval around it 1e-12 wide."""
+    from solver.checks.gambit_bridge import gambit_value
+
+    params = params_of(variant)
+    model = build_model(params)
+    stage = StageLP(model).solve(worth)
+    captain, other = (exact_behaviour(behaviour(model, plan)) for plan in stage.plans)
+    lower = best_line(model, captain, worth).at(worth)
+    upper = best_line(model, other, worth).at(worth)
+    exact = gambit_value(stage_game(params, worth))
+    assert lower <= exact <= upper
+    assert upper - lower < F(1, 10**12)
