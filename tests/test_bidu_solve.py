@@ -325,3 +325,26 @@ def test_gambit_s_rational_value_of_the_stage_game(variant, worth):
     exact = gambit_value(stage_game(params, worth))
     assert lower <= exact <= upper
     assert upper - lower < F(1, 10**12)
+
+
+def test_the_results_section_s_numbers_on_a_small_variant(tmp_path):
+    """The results section's part computed for a small variant's published solution: the
+    value by stack ends with the published one, the captain-first variant and the folk
+    advice are proved, the betting's chances add up to one, and the section renders."""
+    from solver.bidu.solution_file import document
+    from solver.export.bidu_section import render
+    from solver.pipeline.bidu_results import bidu_part
+
+    params = params_of((3, 2, 2))
+    path = tmp_path / "solution.json"
+    path.write_text(json.dumps(document(solve_bidu(params))))
+    part = bidu_part(path, params)
+    assert [row["stack"] for row in part["by_stack"]] == [1, 2]
+    assert part["by_stack"][-1] == {"stack": 2, **part["default"]}
+    assert float(part["captain_first"]["upper"]) < float(part["default"]["lower"])
+    assert sum(part["betting"]["ends"].values()) == pytest.approx(1.0, abs=1e-12)
+    assert part["betting"]["ends"]["replay"] == pytest.approx(part["default"]["replay"],
+                                                              abs=1e-12)
+    assert float(part["folk"]["cost_lower"]) >= 0
+    text = "\n".join(render(part, 8))
+    assert "## 8. Bidú" in text and part["default"]["lower"] in text

@@ -11,6 +11,7 @@ which equilibrium the LP returned, and the section says so.
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import Any, Callable, Optional
 
@@ -127,22 +128,22 @@ def _standing(model: VueltaModel, solution: BiduSolution) -> list[dict[str, Any]
     return rows
 
 
-def bidu_part(published: Path, stacks: tuple[int, ...] = (1, 2, 3, 4),
+def bidu_part(published: Path, params: BiduParams = BiduParams(),
               report: Optional[Callable[[str], None]] = None) -> dict[str, Any]:
-    """The section's numbers: the published default proved again, `stacks` solved now, the
-    captain-first variant and the folk advice at the default rules solved now (minutes:
-    four LPs each)."""
+    """The section's numbers for `params` (the published solution's rules): that solution
+    proved again, every smaller stack, the captain-first variant and the folk advice solved
+    now (minutes at the default rules: four LPs each)."""
     say = report or (lambda _: None)
-    params = BiduParams()
-    say("the published default vuelta, proved again")
+    say("the published vuelta, proved again")
     default = read_solution(published, params)
     by_stack = []
-    for stack in stacks:
+    for stack in range(1, params.stack):
         say(f"stack {stack}")
-        by_stack.append({"stack": stack, **_interval(solve_bidu(BiduParams(stack=stack)))})
+        by_stack.append({"stack": stack, **_interval(solve_bidu(
+            dataclasses.replace(params, stack=stack)))})
     by_stack.append({"stack": params.stack, **_interval(default)})
     say("the captain throwing first")
-    sequential = solve_bidu(BiduParams(throwing=CAPTAIN_FIRST))
+    sequential = solve_bidu(dataclasses.replace(params, throwing=CAPTAIN_FIRST))
     say("the folk advice, the captain's throwing pinned")
     rule = folk_rule(default.model)
     pins = {(t, pub): rule for t in range(1, params.throws)
