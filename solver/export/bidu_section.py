@@ -71,7 +71,8 @@ def render(part: Mapping[str, Any], number: int) -> list[str]:
         f"which are played again. The stack, the most a player may put in beyond his ante, "
         f"changes the value so:",
         "",
-        "| stack | captain's value per vuelta (proved) | chance of a replay |",
+        "| stack | captain's value per vuelta (proved) | chance of a replay (the equilibrium "
+        "found; another may differ) |",
         "|---|---|---|",
         stacks,
         "",
