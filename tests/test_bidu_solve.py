@@ -348,3 +348,12 @@ def test_the_results_section_s_numbers_on_a_small_variant(tmp_path):
     assert float(part["folk"]["cost_lower"]) >= 0
     text = "\n".join(render(part, 8))
     assert "## 8. Bidú" in text and part["default"]["lower"] in text
+
+
+def test_solving_again_writes_the_same_file():
+    from solver.bidu.solution_file import solution_text
+
+    params = params_of((3, 2, 2))
+    first, second = solution_text(solve_bidu(params)), solution_text(solve_bidu(params))
+    assert first == second
+    assert len(first.splitlines()) < 200          # one line a decision

@@ -6,7 +6,8 @@ integers. What the file says of the value is not taken on trust: `read_solution`
 again from the strategies (their best replies over the whole vuelta, in exact arithmetic,
 in about a second at the default dice) and refuses a file whose proof does not give the
 interval it states, so a hand-edited probability or bound is caught. The file states no run
-time, so that solving again writes it byte for byte.
+time, so that solving again on the same machine writes it byte for byte (another machine's
+floats may pick another equilibrium: the same value).
 """
 
 from __future__ import annotations
@@ -26,7 +27,8 @@ from solver.bidu.solve import BiduSolution, proved
 from solver.hand.exact.certificate import Certificate
 from solver.hand.strategy import StrategyFileError
 
-__all__ = ["NAME", "SCHEMA", "SCHEMA_VERSION", "document", "read_solution", "rules_of"]
+__all__ = ["NAME", "SCHEMA", "SCHEMA_VERSION", "document", "read_solution", "rules_of",
+           "solution_text"]
 
 SCHEMA = "bidou-bidu-solution"
 SCHEMA_VERSION = 1
@@ -86,6 +88,24 @@ def document(solution: BiduSolution) -> dict[str, Any]:
                                       for h, name in enumerate(names)}})
         seats.append({"seat": behaviour.seat, "stand": stand, "betting": bets})
     return {**summary(solution), "strategies": seats}
+
+
+def solution_text(solution: BiduSolution) -> str:
+    """`document` as JSON text with one line per decision (the file stays diffable: its
+    115 000 probabilities on 600 lines, not one a line)."""
+    doc = document(solution)
+    head = [f" {json.dumps(key)}: {json.dumps(value, allow_nan=False)}"
+            for key, value in doc.items() if key != "strategies"]
+    seats = []
+    for seat in doc["strategies"]:
+        decisions = [f"    {json.dumps(entry, allow_nan=False)}"
+                     for entry in seat["stand"]]
+        bets = [f"    {json.dumps(entry, allow_nan=False)}" for entry in seat["betting"]]
+        seats.append(f'  {{"seat": {seat["seat"]},\n   "stand": [\n'
+                     + ",\n".join(decisions) + '\n   ],\n   "betting": [\n'
+                     + ",\n".join(bets) + "\n   ]}")
+    return ("{\n" + ",\n".join(head) + ',\n "strategies": [\n' + ",\n".join(seats)
+            + "\n ]\n}\n")
 
 
 def read_solution(path: Path, params: BiduParams) -> BiduSolution:

@@ -33,9 +33,9 @@ def solve_bidu_command(params: BiduParams, as_json: bool, out: Optional[str], me
                        exact: bool, plain: bool, fresh: bool, other_options: bool) -> None:
     """Solve (or prove again the published solution), print and, with `out`, save."""
     from solver.app.progress import Progress
-    from solver.bidu.solution_file import document, read_solution, summary
+    from solver.bidu.solution_file import read_solution, solution_text, summary
     from solver.bidu.solve import solve_bidu
-    from solver.common.files import check_file_destination, write_json_atomic
+    from solver.common.files import check_file_destination, write_text_atomic
 
     if params.players != 2:
         raise ParameterError(f"--players {params.players}: Bidú is solved for two players "
@@ -66,7 +66,7 @@ def solve_bidu_command(params: BiduParams, as_json: bool, out: Optional[str], me
     else:
         _print(solution, source, seconds)
     if out is not None:
-        write_json_atomic(out, document(solution))
+        write_text_atomic(out, solution_text(solution))
         if not as_json:
             click.echo(f"strategy:       {out}")
 
