@@ -265,6 +265,8 @@ def _not_binary(doc):
         {"2-1-1": [0.3, 0.3]}), "corrupt"),
     (_not_binary, "multiple of 2\\^-53"),
     (lambda doc: doc.update(schema_version=7), "not a bidou-bidu-solution version 1"),
+    (lambda doc: doc["strategies"][0]["stand"][0]["stand"].update({"2-1-1": 1.5}),
+     "/strategies/0/stand/0/stand/2-1-1: a probability"),
     (lambda doc: doc["rules"].update(stack=3), "other rules"),
 ])
 def test_an_edited_solution_file_is_refused(tmp_path, change, message):

@@ -158,14 +158,15 @@ PUBLISHED = [(path, name) for pattern, name in (
     # whose result is its own (solver/pipeline/stakes_cheatsheet.py)
     ("le-bidou/cheatsheet_strategy.json", "strategy"),
     ("cheatsheet-front/*.json", "cheatsheet-strategy"), ("*/summary.json", "summary"),
-    ("round*/round.json", "round"), ("le-bidou/manche.json", "manche"))
+    ("round*/round.json", "round"), ("le-bidou/manche.json", "manche"),
+    ("bidu/bidu-solution.json", "bidu-solution"))
     for path in sorted(OUTPUTS.glob(pattern))]
 
 
 def test_every_kind_of_published_file_is_checked():
     kinds = {name for _, name in PUBLISHED}
     assert kinds == {"exact-strategy", "strategy", "cheatsheet-strategy", "summary", "round",
-                     "manche"}
+                     "manche", "bidu-solution"}
     # three variants' four strategy files, the fronts' 25 books (the top-down merges skip
     # some sizes), two rounds: a floor, so that a glob matching nothing fails
     assert len(PUBLISHED) >= 3 * 4 + 25 + 2

@@ -26,6 +26,7 @@ from solver.bidu.proof import ExactBehaviour, Q, guaranteed
 from solver.bidu.solve import BiduSolution, proved
 from solver.hand.exact.certificate import Certificate
 from solver.hand.strategy import StrategyFileError
+from solver.schemas import SchemaViolation, validate
 
 __all__ = ["NAME", "SCHEMA", "SCHEMA_VERSION", "document", "read_solution", "rules_of",
            "solution_text"]
@@ -121,6 +122,10 @@ def read_solution(path: Path, params: BiduParams) -> BiduSolution:
     if not isinstance(doc, dict) or doc.get("schema") != SCHEMA \
             or doc.get("schema_version") != SCHEMA_VERSION:
         raise StrategyFileError(f"{path} is not a {SCHEMA} version {SCHEMA_VERSION} file")
+    try:
+        validate(doc, "bidu-solution")
+    except SchemaViolation as error:
+        raise StrategyFileError(f"{path} is corrupt: {error}") from None
     if doc.get("rules") != rules_of(params):
         raise StrategyFileError(f"{path} was solved for other rules: {doc.get('rules')}")
     model = build_model(params)
