@@ -266,7 +266,7 @@ def _not_binary(doc):
     (_not_binary, "multiple of 2\\^-53"),
     (lambda doc: doc.update(schema_version=7), "not a bidou-bidu-solution version 1"),
     (lambda doc: doc["strategies"][0]["stand"][0]["stand"].update({"2-1-1": 1.5}),
-     "/strategies/0/stand/0/stand/2-1-1: a probability"),
+     "/strategies/0/stand/0/stand/2-1-1: must be a probability"),
     (lambda doc: doc["rules"].update(stack=3), "other rules"),
 ])
 def test_an_edited_solution_file_is_refused(tmp_path, change, message):
