@@ -101,6 +101,39 @@ def render(part: Mapping[str, Any], number: int) -> list[str]:
         f" chips per vuelta, exactly, against a best reply: a cost of "
         f"[{folk['cost_lower']}, {folk['cost_upper']}] chips per vuelta.",
         "",
+        *(_sweep(part["sweep"]) if "sweep" in part else []),
         f"Reproduce: `{COMMAND}` (minutes: a fresh solve per stack and for the folk advice).",
+        "",
+    ]
+
+
+def _sweep(sweep: Mapping[str, Any]) -> list[str]:
+    """The paragraph and table of the sweep over faces, throws and stack."""
+    throws = sorted({row["throws"] for row in sweep["by_faces_throws"]})
+    faces = sorted({row["faces"] for row in sweep["by_faces_throws"]})
+    value = {(row["faces"], row["throws"]): row["value"] for row in sweep["by_faces_throws"]}
+    table = ["| faces | " + " | ".join(f"{t} throw{'s' if t > 1 else ''}" for t in throws)
+             + " |", "|---|" + "---|" * len(throws)]
+    table += [f"| {f} | " + " | ".join(f"{value[(f, t)]:+.4f}" for t in throws) + " |"
+              for f in faces]
+    gain = sweep["together_over_first"]
+    behind = ("the captain's value is negative in every one"
+              if sweep["captain_always_behind"] else "the captain's value is not always negative")
+    width = ("narrower than 1e-12" if sweep["widest"] < 1e-12 else f"{sweep['widest']:.0e}")
+    worth = (f"never less than nothing and at most {gain['most']:.4f}"
+             if gain["least"] > -1e-12 else
+             f"between {gain['least']:.4f} and {gain['most']:.4f}")
+    fewer = all(value[(f, a)] < value[(f, b)] for f in faces for a, b in zip(throws, throws[1:]))
+    return [
+        f"**Every rule set** (`{sweep['command']}`, `docs/data/bidu_sweep.csv`, on Dask): "
+        f"{sweep['proved']} of {sweep['rule_sets']} rule sets proved, the widest interval "
+        f"{width}; throwing together, {behind}. Over the {gain['pairs']} pairs of rule sets, "
+        f"throwing at once is worth {worth} chips per vuelta to the captain against "
+        f"throwing first" + (" (nothing with one throw, where nobody chooses)"
+                            if sweep["one_throw_same"] else "")
+        + f". The captain's value at stack {sweep['stack']}, by faces and throws"
+        + (" (each throw more, less of a disadvantage)" if fewer else "") + ":",
+        "",
+        *table,
         "",
     ]

@@ -26,7 +26,10 @@ from solver.bidu.solution_file import hand_name, read_solution
 from solver.bidu.solve import BiduSolution, solve_bidu
 from solver.hand.exact.certificate import Certificate
 
-__all__ = ["FOLK_HAND", "bidu_part", "folk_rule"]
+__all__ = ["FOLK_HAND", "SWEEP_COMMAND", "bidu_part", "folk_rule", "sweep_summary"]
+
+SWEEP_COMMAND = ("bidou sweep --game bidu --faces 2,3,4,5,6 --throws 1,2,3 --stack 1,2,3,4,5 "
+                 "--throwing together,captain-first --out docs/data")
 
 FOLK_HAND = (6, 1, 1)       # "un 6 o un valor mayor": 6-1-1 or any better hand
 DIGITS = 10                 # decimals of the proved bounds the section prints
@@ -162,4 +165,37 @@ def bidu_part(published: Path, params: BiduParams = BiduParams(),
                  "chance": float(sum(c for c, r in zip(default.model.chances, rule) if r)),
                  "captain_guarantees": guarantee, "cost_lower": cost[0],
                  "cost_upper": cost[1]},
+    }
+
+
+def sweep_summary(data_dir: Path) -> dict[str, Any]:
+    """What the sweep's table (`SWEEP_COMMAND`, bidu_sweep.csv) says: how many rule sets,
+    every one proved, the widest interval, the sign of the captain's value, the value at
+    the largest stack by faces and throws, and what throwing at once is worth to the
+    captain against throwing first (each pair of rows' proved bounds, outward)."""
+    from solver.pipeline.bidu_sweep import SWEEP
+
+    rows = SWEEP.read_rows(data_dir)
+    proved = [r for r in rows if r["status"] == "proved"]
+    together = {(r["faces"], r["throws"], r["stack"]): r for r in proved
+                if r["throwing"] == "together"}
+    first = {(r["faces"], r["throws"], r["stack"]): r for r in proved
+             if r["throwing"] == CAPTAIN_FIRST}
+    stack = max(k[2] for k in together)
+    gains = [(together[k]["lower"] - first[k]["upper"], together[k]["upper"] - first[k]["lower"])
+             for k in together if k in first]
+    return {
+        "command": SWEEP_COMMAND,
+        "rule_sets": len(rows), "proved": len(proved),
+        "widest": max(r["upper"] - r["lower"] for r in proved),
+        "captain_always_behind": all(r["upper"] < 0 for r in together.values()),
+        "stack": stack,
+        "by_faces_throws": [{"faces": f, "throws": t, "value": together[(f, t, stack)]["value"]}
+                            for (f, t, s) in sorted(together) if s == stack],
+        "together_over_first": {"least": min(low for low, _ in gains),
+                                "most": max(high for _, high in gains),
+                                "pairs": len(gains)},
+        # one throw: nobody chooses, so the order cannot matter (each pair's bounds meet)
+        "one_throw_same": all(abs(together[k]["value"] - first[k]["value"]) < 1e-12
+                              for k in together if k in first and k[1] == 1),
     }
