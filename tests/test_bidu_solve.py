@@ -280,7 +280,7 @@ def test_an_edited_solution_file_is_refused(tmp_path, change, message):
 
 def test_the_published_default_is_proved_again_by_the_command():
     """The default rules are answered from outputs/bidu/bidu-solution.json: its strategies
-    prove the interval again, width below 1e-9 (the issue's bar), and the value is the one
+    prove the interval again, width below 1e-9, and the value is the one
     docs/bidu.md quotes."""
     result = run("solve", "--game", "bidu", "--json")
     assert result.exit_code == 0, result.output
