@@ -27,3 +27,21 @@ def test_the_published_sweep_is_proved_everywhere():
                                        row["throwing"]) == (6, 3, 5, "together")]
     assert len(default) == 1
     assert abs(default[0]["value"] - (-0.0432797378015)) < 1e-12
+
+
+def test_the_command_renders_the_page_from_the_table(tmp_path):
+    """`python -m solver.app.bidu_results --sweep-only` in a copy of the docs: the page it
+    writes is the one published (nothing but the sweep read again)."""
+    import shutil
+
+    from solver.app.bidu_results import main
+
+    data = tmp_path / "docs" / "data"
+    data.mkdir(parents=True)
+    for name in ("results.json", "bidu_sweep.csv"):
+        shutil.copy(ROOT / "docs" / "data" / name, data / name)
+    main(["--root", str(tmp_path), "--sweep-only"])
+    assert (tmp_path / "docs" / "results.md").read_text() == \
+        (ROOT / "docs" / "results.md").read_text()
+    assert read_document(data / "results.json") == read_document(
+        ROOT / "docs" / "data" / "results.json")
