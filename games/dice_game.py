@@ -104,6 +104,14 @@ class ThrowTables:
         self.action_names = self.throw_names + list(others)
         self.action_ids = {name: i for i, name in enumerate(self.action_names)}
 
+    def compare(self, hands: Sequence[Any]) -> Callable[[int, int], int]:
+        """compare(seat a, seat b) on the seats' `hands`: +1 if a's beats b's, by the game's
+        ranking (and, where the game has it, its aces_beat_bidou: the betting's settlement
+        takes seats, not hands)."""
+        ranking = self.params.ranking
+        aces = getattr(self.params, "aces_beat_bidou", True)      # rules.compare's default
+        return lambda a, b: rules.compare(hands[a], hands[b], ranking, aces)
+
     def action_string(self, player: int, action: int) -> str:
         """An action's string, as every state of the family writes it: "throw 6-3-1" for a
         chance action, the action's name for a player's."""

@@ -69,10 +69,6 @@ class _Tables(ThrowTables):
         self.name_actions(betting.ACTIONS)
         self.bet_base = KEEP_BASE + len(self.keeps)
 
-    def compare(self, hands) -> betting.Compare:
-        p = self.params
-        return lambda a, b: rules.compare(hands[a], hands[b], p.ranking, p.aces_beat_bidou)
-
 
 def _max_bets(params: MultiParams) -> int:
     """Betting actions in a hand at most: each of them puts a chip in, or is a pass (once

@@ -91,10 +91,6 @@ class _Tables(ThrowTables):
         super().__init__(params)
         self.name_actions(betting.actions(params.stack))
 
-    def compare(self, hands: list) -> betting.Compare:
-        ranking = self.params.ranking
-        return lambda a, b: rules.compare(hands[a], hands[b], ranking)
-
 
 def max_betting_actions(players: int, stack: int) -> int:
     """Betting actions in a vuelta at most: the passes before the first bet, then at each of

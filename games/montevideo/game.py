@@ -75,10 +75,6 @@ class _Tables(ThrowTables):
         self.top = betting.max_level(self.stacks, params.ante)
         self.name_actions(betting.actions(self.top))
 
-    def compare(self, hands: list) -> betting.Compare:
-        ranking = self.params.ranking
-        return lambda a, b: rules.compare(hands[a], hands[b], ranking)
-
 
 class MontevideoGame(DiceGame[MontevideoParams, _Tables]):
     """One round of Montevideo. `game.params` holds the `MontevideoParams`."""
