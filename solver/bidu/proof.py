@@ -30,7 +30,7 @@ from solver.bidu.sequence_form import Behaviour
 from solver.common.errors import SolverError
 
 __all__ = ["ExactBehaviour", "Line", "best_line", "exact_behaviour", "guaranteed", "pair_line",
-           "Q"]
+           "Q", "stand_weights"]
 
 Q_BITS = 53
 Q = 1 << Q_BITS                    # exact probabilities are integers over Q
@@ -91,7 +91,7 @@ class Line:
         return Fraction(self.c, self.d - self.p)
 
 
-def _stand_masses(model: VueltaModel, fixed: ExactBehaviour) -> tuple[dict, int]:
+def stand_weights(model: VueltaModel, fixed: ExactBehaviour) -> tuple[dict, int]:
     """The fixed seat's weight of standing at (t, pub) with each hand, chances included,
     as integers over the returned denominator (faces^3 Q)^throws."""
     cube = model.params.faces ** 3
@@ -143,7 +143,7 @@ def best_line(model: VueltaModel, fixed: ExactBehaviour, worth: Fraction,
     sign = 1 if responder == 0 else -1
     a, b = worth.numerator, worth.denominator
     hands = model.num_hands
-    stands_mass, scale = _stand_masses(model, fixed)
+    stands_mass, scale = stand_weights(model, fixed)
     depth = _depth(model)
     cube = model.params.faces ** 3
     counts = [int(ch * cube) for ch in model.chances]

@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from games.bidou import rules
 from games.bidu.params import BiduParams
 from games.parameters import ParameterError
 from solver.bidu.model import VueltaModel, build_model
@@ -39,10 +40,6 @@ MAX_BYTES = 16 * 2**20          # the default dice's file is about 0.9 MB
 
 def rules_of(params: BiduParams) -> dict[str, Any]:
     return {"game": "bidu", **params.to_dict()}
-
-
-def hand_name(hand: tuple[int, ...]) -> str:
-    return "-".join(map(str, hand))
 
 
 def summary(solution: BiduSolution) -> dict[str, Any]:
@@ -72,7 +69,7 @@ def document(solution: BiduSolution) -> dict[str, Any]:
     is known of the other's stand and hand; betting by stand throws, node of the betting
     tree (numbered as `solver.bidu.model` builds it, its actions listed) and hand."""
     model = solution.model
-    names = [hand_name(h) for h in model.hands]
+    names = [rules.format_hand(h) for h in model.hands]
     seats = []
     for behaviour in solution.strategies:
         stand = [{"throw": t, "other_stood": pub,
@@ -169,7 +166,7 @@ def _integers(values: Any, count: int, what: str) -> list[int]:
 
 
 def _behaviour(model: VueltaModel, seat: int, data: dict) -> ExactBehaviour:
-    names = [hand_name(h) for h in model.hands]
+    names = [rules.format_hand(h) for h in model.hands]
     if data.get("seat") != seat:
         raise ValueError(f"seat {seat} is missing")
     stand: dict = {}

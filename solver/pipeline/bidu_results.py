@@ -21,8 +21,8 @@ from games.bidou import rules
 from games.bidu import betting
 from games.bidu.params import CAPTAIN_FIRST, BiduParams
 from solver.bidu.model import NO_STAND, VueltaModel
-from solver.bidu.proof import Q
-from solver.bidu.solution_file import hand_name, read_solution
+from solver.bidu.proof import Q, stand_weights
+from solver.bidu.solution_file import read_solution
 from solver.bidu.solve import BiduSolution, solve_bidu
 from solver.hand.exact.certificate import Certificate
 
@@ -52,18 +52,8 @@ def _reach(model: VueltaModel, solution: BiduSolution) -> dict:
     own dice and play included: the pair's chance is the product (independent hands)."""
     out: dict = {}
     for seat, strategy in enumerate(solution.strategies):
-        chances = np.array([float(c) for c in model.chances])
-        throwing = {(1, pub): 1.0 for pub in model.pubs(seat, 1)}
-        stand_mass: dict = {}
-        for t in range(1, model.throws + 1):
-            for pub in model.pubs(seat, t):
-                if t > 1:
-                    before = (t - 1, model.previous_pub(seat, pub, t))
-                    rate = np.array(strategy.stand[before], dtype=float) / Q
-                    throwing[(t, pub)] = throwing[before] * float(chances @ (1 - rate))
-                rate = (np.array(strategy.stand[(t, pub)], dtype=float) / Q
-                        if t < model.throws else np.ones(model.num_hands))
-                stand_mass[(t, pub)] = throwing[(t, pub)] * chances * rate
+        weights, scale = stand_weights(model, strategy)
+        stand_mass = {key: np.array([w / scale for w in ints]) for key, ints in weights.items()}
         for stands in model.stand_pairs():
             tree = model.tree(stands)
             mine, other = stands[seat], stands[1 - seat]
@@ -123,7 +113,7 @@ def _standing(model: VueltaModel, solution: BiduSolution) -> list[dict[str, Any]
                 floor -= 1
             rows.append({"seat": seat, "throw": t,
                          "every_hand_from": None if floor == model.num_hands
-                         else hand_name(model.hands[floor]),
+                         else rules.format_hand(model.hands[floor]),
                          "weaker_stood": int(stands[:floor].sum()),
                          "chance_of_standing": float(sum(
                              float(model.chances[h]) * rate[h]
@@ -161,7 +151,7 @@ def bidu_part(published: Path, params: BiduParams = BiduParams(),
         "captain_first": _interval(sequential),
         "betting": _betting_play(default.model, default),
         "standing": _standing(default.model, default),
-        "folk": {"hand": hand_name(FOLK_HAND), "hands": int(rule.sum()),
+        "folk": {"hand": rules.format_hand(FOLK_HAND), "hands": int(rule.sum()),
                  "chance": float(sum(c for c, r in zip(default.model.chances, rule) if r)),
                  "captain_guarantees": guarantee, "cost_lower": cost[0],
                  "cost_upper": cost[1]},
