@@ -24,7 +24,8 @@ from solver.bidu.model import Pub, VueltaModel
 from solver.common.errors import SolverError
 from solver.hand.lp.highs import as_highs_lp, quiet_highs, run, simplex_options
 
-__all__ = ["Layout", "Plan", "StageSolution", "layout", "solve_stage"]
+__all__ = ["Behaviour", "Layout", "Plan", "StageLP", "StageSolution", "behaviour", "layout",
+           "replay_probability"]
 
 
 @dataclasses.dataclass
@@ -114,12 +115,11 @@ class Plan:
 @dataclasses.dataclass(frozen=True)
 class StageSolution:
     """The stage game whose replay pays `worth` to the captain: its LP value and the two
-    plans, and the LP's status."""
+    plans (HiGHS reported an optimum: `StageLP.solve` raises otherwise)."""
 
     worth: Fraction
     value: float
     plans: tuple[Plan, Plan]
-    status: str
 
 
 # How far the worth may move for a solve to start from the last basis. At the default dice
@@ -156,7 +156,6 @@ class StageLP:
             for row, col in terms], dtype=np.int64)
         self.n_ub = you.size
         self.last: tuple[float, Any] | None = None       # (worth, basis) of the last solve
-        self.cold_solves = 0
 
     def solve(self, worth: Fraction) -> StageSolution:
         """The stage game whose replay pays `worth`; SolverError unless HiGHS reports an
@@ -177,7 +176,6 @@ class StageLP:
             if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
                 h = None
         if h is None:
-            self.cold_solves += 1
             h = quiet_highs(highspy, **simplex_options("ipm", 1e-9))
             h.passModel(lp)
             run(h, highspy)
@@ -193,12 +191,7 @@ class StageLP:
         other = Plan(you, np.maximum(-duals[:self.n_ub], 0.0))
         return StageSolution(worth=Fraction(worth),
                              value=-float(h.getInfo().objective_function_value),
-                             plans=(captain, other), status="optimal")
-
-
-def solve_stage(model: VueltaModel, worth: Fraction) -> StageSolution:
-    """The LP of the stage game whose replay terminals pay `worth` to the captain."""
-    return StageLP(model).solve(worth)
+                             plans=(captain, other))
 
 
 def _build(model: VueltaModel, me: Layout, you: Layout, worth: float):

@@ -29,8 +29,8 @@ from solver.hand.exact.certificate import Certificate
 from solver.hand.strategy import StrategyFileError
 from solver.schemas import SchemaViolation, validate
 
-__all__ = ["NAME", "SCHEMA", "SCHEMA_VERSION", "document", "read_solution", "rules_of",
-           "solution_text"]
+__all__ = ["NAME", "SCHEMA", "SCHEMA_VERSION", "document", "load_json", "read_solution",
+           "rules_of", "solution_text"]
 
 SCHEMA = "bidou-bidu-solution"
 SCHEMA_VERSION = 1
@@ -106,16 +106,23 @@ def solution_text(solution: BiduSolution) -> str:
             + "\n ]\n}\n")
 
 
-def read_solution(path: Path, params: BiduParams) -> BiduSolution:
-    """The solution a file holds for `params`, its value proved again from its
-    strategies; StrategyFileError (one line) if the file is unreadable, of other rules,
-    or its strategies do not prove the interval it states."""
+def load_json(path: Path) -> Any:
+    """The file's JSON, whatever it holds; StrategyFileError (one line) if it cannot be
+    read as JSON or is larger than a solution can be."""
     try:
         if path.stat().st_size > MAX_BYTES:
             raise StrategyFileError(f"{path} is larger than a Bidú solution can be")
-        doc = json.loads(path.read_text(encoding="utf-8"))
+        return json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
         raise StrategyFileError(f"{path} is not a readable Bidú solution: {error}") from None
+
+
+def read_solution(path: Path, params: BiduParams, doc: Any = None) -> BiduSolution:
+    """The solution a file holds for `params` (`doc`: its JSON, if already read), its value
+    proved again from its strategies; StrategyFileError (one line) if the file is
+    unreadable, of other rules, or its strategies do not prove the interval it states."""
+    if doc is None:
+        doc = load_json(path)
     if not isinstance(doc, dict) or doc.get("schema") != SCHEMA \
             or doc.get("schema_version") != SCHEMA_VERSION:
         raise StrategyFileError(f"{path} is not a {SCHEMA} version {SCHEMA_VERSION} file")
@@ -143,7 +150,8 @@ def read_solution(path: Path, params: BiduParams) -> BiduSolution:
                                 f"(they prove [{float(lower)!r}, {float(upper)!r}]): the "
                                 f"file was changed after it was solved")
     solution = proved(params, model, strategies, lower, upper, steps, 0.0)
-    if summary(solution) != {k: doc.get(k) for k in summary(solution)}:
+    computed = summary(solution)
+    if computed != {key: doc.get(key) for key in computed}:
         raise StrategyFileError(f"{path}'s numbers are not those its strategies give: the "
                                 f"file was changed after it was solved")
     return solution

@@ -33,7 +33,13 @@ def solve_bidu_command(params: BiduParams, as_json: bool, out: Optional[str], me
                        exact: bool, plain: bool, fresh: bool, other_options: bool) -> None:
     """Solve (or prove again the published solution), print and, with `out`, save."""
     from solver.app.progress import Progress
-    from solver.bidu.solution_file import read_solution, solution_text, summary
+    from solver.bidu.solution_file import (
+        load_json,
+        read_solution,
+        rules_of,
+        solution_text,
+        summary,
+    )
     from solver.bidu.solve import solve_bidu
     from solver.common.files import check_file_destination, write_text_atomic
 
@@ -53,9 +59,10 @@ def solve_bidu_command(params: BiduParams, as_json: bool, out: Optional[str], me
     path = published_path()
     source = "solved now"
     with Progress(enabled=False if as_json else None) as progress:
-        if not fresh and path.is_file() and _published_rules(path, params):
+        published = load_json(path) if not fresh and path.is_file() else None
+        if isinstance(published, dict) and published.get("rules") == rules_of(params):
             progress("proving the published solution again")
-            solution = read_solution(path, params)
+            solution = read_solution(path, params, published)
             source = f"published strategies ({path.name}), value proved again now"
         else:
             solution = solve_bidu(params, report=lambda what: progress(what))
@@ -69,18 +76,6 @@ def solve_bidu_command(params: BiduParams, as_json: bool, out: Optional[str], me
         write_text_atomic(out, solution_text(solution))
         if not as_json:
             click.echo(f"strategy:       {out}")
-
-
-def _published_rules(path: Path, params: BiduParams) -> bool:
-    """Whether the published file is of these rules (its head read, not the strategies)."""
-    from solver.bidu.solution_file import rules_of
-    from solver.hand.strategy import StrategyFileError
-
-    try:
-        head = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise StrategyFileError(f"{path} is not a readable Bidú solution: {error}") from None
-    return isinstance(head, dict) and head.get("rules") == rules_of(params)
 
 
 def _print(solution: Any, source: str, seconds: float) -> None:
