@@ -10,7 +10,7 @@ from fractions import Fraction
 
 import pyspiel
 import pytest
-from game_helpers import play
+from game_helpers import information_sets, play
 
 from games.bidu.game import REROLL_ID, STOP_ID  # (registers python_bidu)
 from games.bidu.params import CAPTAIN_FIRST, TOGETHER, BiduParams
@@ -30,30 +30,9 @@ def test_random_sim(players):
     pyspiel.random_sim_test(game, num_sims=20, serialize=True, verbose=False)
 
 
-def information_sets(game: pyspiel.Game, dice_only: bool = False) -> dict:
-    """For each (player, information state string): its legal actions and the player's own
-    past (his earlier information states and actions), the same wherever it is met;
-    `dice_only`: up to the betting (which is the same whatever the throwing order)."""
-    found: dict = {}
-
-    def walk(state, pasts):
-        if state.is_terminal() or (dice_only and state.betting is not None):
-            return
-        if state.is_chance_node():
-            for action, _ in state.chance_outcomes():
-                walk(state.child(action), pasts)
-            return
-        player = state.current_player()
-        key = (player, state.information_state_string(player))
-        seen = (tuple(state.legal_actions()), pasts[player])
-        assert found.setdefault(key, seen) == seen, key
-        for action in state.legal_actions():
-            after = list(pasts)
-            after[player] = pasts[player] + ((key[1], action),)
-            walk(state.child(action), after)
-
-    walk(game.new_initial_state(), [()] * game.num_players())
-    return found
+def past_the_dice(state: pyspiel.State) -> bool:
+    """Past the dice: the betting, the same whatever the throwing order."""
+    return state.betting is not None
 
 
 def test_information_states_have_perfect_recall():
@@ -67,7 +46,7 @@ def test_information_states_have_perfect_recall():
 
 def test_three_players_have_perfect_recall_in_the_dice():
     found = information_sets(pyspiel.load_game(
-        f"python_bidu(players=3,faces=2,throws=2,stack=1,{FIRST})"), dice_only=True)
+        f"python_bidu(players=3,faces=2,throws=2,stack=1,{FIRST})"), stop=past_the_dice)
     # Seat s chooses with each of 4 hands and each of the 2^s stand throws of the seats before.
     assert [sum(player == seat for player, _ in found) for seat in range(3)] == [4, 8, 16]
     assert {legal for legal, _ in found.values()} == {(STOP_ID, REROLL_ID)}

@@ -9,7 +9,7 @@ from fractions import Fraction
 
 import pyspiel
 import pytest
-from game_helpers import play
+from game_helpers import information_sets, play
 
 import games.bidu.game  # noqa: F401  (registers python_bidu)
 from games.bidu.params import BiduParams, ParameterError
@@ -224,31 +224,6 @@ def test_openspiel_solves_a_tiny_two_player_vuelta_as_a_zero_sum_game():
         solver.evaluate_and_update_policy()
     gap = exploitability.nash_conv(game, solver.average_policy())
     assert 0 <= gap < 2
-
-
-def information_sets(game):
-    """For each (player, information state string): the legal actions there and the
-    player's own past (his information states and actions before it), over the whole tree."""
-    found: dict = {}
-
-    def walk(state, pasts):
-        if state.is_terminal():
-            return
-        if state.is_chance_node():
-            for action, _ in state.chance_outcomes():
-                walk(state.child(action), pasts)
-            return
-        player = state.current_player()
-        key = (player, state.information_state_string(player))
-        seen = (tuple(state.legal_actions()), pasts[player])
-        assert found.setdefault(key, seen) == seen, key
-        for action in state.legal_actions():
-            after = list(pasts)
-            after[player] = pasts[player] + ((key[1], action),)
-            walk(state.child(action), after)
-
-    walk(game.new_initial_state(), [()] * game.num_players())
-    return found
 
 
 def test_information_states_have_perfect_recall():
