@@ -182,8 +182,7 @@ def best_line(model: VueltaModel, fixed: ExactBehaviour, worth: Fraction,
                     p = (p * rate + tp * (Q - rate))
                 else:
                     throw = sign * (b * tc + a * tp)
-                    stay = np.array([sign * (b * ci + a * pi) for ci, pi in zip(c, p)],
-                                    dtype=object)
+                    stay = sign * (b * c + a * p)
                     moves = stay < throw
                     c = np.where(moves, tc, c)
                     p = np.where(moves, tp, p)
@@ -249,11 +248,9 @@ def _betting(tree, fixed: ExactBehaviour, probs: dict, start: np.ndarray, depth:
             return c, p
         results = [visit(child, mass, level) for child in kids]
         best_c, best_p = results[0]
-        best = np.array([sign * (b * ci + a * pi) for ci, pi in zip(best_c, best_p)],
-                        dtype=object)
+        best = sign * (b * best_c + a * best_p)
         for kc, kp in results[1:]:
-            score = np.array([sign * (b * ci + a * pi) for ci, pi in zip(kc, kp)],
-                             dtype=object)
+            score = sign * (b * kc + a * kp)
             better = score > best
             best = np.where(better, score, best)
             best_c = np.where(better, kc, best_c)
