@@ -122,7 +122,7 @@ class MontevideoState(pyspiel.State):
         self._returns: tuple[int, ...] = (0,) * n
 
     def __deepcopy__(self, memo: dict) -> "MontevideoState":
-        other = MontevideoState.__new__(MontevideoState)
+        other = type(self).__new__(type(self))
         pyspiel.State.__init__(other, self.get_game())
         other.__dict__.update(self.__dict__)
         other.hands, other.throw_counts = list(self.hands), list(self.throw_counts)

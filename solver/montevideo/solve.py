@@ -1,0 +1,188 @@
+"""Montevideo's heads-up end as a stochastic game over (captain's chips, other's chips, ante),
+solved ante by ante from the top.
+
+The ante only rises until six (V15), so a round at ante a < 6 leads to ante a + 1 or ends the
+game: the states of one ante below six are solved once each, after every state of the ante
+above, with the values of those known. At ante six the rounds stay at ante six and chips flow
+both ways: those states form one component whose values solve V = val(stage games paying V).
+As for the round and the manche (solver/round/solve.py), every round of stage solves is
+followed by a policy evaluation (the stage strategies held fixed, the values they give solved
+from the component's linear system, `solver.round.markov`): Newton's method on V - val(V); a
+step that does not shrink the residual falls back to a Shapley step (the stage values). It
+stops when the stage values reproduce V to STOP_RESIDUAL; the numbers are proved by
+`certify`, never by this residual.
+
+A stage whose tree is large (more than DOUBLE_ORACLE_ROWS betting rows) is solved by the
+double oracle on restricted trees (solver/hand/lp/restricted.py), the others by one LP, each
+later solve of a stage from its last basis. The states of one ante are independent and run
+side by side on worker processes.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import time
+from typing import Any, Sequence
+
+from games.montevideo.heads_up import MAX_ANTE, After, HeadsUpParams, HeadsUpState
+from solver.common.errors import SolverError
+from solver.common.progress import Step, quiet
+from solver.common.workers import WorkerPool, start_method
+from solver.hand.lp.restricted import KeyedBasis, betting_rows, double_oracle
+from solver.hand.lp.sequence_form import Basis, solve_lp_from
+from solver.hand.strategy import Strategy
+from solver.montevideo.stage import Values, model_at, transitions, value_of
+from solver.round import markov
+
+STOP_RESIDUAL = 1e-13
+MAX_ROUNDS = 60
+DOUBLE_ORACLE_ROWS = 2048
+
+
+@dataclasses.dataclass(frozen=True)
+class Start:
+    """Where a stage's next solve starts: its last LP's basis, or the restricted tree of its
+    double oracle (`kept`) and the basis of its last LP."""
+
+    basis: Basis | None = None
+    kept: frozenset[str] | None = None
+    keyed: KeyedBasis | None = None
+
+
+@dataclasses.dataclass(frozen=True)
+class Stage:
+    """A solved round: the stage equilibrium, its value to the captain, how it was found."""
+
+    strategy: Strategy
+    value: float
+    method: str
+    seconds: float
+
+
+@dataclasses.dataclass(frozen=True)
+class HeadsUpSolution:
+    params: HeadsUpParams
+    values: dict[HeadsUpState, float]
+    stages: dict[HeadsUpState, Stage]
+    residuals: tuple[float, ...]          # the top ante's component, one per round of solves
+    seconds: float
+    equilibrium: str = "plain LP vertex"
+
+
+def solve_stage(params: HeadsUpParams, state: HeadsUpState, values: Values,
+                start: Start | None) -> tuple[Stage, Start]:
+    """The stage equilibrium of `state` at `values`, from `start` (its last solve)."""
+    begin = time.perf_counter()
+    model = model_at(params, state, values)
+    if betting_rows(model) > DOUBLE_ORACLE_ROWS:
+        if start is not None and start.kept is not None:
+            oracle = double_oracle(model, start=start.kept, basis=start.keyed)
+        else:
+            oracle = double_oracle(model)
+        lp = oracle.solution
+        method = (f"restricted LP ({oracle.decisions} of {oracle.full_decisions} "
+                  f"decisions, {oracle.rounds} LPs)")
+        after = Start(kept=oracle.kept, keyed=oracle.basis)
+    else:
+        lp, basis = solve_lp_from(model, None if start is None else start.basis)
+        method = "LP of the whole tree"
+        after = Start(basis=basis)
+    return Stage(lp.strategy, lp.value, method, time.perf_counter() - begin), after
+
+
+def default_workers(params: HeadsUpParams) -> int:
+    """The machine's cores (at most 4) for six faces, whose stages take seconds; else one."""
+    if params.faces < 6:
+        return 1
+    return max(1, min(4, os.cpu_count() or 1))
+
+
+class _Runner:
+    """Stage solves in order, on worker processes when there are several."""
+
+    def __init__(self, workers: int) -> None:
+        self.pool = WorkerPool(workers, start_method(), "montevideo") if workers > 1 else None
+
+    def map(self, calls: Sequence[tuple[Any, ...]]) -> list[tuple[Stage, Start]]:
+        if self.pool is None or len(calls) <= 1:
+            return [solve_stage(*call) for call in calls]
+        return self.pool.map(solve_stage, calls)
+
+    def close(self) -> None:
+        if self.pool is not None:
+            self.pool.close()
+            self.pool = None
+
+
+def _evaluate(params: HeadsUpParams, component: Sequence[HeadsUpState],
+              stages: dict[HeadsUpState, Stage], values: Values) -> Values:
+    """The component's values when every stage keeps its strategy: V = r + M V."""
+    inside = set(component)
+
+    def terms(nxt: After, p: float) -> list[markov.Term[HeadsUpState]]:
+        if nxt.state is not None and nxt.state in inside:
+            return [(nxt.state, p)] if nxt.same else [(None, p), (nxt.state, -p)]
+        return [(None, p * value_of(nxt, values))]
+
+    rows = {s: [t for nxt, p in transitions(params, s, stages[s].strategy).items()
+                for t in terms(nxt, p)] for s in component}
+    return markov.solve(markov.chain(rows))
+
+
+def _first_guess(state: HeadsUpState) -> float:
+    """The captain's share of the chips: what a chip-counting player would say."""
+    return state.captain / state.total
+
+
+def solve_heads_up(params: HeadsUpParams, progress: Step | None = None,
+                   workers: int | None = None) -> HeadsUpSolution:
+    """Every state's value and stage equilibrium (module docstring); SolverError if a stage
+    fails or the top ante's component does not settle in MAX_ROUNDS rounds."""
+    begin = time.perf_counter()
+    progress = progress or quiet
+    states = params.states()
+    runner = _Runner(default_workers(params) if workers is None else workers)
+    values: Values = {}
+    stages: dict[HeadsUpState, Stage] = {}
+    residuals: list[float] = []
+    done = 0
+    try:
+        top = [s for s in states if s.ante == MAX_ANTE]
+        values.update({s: _first_guess(s) for s in top})
+        starts: dict[HeadsUpState, Start | None] = {s: None for s in top}
+        best = float("inf")
+        for rounds in range(1, MAX_ROUNDS + 1):
+            progress(f"ante {MAX_ANTE}: round {rounds} of stage solves", done, len(states))
+            found = runner.map([(params, s, values, starts[s]) for s in top])
+            for s, (stage, start) in zip(top, found):
+                stages[s], starts[s] = stage, start
+            shapley = {s: stages[s].value for s in top}
+            residual = max(abs(shapley[s] - values[s]) for s in top)
+            residuals.append(residual)
+            if residual < STOP_RESIDUAL:
+                values.update(shapley)
+                break
+            if residual < best:
+                best = residual
+                try:
+                    values.update(_evaluate(params, top, stages, values))
+                    continue
+                except Exception:                       # noqa: BLE001 (singular system)
+                    pass
+            values.update(shapley)
+        else:
+            raise SolverError(f"the ante-{MAX_ANTE} states did not settle in {MAX_ROUNDS} "
+                              f"rounds (residual {residuals[-1]:.2e})")
+        done = len(top)
+        for ante in range(MAX_ANTE - 1, params.first_ante - 1, -1):
+            mine = [s for s in states if s.ante == ante]
+            progress(f"ante {ante}: {len(mine)} states", done, len(states))
+            for s, (stage, _) in zip(mine, runner.map([(params, s, values, None)
+                                                        for s in mine])):
+                stages[s], values[s] = stage, stage.value
+            done += len(mine)
+    finally:
+        runner.close()
+    return HeadsUpSolution(params, values, stages, tuple(residuals),
+                           time.perf_counter() - begin)

@@ -1,0 +1,88 @@
+"""The round played at a heads-up state, as a stage game: the family's two-player hand model
+(solver/hand/model.py) with poker betting bounded by the chips, each leaf paying, by showdown
+outcome, the captain's value of where it leads (games/montevideo/heads_up.py says where)."""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+from fractions import Fraction
+from typing import Callable
+
+from games.bidou.betting import Role
+from games.montevideo.heads_up import (
+    After,
+    HeadsUpBetting,
+    HeadsUpParams,
+    HeadsUpState,
+    RoundTree,
+    round_leads,
+)
+from solver.hand.model import HandModel, build_model
+from solver.hand.strategy import Strategy
+from solver.round.stage import leaf_probabilities
+
+Value = Callable[[After], float | Fraction]
+Values = dict[HeadsUpState, float]
+
+
+@functools.lru_cache(maxsize=256)
+def _round(params: HeadsUpParams, state: HeadsUpState
+           ) -> tuple[HandModel, dict[Role, tuple[tuple[After, ...], ...]]]:
+    """The round's model (paying its own net chips, replaced below) and where each leaf leads:
+    the same whatever the values, so built once a state."""
+    description = params.round(state)
+    assert isinstance(description.betting, HeadsUpBetting)
+    trees: dict[Role, RoundTree] = description.betting.round_trees()
+    model = build_model(description, {first: rt.tree for first, rt in trees.items()})
+    return model, round_leads(state, trees)
+
+
+def base_model(params: HeadsUpParams, state: HeadsUpState) -> HandModel:
+    """The round at `state` as a hand: its leaves pay the captain's net chips."""
+    return _round(params, state)[0]
+
+
+def value_of(nxt: After, values: Values) -> float:
+    """The round's captain's value of where it leads."""
+    if nxt.state is None:
+        assert nxt.end is not None
+        return float(nxt.end)
+    v = values[nxt.state]
+    return v if nxt.same else 1 - v
+
+
+def stage_model(params: HeadsUpParams, state: HeadsUpState, value: Value) -> HandModel:
+    """The stage game of `state`: every leaf pays `value(where it leads)` by outcome,
+    `value` asked once for each place a round can lead."""
+    base, leads = _round(params, state)
+    paid: dict[After, float | Fraction] = {}
+
+    def pay(nxt: After) -> float | Fraction:
+        if nxt not in paid:
+            paid[nxt] = value(nxt)
+        return paid[nxt]
+
+    # betting.LeafPayoff names Fractions; a stage pays floats while solving, Fractions in
+    # the certificate (as the round's and the manche's stages do)
+    trees = {first: dataclasses.replace(tree, payoffs=tuple(
+                 tuple(pay(nxt) for nxt in leaf)   # type: ignore[misc]
+                 for leaf in leads[first]))
+             for first, tree in base.trees.items()}
+    return dataclasses.replace(base, trees=trees)
+
+
+def model_at(params: HeadsUpParams, state: HeadsUpState, values: Values) -> HandModel:
+    return stage_model(params, state, lambda nxt: value_of(nxt, values))
+
+
+def transitions(params: HeadsUpParams, state: HeadsUpState, strategy: Strategy
+                ) -> dict[After, float]:
+    """Where the round at `state` leads, with probabilities, under `strategy`."""
+    model, leads = _round(params, state)
+    out: dict[After, float] = {}
+    for (first, index, o), p in leaf_probabilities(model, strategy).items():
+        if p > 0:
+            nxt = leads[Role(first)][index][1 - o]
+            out[nxt] = out.get(nxt, 0.0) + p
+    return out
