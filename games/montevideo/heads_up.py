@@ -142,11 +142,22 @@ class HeadsUpParams:
 
     def describe(self) -> str:
         sizes = "" if self.bet_sizes == ANY else f", bets {self.bet_sizes}"
-        return (f"Montevideo heads-up: {self.total} chips, {self.faces} faces, "
-                f"{self.throws} throws, ante {self.first_ante} rising to {MAX_ANTE}{sizes}")
+        throws = f"{self.throws} throw{'s' if self.throws > 1 else ''}"
+        return (f"Montevideo heads-up: {self.total} chips, {self.faces} faces, {throws}, "
+                f"ante {self.first_ante} rising to {MAX_ANTE}{sizes}")
 
     def to_dict(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
+        return {"game": "montevideo-heads-up", **dataclasses.asdict(self)}
+
+    @classmethod
+    def from_dict(cls, rules: Any) -> "HeadsUpParams":
+        """The rules a report states (`to_dict`); a one-line `ParameterError` otherwise."""
+        if not isinstance(rules, dict) or rules.get("game") != "montevideo-heads-up":
+            raise ParameterError("not the rules of Montevideo's heads-up end")
+        fields = {k: v for k, v in rules.items() if k != "game"}
+        if set(fields) != {f.name for f in dataclasses.fields(cls)}:
+            raise ParameterError(f"the heads-up rules name {sorted(fields)}")
+        return cls(**fields)
 
 
 def parse_state(text: str) -> HeadsUpState:

@@ -22,6 +22,7 @@ from solver.app.commands import (
     export_policy,
     lp,
     manche,
+    montevideo,
     multi,
     outputs,
     play,
@@ -41,7 +42,7 @@ COMMANDS = (stats.stats, solve.solve, export.export, export.charts, convergence.
             outputs.outputs, evaluate.evaluate, play.play, cheatsheet.cheatsheet, lp.lp,
             round.round_command, sweep.sweep, results.results, site.site,
             export_policy.export_policy, export_efg.export_efg, exploit.exploit,
-            multi.multi, manche.manche)
+            multi.multi, manche.manche, montevideo.montevideo)
 
 
 @click.group(cls=Bidou, commands=COMMANDS, epilog="""\b

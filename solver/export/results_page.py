@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from solver.export import bidu_section, le_bidou_section, multi_section
+from solver.export import bidu_section, le_bidou_section, montevideo_section, multi_section
 from solver.export.results_behaviour import behaviour_section
 from solver.export.results_cycle import cycle_section
 from solver.export.results_disadvantage import disadvantage_section
@@ -41,6 +41,9 @@ def render(doc: Mapping[str, Any]) -> str:
         lines += multi_section.render(doc["multi"], 7 if "le_bidou" in doc else 6)
     if "bidu" in doc:
         lines += bidu_section.render(doc["bidu"], 6 + ("le_bidou" in doc) + ("multi" in doc))
+    if "montevideo" in doc:
+        lines += montevideo_section.render(doc["montevideo"], 6 + ("le_bidou" in doc)
+                                           + ("multi" in doc) + ("bidu" in doc))
     return "\n".join(lines).rstrip() + "\n"
 
 

@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 
 SCHEMA, SCHEMA_VERSION = "bidou-results", 1
 # The document's parts that other commands make, kept when `bidou results` solves the rest.
-KEPT_PARTS = ("le_bidou", "multi", "bidu")
+KEPT_PARTS = ("le_bidou", "multi", "bidu", "montevideo")
 # The floats computed here (behaviour, costs, the round's Markov chain) carry rounding that
 # depends on the machine's BLAS kernels in their 16th digit; the document keeps 12 decimals,
 # which every machine computes alike (the sweep's numbers are the table's, kept whole).

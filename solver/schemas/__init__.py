@@ -21,7 +21,8 @@ from typing import Any
 
 # The schemas by name: the file `NAME.schema.json`, its "$id" `urn:bidou-solver:schemas:NAME`.
 NAMES = ("common", "strategy", "exact-strategy", "cheatsheet-strategy", "round", "summary",
-         "sweep-row", "exploit", "manche", "round-cheatsheet", "bidu-solution")
+         "sweep-row", "exploit", "manche", "round-cheatsheet", "bidu-solution",
+         "montevideo-heads-up")
 ID_PREFIX = "urn:bidou-solver:schemas:"
 
 
