@@ -159,14 +159,15 @@ PUBLISHED = [(path, name) for pattern, name in (
     ("le-bidou/cheatsheet_strategy.json", "strategy"),
     ("cheatsheet-front/*.json", "cheatsheet-strategy"), ("*/summary.json", "summary"),
     ("round*/round.json", "round"), ("le-bidou/manche.json", "manche"),
-    ("bidu/bidu-solution.json", "bidu-solution"))
+    ("bidu/bidu-solution.json", "bidu-solution"),
+    ("montevideo/heads-up.json", "montevideo-heads-up"))
     for path in sorted(OUTPUTS.glob(pattern))]
 
 
 def test_every_kind_of_published_file_is_checked():
     kinds = {name for _, name in PUBLISHED}
     assert kinds == {"exact-strategy", "strategy", "cheatsheet-strategy", "summary", "round",
-                     "manche", "bidu-solution"}
+                     "manche", "bidu-solution", "montevideo-heads-up"}
     # three variants' four strategy files, the fronts' 25 books (the top-down merges skip
     # some sizes), two rounds: a floor, so that a glob matching nothing fails
     assert len(PUBLISHED) >= 3 * 4 + 25 + 2

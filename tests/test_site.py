@@ -452,6 +452,31 @@ def test_round_page_map_and_a_states_advice(site, browser, tmp_path):
     assert browser.problems() == []
 
 
+def test_montevideo_page_map_and_a_states_play(site, browser, tmp_path):
+    _open(browser, site, "montevideo.html")
+    report = json.loads((OUTPUTS / "montevideo" / "heads-up.json").read_text())
+    cells = browser.run("document.querySelectorAll('#montevideo-map td[data-state]').length")
+    assert cells == len(report["states"]) == 85
+    state = next(e for e in report["states"] if (e["captain"], e["opponent"], e["ante"])
+                 == (12, 6, 4))
+    browser.run("document.querySelector('#montevideo-map td[data-state=\"12,6,4\"]').click()")
+    assert browser.run("document.getElementById('advice-value').textContent").endswith(
+        f"{state['value']:.12f}")
+    rows = browser.run("[...document.querySelectorAll('#push-fold tr')].map((r) => "
+                       "[...r.children].map((c) => c.textContent))")
+    assert len(rows) == 1 + len(report["hands"])
+    first = rows[1]
+    assert first[0] == report["hands"][0]
+    p = state["push_fold"]["call"][0]
+    assert first[3] == "never met" if p is None else _agrees(first[3], p)
+    browser.screenshot(tmp_path / "site_montevideo.png")
+    # a state where a player is all in by the ante has no betting to show
+    browser.run("document.querySelector('#montevideo-map td[data-state=\"17,1,6\"]').click()")
+    assert "all in by the ante" in browser.run(
+        "document.getElementById('no-betting').textContent")
+    assert browser.problems() == []
+
+
 # --- the command ----------------------------------------------------------------------------
 
 def _data(page: Path) -> dict[str, Any]:
@@ -463,7 +488,7 @@ def _data(page: Path) -> dict[str, Any]:
 
 
 def test_pages_are_self_contained_and_small(site):
-    for name in ("index.html", "reroll.html", "round.html"):
+    for name in ("index.html", "reroll.html", "round.html", "montevideo.html"):
         page = site / name
         text = page.read_text()
         assert page.stat().st_size < 2_000_000

@@ -1,6 +1,6 @@
 """The browser view (`bidou site`): static pages that open from the file system.
 
-Three pages, each one self-contained HTML file (its style, script and data inline: no
+Four pages, each one self-contained HTML file (its style, script and data inline: no
 server, no network, nothing fetched, so `file://` works and a page can be mailed alone):
 
 * ``index.html`` — the betting: pick the rules, both throw counts and the betting so far;
@@ -8,7 +8,10 @@ server, no network, nothing fetched, so `file://` works and a page can be mailed
   frequency (bars coloured like the charts) and its value (`analysis.action_values`);
 * ``reroll.html`` — the throwing: what to keep, by throw and hand, as the reroll chart says;
 * ``round.html`` — the round's win-probability map (from a published ``round.json``); a
-  click on a state shows its numbers and what each way the next hand can end leads to.
+  click on a state shows its numbers and what each way the next hand can end leads to;
+* ``montevideo.html`` — Montevideo's heads-up end (from a published ``heads-up.json``, checked
+  by the caller): its win-probability map; a click on a state shows its numbers and its
+  push-or-fold play, hand by hand.
 
 The pages are made of templates shipped as package data (``site_files/``: one HTML
 skeleton, one style sheet, plain scripts without a framework or a build step) and of the
@@ -43,7 +46,7 @@ from solver.hand.strategy import Strategy, StrategyFileError
 
 SCHEMA = "bidou-site"
 SCHEMA_VERSION = 1
-PAGES = ("index.html", "reroll.html", "round.html")
+PAGES = ("index.html", "reroll.html", "round.html", "montevideo.html")
 DIGITS = 6              # probabilities and values as embedded: enough for any display
 ROUND_SCHEMA = ("bidou-round", 1)
 
@@ -359,9 +362,25 @@ def page(title: str, script: str, data: Any) -> str:
     return body
 
 
+def montevideo_document(report: Mapping[str, Any]) -> dict[str, Any]:
+    """A heads-up report (`solver.montevideo.report`, checked by the caller) as the map
+    shows it."""
+    from games.montevideo.heads_up import MAX_ANTE, HeadsUpParams
+
+    params = HeadsUpParams.from_dict(report["rules"])
+    keys = ("captain", "opponent", "ante", "value", "lower", "upper", "chip_share",
+            "push_fold")
+    return {"rules": params.describe(), "total": params.total,
+            "antes": list(range(params.first_ante, MAX_ANTE + 1)),
+            "max_width": report["max_width"], "hands": report["hands"],
+            "states": [{key: entry[key] for key in keys} for entry in report["states"]],
+            "colours": _cividis()}
+
+
 def render_pages(hands: Sequence[HandView], rounds: Mapping[str, Mapping[str, Any]],
-                 selected: int = 0) -> dict[str, str]:
-    """The three pages by file name; the hand pages open on `hands[selected]`."""
+                 selected: int = 0, montevideo: Mapping[str, Any] | None = None
+                 ) -> dict[str, str]:
+    """The four pages by file name; the hand pages open on `hands[selected]`."""
     styles = {"throw": {k: _style(v) for k, v in THROW_STYLES.items()},
               "bet": {k: _style(v) for k, v in BET_STYLES.items()},
               "off_path": {"edge": OFF_PATH_EDGE, "band": OFF_PATH_BAND}}
@@ -374,16 +393,19 @@ def render_pages(hands: Sequence[HandView], rounds: Mapping[str, Mapping[str, An
             "rule_sets": [throw_document(v) for v in hands]}),
         "round.html": page("Bidou: the round", "round.js",
                            {"rounds": [round_document(n, r) for n, r in rounds.items()]}),
+        "montevideo.html": page("Montevideo: the last two players", "montevideo.js", {
+            "montevideo": None if montevideo is None else montevideo_document(montevideo)}),
     }
 
 
 def write_site(out_dir: str | os.PathLike, hands: Sequence[HandView],
-               rounds: Mapping[str, Mapping[str, Any]], selected: int = 0) -> list[Path]:
+               rounds: Mapping[str, Mapping[str, Any]], selected: int = 0,
+               montevideo: Mapping[str, Any] | None = None) -> list[Path]:
     """Write the pages into `out_dir`, all or none (`files.write_set`); the hand pages open
     on `hands[selected]`."""
     if not 0 <= selected < len(hands):
         raise ValueError("a site needs at least one rule set, and opens on one of them")
     out = Path(out_dir)
-    pages = render_pages(hands, rounds, selected)
+    pages = render_pages(hands, rounds, selected, montevideo)
     write_set({out / name: text.encode("utf-8") for name, text in pages.items()})
     return [out / name for name in pages]

@@ -34,7 +34,7 @@ def hand_order(params: HeadsUpParams) -> tuple[tuple[int, ...], list[str]]:
 
 
 def push_fold(params: HeadsUpParams, state: HeadsUpState, strategy: Strategy
-              ) -> dict[str, list[Any]] | None:
+              ) -> dict[str, Any] | None:
     """P(the captain, leading the betting, goes all in at once | his final hand), P(the
     other player calls that all in | his) and the captain's likeliest first action when he
     leads, each averaged over the throw counts with the weight the strategies give them;
@@ -76,7 +76,7 @@ def push_fold(params: HeadsUpParams, state: HeadsUpState, strategy: Strategy
     likeliest = [root_actions[int(np.argmax(np.round(opening[:, i] / push_w[i], 9)))]
                  if push_w[i] > 1e-12 else UNREACHED for i in order]
     return {"all_in": share(push, push_w), "call": share(call, call_w),
-            "opening": likeliest}
+            "opening": likeliest, "all_in_bet": root_actions[-1]}
 
 
 def shown_value(solution: HeadsUpSolution, certificate: HeadsUpCertificate,
@@ -102,6 +102,10 @@ def state_entry(solution: HeadsUpSolution, certificate: HeadsUpCertificate,
             "lower": decimal(proof.lower, DIGITS, up=False),
             "upper": decimal(proof.upper, DIGITS, up=True),
             "width": float(proof.width),
+            # what a best reply over the whole game gains against each seat's strategy,
+            # beyond the value (in win probability)
+            "captain_exploitability": max(0.0, value - float(proof.lower)),
+            "other_exploitability": max(0.0, float(proof.upper) - value),
             "chip_share": state.captain / state.total,
             "stage": stage.method,
             "push_fold": push_fold(solution.params, state, stage.strategy)}
@@ -113,15 +117,20 @@ def heads_up_report(solution: HeadsUpSolution, certificate: HeadsUpCertificate
     writes the same file."""
     states = sorted(solution.values, key=lambda s: (s.ante, s.captain))
     _, hands = hand_order(solution.params)
+    entries = [state_entry(solution, certificate, s) for s in states]
     return {
         "schema": SCHEMA,
         "schema_version": SCHEMA_VERSION,
         "rules": solution.params.to_dict(),
         "equilibrium": solution.equilibrium,
+        "status": "every state proved",
         "max_width": certificate.max_width,
+        "max_exploitability": {
+            "captain": max(e["captain_exploitability"] for e in entries),
+            "other": max(e["other_exploitability"] for e in entries)},
         "longest": certificate.longest,
         "margin": certificate.margin,
         "residuals": list(solution.residuals),
         "hands": hands,
-        "states": [state_entry(solution, certificate, s) for s in states],
+        "states": entries,
     }

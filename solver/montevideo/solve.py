@@ -25,6 +25,8 @@ import os
 import time
 from typing import Any, Sequence
 
+import numpy as np
+
 from games.montevideo.heads_up import MAX_ANTE, After, HeadsUpParams, HeadsUpState
 from solver.common.errors import SolverError
 from solver.common.progress import Step, quiet
@@ -168,7 +170,7 @@ def solve_heads_up(params: HeadsUpParams, progress: Step | None = None,
                 try:
                     values.update(_evaluate(params, top, stages, values))
                     continue
-                except Exception:                       # noqa: BLE001 (singular system)
+                except np.linalg.LinAlgError:     # strategies that never leave the states
                     pass
             values.update(shapley)
         else:

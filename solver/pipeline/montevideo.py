@@ -64,9 +64,10 @@ def _number(text: Any, where: str) -> Decimal:
 
 def check_report(doc: Any, params: HeadsUpParams | None = None) -> HeadsUpParams:
     """The rules of a report that passes its schema and the checks a schema cannot state:
-    the states are exactly those of its rules, each once; lower <= value <= upper; chip
-    shares as the chips say. ReportError (one line) otherwise, or if `params` are given and
-    the report is for other rules."""
+    the states are exactly those of its rules, each once; lower <= value <= upper, the
+    exploitabilities the value's distances to them; chip shares as the chips say.
+    ReportError (one line) otherwise, or if `params` are given and the report is for other
+    rules."""
     from games.montevideo.params import ParameterError
     from solver.schemas import SchemaViolation, validate
 
@@ -90,6 +91,11 @@ def check_report(doc: Any, params: HeadsUpParams | None = None) -> HeadsUpParams
         if not lower <= value <= upper or upper - lower > Decimal("1e-9") + Decimal("2e-15"):
             raise ReportError(f"{where}: its value is not inside a proved interval of "
                               f"width 1e-9 or less")
+        claimed = (entry["captain_exploitability"], entry["other_exploitability"])
+        shown = (max(Decimal(0), value - lower), max(Decimal(0), upper - value))
+        if any(abs(Decimal(repr(c)) - s) > Decimal("3e-15") for c, s in zip(claimed, shown)):
+            raise ReportError(f"{where}: its exploitabilities are not its value's distances "
+                              f"to its interval")
         if not math.isclose(entry["chip_share"], state.captain / state.total, abs_tol=1e-15):
             raise ReportError(f"{where}: its chip share is not the captain's chips over all")
     return rules

@@ -71,7 +71,8 @@ def push_fold_lines(hands: list[str], push: dict[str, Any] | None) -> list[str]:
         if action is not None:
             openings.setdefault(action, []).append(hand)
     for action, names in sorted(openings.items(), key=lambda item: _amount(item[0])):
-        lines.append(f"captain leading the betting, most often {action}: "
+        shown = f"{action} (all in)" if action == push["all_in_bet"] else action
+        lines.append(f"captain leading the betting, most often {shown}: "
                      f"{_hands_in_words(hands, names)}")
     for key, who in (("all_in", "captain leading the betting, all in at once"),
                      ("call", "other player facing that all in, calls")):
@@ -80,7 +81,7 @@ def push_fold_lines(hands: list[str], push: dict[str, Any] | None) -> list[str]:
             lines.append(f"{who}: never met (nobody goes all in at once here)")
             continue
         always = [h for h, p in zip(hands, shares) if p is not None and p >= ALWAYS]
-        mixed = [f"{h} ({p:.0%})" for h, p in zip(hands, shares)
+        mixed = [f"{h} ({100 * p:.1f}%)" for h, p in zip(hands, shares)
                  if p is not None and NEVER < p < ALWAYS]
         if not always and not mixed:
             lines.append(f"{who}: never")
@@ -106,6 +107,9 @@ def _state_lines(report: dict[str, Any], state: HeadsUpState, source: str) -> li
         f"ante {state.ante}",
         f"value:          {entry['value']:.12f} = P(the captain ends with every chip)",
         f"proved:         {entry['lower']} <= value <= {entry['upper']}",
+        f"exploitability: captain {entry['captain_exploitability']:.1e}, other player "
+        f"{entry['other_exploitability']:.1e} (what a best reply over the whole game "
+        f"gains, in win probability)",
         f"chips:          {entry['chip_share']:.12f} (edge of the captaincy and the play "
         f"over counting chips: {entry['value'] - entry['chip_share']:+.6f})",
         f"equilibrium:    {report['equilibrium']} (not refined: where a stage's play never "
@@ -119,9 +123,13 @@ def _lines(report: dict[str, Any], source: str, seconds: str) -> list[str]:
     params = HeadsUpParams.from_dict(report["rules"])
     lines = [
         f"rules:          {params.describe()}",
-        f"states:         {len(report['states'])}, every one proved (widest interval "
-        f"{report['max_width']:.1e}); every game ends with probability 1 whatever either "
-        f"player does (proved: at most {report['longest']:.2f} rounds expected at ante 6)",
+        f"status:         {report['status']}: {len(report['states'])} states (widest "
+        f"interval {report['max_width']:.1e}); every game ends with probability 1 whatever "
+        f"either player does (proved: at most {report['longest']:.2f} rounds expected at "
+        f"ante 6)",
+        f"exploitability: at most {report['max_exploitability']['captain']:.1e} (the "
+        f"captains' strategies), {report['max_exploitability']['other']:.1e} (the other "
+        f"players'), in win probability over the whole game",
         f"seconds:        {seconds}",
         f"source:         {source}",
         f"meaning:        {MEANING}",

@@ -81,6 +81,21 @@ def _rounds(root: Path | None) -> dict[str, Any]:
     return found
 
 
+def _montevideo(root: Path | None) -> dict[str, Any] | None:
+    """The published heads-up report of Montevideo (checked), or None if there is none."""
+    from games.montevideo.heads_up import HeadsUpParams
+    from solver.hand.strategy import StrategyFileError
+    from solver.pipeline.montevideo import REPORT_NAME, ReportError, read_report
+
+    path = root / "montevideo" / REPORT_NAME if root is not None else None
+    if path is None or not path.is_file():
+        return None
+    try:
+        return read_report(path, HeadsUpParams())
+    except ReportError as error:
+        raise StrategyFileError(str(error)) from None
+
+
 def _not_a_file(path: Path) -> str:
     """What `path` is instead (a stat: nothing opened, so a FIFO cannot block)."""
     try:
@@ -106,9 +121,10 @@ Examples:
                    "without one, the games are solved now and the round is left out).")
 def site(params: BidouParams, rules_given: tuple[str, ...], out_dir: str,
          root: str | None) -> None:
-    """Write a static site (index.html, reroll.html, round.html) that opens from the file
-    system: pick the rules, the throw counts and the betting so far and see every hand's
-    play; the reroll advice; the round's win-probability map. Each page holds its data."""
+    """Write a static site (index.html, reroll.html, round.html, montevideo.html) that opens
+    from the file system: pick the rules, the throw counts and the betting so far and see
+    every hand's play; the reroll advice; the round's win-probability map; Montevideo's
+    heads-up end. Each page holds its data."""
     from solver.app.outputs import project_outputs
     from solver.app.progress import Progress
     from solver.common.files import check_directory_destination
@@ -117,9 +133,10 @@ def site(params: BidouParams, rules_given: tuple[str, ...], out_dir: str,
     check_directory_destination(out_dir)
     folder = Path(root) if root is not None else project_outputs()
     rounds = _rounds(folder)
+    heads_up = _montevideo(folder)
     with Progress() as progress:
         views, selected = _hand_views(params, rules_given, folder, progress)
-        paths = write_site(out_dir, views, rounds, selected)
+        paths = write_site(out_dir, views, rounds, selected, heads_up)
     for path in paths:
         click.echo(f"{path} ({path.stat().st_size / 1e6:.2f} MB)")
     if not rounds:
