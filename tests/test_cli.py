@@ -228,7 +228,8 @@ def test_every_command_is_one_thin_module():
     names = sorted(command.name for command in COMMANDS)
     assert names == sorted(main.commands) == [
         "charts", "cheatsheet", "convergence", "evaluate", "exploit", "export", "export-efg",
-        "export-policy", "lp", "manche", "multi", "outputs", "play", "results", "round",
+        "export-policy", "lp", "manche", "montevideo", "multi", "outputs", "play", "results",
+        "round",
         "site", "solve", "stats", "sweep"]
     assert all(command.callback.__module__.startswith("solver.app.commands.")
                for command in COMMANDS)

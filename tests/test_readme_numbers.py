@@ -33,6 +33,8 @@ SETTINGS = {
     "130": "the exit status of an interrupted command",
     "143": "the exit status of a terminated command",
     "1/2": "the match's value from its start, proved by symmetry in solver/round/match.py",
+    "18": "Montevideo's heads-up chips at the default rules, three players of six "
+          "(HeadsUpParams().total, tests/test_montevideo_heads_up.py)",
 }
 
 

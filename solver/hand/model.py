@@ -20,6 +20,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 from fractions import Fraction
+from typing import Any, Callable, Hashable, Mapping, Sequence, TypeVar
 
 import numpy as np
 
@@ -121,6 +122,29 @@ def build_model(game: GameParams | HandDescription,
         strength=strength, exceptions=exceptions, compare=compare, throw_actions=tuple(actions),
         throw_legal=legal, transition=transition, outcome=outcome,
         public_states=dice.public_states(), trees=dict(trees))
+
+
+Lead = TypeVar("Lead", bound=Hashable)
+
+
+def paid_by(base: HandModel, leads: Mapping[Role, Sequence[Sequence[Lead]]],
+            value: Callable[[Lead], Any]) -> HandModel:
+    """`base` with every leaf paying `value(where it leads)`, by showdown outcome
+    (`leads[first][leaf]` in the order of `betting.OUTCOMES`), `value` asked once for each
+    place: the stage games of a stochastic game over hands, built for every solve and every
+    step of a proof, whose trees' shape does not depend on what their leaves pay. The
+    payoffs are floats while solving, Fractions in a proof."""
+    paid: dict[Lead, Any] = {}
+
+    def pay(nxt: Lead) -> Any:
+        if nxt not in paid:
+            paid[nxt] = value(nxt)
+        return paid[nxt]
+
+    trees = {first: dataclasses.replace(tree, payoffs=tuple(
+                 tuple(pay(nxt) for nxt in leaf) for leaf in leads[first]))
+             for first, tree in base.trees.items()}
+    return dataclasses.replace(base, trees=trees)
 
 
 def _check_reducible(description: HandDescription) -> None:

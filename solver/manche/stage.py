@@ -4,14 +4,13 @@ the pool, each leaf paying, by showdown outcome, the first player's value of whe
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 from fractions import Fraction
 from typing import Callable
 
 from games.bidou.betting import OUTCOMES, Role
 from games.le_bidou.manche import After, MancheParams, MancheState, after_hand, received
-from solver.hand.model import HandModel, build_model
+from solver.hand.model import HandModel, build_model, paid_by
 from solver.hand.strategy import Strategy
 from solver.round.stage import leaf_probabilities
 
@@ -35,26 +34,9 @@ def leaf_leads(params: MancheParams, state: MancheState
 
 
 def stage_model(params: MancheParams, state: MancheState, value: Value) -> HandModel:
-    """The stage game of `state`: every leaf pays `value(where it leads)` by outcome.
-
-    The base model's trees with their payoffs replaced (the trees' shape does not depend
-    on what the leaves pay), `value` asked once for each place a hand can lead: a stage is
-    built for every solve and every step of the proof."""
-    base = base_model(params, state.pool)
-    paid: dict[After, float | Fraction] = {}
-
-    def pay(nxt: After) -> float | Fraction:
-        if nxt not in paid:
-            paid[nxt] = value(nxt)
-        return paid[nxt]
-
-    # betting.LeafPayoff names Fractions; a stage pays floats while solving, Fractions in
-    # the certificate (as the round's stage games do)
-    trees = {first: dataclasses.replace(tree, payoffs=tuple(
-                 tuple(pay(nxt) for nxt in leaf)   # type: ignore[misc]
-                 for leaf in leaf_leads(params, state)[first]))
-             for first, tree in base.trees.items()}
-    return dataclasses.replace(base, trees=trees)
+    """The stage game of `state`: every leaf pays `value(where it leads)` by outcome (the
+    base model's trees with their payoffs replaced, `paid_by`)."""
+    return paid_by(base_model(params, state.pool), leaf_leads(params, state), value)
 
 
 def transitions(params: MancheParams, model: HandModel, state: MancheState,

@@ -4,9 +4,9 @@ side in worker processes (the one pool, `solver.common.workers`).
 A stage is solved many times with nearby continuation values: first at the component's
 first guess (`solve.first_guess`), then at each Newton step (solver/manche/solve.py).
 Successive solves of one stage have the same LP shape and new leaf values, so each starts
-where the last one ended (`Start`): the whole tree's LP from its final basis, the double
-oracle from its last restricted tree and that LP's final basis by name (`solver.hand.lp.warm`).
-A stage's first solve is cold (the double oracle from `default_start`). Everything a solve
+where the last one ended (`solver.hand.lp.resolve`: the whole tree's LP from its final basis,
+the double oracle from its last restricted tree and that LP's final basis by name). A stage's
+first solve is cold (the double oracle from `default_start`). Everything a solve
 reads is in its arguments, so its result is the same in any process and in any order: the
 manche's numbers do not depend on scheduling.
 """
@@ -21,24 +21,13 @@ from typing import Any, Callable, Sequence
 
 from games.le_bidou.manche import After, MancheParams, MancheState
 from solver.common.workers import WorkerPool
-from solver.hand.lp.restricted import betting_rows, double_oracle
-from solver.hand.lp.sequence_form import Basis, solve_lp_from
-from solver.hand.lp.warm import KeyedBasis
+from solver.hand.lp.resolve import Start, solve_again
+from solver.hand.lp.restricted import betting_rows
 from solver.hand.model import HandModel
 from solver.hand.strategy import Strategy
 from solver.manche.stage import stage_model
 
 Values = dict[MancheState, float]
-
-
-@dataclasses.dataclass(frozen=True)
-class Start:
-    """Where a stage's next solve starts: the final basis of its whole tree's LP, or the
-    restricted tree of its double oracle (`kept`) and the final basis of its last LP."""
-
-    basis: Basis | None = None
-    kept: frozenset[str] | None = None
-    keyed: KeyedBasis | None = None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -86,20 +75,8 @@ def solve_stage(params: MancheParams, state: MancheState, values: Values,
     cold: the double oracle from `default_start` (docs/manche.md, "Measured": larger
     first trees, such as the decisions the pool below kept, cost more than they save)."""
     begin = time.perf_counter()
-    model = model_at(params, state, values)
-    if uses_double_oracle(model):
-        if start is not None and start.kept is not None:
-            oracle = double_oracle(model, start=start.kept, basis=start.keyed)
-        else:
-            oracle = double_oracle(model)
-        lp = oracle.solution
-        method = (f"restricted LP ({oracle.decisions} of {oracle.full_decisions} "
-                  f"decisions, {oracle.rounds} LPs)")
-        after = Start(kept=oracle.kept, keyed=oracle.basis)
-    else:
-        lp, basis = solve_lp_from(model, None if start is None else start.basis)
-        method = "LP of the whole tree"
-        after = Start(basis=basis)
+    lp, method, after = solve_again(model_at(params, state, values), start,
+                                    DOUBLE_ORACLE_ROWS)
     return Solved(lp.strategy, lp.value, method, time.perf_counter() - begin, after)
 
 

@@ -13,8 +13,8 @@ stops when the stage values reproduce V to STOP_RESIDUAL; the numbers are proved
 `certify`, never by this residual.
 
 A stage whose tree is large (more than DOUBLE_ORACLE_ROWS betting rows) is solved by the
-double oracle on restricted trees (solver/hand/lp/restricted.py), the others by one LP, each
-later solve of a stage from its last basis. The states of one ante are independent and run
+double oracle on restricted trees, the others by one LP, each later solve of a stage from
+where its last ended (solver/hand/lp/resolve.py). The states of one ante are independent and run
 side by side on worker processes.
 """
 
@@ -31,8 +31,7 @@ from games.montevideo.heads_up import MAX_ANTE, After, HeadsUpParams, HeadsUpSta
 from solver.common.errors import SolverError
 from solver.common.progress import Step, quiet
 from solver.common.workers import WorkerPool, start_method
-from solver.hand.lp.restricted import KeyedBasis, betting_rows, double_oracle
-from solver.hand.lp.sequence_form import Basis, solve_lp_from
+from solver.hand.lp.resolve import Start, solve_again
 from solver.hand.strategy import Strategy
 from solver.montevideo.stage import Values, model_at, transitions, value_of
 from solver.round import markov
@@ -40,16 +39,6 @@ from solver.round import markov
 STOP_RESIDUAL = 1e-13
 MAX_ROUNDS = 60
 DOUBLE_ORACLE_ROWS = 2048
-
-
-@dataclasses.dataclass(frozen=True)
-class Start:
-    """Where a stage's next solve starts: its last LP's basis, or the restricted tree of its
-    double oracle (`kept`) and the basis of its last LP."""
-
-    basis: Basis | None = None
-    kept: frozenset[str] | None = None
-    keyed: KeyedBasis | None = None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -76,20 +65,8 @@ def solve_stage(params: HeadsUpParams, state: HeadsUpState, values: Values,
                 start: Start | None) -> tuple[Stage, Start]:
     """The stage equilibrium of `state` at `values`, from `start` (its last solve)."""
     begin = time.perf_counter()
-    model = model_at(params, state, values)
-    if betting_rows(model) > DOUBLE_ORACLE_ROWS:
-        if start is not None and start.kept is not None:
-            oracle = double_oracle(model, start=start.kept, basis=start.keyed)
-        else:
-            oracle = double_oracle(model)
-        lp = oracle.solution
-        method = (f"restricted LP ({oracle.decisions} of {oracle.full_decisions} "
-                  f"decisions, {oracle.rounds} LPs)")
-        after = Start(kept=oracle.kept, keyed=oracle.basis)
-    else:
-        lp, basis = solve_lp_from(model, None if start is None else start.basis)
-        method = "LP of the whole tree"
-        after = Start(basis=basis)
+    lp, method, after = solve_again(model_at(params, state, values), start,
+                                    DOUBLE_ORACLE_ROWS)
     return Stage(lp.strategy, lp.value, method, time.perf_counter() - begin), after
 
 

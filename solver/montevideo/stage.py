@@ -4,7 +4,6 @@ outcome, the captain's value of where it leads (games/montevideo/heads_up.py say
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 from fractions import Fraction
 from typing import Callable
@@ -18,7 +17,7 @@ from games.montevideo.heads_up import (
     RoundTree,
     round_leads,
 )
-from solver.hand.model import HandModel, build_model
+from solver.hand.model import HandModel, build_model, paid_by
 from solver.hand.strategy import Strategy
 from solver.round.stage import leaf_probabilities
 
@@ -53,23 +52,10 @@ def value_of(nxt: After, values: Values) -> float:
 
 
 def stage_model(params: HeadsUpParams, state: HeadsUpState, value: Value) -> HandModel:
-    """The stage game of `state`: every leaf pays `value(where it leads)` by outcome,
-    `value` asked once for each place a round can lead."""
+    """The stage game of `state`: every leaf pays `value(where it leads)` by outcome (the
+    round's trees with their payoffs replaced, `paid_by`)."""
     base, leads = _round(params, state)
-    paid: dict[After, float | Fraction] = {}
-
-    def pay(nxt: After) -> float | Fraction:
-        if nxt not in paid:
-            paid[nxt] = value(nxt)
-        return paid[nxt]
-
-    # betting.LeafPayoff names Fractions; a stage pays floats while solving, Fractions in
-    # the certificate (as the round's and the manche's stages do)
-    trees = {first: dataclasses.replace(tree, payoffs=tuple(
-                 tuple(pay(nxt) for nxt in leaf)   # type: ignore[misc]
-                 for leaf in leads[first]))
-             for first, tree in base.trees.items()}
-    return dataclasses.replace(base, trees=trees)
+    return paid_by(base, leads, value)
 
 
 def model_at(params: HeadsUpParams, state: HeadsUpState, values: Values) -> HandModel:
