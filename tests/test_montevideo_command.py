@@ -120,6 +120,7 @@ def test_state_from_the_published_report():
     (("--state", "9,9,1"), "at least 2"),
     (("--state", "9,8,2"), "holds 17 chips"),
     (("--state", "9,9"), "CAPTAIN,OPPONENT,ANTE"),
+    (("--players", "4", "--chips", "24"), "bet 46 chips beyond his ante"),
     (("--out", "/dev/null/x"), ""),
 ])
 def test_bad_input_exits_2(args, message):
@@ -140,3 +141,18 @@ def test_out_writes_report_and_charts(tmp_path, small_report):
     written = json.loads((out / "heads-up.json").read_text())
     assert [e["value"] for e in written["states"]] == pytest.approx(
         [e["value"] for e in small_report["states"]], abs=1e-12)
+
+
+def test_a_proof_that_fails_exits_1_and_prints_no_number(monkeypatch):
+    import solver.pipeline.montevideo as pipeline
+    from solver.montevideo.certify import HeadsUpCertificateError
+
+    def fail(solution):  # type: ignore[no-untyped-def]
+        raise HeadsUpCertificateError("ante 6: no sub-solution within a margin of 1e-09 rounds")
+
+    monkeypatch.setattr(pipeline, "certify_heads_up", fail)
+    result = run(*SMALL, "--fresh")
+    assert result.exit_code == 1
+    assert result.output.strip().splitlines() == [
+        "bidou: error: the heads-up values could not be proved: ante 6: no sub-solution "
+        "within a margin of 1e-09 rounds"]

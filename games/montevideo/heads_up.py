@@ -51,6 +51,10 @@ from games.montevideo.params import (
 from games.parameters import check_int
 
 MAX_ANTE = 6                      # V15: the ante rises round by round to six
+# The most chips a round of the heads-up end may let a player bet beyond his ante: its tree
+# doubles with each chip (2^(n+1) decisions a first bettor), and 18 chips between the two
+# (the default) bet at most 7, 20 at most 9.
+MAX_BEHIND = 12
 SHOW = "show"                     # the one action of a round without betting
 Sizes = tuple[int | str, ...] | None
 
@@ -109,6 +113,13 @@ class HeadsUpParams:
         check_int("faces", self.faces, 2, 6)
         check_int("throws", self.throws, 1, 3)
         check_int("first ante", self.first_ante, 1, MAX_ANTE)
+        behind = self.total // 2 - self.first_ante
+        if behind > MAX_BEHIND:
+            raise ParameterError(
+                f"total chips {self.total}: the largest round of two would let a player bet "
+                f"{behind} chips beyond his ante, a betting tree of 2^{behind + 1} decisions; "
+                f"at most {MAX_BEHIND} are solved ({2 * (MAX_BEHIND + self.first_ante) + 1} "
+                f"chips in all)")
         sizes = parse_bet_sizes(self.bet_sizes)
         object.__setattr__(self, "bet_sizes", ANY if sizes is None
                            else "/".join(str(s) for s in sizes))

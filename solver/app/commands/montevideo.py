@@ -42,7 +42,10 @@ def heads_up_params(players: int, chips: int, faces: int, throws: int) -> HeadsU
         text = str(error)
         name = text.split(" ", 1)[0]
         raise ParameterError(f"--{name}{text[len(name):]}") from None
-    return HeadsUpParams.of_game(game)
+    try:
+        return HeadsUpParams.of_game(game)
+    except ParameterError as error:
+        raise ParameterError(f"--players {players} --chips {chips}: {error}") from None
 
 
 def _hands_in_words(hands: list[str], names: list[str]) -> str:
