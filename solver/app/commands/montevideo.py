@@ -218,13 +218,13 @@ def montevideo(players: int, chips: int, faces: int, throws: int, state_text: st
                 source = f"published report ({path.name}), checked"
             except ReportError as error:
                 raise ParameterError(str(error)) from None
-        timing = ""
+        timing, from_file = "", report is not None
         if report is None:
             proved = prove_heads_up(params, progress=progress)
             report = proved.report
             source = "solved and proved now"
             timing = f" (solve {proved.solve_seconds:.1f}, proof {proved.prove_seconds:.1f})"
-        if state is not None and source != "solved and proved now":
+        if state is not None and from_file:
             progress(f"solving the round of {state.label()} again", 0, 0)
             try:
                 solve_state_again(report, state)
