@@ -136,9 +136,13 @@ class StageLP:
     one's worth starts HiGHS's dual simplex from its basis; any other is HiGHS's interior
     point method then its crossover to a vertex (and its basis)."""
 
-    def __init__(self, model: VueltaModel, captain_stands: dict | None = None):
-        """`captain_stands`: pins the captain's throwing, {(throw, pub): booleans over
-        hands, True to stand} (a rule such as the folk advice), his betting free."""
+    def __init__(self, model: VueltaModel, captain_stands: dict | None = None,
+                 other_stands: dict | None = None):
+        """`captain_stands`, `other_stands`: pin that seat's throwing, {(throw, pub):
+        booleans over hands, True to stand} (a rule such as the folk advice), his betting
+        free. The captain's forbidden sequences get an upper bound of 0; the other player's
+        are dropped: each of his sequences is a row (his weight on it is the row's dual),
+        and a row that never binds is a sequence he never plays."""
         self.model = model
         self.spaces = me, you = layout(model, 0), layout(model, 1)
         (self.A, self.cost, self.lower, self.row_lower, self.row_upper,
@@ -148,6 +152,10 @@ class StageLP:
             stands = np.asarray(stands, dtype=bool)
             self.upper[me.z[key][stands]] = 0.0
             self.upper[me.y[key][~stands]] = 0.0
+        for key, stands in (other_stands or {}).items():
+            stands = np.asarray(stands, dtype=bool)
+            self.row_upper[you.z[key][stands]] = np.inf
+            self.row_upper[you.y[key][~stands]] = np.inf
         # where the replay terms sit in the matrix's data (A_ub = [-A^T, F1^T]: -worth)
         self.A.sort_indices()
         self.replay_slots = np.array([

@@ -73,16 +73,19 @@ class BiduSolution:
 
 
 def solve_bidu(params: BiduParams, report: Optional[Callable[[str], None]] = None,
-               captain_stands: Optional[dict] = None) -> BiduSolution:
+               captain_stands: Optional[dict] = None,
+               other_stands: Optional[dict] = None) -> BiduSolution:
     """Solve and prove the two-player vuelta of `params`; SolverError if the LP fails,
     Newton's method does not settle within MAX_STEPS, or the proof does not contain the
     LP's value. `captain_stands` pins the captain's throwing (`StageLP`): then `lower` is
     what his solved strategy, which follows the pins, guarantees (`upper` bounds nothing
-    of that restricted game: the other's strategy is checked against every captain)."""
+    of that restricted game: the other's strategy is checked against every captain).
+    `other_stands` pins the other player's: then `upper` is what his solved strategy,
+    which follows them, concedes to every captain."""
     begin = time.perf_counter()
     say = report or (lambda _: None)
     model = build_model(params)
-    lp = StageLP(model, captain_stands)
+    lp = StageLP(model, captain_stands, other_stands)
     worth, step = 0.0, 0
     while True:
         step += 1

@@ -99,7 +99,11 @@ def render(part: Mapping[str, Any], number: int) -> list[str]:
         f"throwing follows it and who bets as well as he can (his betting and all of the "
         f"other's play solved with his throwing pinned) guarantees {folk['captain_guarantees']}"
         f" chips per vuelta, exactly, against a best reply: a cost of "
-        f"[{folk['cost_lower']}, {folk['cost_upper']}] chips per vuelta.",
+        f"[{folk['cost_lower']}, {folk['cost_upper']}] chips per vuelta."
+        + (f" The other player following it the same way concedes {folk['other_concedes']}"
+           f" chips per vuelta to the captain, exactly, against a best reply: a cost to him "
+           f"of [{folk['other_cost_lower']}, {folk['other_cost_upper']}] chips per vuelta."
+           if "other_concedes" in folk else ""),
         "",
         *(_sweep(part["sweep"]) if "sweep" in part else []),
         f"Reproduce: `{COMMAND}` (minutes: a fresh solve per stack and for the folk advice).",

@@ -124,8 +124,8 @@ def _standing(model: VueltaModel, solution: BiduSolution) -> list[dict[str, Any]
 def bidu_part(published: Path, params: BiduParams = BiduParams(),
               report: Optional[Callable[[str], None]] = None) -> dict[str, Any]:
     """The section's numbers for `params` (the published solution's rules): that solution
-    proved again, every smaller stack, the captain-first variant and the folk advice solved
-    now (minutes at the default rules: four LPs each)."""
+    proved again, every smaller stack, the captain-first variant and the folk advice for
+    each seat solved now (minutes at the default rules: four LPs each)."""
     say = report or (lambda _: None)
     say("the published vuelta, proved again")
     default = read_solution(published, params)
@@ -144,6 +144,13 @@ def bidu_part(published: Path, params: BiduParams = BiduParams(),
     folk = solve_bidu(params, captain_stands=pins)
     guarantee = Certificate(folk.lower, folk.lower).decimals(DIGITS)[0]
     cost = Certificate(default.lower - folk.lower, default.upper - folk.lower).decimals(DIGITS)
+    say("the folk advice, the other player's throwing pinned")
+    other_pins = {(t, pub): rule for t in range(1, params.throws)
+                  for pub in default.model.pubs(1, t)}
+    other = solve_bidu(params, other_stands=other_pins)
+    concedes = Certificate(other.upper, other.upper).decimals(DIGITS)[1]
+    other_cost = Certificate(other.upper - default.upper,
+                             other.upper - default.lower).decimals(DIGITS)
     return {
         "rules": params.to_dict(),
         "default": _interval(default),
@@ -154,7 +161,8 @@ def bidu_part(published: Path, params: BiduParams = BiduParams(),
         "folk": {"hand": rules.format_hand(FOLK_HAND), "hands": int(rule.sum()),
                  "chance": float(sum(c for c, r in zip(default.model.chances, rule) if r)),
                  "captain_guarantees": guarantee, "cost_lower": cost[0],
-                 "cost_upper": cost[1]},
+                 "cost_upper": cost[1], "other_concedes": concedes,
+                 "other_cost_lower": other_cost[0], "other_cost_upper": other_cost[1]},
     }
 
 
