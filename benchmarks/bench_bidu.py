@@ -22,26 +22,16 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
-import subprocess
-import sys
 import time
 from fractions import Fraction
+
+from whole_commands import command_rows as command_rows_of
 
 from games.bidu.params import BiduParams
 from solver.bidu.solve import solve_bidu
 from solver.bidu.vuelta import solve_vuelta
 
-BIDOU = [sys.executable, "-c", "from solver.app.cli import main; main()"]
 VARIANTS = [(2, 1, 1), (2, 2, 1), (3, 1, 2), (2, 2, 2), (3, 1, 3)]
-
-
-def whole(args: list[str], repeats: int) -> float:
-    times = []
-    for _ in range(repeats):
-        begin = time.perf_counter()
-        subprocess.run(BIDOU + args, check=True, capture_output=True)
-        times.append(time.perf_counter() - begin)
-    return statistics.median(times)
 
 
 def main() -> None:
@@ -57,12 +47,7 @@ def main() -> None:
                 (["solve", "--game", "bidu", "--stack", "3"], args.repeats)]
     if args.fresh:
         commands.append((["solve", "--game", "bidu", "--fresh"], 1))
-    command_rows = []
-    for command, runs in commands:
-        seconds = whole(command, runs)
-        what = " ".join(["bidou"] + command)
-        print(f"  {what:45s} {seconds:8.2f}  ({runs} runs)")
-        command_rows.append({"what": what, "median_s": round(seconds, 2), "runs": runs})
+    command_rows = command_rows_of(commands, 45)
     print()
     peer_rows = []
     print("the vuelta's value proved: compact model against the exact LP over OpenSpiel's "

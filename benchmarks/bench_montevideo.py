@@ -22,9 +22,9 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
-import subprocess
-import sys
 import time
+
+from whole_commands import command_rows as command_rows_of
 
 import games.montevideo.game as montevideo_game
 from games.montevideo.heads_up import HeadsUpParams, HeadsUpState
@@ -32,21 +32,11 @@ from solver.checks.openspiel_lp import solve_openspiel_game
 from solver.hand.lp.sequence_form import solve_lp
 from solver.hand.model import build_model
 
-BIDOU = [sys.executable, "-c", "from solver.app.cli import main; main()"]
 SMALL = ["montevideo", "--chips", "4", "--faces", "4", "--throws", "2", "--fresh"]
 # faces, throws, the captain's chips, the other's, ante
 # (OpenSpiel's tree grows with the square of a player's dice histories: faces 4 with two
 # throws is already millions of histories)
 ROUNDS = [(3, 1, 4, 4, 1), (3, 2, 3, 3, 2), (3, 2, 4, 4, 1), (4, 1, 6, 6, 1), (6, 1, 4, 4, 1)]
-
-
-def whole(args: list[str], repeats: int) -> float:
-    times = []
-    for _ in range(repeats):
-        begin = time.perf_counter()
-        subprocess.run(BIDOU + args, check=True, capture_output=True)
-        times.append(time.perf_counter() - begin)
-    return statistics.median(times)
 
 
 def main() -> None:
@@ -62,12 +52,7 @@ def main() -> None:
                                                   args.repeats), (SMALL, args.repeats)]
     if args.fresh:
         commands.append((["montevideo", "--fresh"], 1))
-    command_rows = []
-    for command, runs in commands:
-        seconds = whole(command, runs)
-        what = " ".join(["bidou"] + command)
-        print(f"  {what:60s} {seconds:8.2f}  ({runs} runs)")
-        command_rows.append({"what": what, "median_s": round(seconds, 2), "runs": runs})
+    command_rows = command_rows_of(commands, 60)
     print()
     print("a round's value (net chips): compact model's LP against the LP over OpenSpiel's "
           "tree")

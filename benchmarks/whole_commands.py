@@ -1,6 +1,8 @@
 """Whole commands timed in fresh processes, this checkout's beside another installation's
 (`--against OTHER/.venv/bin/bidou`), alternately so that both see the same load: the
-`--whole` runs of benchmarks/bench_le_bidou.py and bench_manche.py. Run from the
+`--whole` runs of benchmarks/bench_le_bidou.py and bench_manche.py; and `bidou` commands
+of this checkout alone, medians of fresh runs (`command_rows`: bench_bidu.py,
+bench_montevideo.py). Run from the
 benchmarks' folder (`python benchmarks/NAME.py` puts it first on the path): a benchmark
 that a test loads from its file cannot import it (bench_refined.py, which keeps its own
 `_children_cpu`)."""
@@ -13,6 +15,8 @@ import subprocess
 import sys
 import time
 from typing import Callable
+
+BIDOU = [sys.executable, "-c", "from solver.app.cli import main; main()"]
 
 # one run of a peer (its name, interpreter and folder): its numbers (medians taken) and a
 # line of what it printed
@@ -58,3 +62,22 @@ def side_by_side(repeats: int, against: str | None, run: Run
             found.setdefault(peer, []).append(numbers)
     return {peer: (tuple(statistics.median(column) for column in zip(*runs)), shown[peer])
             for peer, runs in found.items()}
+
+
+def command_rows(commands: list[tuple[list[str], int]], width: int = 45
+                 ) -> list[dict[str, object]]:
+    """Each `bidou` command (its arguments, and how many runs) in fresh processes of this
+    checkout, printed as it finishes: the median wall seconds as rows of a timings table
+    (solver/app/timings.py). A command that fails stops the benchmark."""
+    rows: list[dict[str, object]] = []
+    for args, runs in commands:
+        times = []
+        for _ in range(runs):
+            begin = time.perf_counter()
+            subprocess.run(BIDOU + args, check=True, capture_output=True)
+            times.append(time.perf_counter() - begin)
+        seconds = statistics.median(times)
+        what = " ".join(["bidou"] + args)
+        print(f"  {what:{width}s} {seconds:8.2f}  ({runs} runs)")
+        rows.append({"what": what, "median_s": round(seconds, 2), "runs": runs})
+    return rows

@@ -194,3 +194,22 @@ class WorkerPool:
         for conn in self.conns:
             conn.close()
         self.processes, self.conns = [], []
+
+
+class Runner:
+    """Batches of tasks run on a `WorkerPool`, or in this process when there is one worker
+    (or one task): results in the order asked. The manche's and Montevideo's stage solves
+    and proofs."""
+
+    def __init__(self, workers: int, what: str) -> None:
+        self.pool = WorkerPool(workers, start_method(), what) if workers > 1 else None
+
+    def map(self, fn: Callable[..., Any], calls: Sequence[tuple[Any, ...]]) -> list[Any]:
+        if self.pool is None or len(calls) <= 1:
+            return [fn(*call) for call in calls]
+        return self.pool.map(fn, calls)
+
+    def close(self) -> None:
+        if self.pool is not None:
+            self.pool.close()
+            self.pool = None

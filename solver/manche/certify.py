@@ -38,13 +38,14 @@ from typing import Any, Callable
 
 from games.bidou.betting import CAPTAIN, OPPONENT
 from games.le_bidou.manche import After, MancheParams, MancheState
+from solver.common.workers import Runner
 from solver.hand import best_response
 from solver.hand.exact.certificate import exact_best_response, float_down, float_up
 from solver.hand.model import HandModel
 from solver.hand.strategy import Strategy
 from solver.manche.solve import MancheSolution
 from solver.manche.stage import stage_model
-from solver.manche.stage_solve import Runner, call, default_workers
+from solver.manche.stage_solve import call, default_workers
 
 FIRST, SECOND = 0, 1
 Key = tuple[MancheState, int]                  # a state and X's seat there
@@ -190,7 +191,8 @@ def certify_manche(solution: MancheSolution, workers: int | None = None
     cannot be proved. (`solver.pipeline.manche` proves beside the solve instead.)"""
     proofs = PoolProofs(solution.params, solution.known)
     strategies = {s: stage.strategy for s, stage in solution.stages.items()}
-    runner = Runner(default_workers(solution.params) if workers is None else workers)
+    runner = Runner(default_workers(solution.params) if workers is None else workers,
+                    "manche")
     try:
         for pool in sorted({c[0].pool for c in solution.components}):
             mine = [c for c in solution.components if c[0].pool == pool]

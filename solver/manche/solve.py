@@ -39,11 +39,11 @@ import numpy as np
 from games.le_bidou.manche import MancheParams, MancheState, all_states, decided, start
 from solver.common.errors import SolverError
 from solver.common.progress import Step, quiet
+from solver.common.workers import Runner
 from solver.hand.model import HandModel
 from solver.hand.strategy import Strategy
 from solver.manche.stage import transitions
 from solver.manche.stage_solve import (
-    Runner,
     Solved,
     Start,
     Values,
@@ -264,7 +264,7 @@ def solve_manche(params: MancheParams, progress: Step | None = None,
     values: Values = {s: float(v) for s, v in known.items()}
     order = components(params.chips)
     total = sum(len(c) for c in order)
-    runner = Runner(default_workers(params) if workers is None else workers)
+    runner = Runner(default_workers(params) if workers is None else workers, "manche")
     stages = _Stages(params, runner)
     solved: dict[MancheState, Stage] = {}
     history: dict[int, list[float]] = {}

@@ -14,13 +14,11 @@ manche's numbers do not depend on scheduling.
 from __future__ import annotations
 
 import dataclasses
-import multiprocessing
 import os
 import time
-from typing import Any, Callable, Sequence
+from typing import Any, Callable
 
 from games.le_bidou.manche import After, MancheParams, MancheState
-from solver.common.workers import WorkerPool
 from solver.hand.lp.resolve import Start, solve_again
 from solver.hand.lp.restricted import betting_rows
 from solver.hand.model import HandModel
@@ -91,22 +89,3 @@ def default_workers(params: MancheParams) -> int:
 def call(fn: Callable[..., Any], *args: Any) -> Any:
     """A worker's task: fn(*args) (one function for the pool's map, any task)."""
     return fn(*args)
-
-
-class Runner:
-    """Runs batches of stage tasks (`solve_stage`, `cfr_stage`, ...) on worker processes,
-    or in this process for one worker; results in the order asked."""
-
-    def __init__(self, workers: int) -> None:
-        method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
-        self.pool = WorkerPool(workers, method, what="manche") if workers > 1 else None
-
-    def map(self, fn: Callable[..., Any], calls: Sequence[tuple[Any, ...]]) -> list[Any]:
-        if self.pool is None or len(calls) <= 1:
-            return [fn(*call) for call in calls]
-        return self.pool.map(fn, calls)
-
-    def close(self) -> None:
-        if self.pool is not None:
-            self.pool.close()
-            self.pool = None

@@ -23,14 +23,14 @@ from __future__ import annotations
 import dataclasses
 import os
 import time
-from typing import Any, Sequence
+from typing import Sequence
 
 import numpy as np
 
 from games.montevideo.heads_up import MAX_ANTE, After, HeadsUpParams, HeadsUpState
 from solver.common.errors import SolverError
 from solver.common.progress import Step, quiet
-from solver.common.workers import WorkerPool, start_method
+from solver.common.workers import Runner
 from solver.hand.lp.resolve import Start, solve_again
 from solver.hand.strategy import Strategy
 from solver.montevideo.stage import Values, model_at, transitions, value_of
@@ -77,23 +77,6 @@ def default_workers(params: HeadsUpParams) -> int:
     return max(1, min(4, os.cpu_count() or 1))
 
 
-class _Runner:
-    """Stage solves in order, on worker processes when there are several."""
-
-    def __init__(self, workers: int) -> None:
-        self.pool = WorkerPool(workers, start_method(), "montevideo") if workers > 1 else None
-
-    def map(self, calls: Sequence[tuple[Any, ...]]) -> list[tuple[Stage, Start]]:
-        if self.pool is None or len(calls) <= 1:
-            return [solve_stage(*call) for call in calls]
-        return self.pool.map(solve_stage, calls)
-
-    def close(self) -> None:
-        if self.pool is not None:
-            self.pool.close()
-            self.pool = None
-
-
 def _evaluate(params: HeadsUpParams, component: Sequence[HeadsUpState],
               stages: dict[HeadsUpState, Stage], values: Values) -> Values:
     """The component's values when every stage keeps its strategy: V = r + M V."""
@@ -121,7 +104,7 @@ def solve_heads_up(params: HeadsUpParams, progress: Step | None = None,
     begin = time.perf_counter()
     progress = progress or quiet
     states = params.states()
-    runner = _Runner(default_workers(params) if workers is None else workers)
+    runner = Runner(default_workers(params) if workers is None else workers, "montevideo")
     values: Values = {}
     stages: dict[HeadsUpState, Stage] = {}
     residuals: list[float] = []
@@ -133,7 +116,7 @@ def solve_heads_up(params: HeadsUpParams, progress: Step | None = None,
         best = float("inf")
         for rounds in range(1, MAX_ROUNDS + 1):
             progress(f"ante {MAX_ANTE}: round {rounds} of stage solves", done, len(states))
-            found = runner.map([(params, s, values, starts[s]) for s in top])
+            found = runner.map(solve_stage, [(params, s, values, starts[s]) for s in top])
             for s, (stage, start) in zip(top, found):
                 stages[s], starts[s] = stage, start
             shapley = {s: stages[s].value for s in top}
@@ -157,8 +140,8 @@ def solve_heads_up(params: HeadsUpParams, progress: Step | None = None,
         for ante in range(MAX_ANTE - 1, params.first_ante - 1, -1):
             mine = [s for s in states if s.ante == ante]
             progress(f"ante {ante}: {len(mine)} states", done, len(states))
-            for s, (stage, _) in zip(mine, runner.map([(params, s, values, None)
-                                                        for s in mine])):
+            for s, (stage, _) in zip(mine, runner.map(solve_stage, [(params, s, values, None)
+                                                                     for s in mine])):
                 stages[s], values[s] = stage, stage.value
             done += len(mine)
     finally:
