@@ -30,7 +30,8 @@ from solver.hand.lp.sequence_form import solve_lp
 from solver.hand.model import build_model
 from solver.montevideo.certify import certify_heads_up
 from solver.montevideo.solve import solve_heads_up
-from solver.montevideo.stage import base_model, value_of
+from solver.montevideo.stage import base_model
+from solver.round.markov import lead_value
 
 TREE_CASES = [((3, 3), 1), ((5, 3), 2), ((9, 9), 2), ((2, 7), 3), ((1, 5), 1), ((7, 7), 6)]
 
@@ -133,7 +134,7 @@ class _StageState(montevideo_game.MontevideoState):
         closed = self.betting
         nxt = after_round(game.state, betting.settle(closed, compare)[0],
                           betting.next_captain(closed, compare))
-        v = value_of(nxt, game.values)
+        v = lead_value(nxt, game.values)
         return [v, -v]
 
 

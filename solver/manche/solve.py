@@ -51,7 +51,6 @@ from solver.manche.stage_solve import (
     default_workers,
     model_at,
     solve_stage,
-    value_of,
 )
 from solver.round import markov
 
@@ -62,7 +61,7 @@ NOISE_RESIDUAL = 1e-9
 MAX_ROUNDS = 30
 
 __all__ = ["Beside", "MancheSolution", "Stage", "components", "decided_values",
-           "solve_manche", "value_of"]
+           "solve_manche"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -157,15 +156,10 @@ def _evaluate(params: MancheParams, component: tuple[MancheState, ...],
               stages: dict[MancheState, Stage], values: Values) -> Values:
     """The component's values when every stage keeps its strategy: V = r + M V."""
     inside = set(component)
-    rows: dict[MancheState, list[markov.Term[MancheState]]] = {}
-    for s in component:
-        row: list[markov.Term[MancheState]] = []
-        for nxt, p in transitions(params, stages[s].model, s, stages[s].strategy).items():
-            if nxt.state in inside:
-                row += [(nxt.state, p)] if nxt.same else [(None, p), (nxt.state, -p)]
-            else:
-                row.append((None, p * value_of(nxt, values)))
-        rows[s] = row
+    rows = {s: [term for nxt, p in transitions(params, stages[s].model, s,
+                                                stages[s].strategy).items()
+                for term in markov.lead_terms(nxt, p, inside, values)]
+            for s in component}
     return markov.solve(markov.chain(rows))
 
 

@@ -18,12 +18,13 @@ import os
 import time
 from typing import Any, Callable
 
-from games.le_bidou.manche import After, MancheParams, MancheState
+from games.le_bidou.manche import MancheParams, MancheState
 from solver.hand.lp.resolve import Start, solve_again
 from solver.hand.lp.restricted import betting_rows
 from solver.hand.model import HandModel
 from solver.hand.strategy import Strategy
 from solver.manche.stage import stage_model
+from solver.round.markov import lead_value
 
 Values = dict[MancheState, float]
 
@@ -39,18 +40,9 @@ class Solved:
     start: Start
 
 
-def value_of(nxt: After, values: Values) -> float:
-    """The first player's value of where a hand leads."""
-    if nxt.state is None:
-        assert nxt.end is not None
-        return float(nxt.end)
-    v = values[nxt.state]
-    return v if nxt.same else 1 - v
-
-
 def model_at(params: MancheParams, state: MancheState, values: Values) -> HandModel:
     """The stage game of `state` paying `values` where its hands lead."""
-    return stage_model(params, state, lambda nxt: value_of(nxt, values))
+    return stage_model(params, state, lambda nxt: lead_value(nxt, values))
 
 
 # Above this many betting rows (`solver.hand.lp.restricted.betting_rows`) a stage is solved by the

@@ -27,13 +27,13 @@ from typing import Sequence
 
 import numpy as np
 
-from games.montevideo.heads_up import MAX_ANTE, After, HeadsUpParams, HeadsUpState
+from games.montevideo.heads_up import MAX_ANTE, HeadsUpParams, HeadsUpState
 from solver.common.errors import SolverError
 from solver.common.progress import Step, quiet
 from solver.common.workers import Runner
 from solver.hand.lp.resolve import Start, solve_again
 from solver.hand.strategy import Strategy
-from solver.montevideo.stage import Values, model_at, transitions, value_of
+from solver.montevideo.stage import Values, model_at, transitions
 from solver.round import markov
 
 STOP_RESIDUAL = 1e-13
@@ -81,14 +81,9 @@ def _evaluate(params: HeadsUpParams, component: Sequence[HeadsUpState],
               stages: dict[HeadsUpState, Stage], values: Values) -> Values:
     """The component's values when every stage keeps its strategy: V = r + M V."""
     inside = set(component)
-
-    def terms(nxt: After, p: float) -> list[markov.Term[HeadsUpState]]:
-        if nxt.state is not None and nxt.state in inside:
-            return [(nxt.state, p)] if nxt.same else [(None, p), (nxt.state, -p)]
-        return [(None, p * value_of(nxt, values))]
-
-    rows = {s: [t for nxt, p in transitions(params, s, stages[s].strategy).items()
-                for t in terms(nxt, p)] for s in component}
+    rows = {s: [term for nxt, p in transitions(params, s, stages[s].strategy).items()
+                for term in markov.lead_terms(nxt, p, inside, values)]
+            for s in component}
     return markov.solve(markov.chain(rows))
 
 

@@ -19,6 +19,7 @@ from games.montevideo.heads_up import (
 )
 from solver.hand.model import HandModel, build_model, paid_by
 from solver.hand.strategy import Strategy
+from solver.round.markov import lead_value
 from solver.round.stage import leaf_probabilities
 
 Value = Callable[[After], float | Fraction]
@@ -42,15 +43,6 @@ def base_model(params: HeadsUpParams, state: HeadsUpState) -> HandModel:
     return _round(params, state)[0]
 
 
-def value_of(nxt: After, values: Values) -> float:
-    """The round's captain's value of where it leads."""
-    if nxt.state is None:
-        assert nxt.end is not None
-        return float(nxt.end)
-    v = values[nxt.state]
-    return v if nxt.same else 1 - v
-
-
 def stage_model(params: HeadsUpParams, state: HeadsUpState, value: Value) -> HandModel:
     """The stage game of `state`: every leaf pays `value(where it leads)` by outcome (the
     round's trees with their payoffs replaced, `paid_by`)."""
@@ -59,7 +51,7 @@ def stage_model(params: HeadsUpParams, state: HeadsUpState, value: Value) -> Han
 
 
 def model_at(params: HeadsUpParams, state: HeadsUpState, values: Values) -> HandModel:
-    return stage_model(params, state, lambda nxt: value_of(nxt, values))
+    return stage_model(params, state, lambda nxt: lead_value(nxt, values))
 
 
 def transitions(params: HeadsUpParams, state: HeadsUpState, strategy: Strategy

@@ -7,20 +7,55 @@ order: `(None, amount)` adds `amount` to r (what is collected on leaving the tra
 states: a win, a known continuation value, a hand counted), `(key, weight)` adds `weight`
 to M[row, key] (probability mass that stays, possibly scaled). Terms are added in the order
 given, so a caller decides the floating-point order of every sum, and results do not move
-when the callers share this module.
+when the callers share this module. `lead_value` and `lead_terms` read where a hand leads
+the one way the manche and Montevideo's heads-up end state it (`Lead`).
 """
 
 from __future__ import annotations
 
 import dataclasses
 from fractions import Fraction
-from typing import Generic, Hashable, Iterable, Mapping, TypeVar
+from typing import Any, Generic, Hashable, Iterable, Mapping, Protocol, TypeVar
 
 import numpy as np
 
 Key = TypeVar("Key", bound=Hashable)
 Term = tuple[Key | None, float]
 ExactTerm = tuple[Key | None, Fraction]
+
+
+class Lead(Protocol):
+    """Where a hand of a stochastic game over states leads, for the value of the person who
+    was its first player (the manche's `After`, Montevideo's heads-up `After`): `state`'s
+    value if `same` (he is first again), one minus it otherwise; or the end, worth `end`."""
+
+    @property
+    def state(self) -> Any: ...
+
+    @property
+    def same(self) -> bool: ...
+
+    @property
+    def end(self) -> Any: ...
+
+
+def lead_value(nxt: Lead, values: Mapping[Any, float]) -> float:
+    """The first player's value of where a hand leads, from the states' `values`."""
+    if nxt.state is None:
+        assert nxt.end is not None
+        return float(nxt.end)
+    v = values[nxt.state]
+    return v if nxt.same else 1 - v
+
+
+def lead_terms(nxt: Lead, p: float, inside: set, values: Mapping[Any, float]
+               ) -> list[Term]:
+    """A row's terms for reaching `nxt` with probability `p`: the chain's own unknown if it
+    leads inside (p V, or p (1 - V) when the other person is first there), else its known
+    value (`lead_value`)."""
+    if nxt.state is not None and nxt.state in inside:
+        return [(nxt.state, p)] if nxt.same else [(None, p), (nxt.state, -p)]
+    return [(None, p * lead_value(nxt, values))]
 
 
 @dataclasses.dataclass(frozen=True)
