@@ -36,18 +36,15 @@ import dataclasses
 from fractions import Fraction
 from typing import Any, Callable
 
-from games.bidou.betting import CAPTAIN, OPPONENT
 from games.le_bidou.manche import After, MancheParams, MancheState
 from solver.common.workers import Runner
-from solver.hand import best_response
 from solver.hand.exact.certificate import exact_best_response, float_down, float_up
-from solver.hand.model import HandModel
 from solver.hand.strategy import Strategy
 from solver.manche.solve import MancheSolution
 from solver.manche.stage import stage_model
 from solver.manche.stage_solve import call, default_workers
+from solver.round.guarantee import FIRST, SECOND, guarantee_step, responder
 
-FIRST, SECOND = 0, 1
 Key = tuple[MancheState, int]                  # a state and X's seat there
 MARGINS = (1e-14, 1e-12, 1e-10, 1e-8)
 FLOAT_STEPS = 60
@@ -90,35 +87,6 @@ class _Part:
     values: dict[MancheState, float]
 
 
-def _x_value(nxt: After, seat: int, g: Callable[[MancheState, int], Fraction | float]
-             ) -> Fraction | float:
-    """X's guarantee where a hand leads, X having held `seat` in it."""
-    if nxt.state is None:
-        assert nxt.end is not None
-        return nxt.end if seat == FIRST else 1 - nxt.end
-    return g(nxt.state, seat if nxt.same else 1 - seat)
-
-
-def _stage(part: _Part, state: MancheState, seat: int,
-           g: Callable[[MancheState, int], Fraction | float]) -> HandModel:
-    """The stage game paying the first player X's guarantee (X first) or one minus it
-    (X second), so that the other person's best response is always his own best."""
-    def pay(nxt: After) -> Fraction | float:
-        v = _x_value(nxt, seat, g)
-        return v if seat == FIRST else 1 - v
-    return stage_model(part.params, state, pay)
-
-
-def _responder(seat: int) -> int:
-    return OPPONENT if seat == FIRST else CAPTAIN
-
-
-def _guarantee(best: Fraction | float, seat: int) -> Fraction | float:
-    """X's guarantee from the responder's best payoff (the opponent's is minus the
-    first player's)."""
-    return -best if seat == FIRST else 1 - best
-
-
 def _tie_bound(part: _Part, state: MancheState, seat: int) -> Fraction:
     """The most probability of a tie (the only hand that stays at this pool) that any reply
     to X's stage strategy can force, exactly."""
@@ -129,7 +97,7 @@ def _tie_bound(part: _Part, state: MancheState, seat: int) -> Fraction:
         return Fraction(sign * int(stays))
 
     model = stage_model(part.params, state, tie)
-    return exact_best_response(model, part.strategies[state], _responder(seat))
+    return exact_best_response(model, part.strategies[state], responder(seat))
 
 
 def _max_tie(part: _Part, state: MancheState) -> Fraction:
@@ -258,17 +226,17 @@ def _lookup(inside: dict[Key, float] | dict[Key, Fraction], proved: dict[Key, Fr
 def _float_step(part: _Part, key: Key, g: dict[Key, float],
                 proved: dict[Key, Fraction]) -> float:
     state, seat = key
-    model = _stage(part, state, seat, _lookup(g, proved, exact=False))
-    br = best_response.best_response(model, part.strategies[state], _responder(seat))
-    return float(_guarantee(br.value, seat))
+    return float(guarantee_step(lambda pay: stage_model(part.params, state, pay),
+                                part.strategies[state], seat,
+                                _lookup(g, proved, exact=False), exact=False))
 
 
 def _exact_step(part: _Part, key: Key, g: dict[Key, Fraction],
                 proved: dict[Key, Fraction]) -> Fraction:
     state, seat = key
-    model = _stage(part, state, seat, _lookup(g, proved, exact=True))
-    best = exact_best_response(model, part.strategies[state], _responder(seat))
-    return Fraction(_guarantee(best, seat))
+    return Fraction(guarantee_step(lambda pay: stage_model(part.params, state, pay),
+                                   part.strategies[state], seat,
+                                   _lookup(g, proved, exact=True), exact=True))
 
 
 def rounded(proof: StateProof) -> tuple[float, float]:

@@ -28,17 +28,14 @@ from __future__ import annotations
 
 import dataclasses
 from fractions import Fraction
-from typing import Callable
 
-from games.bidou.betting import CAPTAIN, OPPONENT
 from games.montevideo.heads_up import MAX_ANTE, After, HeadsUpState
 from solver.hand import best_response
 from solver.hand.exact.certificate import exact_best_response, float_down, float_up
-from solver.hand.model import HandModel
 from solver.montevideo.solve import HeadsUpSolution
 from solver.montevideo.stage import stage_model
+from solver.round.guarantee import FIRST, SECOND, Guarantee, guarantee_step, responder
 
-FIRST, SECOND = 0, 1                         # X's seat: the captain, the other player
 Key = tuple[HeadsUpState, int]
 MARGINS = (1e-13, 1e-11, 1e-9)
 FLOAT_STEPS = 2000
@@ -76,44 +73,10 @@ class HeadsUpCertificate:
         return max(float(p.width) for p in self.states.values())
 
 
-Guarantee = Callable[[HeadsUpState, int], Fraction | float]
-
-
-def _x_value(nxt: After, seat: int, g: Guarantee) -> Fraction | float:
-    """X's guarantee where a round leads, X having held `seat` in it."""
-    if nxt.state is None:
-        assert nxt.end is not None
-        return nxt.end if seat == FIRST else 1 - nxt.end
-    return g(nxt.state, seat if nxt.same else 1 - seat)
-
-
-def _stage(solution: HeadsUpSolution, state: HeadsUpState, seat: int, g: Guarantee
-           ) -> HandModel:
-    """The stage paying the captain X's guarantee (X captain) or one minus it (X the other),
-    so that the other person's best response is always his own best."""
-    def pay(nxt: After) -> Fraction | float:
-        v = _x_value(nxt, seat, g)
-        return v if seat == FIRST else 1 - v
-    return stage_model(solution.params, state, pay)
-
-
-def _responder(seat: int) -> int:
-    return OPPONENT if seat == FIRST else CAPTAIN
-
-
-def _guarantee(best: Fraction | float, seat: int) -> Fraction | float:
-    """X's guarantee from the responder's best payoff (the other's is minus the captain's)."""
-    return -best if seat == FIRST else 1 - best
-
-
 def _step(solution: HeadsUpSolution, key: Key, g: Guarantee, exact: bool) -> Fraction | float:
     state, seat = key
-    model = _stage(solution, state, seat, g)
-    strategy = solution.stages[state].strategy
-    if exact:
-        return Fraction(_guarantee(exact_best_response(model, strategy, _responder(seat)), seat))
-    br = best_response.best_response(model, strategy, _responder(seat))
-    return float(_guarantee(br.value, seat))
+    return guarantee_step(lambda pay: stage_model(solution.params, state, pay),
+                          solution.stages[state].strategy, seat, g, exact)
 
 
 def _duration_step(solution: HeadsUpSolution, key: Key, d: dict[Key, Fraction] | dict[Key, float],
@@ -130,8 +93,8 @@ def _duration_step(solution: HeadsUpSolution, key: Key, d: dict[Key, Fraction] |
     model = stage_model(solution.params, state, pay)
     strategy = solution.stages[state].strategy
     if exact:
-        return 1 + exact_best_response(model, strategy, _responder(seat))
-    return 1 + best_response.best_response(model, strategy, _responder(seat)).value
+        return 1 + exact_best_response(model, strategy, responder(seat))
+    return 1 + best_response.best_response(model, strategy, responder(seat)).value
 
 
 def _lookup(values: dict[Key, Fraction] | dict[Key, float], exact: bool) -> Guarantee:
